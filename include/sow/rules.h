@@ -1,0 +1,165 @@
+/* sow — rules: positions, moves and the rule-set API.
+ *
+ * Search, tables and the CLI see the games only through this header: a
+ * `struct ruleset` (parameters plus function pointers, one implementation file
+ * per rule family under src/rules/) and the generic helpers below.
+ *
+ * Position
+ * --------
+ *   board   absolute board (see board.h): A's holes first, then B's
+ *   store   seeds already captured by A (store[0]) and B (store[1])
+ *   side    player to move: 0 = A, 1 = B
+ *   state   rule-specific: darra: last capturer (SOW_STATE_NONE/A/B);
+ *           jerin: SOW_STATE_OPEN while the opening double move is due;
+ *           other rule sets: always SOW_STATE_NONE.
+ *
+ * Move
+ * ----
+ * One byte: 0..N-1 = hole k+1 of the player to move; SOW_MOVE_PASS; for
+ * jerin's opening SOW_MOVE_DOUBLE | k = holes k+1 and k+2 together.
+ *
+ * Thread-safety: a `struct ruleset` is immutable after rules_init(); every
+ * function taking `const struct ruleset *` may be called from many threads at
+ * once.  A `struct sow_relay_cache` must be used by one thread at a time.
+ */
+#ifndef SOW_RULES_H
+#define SOW_RULES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sow/board.h"
+
+enum sow_family {
+    SOW_OWARE,
+    SOW_AWARI,
+    SOW_JODU,
+    SOW_JODU_IBADAN,
+    SOW_JODU_STARVE,
+    SOW_ODU,
+    SOW_JERIN,
+    SOW_DARRA,
+    SOW_FAMILY_COUNT
+};
+
+enum { SOW_A = 0, SOW_B = 1 };
+
+enum sow_state {
+    SOW_STATE_NONE = 0, /* '-' */
+    SOW_STATE_A = 1,    /* darra: A captured last */
+    SOW_STATE_B = 2,    /* darra: B captured last */
+    SOW_STATE_OPEN = 3, /* jerin: opening double move due */
+};
+
+typedef uint8_t sow_move;
+#define SOW_MOVE_PASS ((sow_move)0xFF)
+#define SOW_MOVE_DOUBLE ((sow_move)0x40)
+#define SOW_MOVE_NONE ((sow_move)0xFE)
+
+typedef struct sow_position {
+    board_t board;
+    uint16_t store[2];
+    uint8_t side;
+    uint8_t state;
+    uint8_t pad_[2]; /* always zero, so positions can be compared and hashed bytewise */
+} sow_position;
+
+_Static_assert(sizeof(sow_position) == 48, "position is 48 bytes");
+
+/* Why a game is over (or why it would be, for a repetition). */
+enum sow_end {
+    SOW_END_NONE = 0,
+    SOW_END_NO_SEEDS,     /* mover has no seeds (oware, awari, jodu, jodu-ibadan) */
+    SOW_END_NO_FEED,      /* opponent empty and mover cannot feed (oware, awari, odu, jerin) */
+    SOW_END_FEW_SEEDS,    /* odu/jerin: <= 4 seeds left; darra: < 5 */
+    SOW_END_EMPTY,        /* jodu-starve: board empty */
+    SOW_END_ENDLESS,      /* every move of the mover sows forever */
+    SOW_END_REPETITION,   /* a position repeated (history-dependent, see play) */
+};
+
+/* One legal move with what it does. */
+struct sow_child {
+    sow_move move;
+    uint8_t captured[2]; /* seeds taken by A and by B during the move */
+    sow_position pos;    /* the resulting position, stores updated */
+};
+
+/* All legal moves of a position, or the settlement if it is over. */
+struct sow_movelist {
+    int n;                 /* number of legal moves; 0 iff over */
+    enum sow_end end;      /* SOW_END_NONE unless over */
+    uint8_t settle[2];     /* if over: seeds the board gives A and B */
+    int endless;           /* moves rejected because their sowing never ends */
+    struct sow_child c[SOW_MAX_PITS + 1];
+};
+
+/* Optional memo of relay sowings (what never ends, and where the rest end).
+ * Owned by one thread; pass NULL to go without. */
+struct sow_relay_cache;
+struct sow_relay_cache *rules_cache_new(unsigned log2_entries);
+void rules_cache_free(struct sow_relay_cache *c);
+
+/* Counters a move generator may bump (for benchmarks and statistics). */
+struct sow_stats {
+    uint64_t pickups;      /* holes picked up (relay laps) */
+    uint64_t endless;      /* sowings found never to end */
+    uint64_t cache_hits;
+};
+
+struct ruleset {
+    const char *name;      /* canonical name, e.g. "oware" */
+    enum sow_family family;
+    int pits;              /* holes per side, 1..18 */
+    int holes;             /* 2 * pits */
+    int nwords;            /* words of the board in use */
+    int seeds;             /* starting seeds per hole */
+    bool relay;            /* relay (multi-lap) sowing */
+    bool skip_origin;      /* origin skipped when sowing a full lap (oware, awari) */
+    bool has_state;        /* position state is meaningful */
+    /* Fill `out` with every legal move of `p` and its result. */
+    void (*generate)(const struct ruleset *rs, const sow_position *p, struct sow_movelist *out,
+                     struct sow_relay_cache *cache, struct sow_stats *st);
+};
+
+/* Look a rule set up by name or alias and fill `rs` for the given size.
+ * pits = 0 or seeds < 0 take the defaults (6 and 4).  Returns 0, or -1 with a
+ * one-line reason in err (size errlen). */
+int rules_init(struct ruleset *rs, const char *name, int pits, int seeds, char *err, int errlen);
+
+/* Canonical names of all rule sets, NULL-terminated. */
+extern const char *const sow_rule_names[];
+
+/* The start position. */
+sow_position rules_start(const struct ruleset *rs);
+
+/* Check that p is a position this rule set can hold (sizes, totals, state).
+ * Returns 0, or -1 with a reason. */
+int rules_validate(const struct ruleset *rs, const sow_position *p, char *err, int errlen);
+
+static inline void rules_generate(const struct ruleset *rs, const sow_position *p,
+                                  struct sow_movelist *out)
+{
+    rs->generate(rs, p, out, 0, 0);
+}
+
+/* Apply one move by name: returns index into `ml` of the move, or -1. */
+int rules_find_move(const struct sow_movelist *ml, sow_move m);
+
+/* Seeds on the board, on one side. */
+int rules_board_seeds(const struct ruleset *rs, const sow_position *p);
+int rules_side_seeds(const struct ruleset *rs, const sow_position *p, int side);
+
+/* Endless-cycle (repetition) settlement, as net seeds for the player to move:
+ * awari 0 (split evenly); every other rule set: own side minus opponent's. */
+int rules_cycle_value(const struct ruleset *rs, const sow_position *p);
+
+/* Seeds the repetition settlement gives each player, times two (awari may
+ * split an odd count into halves). */
+void rules_repetition_settle2(const struct ruleset *rs, const sow_position *p, int out2[2]);
+
+/* Human-readable name of an ending. */
+const char *rules_end_name(enum sow_end e);
+
+bool rules_same_position(const sow_position *x, const sow_position *y);
+
+#endif

@@ -1,0 +1,24 @@
+/* sow bench: the benchmarks, one part per concern. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: sow bench PART [OPTIONS]\n"
+    "parts:\n"
+    "  movegen [--rules R|all] [--positions N] [--time S]\n"
+    "      moves generated per second per rule set over a fixed position set,\n"
+    "      the seed-by-seed reference alongside; then oware perft against the\n"
+    "      obvious C perft (int arrays, copy-make, seed by seed).\n";
+
+int cmd_bench(int argc, char **argv)
+{
+    if (argc < 2 || cli_is_help(argv[1])) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? CLI_BAD : CLI_OK;
+    }
+    if (strcmp(argv[1], "movegen") == 0)
+        return bench_movegen("all", argc - 1, argv + 1);
+    return cli_bad("bench", "unknown part '%s' (see 'sow bench --help')", argv[1]);
+}

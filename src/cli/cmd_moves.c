@@ -1,0 +1,218 @@
+/* sow moves / sow play */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char moves_usage[] =
+    "usage: sow moves [--rules R] [--pits N] [--seeds S] [--json] [POS]\n"
+    "List every legal move of POS (default: the start) with the resulting position\n"
+    "and the seeds each player captured during the move; if the game is over, say\n"
+    "why and how the seeds left on the board are settled.\n"
+    "JSON: {\"position\":P,\"over\":bool,\"moves\":[{\"move\":\"3A\",\"position\":P,\"captured\":[a,b]}],\n"
+    "       \"end\":REASON,\"settlement\":[a,b]}   (end and settlement only when over)\n";
+
+static void print_settlement(const struct ruleset *rs, const sow_position *p,
+                             const struct sow_movelist *ml)
+{
+    (void)rs;
+    printf("game over: %s\n", rules_end_name(ml->end));
+    printf("settlement: A takes %d, B takes %d", ml->settle[0], ml->settle[1]);
+    int left = rules_board_seeds(rs, p) - ml->settle[0] - ml->settle[1];
+    if (left)
+        printf(", %d go to nobody", left);
+    printf("\nfinal score: A %d, B %d\n", p->store[0] + ml->settle[0], p->store[1] + ml->settle[1]);
+}
+
+int cmd_moves(int argc, char **argv)
+{
+    struct cli_game g = {.seeds = -1};
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (cli_is_help(argv[i])) {
+            fputs(moves_usage, stdout);
+            return CLI_OK;
+        }
+        if ((r = cli_game_opt("moves", argc, argv, &i, &g)) < 0)
+            return CLI_BAD;
+        if (r)
+            continue;
+        if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+            continue;
+        }
+        if (argv[i][0] == '-' && argv[i][1])
+            return cli_unknown("moves", argv[i]);
+        if (g.pos)
+            return cli_bad("moves", "more than one position given ('%s')", argv[i]);
+        g.pos = argv[i];
+    }
+    if (cli_game_setup("moves", &g))
+        return CLI_BAD;
+    struct sow_movelist ml;
+    struct sow_relay_cache *cache = g.rs.relay ? rules_cache_new(12) : NULL;
+    g.rs.generate(&g.rs, &g.p, &ml, cache, NULL);
+    rules_cache_free(cache);
+    char tok[SOW_POS_MAXLEN], mv[SOW_MOVE_MAXLEN];
+    pos_format(&g.rs, &g.p, tok, sizeof tok);
+    if (json) {
+        printf("{\"position\":\"%s\",\"rules\":\"%s\",\"over\":%s,\"moves\":[", tok, g.rs.name,
+               ml.n ? "false" : "true");
+        for (int i = 0; i < ml.n; i++) {
+            move_format(&g.rs, g.p.side, ml.c[i].move, mv, sizeof mv);
+            pos_format(&g.rs, &ml.c[i].pos, tok, sizeof tok);
+            printf("%s{\"move\":\"%s\",\"position\":\"%s\",\"captured\":[%d,%d]}", i ? "," : "", mv,
+                   tok, ml.c[i].captured[0], ml.c[i].captured[1]);
+        }
+        printf("]");
+        if (!ml.n)
+            printf(",\"end\":\"%s\",\"settlement\":[%d,%d]", rules_end_name(ml.end), ml.settle[0],
+                   ml.settle[1]);
+        printf(",\"endless\":%d}\n", ml.endless);
+        return CLI_OK;
+    }
+    printf("position %s (%s 2x%d)\n", tok, g.rs.name, g.rs.pits);
+    if (!ml.n) {
+        print_settlement(&g.rs, &g.p, &ml);
+        return CLI_OK;
+    }
+    printf("%-8s %-9s %s\n", "move", "captured", "position");
+    for (int i = 0; i < ml.n; i++) {
+        char cap[24];
+        move_format(&g.rs, g.p.side, ml.c[i].move, mv, sizeof mv);
+        pos_format(&g.rs, &ml.c[i].pos, tok, sizeof tok);
+        snprintf(cap, sizeof cap, "%d-%d", ml.c[i].captured[0], ml.c[i].captured[1]);
+        printf("%-8s %-9s %s\n", mv, cap, tok);
+    }
+    if (ml.endless)
+        printf("(%d move%s not listed: %s sowing never ends)\n", ml.endless, ml.endless > 1 ? "s" : "",
+               ml.endless > 1 ? "their" : "its");
+    return CLI_OK;
+}
+
+static const char play_usage[] =
+    "usage: sow play [--rules R] [--pits N] [--seeds S] [POS] MOVE...\n"
+    "Apply the moves in turn from POS (default: the start) and print each resulting\n"
+    "position; the final position token stands alone on the last line.  Moves are\n"
+    "named 3A (hole 3 of A), pass, or jerin's opening 2A+3A.  A position that\n"
+    "repeats one earlier in the sequence ends the game (repetition rule).\n";
+
+int cmd_play(int argc, char **argv)
+{
+    struct cli_game g = {.seeds = -1};
+    const char **moves = calloc((size_t)argc, sizeof *moves);
+    int nmoves = 0;
+    if (!moves)
+        return CLI_FAIL;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (cli_is_help(argv[i])) {
+            fputs(play_usage, stdout);
+            free(moves);
+            return CLI_OK;
+        }
+        if ((r = cli_game_opt("play", argc, argv, &i, &g)) < 0) {
+            free(moves);
+            return CLI_BAD;
+        }
+        if (r)
+            continue;
+        if (argv[i][0] == '-' && argv[i][1]) {
+            free(moves);
+            return cli_unknown("play", argv[i]);
+        }
+        if (strchr(argv[i], '/')) {
+            if (g.pos || nmoves) {
+                free(moves);
+                return cli_bad("play", "the position must come once, before the moves ('%s')",
+                               argv[i]);
+            }
+            g.pos = argv[i];
+        } else {
+            moves[nmoves++] = argv[i];
+        }
+    }
+    if (cli_game_setup("play", &g)) {
+        free(moves);
+        return CLI_BAD;
+    }
+    if (!nmoves) {
+        free(moves);
+        return cli_bad("play", "no moves given (see 'sow play --help')");
+    }
+    /* Work everything out first so that a bad move prints nothing but the error. */
+    sow_position *hist = malloc(sizeof *hist * (size_t)(nmoves + 1));
+    struct sow_child *steps = malloc(sizeof *steps * (size_t)nmoves);
+    struct sow_relay_cache *cache = g.rs.relay ? rules_cache_new(12) : NULL;
+    int rc = CLI_OK, repeated = -1;
+    if (!hist || !steps) {
+        rc = CLI_FAIL;
+        goto out;
+    }
+    hist[0] = g.p;
+    char err[256], mv[SOW_MOVE_MAXLEN];
+    for (int i = 0; i < nmoves; i++) {
+        struct sow_movelist ml;
+        sow_position *cur = &hist[i];
+        if (repeated >= 0) {
+            rc = cli_bad("play", "move %d '%s': the game is over (position repeated after move %d)",
+                         i + 1, moves[i], repeated);
+            goto out;
+        }
+        g.rs.generate(&g.rs, cur, &ml, cache, NULL);
+        if (!ml.n) {
+            rc = cli_bad("play", "move %d '%s': the game is over (%s)", i + 1, moves[i],
+                         rules_end_name(ml.end));
+            goto out;
+        }
+        sow_move m;
+        if (move_parse(&g.rs, cur, moves[i], &m, err, sizeof err) < 0) {
+            rc = cli_bad("play", "move %d: %s", i + 1, err);
+            goto out;
+        }
+        int k = rules_find_move(&ml, m);
+        if (k < 0) {
+            char legal[256] = "";
+            size_t o = 0;
+            for (int j = 0; j < ml.n; j++) {
+                move_format(&g.rs, cur->side, ml.c[j].move, mv, sizeof mv);
+                o += (size_t)snprintf(legal + o, sizeof legal - o, " %s", mv);
+            }
+            rc = cli_bad("play", "move %d '%s' is not legal here (legal:%s)", i + 1, moves[i], legal);
+            goto out;
+        }
+        steps[i] = ml.c[k];
+        hist[i + 1] = ml.c[k].pos;
+        for (int j = 0; j <= i; j++)
+            if (rules_same_position(&hist[j], &hist[i + 1]))
+                repeated = i + 1;
+    }
+    char tok[SOW_POS_MAXLEN];
+    for (int i = 0; i < nmoves; i++) {
+        move_format(&g.rs, hist[i].side, steps[i].move, mv, sizeof mv);
+        pos_format(&g.rs, &hist[i + 1], tok, sizeof tok);
+        printf("%d. %-6s captured %d-%d  %s\n", i + 1, mv, steps[i].captured[0],
+               steps[i].captured[1], tok);
+    }
+    const sow_position *last = &hist[nmoves];
+    struct sow_movelist ml;
+    g.rs.generate(&g.rs, last, &ml, cache, NULL);
+    if (repeated >= 0) {
+        int s2[2];
+        rules_repetition_settle2(&g.rs, last, s2);
+        printf("game over: position repeated; settlement: A takes %g, B takes %g\n", s2[0] / 2.0,
+               s2[1] / 2.0);
+    } else if (!ml.n) {
+        print_settlement(&g.rs, last, &ml);
+    }
+    pos_format(&g.rs, last, tok, sizeof tok);
+    printf("%s\n", tok);
+out:
+    rules_cache_free(cache);
+    free(hist);
+    free(steps);
+    free(moves);
+    return rc;
+}

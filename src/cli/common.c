@@ -1,0 +1,98 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sow/util.h"
+
+int cli_bad(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "sow %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return CLI_BAD;
+}
+
+bool cli_is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+int cli_unknown(const char *cmd, const char *arg)
+{
+    return cli_bad(cmd, "unknown option '%s' (see 'sow %s --help')", arg, cmd);
+}
+
+int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n] != 0)
+        return 0;
+    if (*i + 1 >= argc) {
+        cli_bad(cmd, "option %s needs a value", name);
+        return -1;
+    }
+    *val = argv[++*i];
+    return 1;
+}
+
+int cli_opt_long(const char *cmd, int argc, char **argv, int *i, const char *name, long lo,
+                 long hi, long *val)
+{
+    const char *v;
+    int r = cli_opt(cmd, argc, argv, i, name, &v);
+    if (r <= 0)
+        return r;
+    if (util_parse_long(v, lo, hi, val) < 0) {
+        cli_bad(cmd, "%s '%s': expected a whole number in %ld..%ld", name, v, lo, hi);
+        return -1;
+    }
+    return 1;
+}
+
+int cli_game_opt(const char *cmd, int argc, char **argv, int *i, struct cli_game *g)
+{
+    int r;
+    if ((r = cli_opt(cmd, argc, argv, i, "--rules", &g->rules)) != 0)
+        return r;
+    if ((r = cli_opt_long(cmd, argc, argv, i, "--pits", 1, SOW_MAX_PITS, &g->pits)) != 0)
+        return r;
+    if ((r = cli_opt_long(cmd, argc, argv, i, "--seeds", 0, SOW_MAX_SEEDS, &g->seeds)) != 0)
+        return r;
+    return 0;
+}
+
+int cli_game_setup(const char *cmd, struct cli_game *g)
+{
+    char err[256];
+    const char *rules = g->rules ? g->rules : "oware";
+    int pits = (int)g->pits;
+    if (g->pos) {
+        int tp = pos_token_pits(g->pos, err, sizeof err);
+        if (tp < 0)
+            return cli_bad(cmd, "position: %s", err);
+        if (pits && pits != tp)
+            return cli_bad(cmd, "position has %d holes per side but --pits is %d", tp, pits);
+        pits = tp;
+    }
+    if (rules_init(&g->rs, rules, pits, g->pos && g->seeds < 0 ? 4 : (int)g->seeds, err,
+                   sizeof err) < 0)
+        return cli_bad(cmd, "%s", err);
+    if (!g->pos) {
+        g->p = rules_start(&g->rs);
+        return 0;
+    }
+    if (pos_parse(&g->rs, g->pos, &g->p, err, sizeof err) < 0)
+        return cli_bad(cmd, "position: %s", err);
+    return 0;
+}

@@ -1,0 +1,45 @@
+/* sow — command-line entry: dispatch to the subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"show", cmd_show, "draw a position"},
+    {"moves", cmd_moves, "list the legal moves and their results"},
+    {"play", cmd_play, "apply moves and print the positions"},
+    {"perft", cmd_perft, "count move sequences of a given length"},
+    {"bench", cmd_bench, "benchmarks (movegen, ...)"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: sow COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nrule sets: oware awari jodu jodu-ibadan jodu-starve odu jerin darra\n"
+               "positions: A1,...,AN/B1,...,BN/SIDE[/SA-SB[/STATE]]\n"
+               "'sow COMMAND --help' for each command's options.\n"
+               "exit status: 0 ok, 1 failure while working, 2 bad input, 130 interrupted\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_BAD;
+    }
+    if (cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "sow: unknown command '%s' (see 'sow --help')\n", argv[1]);
+    return CLI_BAD;
+}

@@ -1,0 +1,166 @@
+/* Internal sowing primitives shared by the rule families.
+ *
+ * All of them work on whole words: a lap adds 1 to every lane at once, the
+ * rest of a sowing adds 1 to a contiguous (possibly wrapping) lane range, and
+ * captures are found by word-wide compares.  tests/ref holds the seed-by-seed
+ * twin every one of these is checked against.
+ */
+#ifndef SOW_RULES_CORE_H
+#define SOW_RULES_CORE_H
+
+#include "sow/rules.h"
+
+/* Lanes [0, holes) as 0x01 bytes, word w. */
+static inline uint64_t core_all_word(const struct ruleset *rs, int w)
+{
+    return board_range_word(w, 0, rs->holes);
+}
+
+/* Add 1 to the `r` lanes following `origin` (wrapping; r < holes). */
+static inline void core_add_after(const struct ruleset *rs, board_t *b, int origin, int r)
+{
+    int a = origin + 1, e = a + r;
+    if (e <= rs->holes) {
+        board_add_range(b, rs->nwords, a, e);
+    } else {
+        board_add_range(b, rs->nwords, a, rs->holes);
+        board_add_range(b, rs->nwords, 0, e - rs->holes);
+    }
+}
+
+/* Mask (bit i = lane i) of the r lanes following origin, wrapping. */
+static inline uint64_t core_after_mask(const struct ruleset *rs, int origin, int r)
+{
+    int a = origin + 1, e = a + r, H = rs->holes;
+    uint64_t m;
+    if (e <= H)
+        m = ((1ULL << e) - 1) & ~((1ULL << a) - 1);
+    else
+        m = (((1ULL << H) - 1) & ~((1ULL << a) - 1)) | ((1ULL << (e - H)) - 1);
+    return m;
+}
+
+/* Plain sowing of s seeds from `origin` (already emptied), one per hole, the
+ * origin not skipped.  Returns the hole of the last seed. */
+static inline int core_sow(const struct ruleset *rs, board_t *b, int origin, int s)
+{
+    int H = rs->holes, laps = s / H, r = s % H;
+    if (laps)
+        for (int w = 0; w < rs->nwords; w++)
+            b->w[w] += (uint64_t)laps * core_all_word(rs, w);
+    core_add_after(rs, b, origin, r);
+    return (origin + s) % H;
+}
+
+/* Sowing that skips the origin on every lap (oware, awari). */
+static inline int core_sow_skip(const struct ruleset *rs, board_t *b, int origin, int s)
+{
+    int H = rs->holes, ring = H - 1;
+    if (ring == 0) /* 2x1 ... only for H == 1, which cannot happen (H >= 2) */
+        return origin;
+    int laps = s / ring, r = s % ring;
+    if (laps) {
+        for (int w = 0; w < rs->nwords; w++)
+            b->w[w] += (uint64_t)laps * core_all_word(rs, w);
+        b->h[origin] = 0;
+    }
+    core_add_after(rs, b, origin, r);
+    if (r)
+        return (origin + r) % H;
+    return (origin + H - 1) % H;
+}
+
+/* Result of a sowing with captures of four. */
+struct core_four {
+    int cap[2];      /* seeds taken by A and by B during the sowing (not the last seed) */
+    int last_owner;  /* owner of the chronologically last capture, or -1 */
+};
+
+/* Sow s seeds from `origin` (emptied, not skipped); every seed but the last
+ * that makes a hole exactly 4 gives those 4 to the hole's owner at once.  The
+ * last seed is added but not judged: the caller applies its rule.  Returns
+ * the hole of the last seed. */
+static inline int core_sow_four(const struct ruleset *rs, board_t *b, int origin, int s,
+                                struct core_four *f)
+{
+    int H = rs->holes, P = rs->pits, n = s - 1;
+    int laps = n / H, r = n % H;
+    uint64_t amask = (1ULL << P) - 1;
+    for (int lap = 0; lap <= laps; lap++) {
+        int len = lap < laps ? H : r;
+        if (len == 0)
+            continue;
+        uint64_t range;
+        if (len == H) {
+            for (int w = 0; w < rs->nwords; w++)
+                b->w[w] += core_all_word(rs, w);
+            range = (1ULL << H) - 1;
+        } else {
+            core_add_after(rs, b, origin, len);
+            range = core_after_mask(rs, origin, len);
+        }
+        uint64_t fours = board_lanes_equal(b, rs->nwords, H, 4) & range;
+        if (fours) {
+            int na = __builtin_popcountll(fours & amask), nb = __builtin_popcountll(fours >> P);
+            f->cap[0] += 4 * na;
+            f->cap[1] += 4 * nb;
+            /* Latest in sowing order: rotate so that origin+1 is bit 0. */
+            int sh = (origin + 1) % H;
+            uint64_t rot = ((fours >> sh) | (fours << (H - sh))) & ((1ULL << H) - 1);
+            int last = (63 - __builtin_clzll(rot) + sh) % H;
+            f->last_owner = last >= P;
+            for (uint64_t m = fours; m; m &= m - 1)
+                b->h[__builtin_ctzll(m)] = 0;
+        }
+    }
+    int last = (origin + s) % H;
+    b->h[last]++;
+    return last;
+}
+
+/* Brent cycle detector over relay states (board + hole about to be picked up). */
+struct core_brent {
+    board_t saved;
+    int saved_hole;
+    uint32_t power, lam;
+};
+
+static inline void core_brent_init(struct core_brent *br, const board_t *b, int hole)
+{
+    br->saved = *b;
+    br->saved_hole = hole;
+    br->power = br->lam = 1;
+}
+
+/* Returns true when the state (b, hole) was seen before: the sowing never ends. */
+static inline bool core_brent_step(struct core_brent *br, const struct ruleset *rs,
+                                   const board_t *b, int hole)
+{
+    if (hole == br->saved_hole && board_equal(b, &br->saved, rs->nwords))
+        return true;
+    if (br->lam == br->power) {
+        br->saved = *b;
+        br->saved_hole = hole;
+        br->power *= 2;
+        br->lam = 0;
+    }
+    br->lam++;
+    return false;
+}
+
+/* Shared generators for the pieces every family needs. */
+void core_child_init(struct sow_child *c, const sow_position *p, sow_move m);
+int core_side_seeds(const struct ruleset *rs, const board_t *b, int side);
+void core_settle_own_sides(const struct ruleset *rs, const sow_position *p, struct sow_movelist *ml,
+                           enum sow_end why);
+
+void oware_generate(const struct ruleset *, const sow_position *, struct sow_movelist *,
+                    struct sow_relay_cache *, struct sow_stats *);
+void jodu_generate(const struct ruleset *, const sow_position *, struct sow_movelist *,
+                   struct sow_relay_cache *, struct sow_stats *);
+void odu_generate(const struct ruleset *, const sow_position *, struct sow_movelist *,
+                  struct sow_relay_cache *, struct sow_stats *);
+void darra_generate(const struct ruleset *, const sow_position *, struct sow_movelist *,
+                    struct sow_relay_cache *, struct sow_stats *);
+
+#endif

@@ -1,0 +1,101 @@
+/* jodu (Kyekyemapuduo, seeds 001/003), jodu-ibadan and jodu-starve.
+ *
+ * Relay sowing, origin never skipped: a last seed landing in an occupied hole
+ * lifts that hole (with the seed) and sows on.  A last seed in an empty hole
+ * ends the move; in the mover's row it captures the facing hole (and, except
+ * in jodu-ibadan, itself; in jodu-starve itself even when the facing hole is
+ * empty).  A relay that returns to an earlier state never ends; Brent's cycle
+ * detector finds that exactly with one saved state.
+ */
+#include "core.h"
+#include "relay_cache.h"
+
+/* Relay from hole h of board b (in place).  Returns the hole of the last seed,
+ * or -1 if the sowing never ends. */
+static int jodu_relay(const struct ruleset *rs, board_t *b, int h, struct sow_relay_cache *cache,
+                      struct sow_stats *st)
+{
+    struct core_brent br;
+    core_brent_init(&br, b, h);
+    board_t start = *b;
+    int cur = h, last, n = 0;
+    for (;;) {
+        if (n == RELAY_CACHE_AFTER && cache) {
+            int cap[2];
+            board_t out;
+            if (relay_cache_get(cache, rs, &start, h, &out, &last, cap)) {
+                *b = out;
+                if (st)
+                    st->cache_hits++, st->pickups += (uint64_t)n, st->endless += last < 0;
+                return last;
+            }
+        }
+        int s = b->h[cur];
+        b->h[cur] = 0;
+        last = core_sow(rs, b, cur, s);
+        n++;
+        if (b->h[last] == 1)
+            break;
+        if (core_brent_step(&br, rs, b, last)) {
+            last = -1;
+            break;
+        }
+        cur = last;
+    }
+    if (n > RELAY_CACHE_AFTER && cache) {
+        const int nocap[2] = {0, 0};
+        relay_cache_put(cache, rs, &start, h, b, last, nocap);
+    }
+    if (st)
+        st->pickups += (uint64_t)n, st->endless += last < 0;
+    return last;
+}
+
+void jodu_generate(const struct ruleset *rs, const sow_position *p, struct sow_movelist *ml,
+                   struct sow_relay_cache *cache, struct sow_stats *st)
+{
+    int side = p->side, P = rs->pits, H = rs->holes, own = side * P;
+    enum sow_family fam = rs->family;
+    ml->n = 0;
+    ml->end = SOW_END_NONE;
+    ml->endless = 0;
+    if (core_side_seeds(rs, &p->board, side) == 0) {
+        if (fam != SOW_JODU_STARVE) {
+            core_settle_own_sides(rs, p, ml, SOW_END_NO_SEEDS);
+        } else if (core_side_seeds(rs, &p->board, !side) == 0) {
+            core_settle_own_sides(rs, p, ml, SOW_END_EMPTY);
+        } else {
+            core_child_init(&ml->c[0], p, SOW_MOVE_PASS); /* starved: the other plays again */
+            ml->n = 1;
+        }
+        return;
+    }
+    for (int k = 0; k < P; k++) {
+        int h = own + k;
+        if (!p->board.h[h])
+            continue;
+        struct sow_child *c = &ml->c[ml->n];
+        core_child_init(c, p, (sow_move)k);
+        board_t *b = &c->pos.board;
+        int last = jodu_relay(rs, b, h, cache, st);
+        if (last < 0) {
+            ml->endless++;
+            continue;
+        }
+        int cap = 0;
+        if (last / P == side) {
+            int f = H - 1 - last, facing = b->h[f];
+            if (facing || fam == SOW_JODU_STARVE) {
+                cap = facing + (fam == SOW_JODU_IBADAN ? 0 : 1);
+                b->h[f] = 0;
+                if (fam != SOW_JODU_IBADAN)
+                    b->h[last] = 0;
+            }
+        }
+        c->captured[side] = (uint8_t)cap;
+        c->pos.store[side] = (uint16_t)(c->pos.store[side] + cap);
+        ml->n++;
+    }
+    if (ml->n == 0)
+        core_settle_own_sides(rs, p, ml, SOW_END_ENDLESS);
+}

@@ -1,0 +1,119 @@
+/* odu (= Ayo Eleh = Ba-awa, seed 000) and jerin (the same with a double
+ * opening move).
+ *
+ * Relay sowing, origin never skipped.  Every seed but the last of a sowing
+ * that makes a hole exactly 4 gives the 4 to that hole's owner at once (found
+ * word-wide per lap, see core_sow_four).  A last seed making 4 anywhere gives
+ * them to the mover and ends the move; a last seed in an empty hole ends it;
+ * otherwise the hole is lifted and sown on.
+ */
+#include "core.h"
+#include "relay_cache.h"
+
+/* Relay sowing of s seeds already lifted from `origin`.  Returns the hole of
+ * the last seed (its rule applied: a 4 there is taken by the mover and
+ * counted in cap[side]) or -1 if the sowing never ends. */
+static int odu_relay(const struct ruleset *rs, board_t *b, int origin, int s, int side, int cap[2],
+                     struct sow_relay_cache *cache, struct sow_stats *st)
+{
+    /* State before the first sowing: for a single move that is the board with
+     * the origin still full, so restore it for the cycle detector and cache. */
+    board_t start = *b;
+    start.h[origin] = (uint8_t)(start.h[origin] + s);
+    struct core_brent br;
+    core_brent_init(&br, &start, origin);
+    int cur = origin, last, n = 0;
+    for (;;) {
+        if (n == RELAY_CACHE_AFTER && cache) {
+            board_t out;
+            int c2[2];
+            if (relay_cache_get(cache, rs, &start, origin, &out, &last, c2)) {
+                *b = out;
+                cap[0] = c2[0];
+                cap[1] = c2[1];
+                if (st)
+                    st->cache_hits++, st->pickups += (uint64_t)n, st->endless += last < 0;
+                return last;
+            }
+        }
+        struct core_four f = {{0, 0}, -1};
+        last = core_sow_four(rs, b, cur, s, &f);
+        n++;
+        cap[0] += f.cap[0];
+        cap[1] += f.cap[1];
+        if (b->h[last] == 4) {
+            cap[side] += 4;
+            b->h[last] = 0;
+            break;
+        }
+        if (b->h[last] == 1)
+            break;
+        if (f.cap[0] | f.cap[1]) {
+            core_brent_init(&br, b, last); /* fewer seeds now: no earlier state can recur */
+        } else if (core_brent_step(&br, rs, b, last)) {
+            last = -1;
+            break;
+        }
+        cur = last;
+        s = b->h[cur];
+        b->h[cur] = 0;
+    }
+    if (n > RELAY_CACHE_AFTER && cache)
+        relay_cache_put(cache, rs, &start, origin, b, last, cap);
+    if (st)
+        st->pickups += (uint64_t)n, st->endless += last < 0;
+    return last;
+}
+
+void odu_generate(const struct ruleset *rs, const sow_position *p, struct sow_movelist *ml,
+                  struct sow_relay_cache *cache, struct sow_stats *st)
+{
+    int side = p->side, opp = !side, P = rs->pits, own = side * P;
+    ml->n = 0;
+    ml->end = SOW_END_NONE;
+    ml->endless = 0;
+    if (rules_board_seeds(rs, p) <= 4) {
+        ml->end = SOW_END_FEW_SEEDS; /* the last seeds go to nobody */
+        ml->settle[0] = ml->settle[1] = 0;
+        return;
+    }
+    if (core_side_seeds(rs, &p->board, side) == 0) {
+        core_child_init(&ml->c[0], p, SOW_MOVE_PASS);
+        ml->n = 1;
+        return;
+    }
+    bool must_feed = core_side_seeds(rs, &p->board, opp) == 0;
+    int unfed = 0;
+    /* jerin's opening lifts holes k and k+1 together; with one hole per side
+     * there is no pair and the game opens with an ordinary move. */
+    bool dbl = rs->family == SOW_JERIN && p->state == SOW_STATE_OPEN && P >= 2;
+    for (int k = 0; k < P - dbl; k++) {
+        int h = own + k, s = p->board.h[h] + (dbl ? p->board.h[h + 1] : 0);
+        if (!s)
+            continue;
+        struct sow_child *c = &ml->c[ml->n];
+        core_child_init(c, p, dbl ? (sow_move)(SOW_MOVE_DOUBLE | k) : (sow_move)k);
+        c->pos.state = SOW_STATE_NONE;
+        board_t *b = &c->pos.board;
+        int origin = h + dbl;
+        b->h[h] = 0;
+        b->h[origin] = 0;
+        int cap[2] = {0, 0};
+        int last = odu_relay(rs, b, origin, s, side, cap, cache, st);
+        if (last < 0) {
+            ml->endless++;
+            continue;
+        }
+        if (must_feed && core_side_seeds(rs, b, opp) == 0) {
+            unfed++;
+            continue;
+        }
+        for (int i = 0; i < 2; i++) {
+            c->captured[i] = (uint8_t)cap[i];
+            c->pos.store[i] = (uint16_t)(c->pos.store[i] + cap[i]);
+        }
+        ml->n++;
+    }
+    if (ml->n == 0)
+        core_settle_own_sides(rs, p, ml, unfed ? SOW_END_NO_FEED : SOW_END_ENDLESS);
+}

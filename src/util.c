@@ -1,0 +1,25 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "sow/util.h"
+
+double util_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int util_parse_long(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi || end == s)
+        return -1;
+    *out = v;
+    return 0;
+}
