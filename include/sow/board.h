@@ -51,10 +51,12 @@ _Static_assert(sizeof(board_t) == 40, "board is five words");
 #define BOARD_ONES 0x0101010101010101ULL
 #define BOARD_HIGHS 0x8080808080808080ULL
 
-/* Lanes [0, k) of one word set to 0x01, for k = 0..8. */
+/* Lanes [0, k) of one word set to 0x01, for any k in -40..48 (clamped to 0..8):
+ * one table load, no branch. */
+extern const uint64_t board_ones_tab[89];
 static inline uint64_t board_ones_below(int k)
 {
-    return k >= 8 ? BOARD_ONES : (k <= 0 ? 0 : BOARD_ONES & ((1ULL << (8 * k)) - 1));
+    return board_ones_tab[k + 40];
 }
 
 /* Lanes [a, b) of the whole board as 0x01 bytes in word w (0 <= a <= b <= 40). */
@@ -98,20 +100,14 @@ static inline uint64_t board_nonzero(const board_t *bd, int nw, int nholes)
     return ~board_lanes_equal(bd, nw, nholes, 0) & ((1ULL << nholes) - 1);
 }
 
-/* Sum of lanes [a, b).  Word-wide horizontal add. */
+/* Sum of lanes [a, b).  One multiply per word: every partial sum of a board
+ * is <= 255 (the rules refuse more seeds), so the byte sums never carry and
+ * the top byte of x * 0x0101...01 is the sum of x's lanes. */
 static inline int board_sum_range(const board_t *bd, int a, int b)
 {
     int s = 0;
-    for (int w = a / 8; w * 8 < b; w++) {
-        uint64_t x = bd->w[w];
-        uint64_t m = board_range_word(w, a, b) * 0xFF;
-        x &= m;
-        /* bytes fit: pairwise sums of lanes <= 255*8 need 16-bit fields. */
-        x = (x & 0x00FF00FF00FF00FFULL) + ((x >> 8) & 0x00FF00FF00FF00FFULL);
-        x = (x & 0x0000FFFF0000FFFFULL) + ((x >> 16) & 0x0000FFFF0000FFFFULL);
-        x = (x & 0xFFFFFFFFULL) + (x >> 32);
-        s += (int)x;
-    }
+    for (int w = a / 8; w * 8 < b; w++)
+        s += (int)(((bd->w[w] & (board_range_word(w, a, b) * 0xFF)) * BOARD_ONES) >> 56);
     return s;
 }
 

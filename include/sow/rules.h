@@ -119,6 +119,9 @@ struct ruleset {
     /* Fill `out` with every legal move of `p` and its result. */
     void (*generate)(const struct ruleset *rs, const sow_position *p, struct sow_movelist *out,
                      struct sow_relay_cache *cache, struct sow_stats *st);
+    /* Number of legal moves of `p` (what generate's n would be), without
+     * making them where the rules allow a shortcut (perft's bulk count). */
+    int (*count)(const struct ruleset *rs, const sow_position *p, struct sow_relay_cache *cache);
 };
 
 /* Look a rule set up by name or alias and fill `rs` for the given size.

@@ -10,6 +10,8 @@
 
 #include "sow/rules.h"
 
+#define CORE_INLINE_FWD static inline __attribute__((always_inline))
+
 /* Lanes [0, holes) as 0x01 bytes, word w. */
 static inline uint64_t core_all_word(const struct ruleset *rs, int w)
 {
@@ -17,14 +19,14 @@ static inline uint64_t core_all_word(const struct ruleset *rs, int w)
 }
 
 /* Add 1 to the `r` lanes following `origin` (wrapping; r < holes). */
-static inline void core_add_after(const struct ruleset *rs, board_t *b, int origin, int r)
+static inline __attribute__((always_inline)) void core_add_after(const struct ruleset *rs, board_t *b, int origin, int r, int nw)
 {
     int a = origin + 1, e = a + r;
     if (e <= rs->holes) {
-        board_add_range(b, rs->nwords, a, e);
+        board_add_range(b, nw, a, e);
     } else {
-        board_add_range(b, rs->nwords, a, rs->holes);
-        board_add_range(b, rs->nwords, 0, e - rs->holes);
+        board_add_range(b, nw, a, rs->holes);
+        board_add_range(b, nw, 0, e - rs->holes);
     }
 }
 
@@ -42,29 +44,40 @@ static inline uint64_t core_after_mask(const struct ruleset *rs, int origin, int
 
 /* Plain sowing of s seeds from `origin` (already emptied), one per hole, the
  * origin not skipped.  Returns the hole of the last seed. */
-static inline int core_sow(const struct ruleset *rs, board_t *b, int origin, int s)
+CORE_INLINE_FWD int core_sow(const struct ruleset *rs, board_t *b, int origin, int s, int nw)
 {
-    int H = rs->holes, laps = s / H, r = s % H;
+    int H = rs->holes;
+    if (s < H) { /* the common case: no full lap, no division */
+        core_add_after(rs, b, origin, s, nw);
+        int last = origin + s;
+        return last >= H ? last - H : last;
+    }
+    int laps = s / H, r = s % H;
     if (laps)
-        for (int w = 0; w < rs->nwords; w++)
+        for (int w = 0; w < nw; w++)
             b->w[w] += (uint64_t)laps * core_all_word(rs, w);
-    core_add_after(rs, b, origin, r);
+    core_add_after(rs, b, origin, r, nw);
     return (origin + s) % H;
 }
 
 /* Sowing that skips the origin on every lap (oware, awari). */
-static inline int core_sow_skip(const struct ruleset *rs, board_t *b, int origin, int s)
+CORE_INLINE_FWD int core_sow_skip(const struct ruleset *rs, board_t *b, int origin, int s, int nw)
 {
     int H = rs->holes, ring = H - 1;
     if (ring == 0) /* 2x1 ... only for H == 1, which cannot happen (H >= 2) */
         return origin;
+    if (s < ring) { /* the common case: no full lap, no division */
+        core_add_after(rs, b, origin, s, nw);
+        int last = origin + s;
+        return last >= H ? last - H : last;
+    }
     int laps = s / ring, r = s % ring;
     if (laps) {
-        for (int w = 0; w < rs->nwords; w++)
+        for (int w = 0; w < nw; w++)
             b->w[w] += (uint64_t)laps * core_all_word(rs, w);
         b->h[origin] = 0;
     }
-    core_add_after(rs, b, origin, r);
+    core_add_after(rs, b, origin, r, nw);
     if (r)
         return (origin + r) % H;
     return (origin + H - 1) % H;
@@ -80,8 +93,8 @@ struct core_four {
  * that makes a hole exactly 4 gives those 4 to the hole's owner at once.  The
  * last seed is added but not judged: the caller applies its rule.  Returns
  * the hole of the last seed. */
-static inline int core_sow_four(const struct ruleset *rs, board_t *b, int origin, int s,
-                                struct core_four *f)
+CORE_INLINE_FWD int core_sow_four(const struct ruleset *rs, board_t *b, int origin, int s,
+                                struct core_four *f, int nw)
 {
     int H = rs->holes, P = rs->pits, n = s - 1;
     int laps = n / H, r = n % H;
@@ -92,14 +105,14 @@ static inline int core_sow_four(const struct ruleset *rs, board_t *b, int origin
             continue;
         uint64_t range;
         if (len == H) {
-            for (int w = 0; w < rs->nwords; w++)
+            for (int w = 0; w < nw; w++)
                 b->w[w] += core_all_word(rs, w);
             range = (1ULL << H) - 1;
         } else {
-            core_add_after(rs, b, origin, len);
+            core_add_after(rs, b, origin, len, nw);
             range = core_after_mask(rs, origin, len);
         }
-        uint64_t fours = board_lanes_equal(b, rs->nwords, H, 4) & range;
+        uint64_t fours = board_lanes_equal(b, nw, H, 4) & range;
         if (fours) {
             int na = __builtin_popcountll(fours & amask), nb = __builtin_popcountll(fours >> P);
             f->cap[0] += 4 * na;
@@ -118,6 +131,30 @@ static inline int core_sow_four(const struct ruleset *rs, board_t *b, int origin
     return last;
 }
 
+static inline void core_child_init(struct sow_child *c, const sow_position *p, sow_move m)
+{
+    c->move = m;
+    c->captured[0] = c->captured[1] = 0;
+    c->pos = *p;
+    c->pos.side = (uint8_t)!p->side;
+}
+
+/* Seeds on one side. */
+static inline int core_side_seeds(const struct ruleset *rs, const board_t *b, int side)
+{
+    return board_sum_range(b, side * rs->pits, (side + 1) * rs->pits);
+}
+
+/* Does `side` have any seed?  (cheaper than counting) */
+static inline bool core_side_any(const struct ruleset *rs, const board_t *b, int side, int nw)
+{
+    uint64_t any = 0;
+    int a = side * rs->pits, e = a + rs->pits;
+    for (int w = 0; w < nw; w++)
+        any |= b->w[w] & (board_range_word(w, a, e) * 0xFF);
+    return any != 0;
+}
+
 /* Brent cycle detector over relay states (board + hole about to be picked up). */
 struct core_brent {
     board_t saved;
@@ -133,10 +170,9 @@ static inline void core_brent_init(struct core_brent *br, const board_t *b, int 
 }
 
 /* Returns true when the state (b, hole) was seen before: the sowing never ends. */
-static inline bool core_brent_step(struct core_brent *br, const struct ruleset *rs,
-                                   const board_t *b, int hole)
+static inline bool core_brent_step(struct core_brent *br, const board_t *b, int hole, int nw)
 {
-    if (hole == br->saved_hole && board_equal(b, &br->saved, rs->nwords))
+    if (hole == br->saved_hole && board_equal(b, &br->saved, nw))
         return true;
     if (br->lam == br->power) {
         br->saved = *b;
@@ -149,18 +185,46 @@ static inline bool core_brent_step(struct core_brent *br, const struct ruleset *
 }
 
 /* Shared generators for the pieces every family needs. */
-void core_child_init(struct sow_child *c, const sow_position *p, sow_move m);
-int core_side_seeds(const struct ruleset *rs, const board_t *b, int side);
 void core_settle_own_sides(const struct ruleset *rs, const sow_position *p, struct sow_movelist *ml,
                            enum sow_end why);
 
-void oware_generate(const struct ruleset *, const sow_position *, struct sow_movelist *,
-                    struct sow_relay_cache *, struct sow_stats *);
-void jodu_generate(const struct ruleset *, const sow_position *, struct sow_movelist *,
-                   struct sow_relay_cache *, struct sow_stats *);
-void odu_generate(const struct ruleset *, const sow_position *, struct sow_movelist *,
-                  struct sow_relay_cache *, struct sow_stats *);
-void darra_generate(const struct ruleset *, const sow_position *, struct sow_movelist *,
-                    struct sow_relay_cache *, struct sow_stats *);
+/* One generator per board width: the family body is written once with the
+ * word count NW as a parameter and compiled for NW = 1..5 (dav1d style), so
+ * every word loop is unrolled with constants. */
+typedef void (*core_generate_fn)(const struct ruleset *, const sow_position *,
+                                 struct sow_movelist *, struct sow_relay_cache *,
+                                 struct sow_stats *);
+
+#define CORE_GENERATORS(body)                                                                   \
+    static void body##_nw1(const struct ruleset *rs, const sow_position *p,                    \
+                           struct sow_movelist *ml, struct sow_relay_cache *c,                 \
+                           struct sow_stats *st) { body(rs, p, ml, c, st, 1); }                 \
+    static void body##_nw2(const struct ruleset *rs, const sow_position *p,                    \
+                           struct sow_movelist *ml, struct sow_relay_cache *c,                 \
+                           struct sow_stats *st) { body(rs, p, ml, c, st, 2); }                 \
+    static void body##_nw3(const struct ruleset *rs, const sow_position *p,                    \
+                           struct sow_movelist *ml, struct sow_relay_cache *c,                 \
+                           struct sow_stats *st) { body(rs, p, ml, c, st, 3); }                 \
+    static void body##_nw4(const struct ruleset *rs, const sow_position *p,                    \
+                           struct sow_movelist *ml, struct sow_relay_cache *c,                 \
+                           struct sow_stats *st) { body(rs, p, ml, c, st, 4); }                 \
+    static void body##_nw5(const struct ruleset *rs, const sow_position *p,                    \
+                           struct sow_movelist *ml, struct sow_relay_cache *c,                 \
+                           struct sow_stats *st) { body(rs, p, ml, c, st, 5); }                 \
+    const core_generate_fn body##_by_width[SOW_BOARD_WORDS + 1] = {                            \
+        0, body##_nw1, body##_nw2, body##_nw3, body##_nw4, body##_nw5}
+
+#define CORE_INLINE static inline __attribute__((always_inline))
+
+typedef int (*core_count_fn)(const struct ruleset *, const sow_position *,
+                             struct sow_relay_cache *);
+int core_count_generic(const struct ruleset *rs, const sow_position *p,
+                       struct sow_relay_cache *cache);
+int oware_count(const struct ruleset *rs, const sow_position *p, struct sow_relay_cache *cache);
+
+extern const core_generate_fn oware_by_width[SOW_BOARD_WORDS + 1];
+extern const core_generate_fn jodu_by_width[SOW_BOARD_WORDS + 1];
+extern const core_generate_fn odu_by_width[SOW_BOARD_WORDS + 1];
+extern const core_generate_fn darra_by_width[SOW_BOARD_WORDS + 1];
 
 #endif

@@ -3,8 +3,8 @@
  * captured last (the position's state). */
 #include "core.h"
 
-void darra_generate(const struct ruleset *rs, const sow_position *p, struct sow_movelist *ml,
-                    struct sow_relay_cache *cache, struct sow_stats *st)
+CORE_INLINE void darra(const struct ruleset *rs, const sow_position *p, struct sow_movelist *ml,
+                    struct sow_relay_cache *cache, struct sow_stats *st, const int nw)
 {
     (void)cache;
     (void)st;
@@ -33,7 +33,7 @@ void darra_generate(const struct ruleset *rs, const sow_position *p, struct sow_
         board_t *b = &c->pos.board;
         b->h[h] = 0;
         struct core_four f = {{0, 0}, -1};
-        int last = core_sow_four(rs, b, h, s, &f);
+        int last = core_sow_four(rs, b, h, s, &f, nw);
         if (b->h[last] == 4) {
             f.cap[side] += 4;
             b->h[last] = 0;
@@ -47,3 +47,5 @@ void darra_generate(const struct ruleset *rs, const sow_position *p, struct sow_
             c->pos.state = f.last_owner == SOW_A ? SOW_STATE_A : SOW_STATE_B;
     }
 }
+
+CORE_GENERATORS(darra);

@@ -12,8 +12,8 @@
 
 /* Relay from hole h of board b (in place).  Returns the hole of the last seed,
  * or -1 if the sowing never ends. */
-static int jodu_relay(const struct ruleset *rs, board_t *b, int h, struct sow_relay_cache *cache,
-                      struct sow_stats *st)
+CORE_INLINE int jodu_relay(const struct ruleset *rs, board_t *b, int h,
+                           struct sow_relay_cache *cache, struct sow_stats *st, const int nw)
 {
     struct core_brent br;
     core_brent_init(&br, b, h);
@@ -32,11 +32,11 @@ static int jodu_relay(const struct ruleset *rs, board_t *b, int h, struct sow_re
         }
         int s = b->h[cur];
         b->h[cur] = 0;
-        last = core_sow(rs, b, cur, s);
+        last = core_sow(rs, b, cur, s, nw);
         n++;
         if (b->h[last] == 1)
             break;
-        if (core_brent_step(&br, rs, b, last)) {
+        if (core_brent_step(&br, b, last, nw)) {
             last = -1;
             break;
         }
@@ -51,8 +51,8 @@ static int jodu_relay(const struct ruleset *rs, board_t *b, int h, struct sow_re
     return last;
 }
 
-void jodu_generate(const struct ruleset *rs, const sow_position *p, struct sow_movelist *ml,
-                   struct sow_relay_cache *cache, struct sow_stats *st)
+CORE_INLINE void jodu(const struct ruleset *rs, const sow_position *p, struct sow_movelist *ml,
+                   struct sow_relay_cache *cache, struct sow_stats *st, const int nw)
 {
     int side = p->side, P = rs->pits, H = rs->holes, own = side * P;
     enum sow_family fam = rs->family;
@@ -77,7 +77,7 @@ void jodu_generate(const struct ruleset *rs, const sow_position *p, struct sow_m
         struct sow_child *c = &ml->c[ml->n];
         core_child_init(c, p, (sow_move)k);
         board_t *b = &c->pos.board;
-        int last = jodu_relay(rs, b, h, cache, st);
+        int last = jodu_relay(rs, b, h, cache, st, nw);
         if (last < 0) {
             ml->endless++;
             continue;
@@ -99,3 +99,5 @@ void jodu_generate(const struct ruleset *rs, const sow_position *p, struct sow_m
     if (ml->n == 0)
         core_settle_own_sides(rs, p, ml, SOW_END_ENDLESS);
 }
+
+CORE_GENERATORS(jodu);

@@ -13,8 +13,9 @@
 /* Relay sowing of s seeds already lifted from `origin`.  Returns the hole of
  * the last seed (its rule applied: a 4 there is taken by the mover and
  * counted in cap[side]) or -1 if the sowing never ends. */
-static int odu_relay(const struct ruleset *rs, board_t *b, int origin, int s, int side, int cap[2],
-                     struct sow_relay_cache *cache, struct sow_stats *st)
+CORE_INLINE int odu_relay(const struct ruleset *rs, board_t *b, int origin, int s, int side,
+                          int cap[2], struct sow_relay_cache *cache, struct sow_stats *st,
+                          const int nw)
 {
     /* State before the first sowing: for a single move that is the board with
      * the origin still full, so restore it for the cycle detector and cache. */
@@ -37,7 +38,7 @@ static int odu_relay(const struct ruleset *rs, board_t *b, int origin, int s, in
             }
         }
         struct core_four f = {{0, 0}, -1};
-        last = core_sow_four(rs, b, cur, s, &f);
+        last = core_sow_four(rs, b, cur, s, &f, nw);
         n++;
         cap[0] += f.cap[0];
         cap[1] += f.cap[1];
@@ -50,7 +51,7 @@ static int odu_relay(const struct ruleset *rs, board_t *b, int origin, int s, in
             break;
         if (f.cap[0] | f.cap[1]) {
             core_brent_init(&br, b, last); /* fewer seeds now: no earlier state can recur */
-        } else if (core_brent_step(&br, rs, b, last)) {
+        } else if (core_brent_step(&br, b, last, nw)) {
             last = -1;
             break;
         }
@@ -65,8 +66,8 @@ static int odu_relay(const struct ruleset *rs, board_t *b, int origin, int s, in
     return last;
 }
 
-void odu_generate(const struct ruleset *rs, const sow_position *p, struct sow_movelist *ml,
-                  struct sow_relay_cache *cache, struct sow_stats *st)
+CORE_INLINE void odu(const struct ruleset *rs, const sow_position *p, struct sow_movelist *ml,
+                  struct sow_relay_cache *cache, struct sow_stats *st, const int nw)
 {
     int side = p->side, opp = !side, P = rs->pits, own = side * P;
     ml->n = 0;
@@ -99,7 +100,7 @@ void odu_generate(const struct ruleset *rs, const sow_position *p, struct sow_mo
         b->h[h] = 0;
         b->h[origin] = 0;
         int cap[2] = {0, 0};
-        int last = odu_relay(rs, b, origin, s, side, cap, cache, st);
+        int last = odu_relay(rs, b, origin, s, side, cap, cache, st, nw);
         if (last < 0) {
             ml->endless++;
             continue;
@@ -117,3 +118,5 @@ void odu_generate(const struct ruleset *rs, const sow_position *p, struct sow_mo
     if (ml->n == 0)
         core_settle_own_sides(rs, p, ml, unfed ? SOW_END_NO_FEED : SOW_END_ENDLESS);
 }
+
+CORE_GENERATORS(odu);

@@ -8,19 +8,19 @@ struct family_desc {
     const char *name;
     enum sow_family family;
     bool relay, skip_origin, has_state;
-    void (*generate)(const struct ruleset *, const sow_position *, struct sow_movelist *,
-                     struct sow_relay_cache *, struct sow_stats *);
+    const core_generate_fn *by_width;
+    core_count_fn count;
 };
 
 static const struct family_desc families[SOW_FAMILY_COUNT] = {
-    {"oware", SOW_OWARE, false, true, false, oware_generate},
-    {"awari", SOW_AWARI, false, true, false, oware_generate},
-    {"jodu", SOW_JODU, true, false, false, jodu_generate},
-    {"jodu-ibadan", SOW_JODU_IBADAN, true, false, false, jodu_generate},
-    {"jodu-starve", SOW_JODU_STARVE, true, false, false, jodu_generate},
-    {"odu", SOW_ODU, true, false, false, odu_generate},
-    {"jerin", SOW_JERIN, true, false, true, odu_generate},
-    {"darra", SOW_DARRA, false, false, true, darra_generate},
+    {"oware", SOW_OWARE, false, true, false, oware_by_width, oware_count},
+    {"awari", SOW_AWARI, false, true, false, oware_by_width, core_count_generic},
+    {"jodu", SOW_JODU, true, false, false, jodu_by_width, core_count_generic},
+    {"jodu-ibadan", SOW_JODU_IBADAN, true, false, false, jodu_by_width, core_count_generic},
+    {"jodu-starve", SOW_JODU_STARVE, true, false, false, jodu_by_width, core_count_generic},
+    {"odu", SOW_ODU, true, false, false, odu_by_width, core_count_generic},
+    {"jerin", SOW_JERIN, true, false, true, odu_by_width, core_count_generic},
+    {"darra", SOW_DARRA, false, false, true, darra_by_width, core_count_generic},
 };
 
 const char *const sow_rule_names[] = {"oware", "awari",     "jodu",  "jodu-ibadan", "jodu-starve",
@@ -76,7 +76,8 @@ int rules_init(struct ruleset *rs, const char *name, int pits, int seeds, char *
     rs->relay = fd->relay;
     rs->skip_origin = fd->skip_origin;
     rs->has_state = fd->has_state;
-    rs->generate = fd->generate;
+    rs->generate = fd->by_width[rs->nwords];
+    rs->count = fd->count;
     return 0;
 }
 
@@ -147,11 +148,6 @@ int rules_find_move(const struct sow_movelist *ml, sow_move m)
     return -1;
 }
 
-int core_side_seeds(const struct ruleset *rs, const board_t *b, int side)
-{
-    return board_sum_range(b, side * rs->pits, (side + 1) * rs->pits);
-}
-
 int rules_board_seeds(const struct ruleset *rs, const sow_position *p)
 {
     return board_sum_range(&p->board, 0, rs->holes);
@@ -199,14 +195,6 @@ bool rules_same_position(const sow_position *x, const sow_position *y)
     return memcmp(x, y, sizeof *x) == 0;
 }
 
-void core_child_init(struct sow_child *c, const sow_position *p, sow_move m)
-{
-    c->move = m;
-    c->captured[0] = c->captured[1] = 0;
-    c->pos = *p;
-    c->pos.side = (uint8_t)!p->side;
-}
-
 void core_settle_own_sides(const struct ruleset *rs, const sow_position *p, struct sow_movelist *ml,
                            enum sow_end why)
 {
@@ -214,4 +202,12 @@ void core_settle_own_sides(const struct ruleset *rs, const sow_position *p, stru
     ml->end = why;
     ml->settle[0] = (uint8_t)core_side_seeds(rs, &p->board, 0);
     ml->settle[1] = (uint8_t)core_side_seeds(rs, &p->board, 1);
+}
+
+int core_count_generic(const struct ruleset *rs, const sow_position *p,
+                       struct sow_relay_cache *cache)
+{
+    struct sow_movelist ml;
+    rs->generate(rs, p, &ml, cache, NULL);
+    return ml.n;
 }
