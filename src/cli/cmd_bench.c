@@ -10,7 +10,9 @@ static const char usage[] =
     "  movegen [--rules R|all] [--positions N] [--time S]\n"
     "      moves generated per second per rule set over a fixed position set,\n"
     "      the seed-by-seed reference alongside; then oware perft against the\n"
-    "      obvious C perft (int arrays, copy-make, seed by seed).\n";
+    "      obvious C perft (int arrays, copy-make, seed by seed).\n"
+    "  tables [--rules R[,R..]|all] [--pits N] [--seeds N] [--threads T]\n"
+    "      endgame-table build speed: positions per second per level.\n";
 
 int cmd_bench(int argc, char **argv)
 {
@@ -20,5 +22,7 @@ int cmd_bench(int argc, char **argv)
     }
     if (strcmp(argv[1], "movegen") == 0)
         return bench_movegen("all", argc - 1, argv + 1);
+    if (strcmp(argv[1], "tables") == 0)
+        return bench_tables(argc - 1, argv + 1);
     return cli_bad("bench", "unknown part '%s' (see 'sow bench --help')", argv[1]);
 }

@@ -13,6 +13,7 @@ static const struct {
     {"moves", cmd_moves, "list the legal moves and their results"},
     {"play", cmd_play, "apply moves and print the positions"},
     {"perft", cmd_perft, "count move sequences of a given length"},
+    {"tables", cmd_tables, "endgame tables: build, info, stats, verify, probe"},
     {"bench", cmd_bench, "benchmarks (movegen, ...)"},
 };
 

@@ -1,0 +1,544 @@
+/* sow tables: build, inspect, verify and probe endgame tables. */
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sow/position.h"
+#include "sow/tables.h"
+#include "sow/util.h"
+
+static const char usage[] =
+    "usage: sow tables SUBCOMMAND [OPTIONS]\n"
+    "  build  [--rules R] [--pits N] --seeds N [--dir DIR] [--threads T] [--memory GB]\n"
+    "         build the missing levels 0..N (seeds on the board); interrupted builds\n"
+    "         leave only complete levels and resume; --memory (default 3/4 of RAM)\n"
+    "         refuses up front what does not fit\n"
+    "  info   [DIR]              the level files present, sizes, checksums\n"
+    "  stats  [--rules R] [--pits N] --seeds n [--dir DIR] [--json]\n"
+    "         counts of values > 0, = 0, < 0 and the histogram of level n\n"
+    "  verify [DIR] [--threads T] checksums, then every level recomputed from the levels\n"
+    "         below and checked entry by entry against its successors\n"
+    "  probe  [--rules R] [--pits N] [--dir DIR] POS\n"
+    "         the value of POS and of each of its moves\n"
+    "DIR defaults to $SOW_TABLES, else ./tables.  Rule set default oware, 2x6.\n"
+    "exit status: 0 ok, 1 failure (I/O, verification), 2 bad input, 130 interrupted\n";
+
+static volatile sig_atomic_t g_stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+
+struct topts {
+    const char *rules, *dir, *pos;
+    long pits, seeds, threads;
+    double memory;
+    bool json;
+};
+
+/* Parse the options every subcommand may take; positional args into pos. */
+static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool pos_is_dir)
+{
+    memset(o, 0, sizeof *o);
+    o->rules = "oware";
+    o->pits = 6;
+    o->seeds = -1;
+    o->dir = tb_default_dir();
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        long l;
+        int r;
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            return 1;
+        }
+        if ((r = cli_opt(cmd, argc, argv, &i, "--rules", &o->rules)) != 0) {
+            if (r < 0)
+                return CLI_BAD;
+        } else if ((r = cli_opt_long(cmd, argc, argv, &i, "--pits", 1, SOW_MAX_PITS, &o->pits)) != 0) {
+            if (r < 0)
+                return CLI_BAD;
+        } else if ((r = cli_opt_long(cmd, argc, argv, &i, "--seeds", 0, 255, &o->seeds)) != 0) {
+            if (r < 0)
+                return CLI_BAD;
+        } else if ((r = cli_opt_long(cmd, argc, argv, &i, "--threads", 1, 1024, &o->threads)) != 0) {
+            if (r < 0)
+                return CLI_BAD;
+        } else if ((r = cli_opt_long(cmd, argc, argv, &i, "--memory", 1, 1 << 20, &l)) != 0) {
+            if (r < 0)
+                return CLI_BAD;
+            o->memory = (double)l * 1e9;
+        } else if ((r = cli_opt(cmd, argc, argv, &i, "--dir", &v)) != 0) {
+            if (r < 0)
+                return CLI_BAD;
+            o->dir = v;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            o->json = true;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return cli_unknown(cmd, argv[i]);
+        } else if (!o->pos) {
+            o->pos = argv[i];
+            if (pos_is_dir)
+                o->dir = argv[i];
+        } else {
+            return cli_bad(cmd, "unexpected argument '%s'", argv[i]);
+        }
+    }
+    return 0;
+}
+
+static int setup_rules(const char *cmd, const struct topts *o, struct ruleset *rs)
+{
+    char err[256];
+    if (rules_init(rs, o->rules, (int)o->pits, 0, err, sizeof err) < 0)
+        return cli_bad(cmd, "%s", err);
+    return 0;
+}
+
+/* ---- build ----------------------------------------------------------------- */
+
+struct bar {
+    int max_level;
+    bool tty;
+    double t0;
+    int level;
+};
+
+static void fmt_count(double x, char *buf, size_t len)
+{
+    if (x >= 1e9)
+        snprintf(buf, len, "%.2fG", x / 1e9);
+    else if (x >= 1e6)
+        snprintf(buf, len, "%.2fM", x / 1e6);
+    else if (x >= 1e3)
+        snprintf(buf, len, "%.1fk", x / 1e3);
+    else
+        snprintf(buf, len, "%.0f", x);
+}
+
+static void on_progress(void *ctx, int level, uint64_t entries, double frac, const char *phase)
+{
+    struct bar *b = ctx;
+    if (level != b->level) {
+        b->level = level;
+        b->t0 = util_now();
+    }
+    if (!b->tty)
+        return;
+    double el = util_now() - b->t0;
+    double done = frac * (double)entries;
+    char d[32], t[32], r[32];
+    fmt_count(done, d, sizeof d);
+    fmt_count((double)entries, t, sizeof t);
+    fmt_count(el > 0 ? done / el : 0, r, sizeof r);
+    char bar[21];
+    int k = (int)(frac * 20);
+    for (int i = 0; i < 20; i++)
+        bar[i] = i < k ? '#' : '.';
+    bar[20] = 0;
+    double eta = frac > 0.01 ? el * (1 - frac) / frac : 0;
+    fprintf(stderr, "\rlevel %3d/%d [%s] %3.0f%% %-6s %8s/%-8s pos %8s pos/s ETA %5.0fs ", level,
+            b->max_level, bar, 100 * frac, phase, d, t, r, eta);
+    fflush(stderr);
+}
+
+static void on_level(void *ctx, int level, uint64_t entries, double secs, bool built)
+{
+    struct bar *b = ctx;
+    char e[32], r[32];
+    fmt_count((double)entries, e, sizeof e);
+    fmt_count(secs > 0 ? (double)entries / secs : 0, r, sizeof r);
+    if (b->tty)
+        fputs("\r\033[K", stderr);
+    if (built)
+        fprintf(stderr, "level %3d: %10llu positions (%s) in %7.2f s, %s pos/s\n", level,
+                (unsigned long long)entries, e, secs, r);
+    else
+        fprintf(stderr, "level %3d: present, %llu positions (checked)\n", level,
+                (unsigned long long)entries);
+}
+
+static int tables_build(int argc, char **argv)
+{
+    struct topts o;
+    int r = parse("tables build", argc, argv, &o, false);
+    if (r)
+        return r == 1 ? CLI_OK : r;
+    if (o.pos)
+        return cli_bad("tables build", "unexpected argument '%s'", o.pos);
+    if (o.seeds < 0)
+        return cli_bad("tables build", "--seeds N is required (build levels 0..N)");
+    if (o.seeds > TB_MAX_LEVEL)
+        return cli_bad("tables build",
+                       "--seeds %ld: levels go up to %d (values are signed bytes, |V| <= n)",
+                       o.seeds, TB_MAX_LEVEL);
+    struct ruleset rs;
+    if (setup_rules("tables build", &o, &rs))
+        return CLI_BAD;
+    struct bar b = {(int)o.seeds, isatty(2), util_now(), -1};
+    struct tb_build_opts opt = {(int)o.threads, o.memory, &g_stop, on_progress, on_level, &b};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    char err[512];
+    double t0 = util_now();
+    r = tb_build(&rs, o.dir, (int)o.seeds, &opt, err, sizeof err);
+    if (b.tty)
+        fputs("\r\033[K", stderr);
+    if (r == TB_INTERRUPTED || g_stop) {
+        fprintf(stderr, "sow tables build: interrupted; complete levels are kept, rerun to resume\n");
+        return CLI_INTERRUPTED;
+    }
+    if (r < 0) {
+        fprintf(stderr, "sow tables build: %s\n", err);
+        return strstr(err, "memory limit") || strstr(err, "--seeds") || strstr(err, "damaged") ||
+                       strstr(err, "foreign") || strstr(err, "truncated") || strstr(err, "not a sow")
+                   ? CLI_BAD
+                   : CLI_FAIL;
+    }
+    printf("%s 2x%d levels 0..%ld in %s: done in %.2f s\n", rs.name, rs.pits, o.seeds, o.dir,
+           util_now() - t0);
+    return CLI_OK;
+}
+
+/* ---- info ------------------------------------------------------------------ */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names of the table files (and leftovers) in dir. */
+static char **list_dir(const char *dir, int *count)
+{
+    DIR *d = opendir(dir);
+    *count = 0;
+    if (!d)
+        return NULL;
+    char **v = NULL;
+    int cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        bool tb = l > 6 && strcmp(e->d_name + l - 6, ".sowtb") == 0;
+        bool tmp = l > 10 && strcmp(e->d_name + l - 10, ".sowtb.tmp") == 0;
+        if (!tb && !tmp)
+            continue;
+        if (*count == cap) {
+            cap = cap ? 2 * cap : 64;
+            v = realloc(v, (size_t)cap * sizeof *v);
+        }
+        v[(*count)++] = strdup(e->d_name);
+    }
+    closedir(d);
+    if (v)
+        qsort(v, (size_t)*count, sizeof *v, cmp_str);
+    return v;
+}
+
+static int tables_info(int argc, char **argv)
+{
+    struct topts o;
+    int r = parse("tables info", argc, argv, &o, true);
+    if (r)
+        return r == 1 ? CLI_OK : r;
+    int count;
+    char **names = list_dir(o.dir, &count);
+    if (!count) {
+        printf("%s: no table files\n", o.dir);
+        return CLI_OK;
+    }
+    int bad = 0;
+    double total = 0;
+    printf("%-28s %-12s %-6s %5s %14s %14s  %-16s %s\n", "file", "rules", "board", "level",
+           "entries", "bytes", "xxh3-64", "status");
+    for (int i = 0; i < count; i++) {
+        char path[4200], err[512];
+        snprintf(path, sizeof path, "%s/%s", o.dir, names[i]);
+        size_t l = strlen(names[i]);
+        if (strcmp(names[i] + l - 4, ".tmp") == 0) {
+            printf("%-28s incomplete build leftover (ignored, replaced by the next build)\n",
+                   names[i]);
+            free(names[i]);
+            continue;
+        }
+        struct tb_header h;
+        if (tb_file_load(path, NULL, 0, &h, NULL, NULL, NULL, err, sizeof err) < 0) {
+            printf("%-28s BAD: %s\n", names[i], err);
+            bad++;
+        } else {
+            char board[16];
+            snprintf(board, sizeof board, "2x%u", h.pits);
+            printf("%-28s %-12s %-6s %5u %14llu %14llu  %016llx ok\n", names[i], h.rules, board,
+                   h.level, (unsigned long long)h.entries,
+                   (unsigned long long)(h.entries + TB_HEADER_SIZE), (unsigned long long)h.checksum);
+            total += (double)(h.entries + TB_HEADER_SIZE);
+        }
+        free(names[i]);
+    }
+    free(names);
+    printf("total %.0f bytes in %d files%s\n", total, count, bad ? ", some damaged" : "");
+    return bad ? CLI_BAD : CLI_OK;
+}
+
+/* ---- stats ----------------------------------------------------------------- */
+
+static int tables_stats(int argc, char **argv)
+{
+    struct topts o;
+    int r = parse("tables stats", argc, argv, &o, false);
+    if (r)
+        return r == 1 ? CLI_OK : r;
+    if (o.pos)
+        return cli_bad("tables stats", "unexpected argument '%s'", o.pos);
+    if (o.seeds < 0)
+        return cli_bad("tables stats", "--seeds n is required (the level)");
+    if (o.seeds > TB_MAX_LEVEL)
+        return cli_bad("tables stats", "--seeds %ld: levels go up to %d", o.seeds, TB_MAX_LEVEL);
+    struct ruleset rs;
+    if (setup_rules("tables stats", &o, &rs))
+        return CLI_BAD;
+    int n = (int)o.seeds;
+    char path[4200], err[512];
+    tb_file_name(o.dir, rs.name, rs.pits, n, path, sizeof path);
+    if (access(path, F_OK) != 0) {
+        fprintf(stderr, "sow tables stats: %s: level %d not built (sow tables build --rules %s "
+                        "--pits %d --seeds %d)\n", path, n, rs.name, rs.pits, n);
+        return CLI_FAIL;
+    }
+    struct tb_header h;
+    const int8_t *v;
+    void *map;
+    size_t maplen;
+    if (tb_file_load(path, &rs, n, &h, &v, &map, &maplen, err, sizeof err) < 0)
+        return cli_bad("tables stats", "%s", err);
+    int states = (int)h.states;
+    uint64_t per = h.entries / (uint64_t)states;
+    uint64_t hist[4][2 * TB_MAX_LEVEL + 1];
+    memset(hist, 0, sizeof hist);
+    for (uint64_t i = 0; i < h.entries; i++) {
+        int s = (int)(i / per);
+        hist[s][v[i] + TB_MAX_LEVEL]++;
+        hist[3][v[i] + TB_MAX_LEVEL]++;
+    }
+    tb_file_unmap(map, maplen);
+    static const char *const sname[3] = {"nobody captured yet", "mover captured last",
+                                         "opponent captured last"};
+    /* JSON and single-state rule sets: the whole level; darra also per state. */
+    for (int s = (states == 1 || o.json ? 3 : 0); s <= 3; s++) {
+        uint64_t pos = 0, neg = 0, zero = 0, tot = 0;
+        for (int x = -n; x <= n; x++) {
+            uint64_t c = hist[s][x + TB_MAX_LEVEL];
+            tot += c;
+            if (x > 0)
+                pos += c;
+            else if (x < 0)
+                neg += c;
+            else
+                zero += c;
+        }
+        if (o.json) {
+            printf("{\"positions\":%llu,\"positive\":%llu,\"zero\":%llu,\"negative\":%llu,"
+                   "\"histogram\":{",
+                   (unsigned long long)tot, (unsigned long long)pos, (unsigned long long)zero,
+                   (unsigned long long)neg);
+            for (int x = -n; x <= n; x++)
+                printf("%s\"%d\":%llu", x == -n ? "" : ",", x,
+                       (unsigned long long)hist[s][x + TB_MAX_LEVEL]);
+            printf("}}\n");
+            continue;
+        }
+        if (s == 3)
+            printf("%s 2x%d level %d%s: %llu positions\n", rs.name, rs.pits, n,
+                   states > 1 ? ", all states" : "", (unsigned long long)tot);
+        else
+            printf("%s 2x%d level %d, state: %s: %llu positions\n", rs.name, rs.pits, n, sname[s],
+                   (unsigned long long)tot);
+        printf("  value > 0 (mover ahead)  %llu\n  value = 0               %llu\n"
+               "  value < 0 (mover behind) %llu\n  histogram:",
+               (unsigned long long)pos, (unsigned long long)zero, (unsigned long long)neg);
+        for (int x = -n; x <= n; x++)
+            if (hist[s][x + TB_MAX_LEVEL])
+                printf(" %d:%llu", x, (unsigned long long)hist[s][x + TB_MAX_LEVEL]);
+        printf("\n");
+    }
+    return CLI_OK;
+}
+
+/* ---- verify ---------------------------------------------------------------- */
+
+static int tables_verify(int argc, char **argv)
+{
+    struct topts o;
+    int r = parse("tables verify", argc, argv, &o, true);
+    if (r)
+        return r == 1 ? CLI_OK : r;
+    int count;
+    char **names = list_dir(o.dir, &count);
+    if (!count) {
+        printf("%s: no table files\n", o.dir);
+        return CLI_OK;
+    }
+    int rc = CLI_OK;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    /* Group the files by rule set and board; check each group's levels in order. */
+    char done[256][40];
+    int ndone = 0;
+    for (int i = 0; i < count && !g_stop; i++) {
+        char path[4200], err[512];
+        snprintf(path, sizeof path, "%s/%s", o.dir, names[i]);
+        if (strstr(names[i], ".tmp"))
+            continue;
+        struct tb_header h;
+        if (tb_file_load(path, NULL, 0, &h, NULL, NULL, NULL, err, sizeof err) < 0) {
+            printf("BAD  %s\n", err);
+            rc = CLI_BAD;
+            continue;
+        }
+        char key[40];
+        snprintf(key, sizeof key, "%s-%u", h.rules, h.pits);
+        bool seen = false;
+        for (int k = 0; k < ndone; k++)
+            seen |= strcmp(done[k], key) == 0;
+        if (seen || ndone == 256)
+            continue;
+        snprintf(done[ndone++], sizeof done[0], "%s", key);
+        struct ruleset rs;
+        rules_init(&rs, h.rules, (int)h.pits, 0, err, sizeof err);
+        struct tb_set *set = tb_open(&rs, o.dir, err, sizeof err);
+        if (!set) {
+            printf("BAD  %s\n", err);
+            rc = CLI_BAD;
+            continue;
+        }
+        int top = tb_max_level(set);
+        for (int n = top + 2; n <= TB_MAX_LEVEL; n++)
+            if (tb_level_values(set, n, NULL)) {
+                printf("BAD  %s 2x%d level %d: cannot be checked, level %d is missing\n", rs.name,
+                       rs.pits, n, top + 1);
+                rc = CLI_FAIL;
+            }
+        struct tb_build_opts opt = {(int)o.threads, 0, &g_stop, NULL, NULL, NULL};
+        for (int n = 0; n <= top && !g_stop; n++) {
+            double t0 = util_now();
+            int64_t bad = tb_verify_level(set, n, &opt, err, sizeof err);
+            if (bad == 0)
+                printf("ok   %s 2x%d level %d (%.2f s)\n", rs.name, rs.pits, n, util_now() - t0);
+            else {
+                printf("BAD  %s 2x%d %s\n", rs.name, rs.pits, err);
+                rc = CLI_FAIL;
+            }
+            fflush(stdout);
+        }
+        tb_close(set);
+    }
+    for (int i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+    if (g_stop) {
+        fprintf(stderr, "sow tables verify: interrupted\n");
+        return CLI_INTERRUPTED;
+    }
+    return rc;
+}
+
+/* ---- probe ----------------------------------------------------------------- */
+
+static int tables_probe(int argc, char **argv)
+{
+    struct topts o;
+    int r = parse("tables probe", argc, argv, &o, false);
+    if (r)
+        return r == 1 ? CLI_OK : r;
+    if (!o.pos)
+        return cli_bad("tables probe", "a position is required (see 'sow tables --help')");
+    struct cli_game g;
+    memset(&g, 0, sizeof g);
+    g.rules = o.rules;
+    g.seeds = -1;
+    g.pos = o.pos;
+    bool pits_given = false;
+    for (int i = 1; i < argc; i++)
+        pits_given |= strncmp(argv[i], "--pits", 6) == 0;
+    g.pits = pits_given ? o.pits : 0;
+    if (cli_game_setup("tables probe", &g))
+        return CLI_BAD;
+    char err[512];
+    struct tb_set *set = tb_open(&g.rs, o.dir, err, sizeof err);
+    if (!set)
+        return cli_bad("tables probe", "%s", err);
+    char buf[SOW_POS_MAXLEN];
+    pos_format(&g.rs, &g.p, buf, sizeof buf);
+    int n = rules_board_seeds(&g.rs, &g.p), v;
+    if (!tb_probe(set, &g.p, &v)) {
+        tb_close(set);
+        if (g.rs.family == SOW_JERIN && g.p.state == SOW_STATE_OPEN)
+            fprintf(stderr, "sow tables probe: jerin positions with the opening move due are not "
+                            "in the tables\n");
+        else
+            fprintf(stderr, "sow tables probe: level %d of %s 2x%d is not in %s (sow tables build "
+                            "--rules %s --pits %d --seeds %d)\n",
+                    n, g.rs.name, g.rs.pits, o.dir, g.rs.name, g.rs.pits, n);
+        return CLI_FAIL;
+    }
+    printf("position %s\nrules    %s 2x%d, %d seeds on the board\nvalue    %+d (net seeds the "
+           "player to move captures from here on)\n",
+           buf, g.rs.name, g.rs.pits, n, v);
+    struct sow_movelist ml;
+    rules_generate(&g.rs, &g.p, &ml);
+    int me = g.p.side;
+    if (ml.n == 0) {
+        printf("game over (%s): settlement %d-%d\n", rules_end_name(ml.end), ml.settle[0],
+               ml.settle[1]);
+    } else {
+        printf("%-8s %-9s %6s  %s\n", "move", "captured", "value", "result");
+        for (int k = 0; k < ml.n; k++) {
+            const struct sow_child *c = &ml.c[k];
+            char mv[SOW_MOVE_MAXLEN], cb[SOW_POS_MAXLEN];
+            move_format(&g.rs, me, c->move, mv, sizeof mv);
+            pos_format(&g.rs, &c->pos, cb, sizeof cb);
+            int cv;
+            int d = c->captured[me] - c->captured[!me];
+            if (tb_probe(set, &c->pos, &cv))
+                printf("%-8s %3d-%-5d %+6d  %s\n", mv, c->captured[0], c->captured[1], d - cv, cb);
+            else
+                printf("%-8s %3d-%-5d %6s  %s\n", mv, c->captured[0], c->captured[1], "?", cb);
+        }
+        printf("(a move's value: its captures, net, minus the value of the result for the\n"
+               " opponent; where cycles matter the position's value may differ from the best\n"
+               " move's, see docs/tables.md)\n");
+    }
+    tb_close(set);
+    return CLI_OK;
+}
+
+int cmd_tables(int argc, char **argv)
+{
+    if (argc < 2 || cli_is_help(argv[1])) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? CLI_BAD : CLI_OK;
+    }
+    const char *s = argv[1];
+    if (strcmp(s, "build") == 0)
+        return tables_build(argc - 1, argv + 1);
+    if (strcmp(s, "info") == 0)
+        return tables_info(argc - 1, argv + 1);
+    if (strcmp(s, "stats") == 0)
+        return tables_stats(argc - 1, argv + 1);
+    if (strcmp(s, "verify") == 0)
+        return tables_verify(argc - 1, argv + 1);
+    if (strcmp(s, "probe") == 0)
+        return tables_probe(argc - 1, argv + 1);
+    return cli_bad("tables", "unknown subcommand '%s' (see 'sow tables --help')", s);
+}

@@ -1,0 +1,341 @@
+/* Endgame tables: level files (write, load, check) and loaded sets (probe).
+ * The format is the contract: docs/tables.md "File format". */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "sow/tables.h"
+#include "tables_internal.h"
+
+static const char MAGIC[8] = {'S', 'O', 'W', 'T', 'B', 'L', '\r', '\n'};
+
+/* Header byte offsets (little-endian fields). */
+enum {
+    H_MAGIC = 0,      /* 8 bytes */
+    H_VERSION = 8,    /* u32 */
+    H_HSIZE = 12,     /* u32, 128 */
+    H_RULES = 16,     /* 24 bytes, NUL-padded */
+    H_PITS = 40,      /* u32 */
+    H_LEVEL = 44,     /* u32 */
+    H_SCHEME = 48,    /* u32 */
+    H_STATES = 52,    /* u32 */
+    H_ENTRIES = 56,   /* u64 */
+    H_ENCODING = 64,  /* u32 */
+    H_RESERVED = 68,  /* u32 0 */
+    H_CHECKSUM = 72,  /* u64 XXH3-64 of the payload */
+    H_PAYLOAD = 80,   /* u64 payload offset = 128 */
+    H_ZERO = 88,      /* 32 bytes 0 */
+    H_HCHECK = 120,   /* u64 XXH3-64 of bytes 0..119 */
+};
+_Static_assert(H_HCHECK + 8 == TB_HEADER_SIZE, "header is 128 bytes");
+
+static void put32(uint8_t *b, uint32_t v) { memcpy(b, &v, 4); }
+static void put64(uint8_t *b, uint64_t v) { memcpy(b, &v, 8); }
+static uint32_t get32(const uint8_t *b) { uint32_t v; memcpy(&v, b, 4); return v; }
+static uint64_t get64(const uint8_t *b) { uint64_t v; memcpy(&v, b, 8); return v; }
+
+const char *tb_default_dir(void)
+{
+    const char *e = getenv("SOW_TABLES");
+    return e && *e ? e : "tables";
+}
+
+void tb_file_name(const char *dir, const char *rules, int pits, int level, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/%s-2x%d-%03d.sowtb", dir, rules, pits, level);
+}
+
+static int mkdir_p(const char *dir, char *err, int errlen)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", dir);
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
+                goto fail;
+            *p = '/';
+        }
+    if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
+        goto fail;
+    return 0;
+fail:
+    snprintf(err, (size_t)errlen, "cannot create directory %s: %s", tmp, strerror(errno));
+    return -1;
+}
+
+int tb_file_write(const char *dir, const struct ruleset *rs, int level, const int8_t *values,
+                  uint64_t entries, char *err, int errlen)
+{
+    if (mkdir_p(dir, err, errlen) < 0)
+        return -1;
+    char path[4096], tmp[4200];
+    tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    uint8_t h[TB_HEADER_SIZE];
+    memset(h, 0, sizeof h);
+    memcpy(h + H_MAGIC, MAGIC, 8);
+    put32(h + H_VERSION, TB_FORMAT_VERSION);
+    put32(h + H_HSIZE, TB_HEADER_SIZE);
+    snprintf((char *)h + H_RULES, 24, "%s", rs->name);
+    put32(h + H_PITS, (uint32_t)rs->pits);
+    put32(h + H_LEVEL, (uint32_t)level);
+    put32(h + H_SCHEME, TB_INDEX_SCHEME);
+    put32(h + H_STATES, rs->family == SOW_DARRA ? 3 : 1);
+    put64(h + H_ENTRIES, entries);
+    put32(h + H_ENCODING, TB_VALUE_INT8);
+    put64(h + H_CHECKSUM, XXH3_64bits(values, (size_t)entries));
+    put64(h + H_PAYLOAD, TB_HEADER_SIZE);
+    put64(h + H_HCHECK, XXH3_64bits(h, H_HCHECK));
+
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        snprintf(err, (size_t)errlen, "cannot create %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    const uint8_t *parts[2] = {h, (const uint8_t *)values};
+    size_t sizes[2] = {TB_HEADER_SIZE, (size_t)entries};
+    for (int k = 0; k < 2; k++) {
+        size_t off = 0;
+        while (off < sizes[k]) {
+            size_t chunk = sizes[k] - off > (1u << 30) ? (1u << 30) : sizes[k] - off;
+            ssize_t w = write(fd, parts[k] + off, chunk);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                snprintf(err, (size_t)errlen, "writing %s: %s", tmp,
+                         w < 0 ? strerror(errno) : "short write");
+                close(fd);
+                unlink(tmp);
+                return -1;
+            }
+            off += (size_t)w;
+        }
+    }
+    if (fsync(fd) < 0 || close(fd) < 0) {
+        snprintf(err, (size_t)errlen, "writing %s: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) < 0) {
+        snprintf(err, (size_t)errlen, "renaming %s: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        fsync(dfd); /* make the rename durable; best effort on odd file systems */
+        close(dfd);
+    }
+    return 0;
+}
+
+void tb_file_unmap(void *map, size_t maplen)
+{
+    if (map)
+        munmap(map, maplen);
+}
+
+int tb_file_load(const char *path, const struct ruleset *rs, int level, struct tb_header *out,
+                 const int8_t **values, void **mapout, size_t *maplen, char *err, int errlen)
+{
+#define BAD(...) do { snprintf(err, (size_t)errlen, __VA_ARGS__); goto fail; } while (0)
+    int fd = open(path, O_RDONLY);
+    void *map = NULL;
+    struct stat st;
+    size_t size = 0;
+    if (fd < 0) {
+        snprintf(err, (size_t)errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) < 0)
+        BAD("%s: cannot stat: %s", path, strerror(errno));
+    size = (size_t)st.st_size;
+    if (size < TB_HEADER_SIZE)
+        BAD("%s: truncated or not a table file (%zu bytes, header needs %d)", path, size,
+            TB_HEADER_SIZE);
+    map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        map = NULL;
+        BAD("%s: cannot map: %s", path, strerror(errno));
+    }
+    const uint8_t *h = map;
+    if (memcmp(h + H_MAGIC, MAGIC, 8) != 0)
+        BAD("%s: not a sow table file (bad magic)", path);
+    if (XXH3_64bits(h, H_HCHECK) != get64(h + H_HCHECK))
+        BAD("%s: header damaged (header checksum mismatch)", path);
+    struct tb_header hd;
+    memset(&hd, 0, sizeof hd);
+    hd.version = get32(h + H_VERSION);
+    if (hd.version != TB_FORMAT_VERSION)
+        BAD("%s: format version %u, this sow reads version %d", path, hd.version,
+            TB_FORMAT_VERSION);
+    if (get32(h + H_HSIZE) != TB_HEADER_SIZE || get64(h + H_PAYLOAD) != TB_HEADER_SIZE)
+        BAD("%s: unexpected header size", path);
+    memcpy(hd.rules, h + H_RULES, 24);
+    hd.rules[23] = 0;
+    hd.pits = get32(h + H_PITS);
+    hd.level = get32(h + H_LEVEL);
+    hd.index_scheme = get32(h + H_SCHEME);
+    hd.states = get32(h + H_STATES);
+    hd.entries = get64(h + H_ENTRIES);
+    hd.value_encoding = get32(h + H_ENCODING);
+    hd.checksum = get64(h + H_CHECKSUM);
+    if (hd.index_scheme != TB_INDEX_SCHEME)
+        BAD("%s: unknown index scheme %u", path, hd.index_scheme);
+    if (hd.value_encoding != TB_VALUE_INT8)
+        BAD("%s: unknown value encoding %u", path, hd.value_encoding);
+    struct ruleset frs;
+    char rerr[256];
+    if (hd.pits < 1 || hd.pits > SOW_MAX_PITS || hd.level > TB_MAX_LEVEL ||
+        rules_init(&frs, hd.rules, (int)hd.pits, 0, rerr, sizeof rerr) < 0 ||
+        strcmp(frs.name, hd.rules) != 0)
+        BAD("%s: header names an unknown table (rules '%s', 2x%u, level %u)", path, hd.rules,
+            hd.pits, hd.level);
+    if (rs && (strcmp(rs->name, hd.rules) != 0 || (int)hd.pits != rs->pits ||
+               (int)hd.level != level))
+        BAD("%s: foreign table: holds %s 2x%u level %u, expected %s 2x%d level %d", path,
+            hd.rules, hd.pits, hd.level, rs->name, rs->pits, level);
+    struct tb_index *ix = malloc(sizeof *ix);
+    if (!ix)
+        BAD("%s: out of memory", path);
+    tb_index_init(ix, &frs);
+    uint64_t want = tb_level_entries(ix, (int)hd.level);
+    uint32_t wstates = (uint32_t)ix->states;
+    free(ix);
+    if (hd.states != wstates || hd.entries != want)
+        BAD("%s: header says %llu entries x %u states, %s 2x%u level %u has %llu x %u", path,
+            (unsigned long long)hd.entries, hd.states, hd.rules, hd.pits, hd.level,
+            (unsigned long long)want, wstates);
+    if (size != TB_HEADER_SIZE + hd.entries)
+        BAD("%s: %s (%zu bytes, expected %llu)", path,
+            size < TB_HEADER_SIZE + hd.entries ? "truncated" : "trailing bytes", size,
+            (unsigned long long)(TB_HEADER_SIZE + hd.entries));
+    if (XXH3_64bits(h + TB_HEADER_SIZE, (size_t)hd.entries) != hd.checksum)
+        BAD("%s: payload damaged (checksum mismatch)", path);
+    close(fd);
+    *out = hd;
+    if (values) {
+        *values = (const int8_t *)(h + TB_HEADER_SIZE);
+        *mapout = map;
+        *maplen = size;
+    } else {
+        munmap(map, size);
+    }
+    return 0;
+fail:
+    if (map)
+        munmap(map, size);
+    close(fd);
+    return -1;
+#undef BAD
+}
+
+/* ---- sets ---------------------------------------------------------------- */
+
+struct tb_set *tb_set_new(const struct ruleset *rs, const char *dir)
+{
+    struct tb_set *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->rs = *rs;
+    snprintf(s->dir, sizeof s->dir, "%s", dir);
+    tb_index_init(&s->ix, rs);
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        s->boards[n] = tb_level_boards(&s->ix, n);
+    return s;
+}
+
+int tb_set_load_level(struct tb_set *s, int n, char *err, int errlen)
+{
+    char path[4096];
+    tb_file_name(s->dir, s->rs.name, s->rs.pits, n, path, sizeof path);
+    struct tb_header h;
+    struct tb_level *lv = &s->lv[n];
+    if (lv->v)
+        return 0;
+    if (tb_file_load(path, &s->rs, n, &h, &lv->v, &lv->map, &lv->maplen, err, errlen) < 0)
+        return -1;
+    lv->entries = h.entries;
+    lv->checksum = h.checksum;
+    return 0;
+}
+
+void tb_set_put_level(struct tb_set *s, int n, const int8_t *v, uint64_t entries)
+{
+    s->lv[n].v = v;
+    s->lv[n].entries = entries;
+}
+
+struct tb_set *tb_open(const struct ruleset *rs, const char *dir, char *err, int errlen)
+{
+    struct tb_set *s = tb_set_new(rs, dir);
+    if (!s) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        return NULL;
+    }
+    for (int n = 0; n <= TB_MAX_LEVEL; n++) {
+        char path[4096];
+        tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
+        if (access(path, F_OK) != 0)
+            continue;
+        if (tb_set_load_level(s, n, err, errlen) < 0) {
+            tb_close(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+void tb_close(struct tb_set *s)
+{
+    if (!s)
+        return;
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        tb_file_unmap(s->lv[n].map, s->lv[n].maplen);
+    free(s);
+}
+
+int tb_max_level(const struct tb_set *s)
+{
+    int n = 0;
+    while (n <= TB_MAX_LEVEL && s->lv[n].v)
+        n++;
+    return n - 1;
+}
+
+bool tb_probe(const struct tb_set *s, const sow_position *p, int *value)
+{
+    int st = tb_rel_state(&s->ix, p);
+    if (st < 0)
+        return false;
+    int n = board_sum_range(&p->board, 0, s->ix.holes);
+    if (n > TB_MAX_LEVEL || !s->lv[n].v)
+        return false;
+    uint64_t idx = (uint64_t)st * s->boards[n] + tb_rank_side(&s->ix, p->board.h, p->side);
+    *value = s->lv[n].v[idx];
+    return true;
+}
+
+const int8_t *tb_level_values(const struct tb_set *s, int n, uint64_t *entries)
+{
+    if (n < 0 || n > TB_MAX_LEVEL || !s->lv[n].v)
+        return NULL;
+    if (entries)
+        *entries = s->lv[n].entries;
+    return s->lv[n].v;
+}
+
+const struct tb_index *tb_set_index(const struct tb_set *s)
+{
+    return &s->ix;
+}

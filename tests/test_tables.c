@@ -1,0 +1,413 @@
+/* Endgame tables: index, retrograde values against the reference
+ * (tests/ref/ref_retro.c), files, interrupted builds, verification. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ref_retro.h"
+#include "sow/tables.h"
+
+static void tmpdir(char *buf)
+{
+    strcpy(buf, "/tmp/sow-test-tables-XXXXXX");
+    cr_assert(mkdtemp(buf) != NULL);
+}
+
+static void rmdir_all(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[4200];
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    rmdir(dir);
+}
+
+static struct ruleset rules(const char *name, int pits)
+{
+    struct ruleset rs;
+    char err[256];
+    cr_assert_eq(rules_init(&rs, name, pits, 0, err, sizeof err), 0, "%s", err);
+    return rs;
+}
+
+/* ---- index ---------------------------------------------------------------- */
+
+static void check_index(const char *name, int pits, int n)
+{
+    struct ruleset rs = rules(name, pits);
+    struct tb_index *ix = malloc(sizeof *ix);
+    tb_index_init(ix, &rs);
+    uint64_t B = tb_level_boards(ix, n);
+    uint8_t h[SOW_MAX_HOLES], g[SOW_MAX_HOLES];
+    tb_unrank(ix, n, 0, h);
+    for (uint64_t r = 0; r < B; r++) {
+        tb_unrank(ix, n, r, g);
+        cr_assert(memcmp(g, h, (size_t)ix->holes) == 0, "%s 2x%d n=%d: next/unrank differ at %llu",
+                  name, pits, n, (unsigned long long)r);
+        int s = 0;
+        for (int i = 0; i < ix->holes; i++)
+            s += g[i];
+        cr_assert_eq(s, n);
+        cr_assert_eq(tb_rank(ix, g), r, "rank(unrank(%llu))", (unsigned long long)r);
+        bool more = tb_index_next(ix, h);
+        cr_assert_eq(more, r + 1 < B);
+    }
+    /* Whole entries, both sides to move, every state. */
+    uint64_t E = tb_level_entries(ix, n);
+    for (uint64_t idx = 0; idx < E; idx += 1 + E / 5000) {
+        sow_position p, q;
+        tb_position_of(ix, n, idx, &p);
+        int lv;
+        uint64_t got;
+        cr_assert(tb_index_of(ix, &p, &lv, &got));
+        cr_assert_eq(lv, n);
+        cr_assert_eq(got, idx);
+        q = p;
+        q.board = board_flip(&p.board, pits);
+        q.side = SOW_B;
+        if (p.state == SOW_STATE_A || p.state == SOW_STATE_B)
+            q.state = p.state == SOW_STATE_A ? SOW_STATE_B : SOW_STATE_A;
+        cr_assert(tb_index_of(ix, &q, &lv, &got));
+        cr_assert_eq(got, idx, "side B twin of entry %llu", (unsigned long long)idx);
+    }
+    free(ix);
+}
+
+Test(tables, rank_unrank_inverse_whole_levels)
+{
+    check_index("oware", 6, 8);
+    check_index("oware", 6, 1);
+    check_index("oware", 6, 0);
+    check_index("darra", 6, 6);
+    check_index("awari", 3, 18);
+    check_index("jodu", 2, 30);
+    check_index("odu", 1, 20);
+    check_index("oware", 18, 2);
+    check_index("oware", 4, 12);
+}
+
+Test(tables, level_sizes)
+{
+    struct ruleset rs = rules("oware", 6);
+    struct tb_index ix;
+    tb_index_init(&ix, &rs);
+    cr_assert_eq(tb_level_entries(&ix, 20), 84672315ULL);
+    uint64_t sum = 0;
+    for (int n = 0; n <= 20; n++)
+        sum += tb_level_entries(&ix, n);
+    cr_assert_eq(sum, 225792840ULL);
+    struct ruleset rd = rules("darra", 6);
+    tb_index_init(&ix, &rd);
+    cr_assert_eq(tb_level_entries(&ix, 4), 3 * 1365ULL);
+    /* The worked example of sow/tables.h. */
+    struct ruleset r2 = rules("oware", 2);
+    tb_index_init(&ix, &r2);
+    uint8_t h[4] = {1, 0, 2, 0};
+    cr_assert_eq(tb_rank(&ix, h), 12);
+    cr_assert_eq(tb_level_boards(&ix, 3), 20);
+}
+
+/* ---- values against the reference ----------------------------------------- */
+
+static void flip_ref(const struct ref_pos *p, struct ref_pos *q)
+{
+    *q = *p;
+    int N = p->pits;
+    for (int i = 0; i < 2 * N; i++)
+        q->hole[i] = p->hole[(i + N) % (2 * N)];
+    q->side = 1 - p->side;
+    if (p->state == SOW_STATE_A || p->state == SOW_STATE_B)
+        q->state = p->state == SOW_STATE_A ? SOW_STATE_B : SOW_STATE_A;
+}
+
+static void check_against_ref(const char *name, int pits, int max_level)
+{
+    struct ruleset rs = rules(name, pits);
+    char dir[64], err[512];
+    tmpdir(dir);
+    struct tb_build_opts opt = {2, 0, NULL, NULL, NULL, NULL};
+    cr_assert_eq(tb_build(&rs, dir, max_level, &opt, err, sizeof err), 0, "%s", err);
+    struct tb_set *set = tb_open(&rs, dir, err, sizeof err);
+    cr_assert(set, "%s", err);
+    cr_assert_eq(tb_max_level(set), max_level);
+    struct ref_retro *ref = ref_retro_solve(rs.family, pits, max_level);
+    cr_assert(ref);
+    const struct tb_index *ix = tb_set_index(set);
+    for (int n = 0; n <= max_level; n++) {
+        uint64_t E = tb_level_entries(ix, n);
+        cr_assert_eq((uint64_t)ref_retro_count(ref, n), E, "%s 2x%d level %d: entry count", name,
+                     pits, n);
+        int8_t *v = malloc(E), *lohi = malloc(2 * E);
+        cr_assert_eq(tb_solve_level(&rs, set, n, v, lohi, &opt, err, sizeof err), 0, "%s", err);
+        for (int i = 0; i < (int)E; i++) {
+            struct ref_pos rp, fp;
+            int val, lo, hi, got, lv;
+            uint64_t idx;
+            ref_retro_get(ref, n, i, &rp, &val, &lo, &hi);
+            sow_position sp;
+            ref_to_sow(&rp, &sp);
+            cr_assert(tb_probe(set, &sp, &got));
+            cr_assert(tb_index_of(ix, &sp, &lv, &idx));
+            cr_assert(got == val && lohi[2 * idx] == lo && lohi[2 * idx + 1] == hi,
+                      "%s 2x%d level %d entry %llu: tables %d [%d,%d], reference %d [%d,%d]", name,
+                      pits, n, (unsigned long long)idx, got, lohi[2 * idx], lohi[2 * idx + 1], val,
+                      lo, hi);
+            cr_assert_eq(v[idx], got);
+            flip_ref(&rp, &fp);
+            ref_to_sow(&fp, &sp);
+            cr_assert(tb_probe(set, &sp, &got));
+            cr_assert_eq(got, val, "side-B twin");
+        }
+        free(v);
+        free(lohi);
+    }
+    ref_retro_free(ref);
+    tb_close(set);
+    rmdir_all(dir);
+}
+
+#define RULE_TESTS(id, name)                                                                   \
+    Test(tables_ref, id##_2x6_to_8) { check_against_ref(name, 6, 8); }                         \
+    Test(tables_ref, id##_2x2_whole_game) { check_against_ref(name, 2, 16); }                  \
+    Test(tables_ref, id##_2x3_whole_game_3_per_hole) { check_against_ref(name, 3, 18); }
+
+RULE_TESTS(oware, "oware")
+RULE_TESTS(awari, "awari")
+RULE_TESTS(jodu, "jodu")
+RULE_TESTS(jodu_ibadan, "jodu-ibadan")
+RULE_TESTS(jodu_starve, "jodu-starve")
+RULE_TESTS(odu, "odu")
+RULE_TESTS(jerin, "jerin")
+RULE_TESTS(darra, "darra")
+
+/* ---- files ------------------------------------------------------------------ */
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+    cr_assert(a && b);
+    int c;
+    while ((c = fgetc(a)) != EOF)
+        fputc(c, b);
+    fclose(a);
+    fclose(b);
+}
+
+static void poke(const char *path, long off, int xor)
+{
+    FILE *f = fopen(path, "r+b");
+    cr_assert(f);
+    fseek(f, off, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, off, SEEK_SET);
+    fputc(c ^ xor, f);
+    fclose(f);
+}
+
+static void expect_rejected(const struct ruleset *rs, const char *dir, const char *what)
+{
+    char err[512] = "";
+    struct tb_set *s = tb_open(rs, dir, err, sizeof err);
+    cr_assert_null(s, "damaged set accepted (%s)", what);
+    cr_assert(strstr(err, what), "error '%s' does not say '%s'", err, what);
+    cr_assert(!strchr(err, '\n'), "one-line error");
+}
+
+Test(tables, damaged_truncated_foreign_files_rejected)
+{
+    struct ruleset rs = rules("oware", 2), ra = rules("awari", 2);
+    char dir[64], other[64], err[512], path[4200], apath[4200], save[4200];
+    tmpdir(dir);
+    tmpdir(other);
+    struct tb_build_opts opt = {1, 0, NULL, NULL, NULL, NULL};
+    cr_assert_eq(tb_build(&rs, dir, 6, &opt, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_build(&ra, other, 6, &opt, err, sizeof err), 0, "%s", err);
+    struct tb_set *s = tb_open(&rs, dir, err, sizeof err);
+    cr_assert(s, "%s", err);
+    cr_assert_eq(tb_max_level(s), 6);
+    tb_close(s);
+    tb_file_name(dir, rs.name, 2, 5, path, sizeof path);
+    snprintf(save, sizeof save, "%s/save", other);
+    copy_file(path, save);
+
+    poke(path, TB_HEADER_SIZE + 17, 0x01); /* payload bit flip */
+    expect_rejected(&rs, dir, "checksum");
+    copy_file(save, path);
+    poke(path, 44, 0x02); /* level field: header checksum */
+    expect_rejected(&rs, dir, "header");
+    copy_file(save, path);
+    poke(path, 0, 0x20); /* magic */
+    expect_rejected(&rs, dir, "magic");
+    copy_file(save, path);
+    cr_assert_eq(truncate(path, TB_HEADER_SIZE + 10), 0);
+    expect_rejected(&rs, dir, "truncated");
+    cr_assert_eq(truncate(path, 50), 0);
+    expect_rejected(&rs, dir, "truncated");
+    /* An awari level under an oware name, a level under another level's name. */
+    tb_file_name(other, ra.name, 2, 5, apath, sizeof apath);
+    copy_file(apath, path);
+    expect_rejected(&rs, dir, "foreign");
+    tb_file_name(dir, rs.name, 2, 4, apath, sizeof apath);
+    copy_file(apath, path);
+    expect_rejected(&rs, dir, "foreign");
+    /* A good file again is accepted; a build over a damaged file refuses. */
+    copy_file(save, path);
+    s = tb_open(&rs, dir, err, sizeof err);
+    cr_assert(s, "%s", err);
+    tb_close(s);
+    poke(path, TB_HEADER_SIZE + 3, 0x40);
+    cr_assert_eq(tb_build(&rs, dir, 6, &opt, err, sizeof err), -1);
+    cr_assert(strstr(err, "checksum"), "%s", err);
+    rmdir_all(dir);
+    rmdir_all(other);
+}
+
+Test(tables, verify_detects_wrong_values)
+{
+    struct ruleset rs = rules("jodu", 2);
+    char dir[64], err[512];
+    tmpdir(dir);
+    struct tb_build_opts opt = {2, 0, NULL, NULL, NULL, NULL};
+    cr_assert_eq(tb_build(&rs, dir, 9, &opt, err, sizeof err), 0, "%s", err);
+    struct tb_set *s = tb_open(&rs, dir, err, sizeof err);
+    cr_assert(s, "%s", err);
+    for (int n = 0; n <= 9; n++)
+        cr_assert_eq(tb_verify_level(s, n, &opt, err, sizeof err), 0, "level %d: %s", n, err);
+    uint64_t E;
+    const int8_t *v = tb_level_values(s, 7, &E);
+    int8_t *w = malloc(E);
+    memcpy(w, v, E);
+    w[E / 2] = (int8_t)(w[E / 2] == 7 ? 5 : w[E / 2] + 1); /* well-formed file, wrong value */
+    tb_close(s);
+    cr_assert_eq(tb_file_write(dir, &rs, 7, w, E, err, sizeof err), 0, "%s", err);
+    free(w);
+    s = tb_open(&rs, dir, err, sizeof err);
+    cr_assert(s, "%s", err);
+    cr_assert_gt(tb_verify_level(s, 7, &opt, err, sizeof err), 0);
+    cr_assert(strstr(err, "entry"), "%s", err);
+    tb_close(s);
+    rmdir_all(dir);
+}
+
+/* ---- interrupted builds ------------------------------------------------------- */
+
+static void die_mid_level(void *ctx, int level, uint64_t entries, double frac, const char *phase)
+{
+    (void)ctx;
+    (void)entries;
+    (void)phase;
+    if (level == 10 && frac > 0.3)
+        kill(getpid(), SIGKILL); /* as hard as a crash or `kill -9` */
+}
+
+static void compare_dirs(const struct ruleset *rs, const char *a, const char *b, int max)
+{
+    char err[512];
+    struct tb_set *x = tb_open(rs, a, err, sizeof err), *y = tb_open(rs, b, err, sizeof err);
+    cr_assert(x && y, "%s", err);
+    cr_assert_eq(tb_max_level(x), max);
+    cr_assert_eq(tb_max_level(y), max);
+    for (int n = 0; n <= max; n++) {
+        uint64_t e1, e2;
+        const int8_t *v1 = tb_level_values(x, n, &e1), *v2 = tb_level_values(y, n, &e2);
+        cr_assert(e1 == e2 && memcmp(v1, v2, e1) == 0, "level %d differs", n);
+    }
+    tb_close(x);
+    tb_close(y);
+}
+
+Test(tables, killed_build_leaves_complete_levels_and_resumes)
+{
+    struct ruleset rs = rules("oware", 6);
+    char dir[64], fresh[64], err[512], path[4200];
+    tmpdir(dir);
+    tmpdir(fresh);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        struct tb_build_opts opt = {1, 0, NULL, die_mid_level, NULL, NULL};
+        tb_build(&rs, dir, 11, &opt, err, sizeof err);
+        _exit(0); /* not reached if the hook fired */
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the child was not killed");
+    for (int n = 0; n <= 11; n++) {
+        tb_file_name(dir, rs.name, 6, n, path, sizeof path);
+        cr_assert_eq(access(path, F_OK) == 0, n < 10, "level %d present after the kill: %d", n,
+                     access(path, F_OK) == 0);
+    }
+    struct tb_set *s = tb_open(&rs, dir, err, sizeof err);
+    cr_assert(s, "%s", err);
+    cr_assert_eq(tb_max_level(s), 9);
+    tb_close(s);
+    struct tb_build_opts opt = {2, 0, NULL, NULL, NULL, NULL};
+    cr_assert_eq(tb_build(&rs, dir, 11, &opt, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_build(&rs, fresh, 11, &opt, err, sizeof err), 0, "%s", err);
+    compare_dirs(&rs, dir, fresh, 11);
+    rmdir_all(dir);
+    rmdir_all(fresh);
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void stop_mid_level(void *ctx, int level, uint64_t entries, double frac, const char *phase)
+{
+    (void)ctx;
+    (void)entries;
+    (void)phase;
+    if (level == 9 && frac > 0.2)
+        stop_flag = 1; /* what the Ctrl-C handler does */
+}
+
+Test(tables, interrupted_build_resumes)
+{
+    struct ruleset rs = rules("darra", 6);
+    char dir[64], fresh[64], err[512], path[4200];
+    tmpdir(dir);
+    tmpdir(fresh);
+    stop_flag = 0;
+    struct tb_build_opts opt = {2, 0, &stop_flag, stop_mid_level, NULL, NULL};
+    cr_assert_eq(tb_build(&rs, dir, 10, &opt, err, sizeof err), TB_INTERRUPTED);
+    tb_file_name(dir, rs.name, 6, 9, path, sizeof path);
+    cr_assert_neq(access(path, F_OK), 0, "interrupted level written");
+    stop_flag = 0;
+    struct tb_build_opts plain = {2, 0, NULL, NULL, NULL, NULL};
+    cr_assert_eq(tb_build(&rs, dir, 10, &plain, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_build(&rs, fresh, 10, &plain, err, sizeof err), 0, "%s", err);
+    compare_dirs(&rs, dir, fresh, 10);
+    rmdir_all(dir);
+    rmdir_all(fresh);
+}
+
+Test(tables, memory_limit_refuses_up_front)
+{
+    struct ruleset rs = rules("oware", 6);
+    char dir[64], err[512];
+    tmpdir(dir);
+    struct tb_build_opts opt = {1, 2e6, NULL, NULL, NULL, NULL};
+    cr_assert_eq(tb_build(&rs, dir, 12, &opt, err, sizeof err), -1);
+    cr_assert(strstr(err, "memory") && strstr(err, "fit"), "%s", err);
+    struct ruleset big = rules("oware", 6);
+    cr_assert_eq(tb_build(&big, dir, 128, &opt, err, sizeof err), -1);
+    cr_assert(strstr(err, "127"), "%s", err);
+    /* Nothing was built: the refusal comes before any work. */
+    struct tb_set *s = tb_open(&rs, dir, err, sizeof err);
+    cr_assert_eq(tb_max_level(s), -1);
+    tb_close(s);
+    rmdir_all(dir);
+}
