@@ -1,0 +1,539 @@
+/* sow variants: compare rule sets — the solved-start atlas and play statistics. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sow/search.h"
+#include "sow/tables.h"
+#include "sow/util.h"
+#include "sow/variants.h"
+
+static const char usage[] =
+    "usage: sow variants atlas [--rules R,...|all] [--pits LIST] [--seeds LIST] [--budget S]\n"
+    "                          [--csv FILE] [--threads T] [--hash MB] [--tables DIR]\n"
+    "                          [--no-tables] [--tb-entries N] [--max-total N] [--verbose]\n"
+    "       sow variants play  [--rules R,...|all] [--pits N] [--seeds S] [--games N]\n"
+    "                          [--seed X] [--engine-depth D] [--random-plies K]\n"
+    "                          [--threads T] [--csv FILE] [--lengths FILE]\n"
+    "\n"
+    "atlas: for every rule set, holes per side and starting seeds per hole, the exact\n"
+    "  value of the start for the first player, every first move achieving it, the\n"
+    "  length of the principal variation, nodes and time.  LIST: 3, 1-4, 1..4 or\n"
+    "  1,3,5-6.  Defaults: all rule sets, --pits 1-3, --seeds 1-4, --budget 10 s per\n"
+    "  instance, 1 thread, 64 MiB hash.  An instance not solved in the budget gets a\n"
+    "  bounded search (a quarter of the budget more) and is listed `open` with the\n"
+    "  bounds it proved.  Endgame tables: levels of at most --tb-entries positions\n"
+    "  (default 2000000) are built when missing into --tables DIR (default $SOW_TABLES\n"
+    "  or ./tables) and probed by the solver; --no-tables solves without them.\n"
+    "  --max-total N skips instances with more than N seeds on the board.\n"
+    "  CSV header: rules,pits,seeds,value,best,pv_length,nodes,time_ms,status\n"
+    "  (best moves joined by spaces; open rows: value LO..HI, best and pv_length '-').\n"
+    "\n"
+    "play: N games per rule set (default 1000) between random players and, with\n"
+    "  --engine-depth D > 0 (default 2), between two engines searching D plies\n"
+    "  (after K random opening plies, default 2, so the games differ).  First-player\n"
+    "  wins/draws/losses, game length (plies), branching, relay laps per move,\n"
+    "  never-ending moves per 1000 positions, seeds captured per move, and how games\n"
+    "  ended.  A game ends when the mover has no move, when a position repeats, or\n"
+    "  after " "2000" " plies (the cap, settled like a repetition).  Same --seed (default\n"
+    "  1) gives the same numbers with any --threads.  --csv: one row per rule set and\n"
+    "  player; --lengths: one row per game (rules,players,game,length,result,end).\n";
+
+_Static_assert(VAR_MOVE_CAP == 2000, "usage text states the move cap");
+
+static volatile sig_atomic_t g_stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* "3", "1-4", "1..4", "1,3,5-6" → sorted distinct values in [lo, hi]. */
+static int parse_list(const char *cmd, const char *name, const char *spec, int lo, int hi,
+                      int *out, int *count)
+{
+    bool seen[256] = {false};
+    char buf[128];
+    if (strlen(spec) >= sizeof buf || !*spec)
+        return cli_bad(cmd, "%s '%s': expected a number, a range A-B or a list", name, spec);
+    strcpy(buf, spec);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        long a, b;
+        char *dash = strstr(tok, "..");
+        int skip = 2;
+        if (!dash) {
+            dash = strchr(tok, '-');
+            skip = 1;
+        }
+        if (dash) {
+            *dash = 0;
+            if (util_parse_long(tok, lo, hi, &a) < 0 ||
+                util_parse_long(dash + skip, lo, hi, &b) < 0 || b < a)
+                return cli_bad(cmd, "%s '%s': ranges are A-B with %d <= A <= B <= %d", name,
+                               spec, lo, hi);
+        } else {
+            if (util_parse_long(tok, lo, hi, &a) < 0)
+                return cli_bad(cmd, "%s '%s': expected whole numbers in %d..%d", name, spec, lo,
+                               hi);
+            b = a;
+        }
+        for (long v = a; v <= b; v++)
+            seen[v] = true;
+    }
+    *count = 0;
+    for (int v = lo; v <= hi; v++)
+        if (seen[v])
+            out[(*count)++] = v;
+    return 0;
+}
+
+/* "all" or "oware,awari" → canonical names (validated). */
+static int parse_rules(const char *cmd, const char *spec, const char **out, int *count)
+{
+    *count = 0;
+    if (strcmp(spec, "all") == 0) {
+        for (int i = 0; sow_rule_names[i]; i++)
+            out[(*count)++] = sow_rule_names[i];
+        return 0;
+    }
+    char buf[256], err[256];
+    if (strlen(spec) >= sizeof buf || !*spec)
+        return cli_bad(cmd, "--rules '%s': expected names separated by commas, or all", spec);
+    strcpy(buf, spec);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        struct ruleset rs;
+        if (rules_init(&rs, tok, 1, 1, err, sizeof err) < 0)
+            return cli_bad(cmd, "%s", err);
+        bool dup = false;
+        for (int i = 0; i < *count; i++)
+            dup |= strcmp(out[i], rs.name) == 0;
+        if (!dup) {
+            if (*count >= SOW_FAMILY_COUNT)
+                return cli_bad(cmd, "--rules '%s': too many names", spec);
+            out[(*count)++] = rs.name; /* canonical names are static strings */
+        }
+    }
+    return 0;
+}
+
+/* Output file written to a temporary name and renamed when complete. */
+struct outfile {
+    FILE *f;
+    char path[4096], tmp[4200];
+};
+
+static int out_open(const char *cmd, struct outfile *o, const char *path)
+{
+    memset(o, 0, sizeof *o);
+    if (!path)
+        return 0;
+    if (strlen(path) >= sizeof o->path)
+        return cli_bad(cmd, "file name too long");
+    strcpy(o->path, path);
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid());
+    o->f = fopen(o->tmp, "w");
+    if (!o->f) {
+        fprintf(stderr, "sow %s: cannot write %s: %s\n", cmd, o->tmp, strerror(errno));
+        return CLI_FAIL;
+    }
+    return 0;
+}
+
+/* Commit (ok) or discard the file.  Returns 0 or CLI_FAIL. */
+static int out_close(const char *cmd, struct outfile *o, bool ok)
+{
+    if (!o->f)
+        return 0;
+    int bad = ferror(o->f);
+    bad |= fflush(o->f) != 0;
+    bad |= fsync(fileno(o->f)) != 0;
+    bad |= fclose(o->f) != 0;
+    o->f = NULL;
+    if (!ok || bad) {
+        unlink(o->tmp);
+        if (ok) {
+            fprintf(stderr, "sow %s: writing %s failed\n", cmd, o->tmp);
+            return CLI_FAIL;
+        }
+        return 0;
+    }
+    if (rename(o->tmp, o->path) != 0) {
+        fprintf(stderr, "sow %s: cannot rename %s to %s: %s\n", cmd, o->tmp, o->path,
+                strerror(errno));
+        unlink(o->tmp);
+        return CLI_FAIL;
+    }
+    return 0;
+}
+
+/* ---- atlas ---- */
+
+static void atlas_note(void *arg, const char *line)
+{
+    bool verbose = *(bool *)arg;
+    if (verbose || line[0] != ' ')
+        fprintf(stderr, "  %s\n", line);
+}
+
+static int cmd_atlas(int argc, char **argv)
+{
+    const char *cmd = "variants atlas";
+    const char *rules_spec = "all", *pits_spec = "1-3", *seeds_spec = "1-4", *csv = NULL;
+    const char *tables = tb_default_dir(), *v;
+    long threads = 1, hash = 64, tb_entries = 2000000, max_total = 255;
+    double budget = 10;
+    bool verbose = false;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            return CLI_OK;
+        }
+        if ((r = cli_opt(cmd, argc, argv, &i, "--rules", &rules_spec)) ||
+            (r = cli_opt(cmd, argc, argv, &i, "--pits", &pits_spec)) ||
+            (r = cli_opt(cmd, argc, argv, &i, "--seeds", &seeds_spec)) ||
+            (r = cli_opt(cmd, argc, argv, &i, "--csv", &csv)) ||
+            (r = cli_opt(cmd, argc, argv, &i, "--tables", &tables)) ||
+            (r = cli_opt_long(cmd, argc, argv, &i, "--threads", 1, 256, &threads)) ||
+            (r = cli_opt_long(cmd, argc, argv, &i, "--hash", 1, 1 << 20, &hash)) ||
+            (r = cli_opt_long(cmd, argc, argv, &i, "--tb-entries", 0, 4000000000L,
+                              &tb_entries)) ||
+            (r = cli_opt_long(cmd, argc, argv, &i, "--max-total", 0, 255, &max_total))) {
+            if (r < 0)
+                return CLI_BAD;
+            continue;
+        }
+        if ((r = cli_opt(cmd, argc, argv, &i, "--budget", &v)) != 0) {
+            char *end;
+            if (r < 0)
+                return CLI_BAD;
+            errno = 0;
+            budget = strtod(v, &end);
+            if (errno || *end || end == v || !(budget >= 0) || budget > 1e7)
+                return cli_bad(cmd, "--budget '%s': expected seconds (0 = no limit)", v);
+            continue;
+        }
+        if (strcmp(argv[i], "--no-tables") == 0) {
+            tables = NULL;
+            continue;
+        }
+        if (strcmp(argv[i], "--verbose") == 0) {
+            verbose = true;
+            continue;
+        }
+        if (argv[i][0] == '-')
+            return cli_unknown(cmd, argv[i]);
+        return cli_bad(cmd, "unexpected argument '%s'", argv[i]);
+    }
+    const char *rules[SOW_FAMILY_COUNT];
+    int nrules, pits[SOW_MAX_PITS], npits, seeds[256], nseeds;
+    if (parse_rules(cmd, rules_spec, rules, &nrules) ||
+        parse_list(cmd, "--pits", pits_spec, 1, SOW_MAX_PITS, pits, &npits) ||
+        parse_list(cmd, "--seeds", seeds_spec, 1, SOW_MAX_SEEDS, seeds, &nseeds))
+        return CLI_BAD;
+
+    struct outfile out;
+    int rc = out_open(cmd, &out, csv);
+    if (rc)
+        return rc;
+    if (out.f)
+        fprintf(out.f, "rules,pits,seeds,value,best,pv_length,nodes,time_ms,status\n");
+    catch_signals();
+
+    int total = nrules * npits * nseeds, k = 0, nexact = 0, nopen = 0, nskip = 0;
+    printf("%-12s %4s %5s %5s %9s %-18s %5s %14s %10s  %s\n", "rules", "pits", "seeds", "total",
+           "value", "best", "pv", "nodes", "time_ms", "status");
+    fflush(stdout);
+    bool failed = false;
+    for (int a = 0; a < nrules && !g_stop && !failed; a++)
+        for (int b = 0; b < npits && !g_stop && !failed; b++)
+            for (int c = 0; c < nseeds && !g_stop && !failed; c++) {
+                struct ruleset rs;
+                char err[256];
+                k++;
+                int n = 2 * pits[b] * seeds[c];
+                if (n > max_total || rules_init(&rs, rules[a], pits[b], seeds[c], err,
+                                                sizeof err) < 0) {
+                    nskip++;
+                    fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds: skipped (%s)\n", k, total,
+                            rules[a], pits[b], seeds[c],
+                            n > max_total ? "more than --max-total seeds" : err);
+                    continue;
+                }
+                fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds per hole (%d on the board)...\n", k,
+                        total, rs.name, pits[b], seeds[c], n);
+                struct var_atlas_opts ao = {0};
+                ao.threads = (int)threads;
+                ao.hash_mb = (unsigned)hash;
+                ao.budget = budget;
+                ao.tables_dir = tables;
+                ao.tb_build_entries = (uint64_t)tb_entries;
+                ao.stop = (volatile int *)&g_stop;
+                ao.progress = atlas_note;
+                ao.progress_arg = &verbose;
+                struct var_atlas_result r;
+                if (var_atlas_solve(&rs, &ao, &r, err, sizeof err) < 0) {
+                    if (!r.interrupted) {
+                        fprintf(stderr, "sow %s: %s 2x%d/%d: %s\n", cmd, rs.name, pits[b],
+                                seeds[c], err);
+                        failed = true;
+                    }
+                    break;
+                }
+                char val[32], pv[16];
+                if (r.exact) {
+                    snprintf(val, sizeof val, "%+d", r.value);
+                    if (r.over)
+                        snprintf(pv, sizeof pv, "0");
+                    else
+                        snprintf(pv, sizeof pv, "%d%s", r.pv_len,
+                                 r.pv_repeats                  ? "r"
+                                 : r.pv_len >= SEARCH_MAX_PV ? "+"
+                                                              : "");
+                    nexact++;
+                } else {
+                    snprintf(val, sizeof val, "%d..%d", r.lower, r.upper);
+                    snprintf(pv, sizeof pv, "-");
+                    nopen++;
+                }
+                long long ms = (long long)(r.seconds * 1000 + 0.5);
+                char csvpv[16];
+                snprintf(csvpv, sizeof csvpv, "%d", r.over ? 0 : r.pv_len);
+                if (!r.exact)
+                    strcpy(csvpv, "-");
+                printf("%-12s %4d %5d %5d %9s %-18s %5s %14llu %10lld  %s\n", rs.name, pits[b],
+                       seeds[c], n, val, r.best_str, pv, (unsigned long long)r.nodes, ms,
+                       r.exact ? "exact" : "open");
+                fflush(stdout);
+                if (out.f)
+                    fprintf(out.f, "%s,%d,%d,%s,%s,%s,%llu,%lld,%s\n", rs.name, pits[b],
+                            seeds[c], r.exact ? val + (val[0] == '+') : val,
+                            r.exact ? r.best_str : "-", csvpv, (unsigned long long)r.nodes, ms,
+                            r.exact ? "exact" : "open");
+            }
+    if (g_stop) {
+        out_close(cmd, &out, false);
+        fprintf(stderr, "sow %s: interrupted (no CSV written)\n", cmd);
+        return CLI_INTERRUPTED;
+    }
+    if (failed) {
+        out_close(cmd, &out, false);
+        return CLI_FAIL;
+    }
+    fprintf(stderr, "atlas: %d exact, %d open, %d skipped\n", nexact, nopen, nskip);
+    return out_close(cmd, &out, true);
+}
+
+/* ---- play ---- */
+
+struct play_progress {
+    const char *rules, *players;
+    double last;
+};
+
+static void play_note(void *arg, int done, int games)
+{
+    struct play_progress *pp = arg;
+    double now = util_now();
+    if (done == games || now - pp->last >= 0.5) {
+        pp->last = now;
+        fprintf(stderr, "\r%s %s: %d/%d games%s", pp->rules, pp->players, done, games,
+                done == games ? "\n" : "");
+    }
+}
+
+static void play_row(FILE *f, const char *rules, const char *players,
+                     const struct var_play_stats *s)
+{
+    double g = s->games;
+    fprintf(f, "%-12s %-10s %6d %5.1f %5.1f %5.1f %7.1f %6.1f %5d %5d %6.2f %6.2f %8.2f %6.3f",
+            rules, players, s->games, 100 * s->wins / g, 100 * s->draws / g,
+            100 * s->losses / g, s->len_mean, s->len_sd, s->len_min, s->len_max,
+            s->live_positions ? (double)s->moves_generated / (double)s->live_positions : 0,
+            s->moves_generated ? (double)s->pickups / (double)s->moves_generated : 0,
+            s->positions ? 1000.0 * (double)s->endless / (double)s->positions : 0,
+            s->plies ? (double)s->captured / (double)s->plies : 0);
+    for (int e = 1; e < VAR_END_COUNT; e++)
+        fprintf(f, " %6.1f", 100 * s->ends[e] / g);
+    fputc('\n', f);
+}
+
+static void play_csv(FILE *f, const char *rules, int pits, int seeds, const char *players,
+                     const struct var_play_stats *s)
+{
+    fprintf(f, "%s,%d,%d,%s,%d,%d,%d,%d,%.3f,%.3f,%d,%d,%.4f,%.4f,%.4f,%.4f", rules, pits,
+            seeds, players, s->games, s->wins, s->draws, s->losses, s->len_mean, s->len_sd,
+            s->len_min, s->len_max,
+            s->live_positions ? (double)s->moves_generated / (double)s->live_positions : 0,
+            s->moves_generated ? (double)s->pickups / (double)s->moves_generated : 0,
+            s->positions ? 1000.0 * (double)s->endless / (double)s->positions : 0,
+            s->plies ? (double)s->captured / (double)s->plies : 0);
+    for (int e = 1; e < VAR_END_COUNT; e++)
+        fprintf(f, ",%d", s->ends[e]);
+    fprintf(f, ",%.3f\n", s->seconds);
+}
+
+static int cmd_play_stats(int argc, char **argv)
+{
+    const char *cmd = "variants play";
+    const char *rules_spec = "all", *csv = NULL, *lengths = NULL;
+    long pits = 6, seeds = 4, games = 1000, seed = 1, depth = 2, rplies = 2, threads = 1;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            return CLI_OK;
+        }
+        if ((r = cli_opt(cmd, argc, argv, &i, "--rules", &rules_spec)) ||
+            (r = cli_opt(cmd, argc, argv, &i, "--csv", &csv)) ||
+            (r = cli_opt(cmd, argc, argv, &i, "--lengths", &lengths)) ||
+            (r = cli_opt_long(cmd, argc, argv, &i, "--pits", 1, SOW_MAX_PITS, &pits)) ||
+            (r = cli_opt_long(cmd, argc, argv, &i, "--seeds", 1, SOW_MAX_SEEDS, &seeds)) ||
+            (r = cli_opt_long(cmd, argc, argv, &i, "--games", 1, 100000000L, &games)) ||
+            (r = cli_opt_long(cmd, argc, argv, &i, "--seed", 0, 2147483647L, &seed)) ||
+            (r = cli_opt_long(cmd, argc, argv, &i, "--engine-depth", 0, 64, &depth)) ||
+            (r = cli_opt_long(cmd, argc, argv, &i, "--random-plies", 0, 1000, &rplies)) ||
+            (r = cli_opt_long(cmd, argc, argv, &i, "--threads", 1, 256, &threads))) {
+            if (r < 0)
+                return CLI_BAD;
+            continue;
+        }
+        if (argv[i][0] == '-')
+            return cli_unknown(cmd, argv[i]);
+        return cli_bad(cmd, "unexpected argument '%s'", argv[i]);
+    }
+    const char *rules[SOW_FAMILY_COUNT];
+    int nrules;
+    if (parse_rules(cmd, rules_spec, rules, &nrules))
+        return CLI_BAD;
+    struct ruleset rsets[SOW_FAMILY_COUNT];
+    for (int a = 0; a < nrules; a++) {
+        char err[256];
+        if (rules_init(&rsets[a], rules[a], (int)pits, (int)seeds, err, sizeof err) < 0)
+            return cli_bad(cmd, "%s", err);
+    }
+    struct outfile out, lout;
+    int rc = out_open(cmd, &out, csv);
+    if (rc)
+        return rc;
+    if ((rc = out_open(cmd, &lout, lengths))) {
+        out_close(cmd, &out, false);
+        return rc;
+    }
+    int *glen = lout.f ? malloc(sizeof *glen * (size_t)games) : NULL;
+    int8_t *gres = lout.f ? malloc((size_t)games) : NULL;
+    uint8_t *gend = lout.f ? malloc((size_t)games) : NULL;
+    if (lout.f && (!glen || !gres || !gend)) {
+        fprintf(stderr, "sow %s: out of memory\n", cmd);
+        rc = CLI_FAIL;
+        goto done;
+    }
+    if (out.f) {
+        fprintf(out.f, "rules,pits,seeds,players,games,wins,draws,losses,len_mean,len_sd,"
+                       "len_min,len_max,branching,laps_per_move,endless_per_1000,"
+                       "captured_per_move");
+        for (int e = 1; e < VAR_END_COUNT; e++)
+            fprintf(out.f, ",end_%s", var_end_name(e));
+        fprintf(out.f, ",seconds\n");
+    }
+    if (lout.f)
+        fprintf(lout.f, "rules,players,game,length,result,end\n");
+    catch_signals();
+    printf("2x%ld, %ld seeds per hole, %ld games each, seed %ld; W/D/L %% for the first "
+           "player; length in plies; endings in %% of games\n",
+           pits, seeds, games, seed);
+    printf("%-12s %-10s %6s %5s %5s %5s %7s %6s %5s %5s %6s %6s %8s %6s", "rules", "players",
+           "games", "W%", "D%", "L%", "len", "sd", "min", "max", "branch", "laps", "endl/1k",
+           "cap/mv");
+    for (int e = 1; e < VAR_END_COUNT; e++)
+        printf(" %6.6s", var_end_name(e));
+    printf("\n");
+    fflush(stdout);
+    for (int a = 0; a < nrules && !g_stop; a++) {
+        for (int kind = 0; kind < 2 && !g_stop; kind++) {
+            if (kind == 1 && depth <= 0)
+                break;
+            char players[32];
+            if (kind == 0)
+                snprintf(players, sizeof players, "random");
+            else
+                snprintf(players, sizeof players, "engine-d%ld", depth);
+            struct play_progress pp = {rsets[a].name, players, 0};
+            struct var_play_opts po = {0};
+            po.player = kind ? VAR_ENGINE : VAR_RANDOM;
+            po.games = (int)games;
+            po.seed = (uint64_t)seed;
+            po.engine_depth = (int)depth;
+            po.random_plies = (int)rplies;
+            po.hash_mb = 1;
+            po.threads = (int)threads;
+            po.stop = (volatile int *)&g_stop;
+            po.progress = play_note;
+            po.progress_arg = &pp;
+            po.game_len = glen;
+            po.game_result = gres;
+            po.game_end = gend;
+            struct var_play_stats st;
+            char err[256];
+            if (var_play(&rsets[a], &po, &st, err, sizeof err) < 0) {
+                if (g_stop)
+                    break;
+                fprintf(stderr, "sow %s: %s %s: %s\n", cmd, rsets[a].name, players, err);
+                rc = CLI_FAIL;
+                goto done;
+            }
+            play_row(stdout, rsets[a].name, players, &st);
+            fflush(stdout);
+            if (out.f)
+                play_csv(out.f, rsets[a].name, (int)pits, (int)seeds, players, &st);
+            if (lout.f)
+                for (long g = 0; g < games; g++)
+                    fprintf(lout.f, "%s,%s,%ld,%d,%d,%s\n", rsets[a].name, players, g, glen[g],
+                            gres[g], var_end_name(gend[g]));
+        }
+    }
+    if (g_stop) {
+        fprintf(stderr, "\nsow %s: interrupted (no CSV written)\n", cmd);
+        rc = CLI_INTERRUPTED;
+    }
+done:
+    free(glen);
+    free(gres);
+    free(gend);
+    {
+        int r1 = out_close(cmd, &out, rc == 0);
+        int r2 = out_close(cmd, &lout, rc == 0);
+        if (rc == 0)
+            rc = r1 ? r1 : r2;
+    }
+    return rc;
+}
+
+int cmd_variants(int argc, char **argv)
+{
+    if (argc < 2 || cli_is_help(argv[1])) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? CLI_BAD : CLI_OK;
+    }
+    if (strcmp(argv[1], "atlas") == 0)
+        return cmd_atlas(argc - 1, argv + 1);
+    if (strcmp(argv[1], "play") == 0)
+        return cmd_play_stats(argc - 1, argv + 1);
+    return cli_bad("variants", "unknown subcommand '%s' (atlas, play; see --help)", argv[1]);
+}

@@ -1,0 +1,332 @@
+/* The atlas: solve one start position within a time budget.
+ *
+ * Exact phase: search_solve in exact mode, stopped by a watchdog thread at the
+ * budget (search_opts.stop), then search_move_values to list every first move
+ * that achieves the value.  If the budget runs out first, a bounded phase
+ * (search_solve with a time limit: iterative deepening whose cut leaves fail
+ * the side trying to prove) reports the bounds it proved; the exact phase's
+ * work is lost for them except through the transposition table, which is why
+ * the bounded phase gets a quarter of the budget on top.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "sow/position.h"
+#include "sow/search.h"
+#include "sow/tables.h"
+#include "sow/util.h"
+#include "sow/variants.h"
+
+/* ---- watchdog: sets *flag at a deadline or when the user stops ---- */
+
+struct watchdog {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    volatile int flag;       /* the stop flag the solver watches */
+    volatile int *user;      /* user interrupt, may be NULL */
+    double deadline;         /* util_now() seconds, 0 = none */
+    bool quit, fired, running;
+};
+
+static void *watchdog_main(void *arg)
+{
+    struct watchdog *w = arg;
+    pthread_mutex_lock(&w->mu);
+    while (!w->quit) {
+        double now = util_now();
+        if ((w->deadline > 0 && now >= w->deadline) || (w->user && *w->user)) {
+            w->fired = true;
+            w->flag = 1;
+            break;
+        }
+        /* poll the user flag every 20 ms (it is set from a signal handler) */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        long ns = ts.tv_nsec + 20 * 1000000L;
+        ts.tv_sec += ns / 1000000000L;
+        ts.tv_nsec = ns % 1000000000L;
+        pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static int watchdog_start(struct watchdog *w, double seconds, volatile int *user)
+{
+    memset(w, 0, sizeof *w);
+    w->user = user;
+    w->deadline = seconds > 0 ? util_now() + seconds : 0;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    if (pthread_create(&w->th, NULL, watchdog_main, w) != 0)
+        return -1;
+    w->running = true;
+    return 0;
+}
+
+static void watchdog_stop(struct watchdog *w)
+{
+    if (w->running) {
+        pthread_mutex_lock(&w->mu);
+        w->quit = true;
+        pthread_cond_signal(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+        pthread_join(w->th, NULL);
+    }
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->cv);
+}
+
+static bool user_stopped(const struct var_atlas_opts *o)
+{
+    return o->stop && *o->stop;
+}
+
+static void note(const struct var_atlas_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note(const struct var_atlas_opts *o, const char *fmt, ...)
+{
+    if (!o->progress)
+        return;
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    o->progress(o->progress_arg, buf);
+}
+
+/* ---- tables ---- */
+
+struct tb_note {
+    const struct var_atlas_opts *o;
+    const char *rules;
+};
+
+static void tb_level_note(void *ctx, int level, uint64_t entries, double seconds, bool built)
+{
+    struct tb_note *t = ctx;
+    if (built)
+        note(t->o, "tables %s: level %d built (%llu positions, %.2f s)", t->rules, level,
+             (unsigned long long)entries, seconds);
+}
+
+/* Build the missing small levels (at most o->tb_build_entries each, never
+ * above the start's level) and load what is there.  NULL set on failure:
+ * the atlas then goes on without tables and says why. */
+static struct tb_set *tables_prepare(const struct ruleset *rs, const struct var_atlas_opts *o,
+                                     int total, struct var_atlas_result *r)
+{
+    char err[256];
+    if (!o->tables_dir)
+        return NULL;
+    if (o->tb_build_entries > 0) {
+        struct tb_index ix;
+        tb_index_init(&ix, rs);
+        int top = -1;
+        while (top + 1 <= total && top + 1 <= TB_MAX_LEVEL &&
+               tb_level_entries(&ix, top + 1) <= o->tb_build_entries)
+            top++;
+        if (top >= 0) {
+            struct tb_note tn = {o, rs->name};
+            struct tb_build_opts bo = {0};
+            bo.threads = o->threads;
+            bo.stop = (volatile sig_atomic_t *)o->stop;
+            bo.level_done = tb_level_note;
+            bo.ctx = &tn;
+            double t0 = util_now();
+            int rc = tb_build(rs, o->tables_dir, top, &bo, err, sizeof err);
+            r->tb_seconds = util_now() - t0;
+            if (rc < 0)
+                note(o, "tables %s 2x%d: not built (%s); going on without", rs->name, rs->pits,
+                     err);
+            if (rc == TB_INTERRUPTED || user_stopped(o))
+                return NULL;
+        }
+    }
+    struct tb_set *set = tb_open(rs, o->tables_dir, err, sizeof err);
+    if (!set) {
+        note(o, "tables %s 2x%d: not used (%s)", rs->name, rs->pits, err);
+        return NULL;
+    }
+    r->tb_level = tb_max_level(set);
+    if (r->tb_level < 0) {
+        tb_close(set);
+        return NULL;
+    }
+    return set;
+}
+
+/* ---- the instance ---- */
+
+/* Tiny instances do not need the full table, and clearing 64 MiB costs more
+ * than solving them: about 16 bytes per position of the levels <= n, rounded
+ * up to a power of two MiB, capped by the option. */
+static unsigned hash_for(const struct ruleset *rs, int n, unsigned cap)
+{
+    struct tb_index ix;
+    tb_index_init(&ix, rs);
+    double pos = 0;
+    for (int l = 0; l <= n && l <= TB_MAX_LEVEL; l++)
+        pos += (double)tb_level_entries(&ix, l);
+    unsigned mb = 1;
+    while (mb < cap && (double)mb * 1048576.0 < 16.0 * pos)
+        mb *= 2;
+    return mb < cap ? mb : cap;
+}
+
+static void best_string(const struct ruleset *rs, int side, struct var_atlas_result *r,
+                        bool partial)
+{
+    size_t len = 0;
+    r->best_str[0] = 0;
+    for (int i = 0; i < r->nbest; i++) {
+        char m[16];
+        move_format(rs, side, r->best[i], m, sizeof m);
+        len += (size_t)snprintf(r->best_str + len, sizeof r->best_str - len, "%s%s",
+                                i ? " " : "", m);
+        if (len >= sizeof r->best_str)
+            break;
+    }
+    if (partial && len + 2 < sizeof r->best_str)
+        strcat(r->best_str, "?");
+    if (!r->best_str[0])
+        strcpy(r->best_str, "-");
+}
+
+static void search_note(void *arg, const char *line)
+{
+    const struct var_atlas_opts *o = arg;
+    note(o, "  %s", line);
+}
+
+int var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
+                    struct var_atlas_result *r, char *err, int errlen)
+{
+    memset(r, 0, sizeof *r);
+    r->tb_level = -1;
+    double t0 = util_now();
+    sow_position p = rules_start(rs);
+    int n = rules_board_seeds(rs, &p);
+    struct sow_movelist ml;
+    rules_generate(rs, &p, &ml);
+    if (ml.n == 0) {
+        r->exact = r->over = true;
+        r->value = r->lower = r->upper = ml.settle[p.side] - ml.settle[!p.side];
+        best_string(rs, p.side, r, false);
+        r->seconds = util_now() - t0;
+        return 0;
+    }
+
+    struct tb_set *tb = tables_prepare(rs, o, n, r);
+    if (user_stopped(o)) {
+        tb_close(tb);
+        r->interrupted = true;
+        return -1;
+    }
+
+    struct watchdog wd;
+    if (watchdog_start(&wd, o->budget, o->stop) < 0) {
+        tb_close(tb);
+        snprintf(err, (size_t)errlen, "cannot start the watchdog thread");
+        return -1;
+    }
+    struct search_opts so = {0};
+    so.threads = o->threads > 0 ? o->threads : 1;
+    so.hash_mb = hash_for(rs, n, o->hash_mb ? o->hash_mb : 64);
+    so.tb = tb;
+    so.stop = &wd.flag;
+    so.progress = o->progress ? search_note : NULL;
+    so.progress_arg = (void *)o;
+    struct search_ctx *s = search_new(rs, &so, err, errlen);
+    if (!s) {
+        watchdog_stop(&wd);
+        tb_close(tb);
+        return -1;
+    }
+    struct search_result sr;
+    int rc = search_solve(s, &p, &sr);
+    r->nodes = sr.nodes;
+    r->tb_hits = sr.tb_hits;
+    if (rc == 0 && sr.exact) {
+        r->exact = true;
+        r->value = r->lower = r->upper = sr.value;
+        r->pv_len = sr.pv_len;
+        r->pv_repeats = sr.pv_repeats;
+        /* Every first move achieving the value.  The value is already exact,
+         * so give this listing the budget again rather than lose it. */
+        int vals[SOW_MAX_PITS + 1];
+        watchdog_stop(&wd);
+        watchdog_start(&wd, o->budget, o->stop);
+        uint64_t n0, h0, n1, h1;
+        search_counters(s, &n0, &h0);
+        int k = search_move_values(s, &p, vals);
+        search_counters(s, &n1, &h1);
+        r->nodes += n1 - n0;
+        r->tb_hits += h1 - h0;
+        if (k == ml.n) {
+            for (int i = 0; i < k; i++)
+                if (vals[i] == r->value)
+                    r->best[r->nbest++] = ml.c[i].move;
+            if (r->nbest == 0) {
+                snprintf(err, (size_t)errlen,
+                         "solver inconsistency: no move of the start reaches its value %d",
+                         r->value);
+                rc = -1;
+            }
+            best_string(rs, p.side, r, false);
+        } else {
+            r->best[r->nbest++] = sr.best;
+            best_string(rs, p.side, r, true);
+        }
+    } else if (!user_stopped(o)) {
+        /* Out of budget: prove what bounds a bounded search finds in a
+         * quarter of the budget (at least a second). */
+        search_free(s);
+        watchdog_stop(&wd);
+        double tl = o->budget > 0 ? o->budget / 4 : 1;
+        if (tl < 1)
+            tl = 1;
+        watchdog_start(&wd, o->budget > 0 ? tl + o->budget : 0, o->stop);
+        so.time_limit = tl;
+        s = search_new(rs, &so, err, errlen);
+        if (!s) {
+            watchdog_stop(&wd);
+            tb_close(tb);
+            return -1;
+        }
+        r->lower = -n;
+        r->upper = n;
+        rc = search_solve(s, &p, &sr);
+        r->nodes += sr.nodes;
+        r->tb_hits += sr.tb_hits;
+        if (rc == 0) {
+            r->lower = sr.lower > -n ? sr.lower : -n;
+            r->upper = sr.upper < n ? sr.upper : n;
+            if (sr.exact) {
+                r->exact = true;
+                r->pv_len = sr.pv_len;
+                r->pv_repeats = sr.pv_repeats;
+                r->best[r->nbest++] = sr.best;
+                best_string(rs, p.side, r, true);
+            }
+        }
+        r->value = r->exact ? r->lower : (r->lower + r->upper) / 2;
+        if (!r->exact)
+            strcpy(r->best_str, "-");
+        rc = 0;
+    }
+    if (user_stopped(o)) {
+        r->interrupted = true;
+        rc = -1;
+    }
+    watchdog_stop(&wd);
+    search_free(s);
+    tb_close(tb);
+    r->seconds = util_now() - t0;
+    return rc;
+}

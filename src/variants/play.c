@@ -1,0 +1,269 @@
+/* Play statistics: many games from the start, random or bounded-engine
+ * players, games in parallel with OpenMP.
+ *
+ * Reproducibility: each game draws from its own splitmix64 stream seeded by
+ * var_game_seed(seed, rules, player, game); each game's numbers go into its
+ * own record and the records are summed in game order afterwards, so the
+ * result is the same for any thread count.  The engine's table is cleared
+ * before every game (search_clear) and it searches with one thread to a fixed
+ * depth without a time limit, so its choices depend on the position and the
+ * game's earlier moves only.
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "sow/search.h"
+#include "sow/util.h"
+#include "sow/variants.h"
+
+const char *var_end_name(int end)
+{
+    switch (end) {
+    case SOW_END_NO_SEEDS: return "no-seeds";
+    case SOW_END_NO_FEED: return "no-feed";
+    case SOW_END_FEW_SEEDS: return "few-seeds";
+    case SOW_END_EMPTY: return "empty";
+    case SOW_END_ENDLESS: return "endless";
+    case SOW_END_REPETITION: return "repetition";
+    case VAR_END_CAP: return "cap";
+    default: return "?";
+    }
+}
+
+uint64_t var_game_seed(uint64_t seed, const char *rules, enum var_player pl, int game)
+{
+    char buf[64];
+    int len = snprintf(buf, sizeof buf, "%s/%d/%d", rules, (int)pl, game);
+    return XXH3_64bits_withSeed(buf, (size_t)len, seed);
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* What one game contributes. */
+struct game_rec {
+    int len;
+    int8_t result;
+    uint8_t end;
+    uint64_t positions, live, moves, pickups, endless, captured;
+};
+
+struct worker {
+    sow_position *hist;       /* positions since the seed count last changed */
+    struct search_ctx *engine;
+};
+
+/* Play game g.  0, or -1 (engine error / stopped; reason in err). */
+static int play_game(const struct ruleset *rs, const struct var_play_opts *o, struct worker *w,
+                     int g, struct game_rec *rec, char *err, int errlen)
+{
+    uint64_t rng = var_game_seed(o->seed, rs->name, o->player, g);
+    struct sow_movelist ml;
+    struct sow_stats gst = {0};
+    sow_position p = rules_start(rs);
+    int first = p.side, nhist = 0, seeds = rules_board_seeds(rs, &p);
+    int settle2[2] = {0, 0};
+    memset(rec, 0, sizeof *rec);
+    w->hist[nhist++] = p;
+    if (w->engine)
+        search_clear(w->engine);
+    for (int ply = 0;; ply++) {
+        if (o->stop && *o->stop) {
+            snprintf(err, (size_t)errlen, "interrupted");
+            return -1;
+        }
+        rs->generate(rs, &p, &ml, NULL, &gst);
+        rec->positions++;
+        rec->endless += (uint64_t)ml.endless;
+        if (ml.n == 0) {
+            rec->end = (uint8_t)ml.end;
+            settle2[0] = 2 * ml.settle[0];
+            settle2[1] = 2 * ml.settle[1];
+            rec->len = ply;
+            break;
+        }
+        rec->live++;
+        rec->moves += (uint64_t)ml.n;
+        if (ply >= VAR_MOVE_CAP) {
+            rec->end = VAR_END_CAP;
+            rules_repetition_settle2(rs, &p, settle2);
+            rec->len = ply;
+            break;
+        }
+        int pick;
+        if (o->player == VAR_RANDOM || ply < o->random_plies) {
+            pick = (int)(((splitmix(&rng) >> 32) * (uint64_t)ml.n) >> 32);
+        } else {
+            struct search_result sr;
+            if (search_solve(w->engine, &p, &sr) < 0) {
+                snprintf(err, (size_t)errlen, "engine search stopped at ply %d of game %d", ply,
+                         g);
+                return -1;
+            }
+            pick = rules_find_move(&ml, sr.best);
+            if (pick < 0) {
+                snprintf(err, (size_t)errlen, "engine chose an illegal move at ply %d of game %d",
+                         ply, g);
+                return -1;
+            }
+        }
+        const struct sow_child *ch = &ml.c[pick];
+        rec->captured += (uint64_t)ch->captured[0] + ch->captured[1];
+        p = ch->pos;
+        int ns = rules_board_seeds(rs, &p);
+        if (ns != seeds) {
+            /* a position with another seed count can never come back */
+            seeds = ns;
+            nhist = 0;
+        } else {
+            bool rep = false;
+            for (int j = 0; j < nhist && !rep; j++)
+                rep = rules_same_position(&w->hist[j], &p);
+            if (rep) {
+                rec->end = SOW_END_REPETITION;
+                rules_repetition_settle2(rs, &p, settle2);
+                rec->len = ply + 1;
+                break;
+            }
+        }
+        w->hist[nhist++] = p;
+    }
+    rec->pickups = gst.pickups;
+    int a = 2 * p.store[first] + settle2[first];
+    int b = 2 * p.store[!first] + settle2[!first];
+    rec->result = (int8_t)((a > b) - (a < b));
+    return 0;
+}
+
+int var_play(const struct ruleset *rs, const struct var_play_opts *o, struct var_play_stats *st,
+             char *err, int errlen)
+{
+    memset(st, 0, sizeof *st);
+    if (o->games < 1) {
+        snprintf(err, (size_t)errlen, "need at least one game");
+        return -1;
+    }
+    if (o->player == VAR_ENGINE && o->engine_depth < 1) {
+        snprintf(err, (size_t)errlen, "engine depth must be at least 1");
+        return -1;
+    }
+    struct game_rec *recs = calloc((size_t)o->games, sizeof *recs);
+    if (!recs) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        return -1;
+    }
+    double t0 = util_now();
+    int threads = o->threads > 0 ? o->threads : 1;
+    int failed = 0, done = 0;
+    char ferr[256] = "";
+
+#pragma omp parallel num_threads(threads)
+    {
+        struct worker w = {0};
+        char lerr[256];
+        bool ok = true;
+        w.hist = malloc(sizeof *w.hist * (VAR_MOVE_CAP + 2));
+        if (!w.hist) {
+            snprintf(lerr, sizeof lerr, "out of memory");
+            ok = false;
+        }
+        if (ok && o->player == VAR_ENGINE) {
+            struct search_opts so = {0};
+            so.threads = 1;
+            so.hash_mb = o->hash_mb ? o->hash_mb : 4;
+            so.depth = o->engine_depth;
+            so.stop = o->stop;
+            w.engine = search_new(rs, &so, lerr, sizeof lerr);
+            ok = w.engine != NULL;
+        }
+        if (!ok) {
+#pragma omp critical(var_play_err)
+            {
+                failed = 1;
+                snprintf(ferr, sizeof ferr, "%s", lerr);
+            }
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int g = 0; g < o->games; g++) {
+            int stop;
+#pragma omp atomic read
+            stop = failed;
+            if (stop || !ok)
+                continue;
+            if (play_game(rs, o, &w, g, &recs[g], lerr, sizeof lerr) < 0) {
+#pragma omp critical(var_play_err)
+                {
+                    if (!failed)
+                        snprintf(ferr, sizeof ferr, "%s", lerr);
+                    failed = 1;
+                }
+                continue;
+            }
+            int d;
+#pragma omp atomic capture
+            d = ++done;
+            if (o->progress) {
+#pragma omp critical(var_play_progress)
+                o->progress(o->progress_arg, d, o->games);
+            }
+        }
+        if (w.engine)
+            search_free(w.engine);
+        free(w.hist);
+    }
+    if (failed) {
+        snprintf(err, (size_t)errlen, "%s", ferr);
+        free(recs);
+        return -1;
+    }
+
+    /* Sum in game order: the same numbers whatever the thread count. */
+    st->games = o->games;
+    st->len_min = recs[0].len;
+    st->len_max = recs[0].len;
+    for (int g = 0; g < o->games; g++) {
+        const struct game_rec *r = &recs[g];
+        st->wins += r->result > 0;
+        st->draws += r->result == 0;
+        st->losses += r->result < 0;
+        st->plies += (uint64_t)r->len;
+        st->len_min = r->len < st->len_min ? r->len : st->len_min;
+        st->len_max = r->len > st->len_max ? r->len : st->len_max;
+        st->positions += r->positions;
+        st->live_positions += r->live;
+        st->moves_generated += r->moves;
+        st->pickups += r->pickups;
+        st->endless += r->endless;
+        st->captured += r->captured;
+        st->ends[r->end < VAR_END_COUNT ? r->end : 0]++;
+        int bin = r->len / VAR_LEN_BIN;
+        st->len_hist[bin < VAR_LEN_BINS ? bin : VAR_LEN_BINS - 1]++;
+        if (o->game_len)
+            o->game_len[g] = r->len;
+        if (o->game_result)
+            o->game_result[g] = r->result;
+        if (o->game_end)
+            o->game_end[g] = r->end;
+    }
+    st->len_mean = (double)st->plies / o->games;
+    double ss = 0;
+    for (int g = 0; g < o->games; g++) {
+        double d = recs[g].len - st->len_mean;
+        ss += d * d;
+    }
+    st->len_sd = sqrt(ss / o->games);
+    st->seconds = util_now() - t0;
+    free(recs);
+    return 0;
+}
