@@ -13,6 +13,10 @@ static int fail(char *err, int errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, (size_t)errlen, fmt, ap);
     va_end(ap);
+    /* Messages quote the input; keep them one printable line. */
+    for (char *c = err; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return -1;
 }
 
