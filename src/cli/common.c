@@ -7,12 +7,17 @@
 
 int cli_bad(const char *cmd, const char *fmt, ...)
 {
+    /* Messages quote arguments: control characters in them (a newline in a
+     * quoted argument) would break the one-line promise, so they become '?'. */
+    char msg[1024];
     va_list ap;
-    fprintf(stderr, "sow %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    fprintf(stderr, "sow %s: %s\n", cmd, msg);
     return CLI_BAD;
 }
 
