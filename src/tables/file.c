@@ -233,6 +233,10 @@ int tb_file_load(const char *path, const struct ruleset *rs, int level, struct t
     }
     return 0;
 fail:
+    /* The message may quote the file's rule-set name: keep it one printable line. */
+    for (char *c = err; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     if (map)
         munmap(map, size);
     close(fd);
