@@ -1,0 +1,88 @@
+/* libFuzzer target: the endgame-table file loader (tb_file_load) on
+ * arbitrary bytes.
+ *
+ * The input is the file.  It is loaded twice from a memfd:
+ *  1. as is: random damage must be rejected with a one-line message (the
+ *     header and payload checksums make acceptance of a damaged file
+ *     practically impossible);
+ *  2. with both XXH3 checksums recomputed, so the fuzzer gets past them and
+ *     exercises every later header check (rule set, size, level, states,
+ *     entries, file length) on consistent-looking files.
+ * An accepted file is read completely (ASan: the mapping covers it), must be
+ * accepted again when the expected rule set and level are named, and its
+ * header must describe exactly the file's length.  With SOW_FUZZ_STRICT=1 in
+ * the environment every value must also lie in [-level, level] (the loader
+ * does not check this today; see tests/fuzz/README.md). */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "fuzz_common.h"
+#include "sow/tables.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int fd = -1;
+static char path[64];
+
+static void load(const uint8_t *data, size_t size, const char *what)
+{
+    if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+        abort();
+    struct tb_header h;
+    const int8_t *v = NULL;
+    void *map = NULL;
+    size_t maplen = 0;
+    char err[512];
+    memset(err, 'x', sizeof err - 1);
+    err[sizeof err - 1] = 0;
+    if (tb_file_load(path, NULL, 0, &h, &v, &map, &maplen, err, sizeof err) < 0) {
+        fuzz_check_message(what, err);
+        return;
+    }
+    if (h.entries + TB_HEADER_SIZE != size || maplen != size)
+        fuzz_fail("%s: accepted %zu bytes for %llu entries", what, size,
+                  (unsigned long long)h.entries);
+    long sum = 0, bad = 0;
+    for (uint64_t i = 0; i < h.entries; i++) {
+        sum += v[i];
+        bad += v[i] > (int)h.level || v[i] < -(int)h.level;
+    }
+    if (bad && getenv("SOW_FUZZ_STRICT"))
+        fuzz_fail("%s: accepted a %s level %u file with %ld values outside +-%u", what, h.rules,
+                  h.level, bad, h.level);
+    tb_file_unmap(map, maplen);
+    struct ruleset rs;
+    if (rules_init(&rs, h.rules, (int)h.pits, 0, err, sizeof err) < 0)
+        fuzz_fail("%s: accepted a file of unknown rules '%s' 2x%u: %s", what, h.rules, h.pits, err);
+    if (tb_file_load(path, &rs, (int)h.level, &h, NULL, NULL, NULL, err, sizeof err) < 0)
+        fuzz_fail("%s: accepted without rules, rejected as %s level %u: %s", what, rs.name,
+                  h.level, err);
+    (void)sum;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (fd < 0) {
+        if ((fd = memfd_create("sow-fuzz-table", 0)) < 0)
+            abort();
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    }
+    load(data, size, "as is");
+    if (size >= TB_HEADER_SIZE) {
+        uint8_t *fixed = malloc(size);
+        if (!fixed)
+            abort();
+        memcpy(fixed, data, size);
+        uint64_t c = XXH3_64bits(fixed + TB_HEADER_SIZE, size - TB_HEADER_SIZE);
+        memcpy(fixed + 72, &c, 8);   /* payload checksum (H_CHECKSUM, src/tables/file.c) */
+        c = XXH3_64bits(fixed, 120);
+        memcpy(fixed + 120, &c, 8);  /* header checksum of bytes 0..119 */
+        load(fixed, size, "checksums fixed");
+        free(fixed);
+    }
+    return 0;
+}
