@@ -34,18 +34,25 @@
 #define UNDONE ((int8_t)-128)    /* X-value not final yet */
 #define CHUNK 4096
 
+/* What the solve keeps per entry (4 bytes). */
+struct node {
+    int8_t be;   /* best exit value, NONE_EXIT if none */
+    uint8_t cnt; /* in-level out-degree, counted down in the solve */
+    int8_t xl;   /* X-value of (p,L): lo */
+    int8_t xh;   /* X-value of (p,H): -hi */
+};
+_Static_assert(sizeof(struct node) == 4, "node packs into 4 bytes");
+
 struct lvl {
     const struct ruleset *rs;
     const struct tb_set *lower;
     const struct tb_index *ix;
     const struct tb_build_opts *opt;
     int n, threads;
-    uint64_t boards, E, nchunks;
-    int8_t *bestexit;
-    uint8_t *cnt;      /* in-level out-degree, counted down in the solve */
+    uint64_t boards, E, nchunks, chunk;
+    struct node *nd;   /* per entry, packed: one cache line per random visit */
     uint32_t *off;     /* E + 1 CSR offsets of the reverse edges */
     uint32_t *rev;     /* predecessors */
-    int8_t *xl, *xh;   /* X-values of (p,L) and (p,H) */
     /* progress */
     uint64_t done;
     double t0, last;
@@ -121,7 +128,7 @@ static void pass_count(struct lvl *L)
         for (uint64_t ch = 0; ch < L->nchunks; ch++) {
             if (stopped(L))
                 continue;
-            uint64_t a = ch * CHUNK, b = a + CHUNK < L->E ? a + CHUNK : L->E;
+            uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
             sow_position p;
             entry_pos(L, a, &p);
             for (uint64_t idx = a; idx < b; idx++) {
@@ -145,8 +152,8 @@ static void pass_count(struct lvl *L)
                         deg++;
                     }
                 }
-                L->bestexit[idx] = (int8_t)best;
-                L->cnt[idx] = (uint8_t)deg;
+                L->nd[idx].be = (int8_t)best;
+                L->nd[idx].cnt = (uint8_t)deg;
                 if (idx + 1 < b)
                     entry_next(L, idx, &p);
             }
@@ -168,11 +175,11 @@ static void pass_fill(struct lvl *L)
         for (uint64_t ch = 0; ch < L->nchunks; ch++) {
             if (stopped(L))
                 continue;
-            uint64_t a = ch * CHUNK, b = a + CHUNK < L->E ? a + CHUNK : L->E;
+            uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
             sow_position p;
             entry_pos(L, a, &p);
             for (uint64_t idx = a; idx < b; idx++) {
-                if (L->cnt[idx]) {
+                if (L->nd[idx].cnt) {
                     L->rs->generate(L->rs, &p, &ml, cache, NULL);
                     for (int k = 0; k < ml.n; k++) {
                         const struct sow_child *c = &ml.c[k];
@@ -226,7 +233,8 @@ static bool drain(struct lvl *L, int t, struct stack *sx, struct stack *sy)
             uint32_t q = sy->v[--sy->n];
             for (uint32_t e = L->off[q]; e < L->off[q + 1]; e++) {
                 uint32_t p = L->rev[e];
-                if (__atomic_load_n(&L->xl[p], __ATOMIC_RELAXED) == UNDONE && claim(&L->xl[p], (int8_t)t))
+                if (__atomic_load_n(&L->nd[p].xl, __ATOMIC_RELAXED) == UNDONE &&
+                    claim(&L->nd[p].xl, (int8_t)t))
                     if (!push(sx, p))
                         return false;
             }
@@ -235,12 +243,12 @@ static bool drain(struct lvl *L, int t, struct stack *sx, struct stack *sy)
             uint32_t q = sx->v[--sx->n];
             for (uint32_t e = L->off[q]; e < L->off[q + 1]; e++) {
                 uint32_t p = L->rev[e];
-                if (__atomic_sub_fetch(&L->cnt[p], 1, __ATOMIC_RELAXED) != 0)
+                if (__atomic_sub_fetch(&L->nd[p].cnt, 1, __ATOMIC_RELAXED) != 0)
                     continue;
-                int be = L->bestexit[p];
+                int be = L->nd[p].be;
                 if (be != NONE_EXIT && -be < t)
                     continue; /* final later, at -be, by the scan of that round */
-                if (claim(&L->xh[p], (int8_t)t) && !push(sy, p))
+                if (claim(&L->nd[p].xh, (int8_t)t) && !push(sy, p))
                     return false;
             }
         }
@@ -252,29 +260,40 @@ static int solve(struct lvl *L)
 {
     int n = L->n, rounds = 2 * n + 1;
     bool ok = true;
-    memset(L->xl, UNDONE, L->E);
-    memset(L->xh, UNDONE, L->E);
+    for (uint64_t p = 0; p < L->E; p++)
+        L->nd[p].xl = L->nd[p].xh = UNDONE;
     phase(L, "solve", 0.75, 0.2 / rounds);
+    /* Every finalisation of round t starts from an entry whose best exit is
+     * t or -t: rounds without one are empty and skipped. */
+    bool seed[2 * TB_MAX_LEVEL + 1] = {0};
+    for (uint64_t p = 0; p < L->E; p++)
+        if (L->nd[p].be != NONE_EXIT)
+            seed[L->nd[p].be + TB_MAX_LEVEL] = true;
     for (int t = n; t >= -n && ok; t--) {
         if (stopped(L))
             return TB_INTERRUPTED;
         L->done = 0;
+        if (!seed[t + TB_MAX_LEVEL] && !seed[-t + TB_MAX_LEVEL]) {
+            L->base += L->weight;
+            continue;
+        }
 #pragma omp parallel num_threads(L->threads)
         {
             struct stack sx = {0}, sy = {0};
 #pragma omp for schedule(dynamic, 16)
             for (uint64_t ch = 0; ch < L->nchunks; ch++) {
-                uint64_t a = ch * CHUNK, b = a + CHUNK < L->E ? a + CHUNK : L->E;
+                uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
                 for (uint64_t p = a; p < b; p++) {
-                    int be = L->bestexit[p];
+                    struct node *x = &L->nd[p];
+                    int be = x->be;
                     if (be == NONE_EXIT)
                         continue;
-                    if (be == t && __atomic_load_n(&L->xl[p], __ATOMIC_RELAXED) == UNDONE &&
-                        claim(&L->xl[p], (int8_t)t) && !push(&sx, (uint32_t)p))
+                    if (be == t && __atomic_load_n(&x->xl, __ATOMIC_RELAXED) == UNDONE &&
+                        claim(&x->xl, (int8_t)t) && !push(&sx, (uint32_t)p))
                         __atomic_store_n(&ok, false, __ATOMIC_RELAXED);
-                    if (be == -t && __atomic_load_n(&L->cnt[p], __ATOMIC_RELAXED) == 0 &&
-                        __atomic_load_n(&L->xh[p], __ATOMIC_RELAXED) == UNDONE &&
-                        claim(&L->xh[p], (int8_t)t) && !push(&sy, (uint32_t)p))
+                    if (be == -t && __atomic_load_n(&x->cnt, __ATOMIC_RELAXED) == 0 &&
+                        __atomic_load_n(&x->xh, __ATOMIC_RELAXED) == UNDONE &&
+                        claim(&x->xh, (int8_t)t) && !push(&sy, (uint32_t)p))
                         __atomic_store_n(&ok, false, __ATOMIC_RELAXED);
                 }
                 if (!drain(L, t, &sx, &sy))
@@ -299,12 +318,12 @@ static uint64_t finish(struct lvl *L, int8_t *out, int8_t *lohi)
     int P = L->rs->pits;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(L->threads) reduction(+ : bad)
     for (uint64_t ch = 0; ch < L->nchunks; ch++) {
-        uint64_t a = ch * CHUNK, b = a + CHUNK < L->E ? a + CHUNK : L->E;
+        uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
         sow_position p;
         entry_pos(L, a, &p);
         for (uint64_t idx = a; idx < b; idx++) {
-            int lo = L->xl[idx] == UNDONE ? -n : L->xl[idx];
-            int hi = L->xh[idx] == UNDONE ? n : -L->xh[idx];
+            int lo = L->nd[idx].xl == UNDONE ? -n : L->nd[idx].xl;
+            int hi = L->nd[idx].xh == UNDONE ? n : -L->nd[idx].xh;
             int cyc = awari ? 0 : board_sum_range(&p.board, 0, P) - board_sum_range(&p.board, P, 2 * P);
             int v = cyc < lo ? lo : cyc > hi ? hi : cyc;
             if (lo > hi)
@@ -343,6 +362,12 @@ int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, 
     L.boards = tb_level_boards(L.ix, n);
     L.E = tb_level_entries(L.ix, n);
     L.t0 = L.last = util_now();
+    /* Small levels: thread start-up and barriers (2n+1 rounds) cost more
+     * than they save, badly so on a loaded machine. */
+    if (L.E < 200000 && !(opt && opt->threads > 0))
+        L.threads = 1;
+    /* Small chunks on small levels, so that threads do interleave there too. */
+    L.chunk = L.E < (1u << 20) ? 256 : 4096;
     if (n > TB_MAX_LEVEL || L.E > TB_MAX_ENTRIES) {
         snprintf(err, (size_t)errlen, "level %d: too large for one process (uint32 indices)", n);
         return -1;
@@ -352,14 +377,11 @@ int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, 
             snprintf(err, (size_t)errlen, "level %d needs level %d, which is not loaded", n, m);
             return -1;
         }
-    L.nchunks = (L.E + CHUNK - 1) / CHUNK;
+    L.nchunks = (L.E + L.chunk - 1) / L.chunk;
     int rc = -1;
-    L.bestexit = malloc(L.E);
-    L.cnt = malloc(L.E);
+    L.nd = malloc(L.E * sizeof *L.nd);
     L.off = calloc(L.E + 1, sizeof *L.off);
-    L.xl = malloc(L.E);
-    L.xh = malloc(L.E);
-    if (!L.bestexit || !L.cnt || !L.off || !L.xl || !L.xh) {
+    if (!L.nd || !L.off) {
         snprintf(err, (size_t)errlen, "level %d: out of memory", n);
         goto done;
     }
@@ -407,12 +429,9 @@ int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, 
         opt->progress(opt->ctx, n, L.E, 1.0, "done");
     rc = 0;
 done:
-    free(L.bestexit);
-    free(L.cnt);
+    free(L.nd);
     free(L.off);
     free(L.rev);
-    free(L.xl);
-    free(L.xh);
     return rc;
 }
 
@@ -546,6 +565,7 @@ int64_t tb_verify_level(const struct tb_set *set, int n, const struct tb_build_o
     L.boards = set->boards[n];
     L.E = E;
     int threads = opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
+    L.chunk = CHUNK;
     uint64_t nchunks = (E + CHUNK - 1) / CHUNK;
     uint64_t bad = 0, first = UINT64_MAX;
     char why[160] = "";
