@@ -1,0 +1,85 @@
+/* sow — the solver: exact values (docs/rules.md "Value of a position") and
+ * best moves, by null-window threshold searches driven MTD(f)-style.
+ *
+ * Values are from the point of view of the player to move: net seeds he will
+ * capture from now on under perfect play (settlements included, stores not).
+ * A move's value is what its mover gets by playing it and then playing
+ * perfectly: for a move that changes the seed count (an exit) the seeds it
+ * nets minus the child's value; for a move that stays in the level it is
+ * clamp(cyc(p), -hi(q), -lo(q)) (see docs/solver.md), so that the value of a
+ * position is always the best of its moves' values.
+ *
+ * The algorithm, its exactness with repetitions, the table and the threading
+ * are described in docs/solver.md.
+ *
+ * Thread-safety: a struct search_ctx is used by one caller at a time; it runs
+ * its own OpenMP threads inside search_solve/search_move_values.  Different
+ * contexts are independent.  The stop flag may be set from a signal handler.
+ */
+#ifndef SOW_SEARCH_H
+#define SOW_SEARCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sow/rules.h"
+#include "sow/tables.h"
+
+#define SEARCH_MAX_PV 256
+
+struct search_opts {
+    int threads;              /* >= 1 */
+    unsigned hash_mb;         /* transposition table size, MiB (>= 1) */
+    int depth;                /* 0: exact; > 0: bounded to this many plies */
+    double time_limit;        /* seconds, 0 = none (bounded mode: deepen until) */
+    const struct tb_set *tb;  /* endgame tables, or NULL */
+    volatile sig_atomic_t *stop; /* set non-zero to stop (Ctrl-C); may be NULL */
+    /* Progress lines (each MTD(f) iteration / each depth); may be NULL. */
+    void (*progress)(void *arg, const char *line);
+    void *progress_arg;
+};
+
+struct search_result {
+    bool over;                /* no legal move: value is the settlement */
+    bool exact;               /* value is the exact value */
+    bool interrupted;         /* stopped before finishing: nothing is valid */
+    int value;                /* exact value, or heuristic if !exact */
+    int lower, upper;         /* proven bounds (lower == upper == value if exact) */
+    int depth;                /* bounded mode: last completed depth */
+    sow_move best;            /* SOW_MOVE_NONE if over */
+    int pv_len;
+    sow_move pv[SEARCH_MAX_PV];
+    bool pv_repeats;          /* the PV ends because a position repeated */
+    uint64_t nodes, tb_hits;
+    double seconds;
+};
+
+struct search_ctx;
+
+/* A solver for one rule set (rs must outlive it).  NULL with a reason. */
+struct search_ctx *search_new(const struct ruleset *rs, const struct search_opts *o, char *err,
+                              int errlen);
+void search_free(struct search_ctx *s);
+/* Forget the transposition table (for reproducible node counts). */
+void search_clear(struct search_ctx *s);
+
+/* Solve p: value (exact, or bounds + heuristic in bounded mode), best move,
+ * principal variation.  0, or -1 if interrupted (r->interrupted). */
+int search_solve(struct search_ctx *s, const sow_position *p, struct search_result *r);
+
+/* Exact value of p only (exact mode). 0 or -1 if interrupted. */
+int search_value(struct search_ctx *s, const sow_position *p, int *value);
+
+/* Exact value of each legal move of p, in rules_generate order (vals[i] for
+ * move i).  Returns the number of moves, or -1 if interrupted. */
+int search_move_values(struct search_ctx *s, const sow_position *p, int *vals);
+
+/* After a -1 return: why, if it was not an interrupt (NULL then). */
+const char *search_error(const struct search_ctx *s);
+
+/* Nodes and table hits counted since search_new / the last reset. */
+void search_counters(const struct search_ctx *s, uint64_t *nodes, uint64_t *tb_hits);
+void search_reset_counters(struct search_ctx *s);
+
+#endif

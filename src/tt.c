@@ -1,0 +1,176 @@
+/* Transposition table: see include/sow/tt.h for layout, replacement and races. */
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "sow/tt.h"
+
+struct tt {
+    struct tt_entry *e; /* nbuckets * TT_BUCKET entries, 64-byte aligned */
+    size_t nbuckets;
+    unsigned gen;
+};
+
+#define F_LOL 0
+#define F_LOU 9
+#define F_HIL 18
+#define F_HIU 27
+#define F_MOVE 36
+#define F_WORK 44
+#define F_GEN 50
+
+static inline uint64_t ld(const uint64_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline void st(uint64_t *p, uint64_t v)
+{
+    __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+uint64_t tt_pack(const struct tt_info *in, unsigned gen)
+{
+    return (uint64_t)(in->loL + TT_VALUE_BIAS) << F_LOL |
+           (uint64_t)(in->loU + TT_VALUE_BIAS) << F_LOU |
+           (uint64_t)(in->hiL + TT_VALUE_BIAS) << F_HIL |
+           (uint64_t)(in->hiU + TT_VALUE_BIAS) << F_HIU | (uint64_t)in->move << F_MOVE |
+           (uint64_t)(in->work & 63) << F_WORK | (uint64_t)(gen & 255) << F_GEN;
+}
+
+void tt_unpack(uint64_t d, struct tt_info *out)
+{
+    out->loL = (int16_t)((int)(d >> F_LOL & 511) - TT_VALUE_BIAS);
+    out->loU = (int16_t)((int)(d >> F_LOU & 511) - TT_VALUE_BIAS);
+    out->hiL = (int16_t)((int)(d >> F_HIL & 511) - TT_VALUE_BIAS);
+    out->hiU = (int16_t)((int)(d >> F_HIU & 511) - TT_VALUE_BIAS);
+    out->move = (sow_move)(d >> F_MOVE & 255);
+    out->work = (int)(d >> F_WORK & 63);
+}
+
+struct tt *tt_new(size_t mb)
+{
+    struct tt *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    size_t bytes = mb << 20;
+    t->nbuckets = bytes / 64 ? bytes / 64 : 1;
+    t->e = aligned_alloc(64, t->nbuckets * 64);
+    if (!t->e) {
+        free(t);
+        return NULL;
+    }
+    tt_clear(t);
+    return t;
+}
+
+void tt_free(struct tt *t)
+{
+    if (!t)
+        return;
+    free(t->e);
+    free(t);
+}
+
+void tt_clear(struct tt *t)
+{
+    memset(t->e, 0, t->nbuckets * 64);
+    t->gen = 0;
+}
+
+void tt_new_generation(struct tt *t)
+{
+    t->gen = (t->gen + 1) & 255;
+}
+
+size_t tt_entries(const struct tt *t)
+{
+    return t->nbuckets * TT_BUCKET;
+}
+
+uint64_t tt_key(const struct ruleset *rs, const sow_position *p)
+{
+    uint64_t buf[16]; /* roomy: keeps the inlined XXH3 paths in bounds for the compiler */
+    int nw = rs->nwords;
+    memcpy(buf, p->board.w, (size_t)nw * 8);
+    buf[nw] = (uint64_t)p->side | (uint64_t)p->state << 8;
+    uint64_t k = XXH3_64bits(buf, (size_t)(nw + 1) * 8);
+    return k ? k : 1;
+}
+
+static inline struct tt_entry *bucket(const struct tt *t, uint64_t key)
+{
+    return t->e + (size_t)(((unsigned __int128)key * t->nbuckets) >> 64) * TT_BUCKET;
+}
+
+bool tt_probe(const struct tt *t, uint64_t key, struct tt_info *out)
+{
+    struct tt_entry *b = bucket(t, key);
+    for (int i = 0; i < TT_BUCKET; i++) {
+        uint64_t d = ld(&b[i].data);
+        if ((ld(&b[i].check) ^ d) == key && d) {
+            tt_unpack(d, out);
+            return true;
+        }
+    }
+    return false;
+}
+
+static inline int imax(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+static inline int imin(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+void tt_store(struct tt *t, uint64_t key, int loL, int loU, int hiL, int hiU, sow_move move,
+              int work)
+{
+    struct tt_entry *b = bucket(t, key);
+    struct tt_info in = {.loL = -SOW_MAX_SEEDS, .loU = SOW_MAX_SEEDS, .hiL = -SOW_MAX_SEEDS,
+                         .hiU = SOW_MAX_SEEDS, .move = SOW_MOVE_NONE, .work = 0};
+    int slot = -1, victim = 0, vscore = 1 << 30;
+    for (int i = 0; i < TT_BUCKET; i++) {
+        uint64_t d = ld(&b[i].data);
+        if (!d) { /* empty: best victim */
+            if (vscore > -1000) {
+                vscore = -1000;
+                victim = i;
+            }
+            continue;
+        }
+        if ((ld(&b[i].check) ^ d) == key) {
+            tt_unpack(d, &in);
+            slot = i;
+            break;
+        }
+        int age = (int)((t->gen - (unsigned)(d >> F_GEN)) & 255);
+        int score = (int)(d >> F_WORK & 63) - 2 * age;
+        if (score < vscore) {
+            vscore = score;
+            victim = i;
+        }
+    }
+    if (slot < 0)
+        slot = victim;
+    /* Intersect with what was known, then add lo <= hi. */
+    int a = imax(in.loL, loL), bb = imin(in.loU, loU);
+    int c = imax(in.hiL, hiL), d = imin(in.hiU, hiU);
+    c = imax(c, a);  /* hi >= lo >= a */
+    bb = imin(bb, d); /* lo <= hi <= d */
+    in.loL = (int16_t)a;
+    in.loU = (int16_t)bb;
+    in.hiL = (int16_t)c;
+    in.hiU = (int16_t)d;
+    if (move != SOW_MOVE_NONE)
+        in.move = move;
+    in.work = imax(in.work, imin(work, 63));
+    uint64_t data = tt_pack(&in, t->gen);
+    st(&b[slot].data, data);
+    st(&b[slot].check, key ^ data);
+}
