@@ -51,11 +51,13 @@ int cmd_moves(int argc, char **argv);
 int cmd_play(int argc, char **argv);
 int cmd_perft(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
 int cmd_tables(int argc, char **argv);
 int cmd_variants(int argc, char **argv);
 
 /* bench parts (bench_*.c) */
 int bench_movegen(const char *rules, int argc, char **argv);
+int bench_search(int argc, char **argv);
 int bench_tables(int argc, char **argv);
 
 #endif

@@ -5,8 +5,10 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: sow bench PART [OPTIONS]\n"
+    "usage: sow bench [PART [OPTIONS]]   (no PART: the search bench)\n"
     "parts:\n"
+    "  search [--file F] [--hash MB] [--threads T]\n"
+    "      solver nodes/second over bench/positions.txt, 1 then T (2) threads.\n"
     "  movegen [--rules R|all] [--positions N] [--time S]\n"
     "      moves generated per second per rule set over a fixed position set,\n"
     "      the seed-by-seed reference alongside; then oware perft against the\n"
@@ -16,9 +18,11 @@ static const char usage[] =
 
 int cmd_bench(int argc, char **argv)
 {
-    if (argc < 2 || cli_is_help(argv[1])) {
-        fputs(usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? CLI_BAD : CLI_OK;
+    if (argc < 2 || strcmp(argv[1], "search") == 0)
+        return bench_search(argc < 2 ? 1 : argc - 1, argc < 2 ? argv : argv + 1);
+    if (cli_is_help(argv[1])) {
+        fputs(usage, stdout);
+        return CLI_OK;
     }
     if (strcmp(argv[1], "movegen") == 0)
         return bench_movegen("all", argc - 1, argv + 1);

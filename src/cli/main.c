@@ -15,6 +15,7 @@ static const struct {
     {"perft", cmd_perft, "count move sequences of a given length"},
     {"tables", cmd_tables, "endgame tables: build, info, stats, verify, probe"},
     {"variants", cmd_variants, "compare rule sets: solved-start atlas, play statistics"},
+    {"solve", cmd_solve, "exact value, best move and principal variation"},
     {"bench", cmd_bench, "benchmarks (movegen, ...)"},
 };
 

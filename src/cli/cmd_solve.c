@@ -1,0 +1,272 @@
+/* sow solve: exact value, best move and principal variation of a position. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sow/search.h"
+#include "sow/tables.h"
+#include "sow/util.h"
+
+static const char usage[] =
+    "usage: sow solve [--rules R] [--pits N] [--seeds S] [POS] [--threads T] [--hash MB]\n"
+    "                 [--tables DIR] [--depth D | --time S] [--moves] [--json]\n"
+    "Solve POS (default: the start): the value is the net number of seeds the player\n"
+    "to move captures from now on under perfect play (docs/rules.md, \"Value of a\n"
+    "position\"; endless cycles settled by the repetition rule).  Prints the value,\n"
+    "the best move, a principal variation to the end of the game, nodes, time,\n"
+    "nodes/second and endgame-table hits.\n"
+    "  --threads T   search threads (Lazy SMP), default 1; the value never depends on it\n"
+    "  --hash MB     transposition table size in MiB, default 64\n"
+    "  --tables DIR  probe the endgame tables in DIR (sow tables)\n"
+    "  --depth D     bounded search to D plies: proven bounds and a heuristic value\n"
+    "  --time S      bounded search, deepening for S seconds\n"
+    "  --moves       also print every legal move's exact value\n"
+    "  --json        one JSON object: position, rules, value, exact, best, pv, moves,\n"
+    "                nodes, nps, time_ms (and lower, upper, tb_hits)\n"
+    "Progress goes to stderr on long solves; Ctrl-C stops (exit 130, no output).\n";
+
+static volatile sig_atomic_t g_stop;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+
+struct prog {
+    double t0;
+};
+
+static void on_progress(void *arg, const char *line)
+{
+    struct prog *pr = arg;
+    double dt = util_now() - pr->t0;
+    if (dt >= 1.0)
+        fprintf(stderr, "sow solve: %s  (%.1f s)\n", line, dt);
+}
+
+/* Replay the PV from p: names with the right side, and the final position. */
+static int pv_names(const struct ruleset *rs, const sow_position *p, const struct search_result *r,
+                    char names[][SOW_MOVE_MAXLEN], sow_position *last)
+{
+    sow_position q = *p;
+    struct sow_movelist ml;
+    int k;
+    for (k = 0; k < r->pv_len; k++) {
+        rules_generate(rs, &q, &ml);
+        int i = rules_find_move(&ml, r->pv[k]);
+        if (i < 0)
+            break;
+        move_format(rs, q.side, r->pv[k], names[k], SOW_MOVE_MAXLEN);
+        q = ml.c[i].pos;
+    }
+    *last = q;
+    return k;
+}
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            putchar('\\');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+int cmd_solve(int argc, char **argv)
+{
+    struct cli_game g = {.seeds = -1};
+    long threads = 1, hash = 64, depth = 0;
+    double tlimit = 0;
+    const char *tables = NULL, *tstr = NULL;
+    bool moves = false, json = false, have_depth = false;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            return CLI_OK;
+        }
+        if ((r = cli_game_opt("solve", argc, argv, &i, &g)) < 0)
+            return CLI_BAD;
+        if (r)
+            continue;
+        if ((r = cli_opt_long("solve", argc, argv, &i, "--threads", 1, 256, &threads)) < 0)
+            return CLI_BAD;
+        if (r)
+            continue;
+        if ((r = cli_opt_long("solve", argc, argv, &i, "--hash", 1, 1 << 20, &hash)) < 0)
+            return CLI_BAD;
+        if (r)
+            continue;
+        if ((r = cli_opt_long("solve", argc, argv, &i, "--depth", 1, 10000, &depth)) < 0)
+            return CLI_BAD;
+        if (r) {
+            have_depth = true;
+            continue;
+        }
+        if ((r = cli_opt("solve", argc, argv, &i, "--time", &tstr)) < 0)
+            return CLI_BAD;
+        if (r) {
+            char *end;
+            tlimit = strtod(tstr, &end);
+            if (end == tstr || *end || !(tlimit > 0 && tlimit <= 1e7))
+                return cli_bad("solve", "--time '%s': expected seconds > 0", tstr);
+            continue;
+        }
+        if ((r = cli_opt("solve", argc, argv, &i, "--tables", &tables)) < 0)
+            return CLI_BAD;
+        if (r)
+            continue;
+        if (strcmp(argv[i], "--moves") == 0) {
+            moves = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+            continue;
+        }
+        if (argv[i][0] == '-' && argv[i][1])
+            return cli_unknown("solve", argv[i]);
+        if (g.pos)
+            return cli_bad("solve", "more than one position given ('%s')", argv[i]);
+        g.pos = argv[i];
+    }
+    if (have_depth && tstr)
+        return cli_bad("solve", "--depth and --time exclude each other");
+    if (moves && (have_depth || tstr))
+        return cli_bad("solve", "--moves gives exact values: not with --depth/--time");
+    if (cli_game_setup("solve", &g))
+        return CLI_BAD;
+
+    char err[256];
+    struct tb_set *tb = NULL;
+    if (tables) {
+        tb = tb_open(&g.rs, tables, err, sizeof err);
+        if (!tb)
+            return cli_bad("solve", "--tables %s: %s", tables, err);
+    }
+    struct prog pr = {util_now()};
+    struct search_opts o = {
+        .threads = (int)threads,
+        .hash_mb = (unsigned)hash,
+        .depth = (int)depth,
+        .time_limit = tlimit,
+        .tb = tb,
+        .stop = &g_stop,
+        .progress = on_progress,
+        .progress_arg = &pr,
+    };
+    struct search_ctx *s = search_new(&g.rs, &o, err, sizeof err);
+    if (!s) {
+        tb_close(tb);
+        fprintf(stderr, "sow solve: %s\n", err);
+        return CLI_FAIL;
+    }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+
+    struct search_result r;
+    int rc = search_solve(s, &g.p, &r);
+    struct sow_movelist ml;
+    int vals[SOW_MAX_PITS + 1];
+    int nmv = 0;
+    rules_generate(&g.rs, &g.p, &ml);
+    if (rc == 0 && moves) {
+        nmv = search_move_values(s, &g.p, vals);
+        if (nmv < 0)
+            rc = -1;
+    }
+    sigaction(SIGINT, &old, NULL);
+    if (rc < 0) {
+        const char *why = search_error(s);
+        search_free(s);
+        tb_close(tb);
+        if (why) {
+            fprintf(stderr, "sow solve: %s\n", why);
+            return CLI_FAIL;
+        }
+        fprintf(stderr, "sow solve: interrupted\n");
+        return CLI_INTERRUPTED;
+    }
+    /* Counters over the whole command (solve, PV and --moves). */
+    uint64_t nodes, hits;
+    search_counters(s, &nodes, &hits);
+    double secs = util_now() - pr.t0;
+    double nps = secs > 0 ? (double)nodes / secs : 0;
+
+    char pos[SOW_POS_MAXLEN], best[SOW_MOVE_MAXLEN] = "none";
+    char names[SEARCH_MAX_PV][SOW_MOVE_MAXLEN];
+    sow_position last;
+    pos_format(&g.rs, &g.p, pos, sizeof pos);
+    if (r.best != SOW_MOVE_NONE)
+        move_format(&g.rs, g.p.side, r.best, best, sizeof best);
+    int npv = pv_names(&g.rs, &g.p, &r, names, &last);
+    struct sow_movelist lml;
+    rules_generate(&g.rs, &last, &lml);
+
+    if (json) {
+        printf("{\"position\":");
+        json_str(pos);
+        printf(",\"rules\":\"%s\",\"pits\":%d,\"value\":%d,\"exact\":%s,\"lower\":%d,"
+               "\"upper\":%d,\"best\":",
+               g.rs.name, g.rs.pits, r.value, r.exact ? "true" : "false", r.lower, r.upper);
+        if (r.best != SOW_MOVE_NONE)
+            json_str(best);
+        else
+            printf("null");
+        printf(",\"pv\":[");
+        for (int k = 0; k < npv; k++)
+            printf("%s\"%s\"", k ? "," : "", names[k]);
+        printf("],\"moves\":[");
+        for (int i = 0; i < nmv; i++) {
+            char mv[SOW_MOVE_MAXLEN];
+            move_format(&g.rs, g.p.side, ml.c[i].move, mv, sizeof mv);
+            printf("%s{\"move\":\"%s\",\"value\":%d}", i ? "," : "", mv, vals[i]);
+        }
+        printf("],\"nodes\":%llu,\"nps\":%.0f,\"time_ms\":%.0f,\"tb_hits\":%llu}\n",
+               (unsigned long long)nodes, nps, secs * 1000, (unsigned long long)hits);
+    } else {
+        printf("position : %s\n", pos);
+        printf("rules    : %s 2x%d\n", g.rs.name, g.rs.pits);
+        if (r.exact)
+            printf("value    : %d (exact: net seeds the player to move captures from now on)\n",
+                   r.value);
+        else
+            printf("value    : %d (heuristic, NOT exact; proven bounds [%d, %d] at depth %d)\n",
+                   r.value, r.lower, r.upper, r.depth);
+        if (r.over)
+            printf("best     : none (game over: %s)\n", rules_end_name(ml.end));
+        else
+            printf("best     : %s\n", best);
+        if (r.exact && !r.over) {
+            printf("pv       :");
+            for (int k = 0; k < npv; k++)
+                printf(" %s", names[k]);
+            if (r.pv_repeats)
+                printf(" (position repeats: cycle settled)\n");
+            else if (lml.n == 0)
+                printf(" (game over: %s)\n", rules_end_name(lml.end));
+            else
+                printf(" ...\n");
+        }
+        for (int i = 0; i < nmv; i++) {
+            char mv[SOW_MOVE_MAXLEN];
+            move_format(&g.rs, g.p.side, ml.c[i].move, mv, sizeof mv);
+            printf("move %-5s: %d%s\n", mv, vals[i], vals[i] == r.value ? " (best)" : "");
+        }
+        printf("nodes    : %llu\n", (unsigned long long)nodes);
+        printf("time     : %.3f s\n", secs);
+        printf("nodes/s  : %.0f\n", nps);
+        printf("tb hits  : %llu\n", (unsigned long long)hits);
+    }
+    search_free(s);
+    tb_close(tb);
+    return CLI_OK;
+}
