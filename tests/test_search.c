@@ -1,0 +1,284 @@
+/* The solver against the definition (tests/ref/ref_value.c) on thousands of
+ * small positions per rule set, plus its own invariants: move values, threads,
+ * determinism, bounded mode, the table layout. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ref_value.h"
+#include "sow/position.h"
+#include "sow/search.h"
+#include "sow/tt.h"
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+
+static int rndi(int n)
+{
+    return (int)(rnd() % (uint64_t)n);
+}
+
+/* A random valid position: pits holes per side, at most maxn seeds. */
+static void random_pos(const struct ruleset *rs, int maxn, sow_position *p)
+{
+    char err[128];
+    for (;;) {
+        memset(p, 0, sizeof *p);
+        int n = rndi(maxn + 1);
+        for (int k = 0; k < n; k++)
+            p->board.h[rndi(rs->holes)]++;
+        p->side = (uint8_t)rndi(2);
+        if (rs->family == SOW_DARRA)
+            p->state = (uint8_t)rndi(3);
+        if (rs->family == SOW_JERIN && rndi(4) == 0)
+            p->state = SOW_STATE_OPEN;
+        if (rules_validate(rs, p, err, sizeof err) == 0)
+            return;
+    }
+}
+
+static struct search_ctx *ctx_for(const struct ruleset *rs, int threads)
+{
+    char err[128];
+    struct search_opts o = {.threads = threads, .hash_mb = 2};
+    struct search_ctx *s = search_new(rs, &o, err, sizeof err);
+    cr_assert(s, "search_new: %s", err);
+    return s;
+}
+
+static void fmt(const struct ruleset *rs, const sow_position *p, char *buf)
+{
+    pos_format(rs, p, buf, SOW_POS_MAXLEN);
+}
+
+/* Values, move values and best moves of `count` random positions per board
+ * size 2x1..2x4 against the reference. */
+static void against_ref(const char *name, int count)
+{
+    static const int maxn[5] = {0, 10, 9, 8, 7};
+    long cyc_matters = 0, lo_lt_hi = 0, total = 0;
+    rng_state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)strlen(name) * 7919 ^ (uint64_t)name[1];
+    for (int pits = 1; pits <= 4; pits++) {
+        struct ruleset rs;
+        char err[128];
+        cr_assert_eq(rules_init(&rs, name, pits, 1, err, sizeof err), 0, "%s", err);
+        struct ref_value_ctx *ref = ref_value_new(&rs);
+        struct search_ctx *s = ctx_for(&rs, 1);
+        for (int i = 0; i < count; i++) {
+            sow_position p;
+            random_pos(&rs, maxn[pits], &p);
+            if (i % 50 == 0)
+                search_clear(s); /* also cold tables now and then */
+            int lo, hi, v;
+            int rv = ref_value(ref, &p, &lo, &hi);
+            char buf[SOW_POS_MAXLEN];
+            fmt(&rs, &p, buf);
+            cr_assert_eq(search_value(s, &p, &v), 0);
+            cr_assert_eq(v, rv, "%s %s: solver %d, reference %d (lo %d hi %d)", name, buf, v,
+                         rv, lo, hi);
+            total++;
+            if (lo < hi)
+                lo_lt_hi++;
+            if (lo < hi && rv != lo && rv != hi)
+                cyc_matters++;
+            if (i % 4 == 0) {
+                int sv[SOW_MAX_PITS + 1], rvs[SOW_MAX_PITS + 1];
+                int nm = search_move_values(s, &p, sv);
+                cr_assert_eq(nm, ref_move_values(ref, &p, rvs));
+                int best = -1000;
+                for (int k = 0; k < nm; k++) {
+                    cr_assert_eq(sv[k], rvs[k], "%s %s move %d: solver %d, reference %d", name,
+                                 buf, k, sv[k], rvs[k]);
+                    if (sv[k] > best)
+                        best = sv[k];
+                }
+                if (nm)
+                    cr_assert_eq(best, v, "%s %s: best move value %d != value %d", name, buf,
+                                 best, v);
+            }
+            if (i % 16 == 0) {
+                /* the chosen move reaches the value */
+                struct search_result r;
+                cr_assert_eq(search_solve(s, &p, &r), 0);
+                cr_assert(r.exact);
+                cr_assert_eq(r.value, rv);
+                if (!r.over) {
+                    int rvs[SOW_MAX_PITS + 1];
+                    struct sow_movelist ml;
+                    rules_generate(&rs, &p, &ml);
+                    int nm = ref_move_values(ref, &p, rvs);
+                    int k = rules_find_move(&ml, r.best);
+                    cr_assert(k >= 0 && k < nm);
+                    cr_assert_eq(rvs[k], rv, "%s %s: best move worth %d, value %d", name, buf,
+                                 rvs[k], rv);
+                    cr_assert(r.pv_len >= 1 && r.pv[0] == r.best);
+                }
+            }
+        }
+        search_free(s);
+        ref_value_free(ref);
+    }
+    cr_log_info("%s: %ld positions, %ld with lo < hi, %ld where the cycle value decides\n", name,
+                total, lo_lt_hi, cyc_matters);
+    /* The suite must exercise cycles: positions whose lo and hi differ. */
+    cr_assert(lo_lt_hi > 0, "%s: no position with lo < hi was tested", name);
+}
+
+#define REF_TEST(id, name)                                                                        \
+    Test(search_vs_ref, id, .timeout = 120) { against_ref(name, 500); }
+
+REF_TEST(oware, "oware")
+REF_TEST(awari, "awari")
+REF_TEST(jodu, "jodu")
+REF_TEST(jodu_ibadan, "jodu-ibadan")
+REF_TEST(jodu_starve, "jodu-starve")
+REF_TEST(odu, "odu")
+REF_TEST(jerin, "jerin")
+REF_TEST(darra, "darra")
+
+/* A hand-checked cycle (docs/rules.md): oware 2x1, 1/1/A.  A sows into B1
+ * making 2, but that would take all of B's seeds: no capture -> 0/2/B.  B sows
+ * 2: A1 then B1 (origin skipped only from 12 seeds) -> 1/1/A.  Nobody can ever
+ * capture, so lo = -2, hi = 2, and each position's value is its own cycle
+ * settlement: V(1/1/A) = 1 - 1 = 0, V(0/2/B) = 2 - 0 = 2. */
+Test(search, cycle_by_hand)
+{
+    struct ruleset rs;
+    char err[128];
+    sow_position p, q;
+    cr_assert_eq(rules_init(&rs, "oware", 1, 1, err, sizeof err), 0);
+    cr_assert_eq(pos_parse(&rs, "1/1/A", &p, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pos_parse(&rs, "0/2/B", &q, err, sizeof err), 0, "%s", err);
+    struct ref_value_ctx *ref = ref_value_new(&rs);
+    int lo, hi, v;
+    cr_assert_eq(ref_value(ref, &p, &lo, &hi), 0);
+    cr_assert(lo == -2 && hi == 2, "lo %d hi %d", lo, hi);
+    cr_assert_eq(ref_value(ref, &q, &lo, &hi), 2);
+    struct search_ctx *s = ctx_for(&rs, 1);
+    cr_assert_eq(search_value(s, &p, &v), 0);
+    cr_assert_eq(v, 0);
+    cr_assert_eq(search_value(s, &q, &v), 0);
+    cr_assert_eq(v, 2);
+    int mv[2];
+    cr_assert_eq(search_move_values(s, &p, mv), 1);
+    cr_assert_eq(mv[0], 0);
+    search_free(s);
+    ref_value_free(ref);
+}
+
+Test(search, threads_same_value, .timeout = 120)
+{
+    static const char *names[] = {"oware", "awari", "jodu", "jodu-starve", "odu", "darra"};
+    rng_state = 12345;
+    for (int r = 0; r < 6; r++) {
+        struct ruleset rs;
+        char err[128];
+        cr_assert_eq(rules_init(&rs, names[r], 4, 1, err, sizeof err), 0);
+        struct search_ctx *s1 = ctx_for(&rs, 1), *s2 = ctx_for(&rs, 2);
+        for (int i = 0; i < 40; i++) {
+            sow_position p;
+            random_pos(&rs, 9, &p);
+            int v1, v2;
+            cr_assert_eq(search_value(s1, &p, &v1), 0);
+            cr_assert_eq(search_value(s2, &p, &v2), 0);
+            char buf[SOW_POS_MAXLEN];
+            fmt(&rs, &p, buf);
+            cr_assert_eq(v1, v2, "%s %s: %d with 1 thread, %d with 2", names[r], buf, v1, v2);
+        }
+        search_free(s1);
+        search_free(s2);
+    }
+}
+
+Test(search, deterministic_nodes)
+{
+    struct ruleset rs;
+    char err[128];
+    cr_assert_eq(rules_init(&rs, "oware", 4, 1, err, sizeof err), 0);
+    rng_state = 777;
+    for (int i = 0; i < 20; i++) {
+        sow_position p;
+        random_pos(&rs, 9, &p);
+        uint64_t n[2], h;
+        int v[2];
+        for (int k = 0; k < 2; k++) {
+            struct search_ctx *s = ctx_for(&rs, 1);
+            struct search_result r;
+            cr_assert_eq(search_solve(s, &p, &r), 0);
+            search_counters(s, &n[k], &h);
+            v[k] = r.value;
+            search_free(s);
+        }
+        cr_assert_eq(v[0], v[1]);
+        cr_assert_eq(n[0], n[1], "node counts %llu and %llu", (unsigned long long)n[0],
+                     (unsigned long long)n[1]);
+        struct sow_movelist ml;
+        rules_generate(&rs, &p, &ml);
+        cr_assert(ml.n == 0 || n[0] > 0);
+    }
+}
+
+/* Bounded mode: proven bounds hold the exact value; exact when they meet. */
+Test(search, bounded_bounds, .timeout = 120)
+{
+    static const char *names[] = {"oware", "awari", "jodu", "odu", "jerin", "darra"};
+    rng_state = 4242;
+    for (int r = 0; r < 6; r++) {
+        struct ruleset rs;
+        char err[128];
+        cr_assert_eq(rules_init(&rs, names[r], 3, 1, err, sizeof err), 0);
+        struct ref_value_ctx *ref = ref_value_new(&rs);
+        for (int i = 0; i < 30; i++) {
+            sow_position p;
+            random_pos(&rs, 8, &p);
+            int rv = ref_value(ref, &p, NULL, NULL);
+            for (int d = 1; d <= 6; d += 2) {
+                struct search_opts o = {.threads = 1, .hash_mb = 1, .depth = d};
+                struct search_ctx *s = search_new(&rs, &o, err, sizeof err);
+                struct search_result res;
+                cr_assert_eq(search_solve(s, &p, &res), 0);
+                char buf[SOW_POS_MAXLEN];
+                fmt(&rs, &p, buf);
+                cr_assert(res.lower <= rv && rv <= res.upper,
+                          "%s %s depth %d: [%d, %d] misses %d", names[r], buf, d, res.lower,
+                          res.upper, rv);
+                if (res.exact)
+                    cr_assert_eq(res.value, rv);
+                search_free(s);
+            }
+        }
+        ref_value_free(ref);
+    }
+}
+
+/* The worked example of include/sow/tt.h, and store/probe round trips. */
+Test(tt, layout_example)
+{
+    struct tt_info in = {.loL = -2, .loU = 3, .hiL = 3, .hiU = 3, .move = 4, .work = 10}, out;
+    uint64_t d = tt_pack(&in, 1);
+    cr_assert_eq(d, 0x0004A0481C0E06FEULL, "data %llx", (unsigned long long)d);
+    cr_assert_eq(0x9E3779B97F4A7C15ULL ^ d, 0x9E33D9F163447AEBULL);
+    tt_unpack(d, &out);
+    cr_assert(out.loL == -2 && out.loU == 3 && out.hiL == 3 && out.hiU == 3 && out.move == 4 &&
+              out.work == 10);
+    struct tt *t = tt_new(1);
+    cr_assert(t);
+    uint64_t key = 0x9E3779B97F4A7C15ULL;
+    cr_assert(!tt_probe(t, key, &out));
+    tt_store(t, key, 2, SOW_MAX_SEEDS, -SOW_MAX_SEEDS, SOW_MAX_SEEDS, 3, 5);
+    tt_store(t, key, -SOW_MAX_SEEDS, SOW_MAX_SEEDS, -SOW_MAX_SEEDS, 6, SOW_MOVE_NONE, 2);
+    cr_assert(tt_probe(t, key, &out));
+    /* lo >= 2 implies hi >= 2; hi <= 6 implies lo <= 6 */
+    cr_assert(out.loL == 2 && out.loU == 6 && out.hiL == 2 && out.hiU == 6 && out.move == 3 &&
+              out.work == 5);
+    cr_assert(!tt_probe(t, key ^ 1, &out));
+    tt_free(t);
+}
