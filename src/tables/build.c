@@ -53,6 +53,9 @@ struct lvl {
     struct node *nd;   /* per entry, packed: one cache line per random visit */
     uint32_t *off;     /* E + 1 CSR offsets of the reverse edges */
     uint32_t *rev;     /* predecessors */
+    uint32_t *fwd;     /* E * slots forward in-level children (pass 1 to 2) */
+    int slots;
+    bool overflow;
     /* progress */
     uint64_t done;
     double t0, last;
@@ -116,10 +119,11 @@ static struct sow_relay_cache *thread_cache(const struct ruleset *rs)
     return rs->relay ? rules_cache_new(16) : NULL;
 }
 
-/* Pass 1: best exits, out-degrees, in-degree counts. */
-static void pass_count(struct lvl *L)
+/* Pass 1: best exits, out-degrees, and each entry's in-level children in
+ * its own `slots` forward slots (sequential writes, no atomics). */
+static void pass_moves(struct lvl *L)
 {
-    phase(L, "moves", 0.0, 0.4);
+    phase(L, "moves", 0.0, 0.6);
 #pragma omp parallel num_threads(L->threads)
     {
         struct sow_relay_cache *cache = thread_cache(L->rs);
@@ -134,6 +138,7 @@ static void pass_count(struct lvl *L)
             for (uint64_t idx = a; idx < b; idx++) {
                 L->rs->generate(L->rs, &p, &ml, cache, NULL);
                 int best = NONE_EXIT, deg = 0;
+                uint32_t *fw = L->fwd + idx * L->slots;
                 if (ml.n == 0)
                     best = ml.settle[0] - ml.settle[1];
                 for (int k = 0; k < ml.n; k++) {
@@ -146,10 +151,10 @@ static void pass_count(struct lvl *L)
                         int e = c->captured[0] - c->captured[1] - lv->v[q];
                         if (e > best)
                             best = e;
+                    } else if (deg < L->slots) {
+                        fw[deg++] = (uint32_t)child_index(L, &c->pos, L->n, L->boards);
                     } else {
-                        uint64_t q = child_index(L, &c->pos, L->n, L->boards);
-                        __atomic_add_fetch(&L->off[q], 1, __ATOMIC_RELAXED);
-                        deg++;
+                        __atomic_store_n(&L->overflow, true, __ATOMIC_RELAXED);
                     }
                 }
                 L->nd[idx].be = (int8_t)best;
@@ -163,40 +168,32 @@ static void pass_count(struct lvl *L)
     }
 }
 
-/* Pass 2: the reverse edges (off[q] counts down to q's first slot). */
-static void pass_fill(struct lvl *L)
+/* Pass 2: reverse the forward slots into CSR.  Thread k owns the targets in
+ * its index range and scans all forward slots (sequential reads), so the
+ * counts and list writes need no atomics.  fill=false counts into off[q];
+ * fill=true writes rev[--off[q]] (off holds inclusive ends, then starts). */
+static void pass_reverse(struct lvl *L, bool fill)
 {
-    phase(L, "edges", 0.4, 0.35);
-#pragma omp parallel num_threads(L->threads)
+    phase(L, fill ? "edges" : "count", fill ? 0.7 : 0.6, 0.1);
+    int T = L->threads;
+#pragma omp parallel num_threads(T)
     {
-        struct sow_relay_cache *cache = thread_cache(L->rs);
-        struct sow_movelist ml;
-#pragma omp for schedule(dynamic, 1)
-        for (uint64_t ch = 0; ch < L->nchunks; ch++) {
-            if (stopped(L))
-                continue;
-            uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
-            sow_position p;
-            entry_pos(L, a, &p);
-            for (uint64_t idx = a; idx < b; idx++) {
-                if (L->nd[idx].cnt) {
-                    L->rs->generate(L->rs, &p, &ml, cache, NULL);
-                    for (int k = 0; k < ml.n; k++) {
-                        const struct sow_child *c = &ml.c[k];
-                        if (c->captured[0] + c->captured[1])
-                            continue;
-                        uint64_t q = child_index(L, &c->pos, L->n, L->boards);
-                        uint32_t slot = __atomic_sub_fetch(&L->off[q], 1, __ATOMIC_RELAXED);
-                        L->rev[slot] = (uint32_t)idx;
-                    }
-                }
-                if (idx + 1 < b)
-                    entry_next(L, idx, &p);
+        int k = omp_get_thread_num(), nt = omp_get_num_threads();
+        uint64_t lo = L->E * (uint64_t)k / (uint64_t)nt, hi = L->E * (uint64_t)(k + 1) / (uint64_t)nt;
+        for (uint64_t p = 0; p < L->E; p++) {
+            const uint32_t *fw = L->fwd + p * L->slots;
+            for (int j = 0; j < L->nd[p].cnt; j++) {
+                uint32_t q = fw[j];
+                if (q < lo || q >= hi)
+                    continue;
+                if (fill)
+                    L->rev[--L->off[q]] = (uint32_t)p;
+                else
+                    L->off[q]++;
             }
-            progress(L, b - a);
         }
-        rules_cache_free(cache);
     }
+    (void)T;
 }
 
 struct stack {
@@ -344,8 +341,9 @@ static uint64_t finish(struct lvl *L, int8_t *out, int8_t *lohi)
 double tb_level_memory(const struct tb_index *ix, int level)
 {
     double E = (double)tb_level_entries(ix, level);
-    /* bestexit, cnt, xl, xh, out: 5 bytes; offsets 4; edges <= pits per entry. */
-    return E * (9.0 + 4.0 * ix->pits) + 4.0;
+    /* node 4 + out 1 + offsets 4 bytes; forward slots 4 (N+1) and reverse
+     * edges 4 per in-level move (<= N) live together during pass 2. */
+    return E * (9.0 + 4.0 * (ix->pits + 1) + 4.0 * ix->pits) + 4.0;
 }
 
 int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
@@ -379,17 +377,24 @@ int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, 
         }
     L.nchunks = (L.E + L.chunk - 1) / L.chunk;
     int rc = -1;
+    L.slots = rs->pits + 1;
     L.nd = malloc(L.E * sizeof *L.nd);
     L.off = calloc(L.E + 1, sizeof *L.off);
-    if (!L.nd || !L.off) {
+    L.fwd = malloc(L.E * (uint64_t)L.slots * sizeof *L.fwd);
+    if (!L.nd || !L.off || !L.fwd) {
         snprintf(err, (size_t)errlen, "level %d: out of memory", n);
         goto done;
     }
-    pass_count(&L);
+    pass_moves(&L);
     if (stopped(&L)) {
         rc = TB_INTERRUPTED;
         goto done;
     }
+    if (L.overflow) {
+        snprintf(err, (size_t)errlen, "level %d: internal error: more in-level moves than slots", n);
+        goto done;
+    }
+    pass_reverse(&L, false);
     uint64_t total = 0;
     for (uint64_t q = 0; q < L.E; q++) {
         total += L.off[q];
@@ -408,7 +413,9 @@ int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, 
                  (unsigned long long)total);
         goto done;
     }
-    pass_fill(&L);
+    pass_reverse(&L, true);
+    free(L.fwd);
+    L.fwd = NULL;
     if (stopped(&L)) {
         rc = TB_INTERRUPTED;
         goto done;
@@ -432,6 +439,7 @@ done:
     free(L.nd);
     free(L.off);
     free(L.rev);
+    free(L.fwd);
     return rc;
 }
 
