@@ -215,14 +215,28 @@ static bool push(struct stack *s, uint32_t x)
     return true;
 }
 
-static inline bool claim(int8_t *a, int8_t v)
+/* `par` is a compile-time constant at every call (always inlined): with one
+ * thread the plain operations let the cache misses overlap. */
+static inline __attribute__((always_inline)) bool claim(int8_t *a, int8_t v, bool par)
 {
+    if (!par) {
+        if (*a != UNDONE)
+            return false;
+        *a = v;
+        return true;
+    }
     int8_t expect = UNDONE;
     return __atomic_compare_exchange_n(a, &expect, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
+static inline __attribute__((always_inline)) uint8_t dec(uint8_t *c, bool par)
+{
+    return par ? __atomic_sub_fetch(c, 1, __ATOMIC_RELAXED) : --*c;
+}
+
 /* Finalise everything at X-value t reachable from the stacks. */
-static bool drain(struct lvl *L, int t, struct stack *sx, struct stack *sy)
+static inline __attribute__((always_inline)) bool drain_(struct lvl *L, int t, struct stack *sx,
+                                                        struct stack *sy, bool par)
 {
     while (sx->n || sy->n) {
         if (sy->n) {
@@ -231,7 +245,7 @@ static bool drain(struct lvl *L, int t, struct stack *sx, struct stack *sy)
             for (uint32_t e = L->off[q]; e < L->off[q + 1]; e++) {
                 uint32_t p = L->rev[e];
                 if (__atomic_load_n(&L->nd[p].xl, __ATOMIC_RELAXED) == UNDONE &&
-                    claim(&L->nd[p].xl, (int8_t)t))
+                    claim(&L->nd[p].xl, (int8_t)t, par))
                     if (!push(sx, p))
                         return false;
             }
@@ -240,17 +254,27 @@ static bool drain(struct lvl *L, int t, struct stack *sx, struct stack *sy)
             uint32_t q = sx->v[--sx->n];
             for (uint32_t e = L->off[q]; e < L->off[q + 1]; e++) {
                 uint32_t p = L->rev[e];
-                if (__atomic_sub_fetch(&L->nd[p].cnt, 1, __ATOMIC_RELAXED) != 0)
+                if (dec(&L->nd[p].cnt, par) != 0)
                     continue;
                 int be = L->nd[p].be;
                 if (be != NONE_EXIT && -be < t)
                     continue; /* final later, at -be, by the scan of that round */
-                if (claim(&L->nd[p].xh, (int8_t)t) && !push(sy, p))
+                if (claim(&L->nd[p].xh, (int8_t)t, par) && !push(sy, p))
                     return false;
             }
         }
     }
     return true;
+}
+
+static bool drain_par(struct lvl *L, int t, struct stack *sx, struct stack *sy)
+{
+    return drain_(L, t, sx, sy, true);
+}
+
+static bool drain_one(struct lvl *L, int t, struct stack *sx, struct stack *sy)
+{
+    return drain_(L, t, sx, sy, false);
 }
 
 static int solve(struct lvl *L)
@@ -286,14 +310,14 @@ static int solve(struct lvl *L)
                     if (be == NONE_EXIT)
                         continue;
                     if (be == t && __atomic_load_n(&x->xl, __ATOMIC_RELAXED) == UNDONE &&
-                        claim(&x->xl, (int8_t)t) && !push(&sx, (uint32_t)p))
+                        claim(&x->xl, (int8_t)t, true) && !push(&sx, (uint32_t)p))
                         __atomic_store_n(&ok, false, __ATOMIC_RELAXED);
                     if (be == -t && __atomic_load_n(&x->cnt, __ATOMIC_RELAXED) == 0 &&
                         __atomic_load_n(&x->xh, __ATOMIC_RELAXED) == UNDONE &&
-                        claim(&x->xh, (int8_t)t) && !push(&sy, (uint32_t)p))
+                        claim(&x->xh, (int8_t)t, true) && !push(&sy, (uint32_t)p))
                         __atomic_store_n(&ok, false, __ATOMIC_RELAXED);
                 }
-                if (!drain(L, t, &sx, &sy))
+                if (!(L->threads > 1 ? drain_par : drain_one)(L, t, &sx, &sy))
                     __atomic_store_n(&ok, false, __ATOMIC_RELAXED);
                 progress(L, b - a);
             }
