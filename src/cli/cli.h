@@ -59,5 +59,6 @@ int cmd_variants(int argc, char **argv);
 int bench_movegen(const char *rules, int argc, char **argv);
 int bench_search(int argc, char **argv);
 int bench_tables(int argc, char **argv);
+int bench_rules(int argc, char **argv);
 
 #endif

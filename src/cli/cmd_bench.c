@@ -24,6 +24,8 @@ int cmd_bench(int argc, char **argv)
         fputs(usage, stdout);
         return CLI_OK;
     }
+    if (strncmp(argv[1], "--rules", 7) == 0) /* sow bench --rules all: every rule set side by side */
+        return bench_rules(argc, argv);
     if (strcmp(argv[1], "movegen") == 0)
         return bench_movegen("all", argc - 1, argv + 1);
     if (strcmp(argv[1], "tables") == 0)
