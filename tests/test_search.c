@@ -45,10 +45,12 @@ static void random_pos(const struct ruleset *rs, int maxn, sow_position *p)
     }
 }
 
+static bool use_attractor; /* the older exact method, the closure solver's twin */
+
 static struct search_ctx *ctx_for(const struct ruleset *rs, int threads)
 {
     char err[128];
-    struct search_opts o = {.threads = threads, .hash_mb = 2};
+    struct search_opts o = {.threads = threads, .hash_mb = 2, .attractor = use_attractor};
     struct search_ctx *s = search_new(rs, &o, err, sizeof err);
     cr_assert(s, "search_new: %s", err);
     return s;
@@ -143,6 +145,56 @@ REF_TEST(jodu_starve, "jodu-starve")
 REF_TEST(odu, "odu")
 REF_TEST(jerin, "jerin")
 REF_TEST(darra, "darra")
+
+/* The same checks through the older exact method (MTD(f) over threshold
+ * attractors and the table): the closure solver's slow twin, fewer positions. */
+#define TWIN_TEST(id, name)                                                                       \
+    Test(attractor_vs_ref, id, .timeout = 120)                                                    \
+    {                                                                                             \
+        use_attractor = true;                                                                     \
+        against_ref(name, 60);                                                                    \
+    }
+
+TWIN_TEST(oware, "oware")
+TWIN_TEST(awari, "awari")
+TWIN_TEST(jerin, "jerin")
+TWIN_TEST(darra, "darra")
+
+/* Closure solver with 2 threads on larger positions (parallel expansion
+ * rounds start at 256 nodes) against 1 thread and the attractor twin. */
+Test(search, closure_threads_vs_twin, .timeout = 120)
+{
+    static const char *names[] = {"oware", "awari", "odu", "darra"};
+    rng_state = 99;
+    for (int r = 0; r < 4; r++) {
+        struct ruleset rs;
+        char err[128];
+        cr_assert_eq(rules_init(&rs, names[r], 5, 1, err, sizeof err), 0);
+        struct search_ctx *s1 = ctx_for(&rs, 1), *s2 = ctx_for(&rs, 2);
+        use_attractor = true;
+        struct search_ctx *st = ctx_for(&rs, 1);
+        use_attractor = false;
+        for (int i = 0; i < 6; i++) {
+            sow_position p;
+            random_pos(&rs, 7, &p);
+            int v1, v2, vt, m1[SOW_MAX_PITS + 1], m2[SOW_MAX_PITS + 1];
+            cr_assert_eq(search_value(s1, &p, &v1), 0);
+            cr_assert_eq(search_value(s2, &p, &v2), 0);
+            cr_assert_eq(search_value(st, &p, &vt), 0);
+            char buf[SOW_POS_MAXLEN];
+            fmt(&rs, &p, buf);
+            cr_assert(v1 == v2 && v1 == vt, "%s %s: %d (1 thread), %d (2), twin %d", names[r],
+                      buf, v1, v2, vt);
+            int n1 = search_move_values(s1, &p, m1), n2 = search_move_values(s2, &p, m2);
+            cr_assert_eq(n1, n2);
+            for (int k = 0; k < n1; k++)
+                cr_assert_eq(m1[k], m2[k], "%s %s move %d", names[r], buf, k);
+        }
+        search_free(s1);
+        search_free(s2);
+        search_free(st);
+    }
+}
 
 /* A hand-checked cycle (docs/rules.md): oware 2x1, 1/1/A.  A sows into B1
  * making 2, but that would take all of B's seeds: no capture -> 0/2/B.  B sows

@@ -27,6 +27,9 @@
 #include "sow/tables.h"
 
 #define SEARCH_MAX_PV 256
+/* Exact mode: most positions one closure may hold (about 110 bytes each on
+ * 2x6 boards, docs/solver.md "Memory"); larger solves stop with an error. */
+#define SEARCH_MAX_CLOSURE ((uint64_t)1 << 24)
 
 struct search_opts {
     int threads;              /* >= 1 */
@@ -38,6 +41,9 @@ struct search_opts {
     /* Progress lines (each MTD(f) iteration / each depth); may be NULL. */
     void (*progress)(void *arg, const char *line);
     void *progress_arg;
+    /* Exact mode by the older method, MTD(f)-driven threshold attractors
+     * over the shared table (the tests' twin of the closure solver). */
+    bool attractor;
 };
 
 struct search_result {

@@ -18,6 +18,7 @@
 #include "sow/search.h"
 #include "sow/tt.h"
 #include "sow/util.h"
+#include "closure.h"
 
 #define MAX_LEVELS (SOW_MAX_SEEDS + 2) /* nested level tests: one per seed count */
 
@@ -52,6 +53,11 @@ struct search_ctx {
     double deadline;              /* 0 = none */
     bool timed_out, too_deep, oom, interrupted;
     bool quiet;                   /* no progress lines (PV, move values) */
+    /* exact mode (closure.h): the last solved closure, kept for the PV and
+     * move values; per-thread counters and relay caches */
+    struct clos *clos;
+    struct sow_relay_cache **caches;
+    uint64_t *cnodes, *ctbh;
 };
 
 static inline int clampi(int x, int lo, int hi)
@@ -552,7 +558,7 @@ static uint64_t total_nodes(const struct search_ctx *s)
 {
     uint64_t n = 0;
     for (int i = 0; i < s->nthreads; i++)
-        n += s->th[i]->nodes;
+        n += s->th[i]->nodes + s->cnodes[i];
     return n;
 }
 
@@ -678,11 +684,23 @@ struct search_ctx *search_new(const struct ruleset *rs, const struct search_opts
     s->rs = rs;
     s->o = *o;
     s->nthreads = o->threads < 1 ? 1 : o->threads;
-    s->tt = tt_new(o->hash_mb ? o->hash_mb : 1);
+    /* The exact mode's closure solver does not use the table: only the
+     * bounded mode and the attractor method get one of hash_mb MiB. */
+    bool need_tt = o->attractor || o->depth > 0 || o->time_limit > 0;
+    s->tt = tt_new(need_tt ? (o->hash_mb ? o->hash_mb : 1) : 0);
     s->th = calloc((size_t)s->nthreads, sizeof *s->th);
     if (!s->tt || !s->th) {
         snprintf(err, (size_t)errlen, "cannot allocate a %u MiB transposition table",
                  o->hash_mb);
+        search_free(s);
+        return NULL;
+    }
+    s->clos = clos_new(rs);
+    s->caches = calloc((size_t)s->nthreads, sizeof *s->caches);
+    s->cnodes = calloc((size_t)s->nthreads, sizeof *s->cnodes);
+    s->ctbh = calloc((size_t)s->nthreads, sizeof *s->ctbh);
+    if (!s->clos || !s->caches || !s->cnodes || !s->ctbh) {
+        snprintf(err, (size_t)errlen, "out of memory");
         search_free(s);
         return NULL;
     }
@@ -701,6 +719,7 @@ struct search_ctx *search_new(const struct ruleset *rs, const struct search_opts
         th->tbmax = o->tb ? tb_max_level(o->tb) : -1;
         th->tid = i;
         th->cache = rs->relay ? rules_cache_new(14) : NULL;
+        s->caches[i] = th->cache;
         th->levels = calloc(MAX_LEVELS, sizeof *th->levels);
         th->ml = calloc(MAX_LEVELS + 1, sizeof *th->ml);
         if (!th->levels || !th->ml || (rs->relay && !th->cache)) {
@@ -732,6 +751,10 @@ void search_free(struct search_ctx *s)
         free(th);
     }
     free(s->th);
+    clos_free(s->clos);
+    free(s->caches);
+    free(s->cnodes);
+    free(s->ctbh);
     tt_free(s->tt);
     free(s);
 }
@@ -739,14 +762,15 @@ void search_free(struct search_ctx *s)
 void search_clear(struct search_ctx *s)
 {
     tt_clear(s->tt);
+    clos_reset(s->clos);
 }
 
 void search_counters(const struct search_ctx *s, uint64_t *nodes, uint64_t *tb_hits)
 {
     uint64_t n = 0, h = 0;
     for (int i = 0; i < s->nthreads; i++) {
-        n += s->th[i]->nodes;
-        h += s->th[i]->tb_hits;
+        n += s->th[i]->nodes + s->cnodes[i];
+        h += s->th[i]->tb_hits + s->ctbh[i];
     }
     *nodes = n;
     *tb_hits = h;
@@ -755,7 +779,7 @@ void search_counters(const struct search_ctx *s, uint64_t *nodes, uint64_t *tb_h
 void search_reset_counters(struct search_ctx *s)
 {
     for (int i = 0; i < s->nthreads; i++)
-        s->th[i]->nodes = s->th[i]->tb_hits = 0;
+        s->th[i]->nodes = s->th[i]->tb_hits = s->cnodes[i] = s->ctbh[i] = 0;
 }
 
 const char *search_error(const struct search_ctx *s)
@@ -774,10 +798,144 @@ static void begin(struct search_ctx *s)
     s->quiet = false;
 }
 
+/* ---- exact mode: the closure solver (closure.h) ---- */
+
+/* Solve p's closure (replacing the kept one).  false if stopped/failed. */
+static bool clos_solve(struct search_ctx *s, const sow_position *p)
+{
+    struct clos_env env = {
+        .threads = s->nthreads,
+        .cache = s->caches,
+        .stop = s->o.stop,
+        .tb = s->o.tb,
+        .nodes = s->cnodes,
+        .tb_hits = s->ctbh,
+        .max_nodes = SEARCH_MAX_CLOSURE,
+    };
+    switch (clos_build(s->clos, &env, p)) {
+    case CLOS_OK:
+        progress(s, "closure of %llu positions solved", (unsigned long long)clos_size(s->clos));
+        return true;
+    case CLOS_STOPPED:
+        s->interrupted = true;
+        break;
+    case CLOS_OOM:
+        s->oom = true;
+        break;
+    case CLOS_TOO_BIG:
+        s->too_deep = true;
+        break;
+    }
+    return false;
+}
+
+/* lo, hi and V of p, from the kept closure or a new one. */
+static bool exact_lohi(struct search_ctx *s, const sow_position *p, int *lo, int *hi, int *v)
+{
+    if (clos_find(s->clos, p, lo, hi, v, NULL))
+        return true;
+    if (!clos_solve(s, p))
+        return false;
+    return clos_find(s->clos, p, lo, hi, v, NULL);
+}
+
+/* V(p): the endgame tables if they hold p's level, else the closure. */
+static bool exact_value(struct search_ctx *s, const sow_position *p, int *v)
+{
+    if (s->o.tb && rules_board_seeds(s->rs, p) <= tb_max_level(s->o.tb) && tb_probe(s->o.tb, p, v)) {
+        s->ctbh[0]++;
+        return true;
+    }
+    return exact_lohi(s, p, NULL, NULL, v);
+}
+
+/* Value of p's move ch: an exit nets d - V(q); a move staying in the level
+ * is worth clamp(cyc(p), -hi(q), -lo(q)). */
+static bool exact_move_value(struct search_ctx *s, const sow_position *p,
+                             const struct sow_child *ch, int *val)
+{
+    int cap = ch->captured[0] + ch->captured[1];
+    if (cap) {
+        int vq;
+        if (!exact_value(s, &ch->pos, &vq))
+            return false;
+        *val = ch->captured[p->side] - ch->captured[!p->side] - vq;
+        return true;
+    }
+    int lo, hi;
+    if (!exact_lohi(s, &ch->pos, &lo, &hi, NULL))
+        return false;
+    *val = clampi(rules_cycle_value(s->rs, p), -hi, -lo);
+    return true;
+}
+
+static int exact_move_values(struct search_ctx *s, const sow_position *p, int *vals)
+{
+    struct sow_movelist ml;
+    s->rs->generate(s->rs, p, &ml, s->th[0]->cache, NULL);
+    if (ml.n && !exact_lohi(s, p, NULL, NULL, NULL)) /* children now in the closure */
+        return -1;
+    for (int i = 0; i < ml.n; i++)
+        if (!exact_move_value(s, p, &ml.c[i], &vals[i]))
+            return -1;
+    return ml.n;
+}
+
+/* Principal variation from p0 (value v0): at each position the first move
+ * (generation order) worth the position's value; stops at the end of the
+ * game, at a repeated position (r->pv_repeats) or at SEARCH_MAX_PV moves. */
+static bool exact_pv(struct search_ctx *s, const sow_position *p0, int v0, struct search_result *r)
+{
+    const struct ruleset *rs = s->rs;
+    sow_position hist[SEARCH_MAX_PV + 1];
+    sow_position p = *p0;
+    int v = v0;
+    r->pv_len = 0;
+    r->pv_repeats = false;
+    hist[0] = p;
+    while (r->pv_len < SEARCH_MAX_PV) {
+        struct sow_movelist ml;
+        rs->generate(rs, &p, &ml, s->th[0]->cache, NULL);
+        if (ml.n == 0)
+            return true;
+        if (!exact_lohi(s, &p, NULL, NULL, NULL))
+            return false;
+        int pick = -1;
+        for (int i = 0; i < ml.n && pick < 0; i++) {
+            int mv;
+            if (!exact_move_value(s, &p, &ml.c[i], &mv))
+                return false;
+            if (mv == v)
+                pick = i;
+        }
+        if (pick < 0)
+            pick = 0; /* cannot happen: V is the best move value */
+        const struct sow_child *ch = &ml.c[pick];
+        r->pv[r->pv_len++] = ch->move;
+        sow_position q = ch->pos;
+        if (ch->captured[0] + ch->captured[1]) {
+            v = (ch->captured[p.side] - ch->captured[!p.side]) - v;
+        } else {
+            for (int j = r->pv_len - 1; j >= 0; j--)
+                if (rules_same_position(&hist[j], &q)) {
+                    r->pv_repeats = true;
+                    return true;
+                }
+            if (!exact_value(s, &q, &v))
+                return false;
+        }
+        p = q;
+        hist[r->pv_len] = p;
+    }
+    return true;
+}
+
 int search_value(struct search_ctx *s, const sow_position *p, int *value)
 {
     struct target g;
     begin(s);
+    if (!s->o.attractor)
+        return exact_value(s, p, value) ? 0 : -1;
     target_value(&g, s->rs, p);
     return solve_target(s, &g, value) ? 0 : -1;
 }
@@ -787,6 +945,8 @@ int search_move_values(struct search_ctx *s, const sow_position *p, int *vals)
     struct sow_movelist ml;
     begin(s);
     s->quiet = true;
+    if (!s->o.attractor)
+        return exact_move_values(s, p, vals);
     s->rs->generate(s->rs, p, &ml, s->th[0]->cache, NULL);
     for (int i = 0; i < ml.n; i++) {
         struct target g;
@@ -900,6 +1060,18 @@ int search_solve(struct search_ctx *s, const sow_position *p, struct search_resu
     struct target g;
     target_value(&g, rs, p);
 
+    if (s->o.depth <= 0 && s->o.time_limit <= 0 && !s->o.attractor) {
+        if (!exact_value(s, p, &r->value))
+            goto stopped;
+        r->exact = true;
+        r->lower = r->upper = r->value;
+        s->quiet = true;
+        if (!exact_pv(s, p, r->value, r))
+            goto stopped;
+        r->best = r->pv_len ? r->pv[0] : ml.c[0].move;
+        finish(s, r, t0, n0, h0);
+        return 0;
+    }
     if (s->o.depth <= 0 && s->o.time_limit <= 0) {
         if (!solve_target(s, &g, &r->value))
             goto stopped;
