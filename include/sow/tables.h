@@ -46,8 +46,8 @@
 
 /* Highest level a table can hold: values are int8 and |V| <= n. */
 #define TB_MAX_LEVEL 127
-/* Entries of one level must fit uint32 indices (in-level edge lists). */
-#define TB_MAX_ENTRIES 0xFFFFFFF0ULL
+/* Entries of one level must fit 31-bit indices (solve updates keep a kind bit). */
+#define TB_MAX_ENTRIES 0x7FFFFFFFULL
 /* Value encoding 1: int8 two's complement, -n..n. */
 #define TB_FORMAT_VERSION 1
 #define TB_INDEX_SCHEME 1

@@ -2,6 +2,7 @@
  * into a temporary directory that is removed afterwards. */
 #include <dirent.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,20 +11,70 @@
 #include "sow/tables.h"
 #include "sow/util.h"
 
+/* Wall and CPU (all threads) time per level and per phase: on a machine
+ * shared with other work, CPU seconds are the comparable figure. */
+#define BT_PHASES 8
 struct bt {
-    double total_s;
+    double total_s, total_cpu;
     uint64_t total_pos;
+    double cpu0;
+    bool phases;
+    int np;
+    const char *name[BT_PHASES];
+    double ph_t[BT_PHASES], ph_start;
+    int cur;
 };
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void on_progress(void *ctx, int level, uint64_t entries, double frac, const char *phase)
+{
+    struct bt *b = ctx;
+    (void)level;
+    (void)entries;
+    (void)frac;
+    if (b->cur >= 0 && b->name[b->cur] == phase)
+        return;
+    double now = util_now();
+    if (b->cur >= 0)
+        b->ph_t[b->cur] += now - b->ph_start;
+    b->ph_start = now;
+    int k = 0;
+    while (k < b->np && strcmp(b->name[k], phase) != 0)
+        k++;
+    if (k == b->np && b->np < BT_PHASES)
+        b->name[b->np++] = phase;
+    b->cur = k < BT_PHASES ? k : -1;
+}
 
 static void level_done(void *ctx, int level, uint64_t entries, double secs, bool built)
 {
     struct bt *b = ctx;
+    double cpu = cpu_now(), c = cpu - b->cpu0;
+    b->cpu0 = cpu;
     if (!built)
         return;
     b->total_s += secs;
+    b->total_cpu += c;
     b->total_pos += entries;
-    printf("  level %3d %12llu positions %8.3f s %8.2f Mpos/s\n", level,
-           (unsigned long long)entries, secs, secs > 0 ? (double)entries / secs / 1e6 : 0.0);
+    printf("  level %3d %12llu positions %8.3f s %8.2f Mpos/s %8.3f cpu-s %6.2f Mpos/cpu-s\n",
+           level, (unsigned long long)entries, secs,
+           secs > 0 ? (double)entries / secs / 1e6 : 0.0, c,
+           c > 0 ? (double)entries / c / 1e6 : 0.0);
+    if (b->phases) {
+        printf("           ");
+        for (int k = 0; k < b->np; k++)
+            printf(" %s %.3f", b->name[k], b->ph_t[k]);
+        printf("\n");
+    }
+    for (int k = 0; k < b->np; k++)
+        b->ph_t[k] = 0;
+    b->cur = -1;
     fflush(stdout);
 }
 
@@ -47,12 +98,18 @@ int bench_tables(int argc, char **argv)
 {
     const char *rules = "oware,awari";
     long pits = 6, seeds = 14, threads = 0;
+    bool phases = false;
     for (int i = 1; i < argc; i++) {
         int r;
+        if (strcmp(argv[i], "--phases") == 0) {
+            phases = true;
+            continue;
+        }
         if (cli_is_help(argv[i])) {
             printf("usage: sow bench tables [--rules R[,R...]|all] [--pits N] [--seeds N] "
-                   "[--threads T]\n  builds levels 0..N (default oware,awari 2x6 up to 14) into "
-                   "a temporary directory,\n  printing positions per second per level\n");
+                   "[--threads T] [--phases]\n  builds levels 0..N (default oware,awari 2x6 up to 14) into "
+                   "a temporary directory,\n  printing positions per second (wall and CPU) per level;\n"
+                   "  --phases adds the wall seconds of each build phase\n");
             return CLI_OK;
         }
         if ((r = cli_opt("bench tables", argc, argv, &i, "--rules", &rules)) ||
@@ -80,8 +137,13 @@ int bench_tables(int argc, char **argv)
             fprintf(stderr, "sow bench tables: cannot create a temporary directory\n");
             return CLI_FAIL;
         }
-        struct bt b = {0, 0};
-        struct tb_build_opts opt = {(int)threads, 0, NULL, NULL, level_done, &b};
+        struct bt b;
+        memset(&b, 0, sizeof b);
+        b.phases = phases;
+        b.cur = -1;
+        b.cpu0 = cpu_now();
+        struct tb_build_opts opt = {(int)threads, 0, NULL, phases ? on_progress : NULL,
+                                    level_done, &b};
         printf("%s 2x%ld levels 0..%ld, %s threads:\n", rs.name, pits, seeds,
                threads ? "" : "all");
         int r = tb_build(&rs, dir, (int)seeds, &opt, err, sizeof err);
@@ -90,9 +152,10 @@ int bench_tables(int argc, char **argv)
             fprintf(stderr, "sow bench tables: %s\n", err);
             return CLI_FAIL;
         }
-        printf("%s total: %llu positions in %.2f s = %.2f Mpos/s\n", rs.name,
-               (unsigned long long)b.total_pos, b.total_s,
-               b.total_s > 0 ? (double)b.total_pos / b.total_s / 1e6 : 0.0);
+        printf("%s total: %llu positions in %.2f s = %.2f Mpos/s, %.2f cpu-s = %.2f Mpos/cpu-s\n",
+               rs.name, (unsigned long long)b.total_pos, b.total_s,
+               b.total_s > 0 ? (double)b.total_pos / b.total_s / 1e6 : 0.0, b.total_cpu,
+               b.total_cpu > 0 ? (double)b.total_pos / b.total_cpu / 1e6 : 0.0);
     }
     return CLI_OK;
 }

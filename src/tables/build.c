@@ -2,27 +2,37 @@
  * builder.  docs/tables.md "Algorithm" explains why this computes exactly the
  * value of docs/rules.md; the comments here say how.
  *
- * Per level n (E entries, mover-normalised):
- *   pass 1 (parallel): generate every entry's moves; best exit value (capture
- *           moves probe the lower levels; settlements), in-level out-degree,
- *           and in-degree counts of the in-level children (atomic adds);
- *   prefix sum -> CSR offsets (uint32);
- *   pass 2 (parallel): generate again, fill the reverse edge list;
- *   solve (parallel per value round): one game G on nodes (p,L) and (p,H).
- *           X = the movers at L nodes (endless play is -inf for X), Y = the
- *           movers at H nodes.  X-values, rounds t = n .. -n:
+ * Per level n (E entries, mover-normalised), the index range is cut into
+ * "blocks" of 2^bshift entries (a block's node state, offsets and predecessor
+ * lists fit in the cache together):
+ *   moves (parallel over chunks): generate every entry's moves once; best exit
+ *           value (capture moves probe the lower levels; settlements) and
+ *           in-level out-degree per entry; each in-level edge p -> q is
+ *           appended as (q, p) to the calling thread's bin of q's block
+ *           (sequential writes, no atomics);
+ *   edges (parallel over blocks): each block counts and fills the reverse
+ *           (CSR) lists of its own targets from the bins of all threads;
+ *   seeds:  entries grouped by best exit value and block (counting sort);
+ *   solve:  one game G on nodes (p,L) and (p,H).  X = the movers at L nodes
+ *           (endless play is -inf for X), Y = the movers at H nodes.
+ *           X-values, rounds t = n .. -n:
  *             (p,L) = max(bestexit(p), X-value of (q,H) for in-level q),
  *             (p,H) = min(-bestexit(p), X-value of (q,L) for in-level q),
  *           an L node is final the first round one of its options reaches t,
  *           an H node when all its in-level children are final (counter);
- *           never final: endless (L: lo = -inf, H: hi = +inf).
- *   final pass: lo = X(p,L), hi = -X(p,H), clamped; V = clamp(cyc, lo, hi).
+ *           never final: endless (L: lo = -inf, H: hi = +inf).  A
+ *           finalisation does not touch its predecessors at once: it appends
+ *           one 4-byte update per predecessor to the bin of the
+ *           predecessor's block, and blocks are processed one at a time
+ *           (propagation blocking: streaming writes instead of cache misses);
+ *   values: lo = X(p,L), hi = -X(p,H), clamped; V = clamp(cyc, lo, hi).
  */
 #include <errno.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,6 +43,7 @@
 #define NONE_EXIT ((int8_t)-128) /* bestexit: no exit move */
 #define UNDONE ((int8_t)-128)    /* X-value not final yet */
 #define CHUNK 4096
+#define MAX_THREADS 64
 
 /* What the solve keeps per entry (4 bytes). */
 struct node {
@@ -43,6 +54,86 @@ struct node {
 };
 _Static_assert(sizeof(struct node) == 4, "node packs into 4 bytes");
 
+/* Solve updates: predecessor index | kind.  Entries < 2^31 (TB_MAX_ENTRIES). */
+#define UPD_CLAIM 0x80000000u /* a child's H node is final: the L node has an option t */
+#define UPD_IDX 0x7FFFFFFFu   /* else: a child's L node is final: the H node loses one */
+_Static_assert(TB_MAX_ENTRIES <= UPD_IDX, "entry indices leave the top bit for the kind");
+
+/* ---- memory ---------------------------------------------------------------- */
+
+/* A large anonymous mapping, 2 MB aligned, with transparent huge pages asked
+ * for (random accesses over GBs: TLB misses).  Reserved once per build for
+ * the largest level and reused by every level (pages are zeroed by the
+ * kernel once, not once per level). */
+struct region {
+    void *map, *p;
+    size_t maplen, len;
+};
+
+#define HUGE_2M ((size_t)2 << 20)
+
+static void *region_get(struct region *r, size_t need)
+{
+    if (need <= r->len)
+        return r->p;
+    if (r->map)
+        munmap(r->map, r->maplen);
+    r->map = r->p = NULL;
+    r->maplen = r->len = 0;
+    size_t len = (need + HUGE_2M - 1) & ~(HUGE_2M - 1), maplen = len + HUGE_2M;
+    void *m = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    char *p = (char *)(((uintptr_t)m + HUGE_2M - 1) & ~(uintptr_t)(HUGE_2M - 1));
+    madvise(p, len, MADV_HUGEPAGE);
+    r->map = m;
+    r->maplen = maplen;
+    r->p = p;
+    r->len = len;
+    return p;
+}
+
+static void region_free(struct region *r)
+{
+    if (r->map)
+        munmap(r->map, r->maplen);
+    memset(r, 0, sizeof *r);
+}
+
+/* Bins: chains of 4 KB blocks of 32-bit words, filled by one thread.  The
+ * blocks come from one arena (bump pointer, then per-thread free lists). */
+#define BLK_WORDS 1020
+struct blk {
+    struct blk *next;
+    uint64_t pad_;
+    uint32_t w[BLK_WORDS];
+};
+_Static_assert(sizeof(struct blk) == 4096, "bin blocks are 4 KB");
+
+struct bin {
+    uint32_t *cur, *end; /* free space of the head block */
+    struct blk *head;    /* newest block; older ones are full */
+};
+
+struct pool {
+    struct blk *free;
+    bool failed;
+    char pad_[64 - sizeof(struct blk *) - sizeof(bool)]; /* own cache line */
+};
+
+/* The workspace of a build: regions reused from level to level. */
+struct tb_work {
+    struct region nd, off, rev, arena, seeds;
+};
+
+static size_t arena_blocks(uint64_t E, int pits, int threads, uint64_t nblocks)
+{
+    /* edge bins: 2 words per in-level move (<= N per entry), plus one
+     * partly filled block per bin (T per block). */
+    return (size_t)(2 * E * (uint64_t)pits / BLK_WORDS) + (size_t)threads * nblocks + 64;
+}
+
 struct lvl {
     const struct ruleset *rs;
     const struct tb_set *lower;
@@ -50,11 +141,18 @@ struct lvl {
     const struct tb_build_opts *opt;
     int n, threads;
     uint64_t boards, E, nchunks, chunk;
-    struct node *nd;   /* per entry, packed: one cache line per random visit */
+    struct node *nd;   /* per entry */
     uint32_t *off;     /* E + 1 CSR offsets of the reverse edges */
-    uint32_t *rev;     /* predecessors */
-    uint32_t *fwd;     /* E * slots forward in-level children (pass 1 to 2) */
-    int slots;
+    uint32_t *rev;     /* predecessors, grouped by target */
+    uint32_t *seeds;   /* entries with an exit, by (best exit, block, index) */
+    uint32_t *seedoff; /* (2n+1) * nblocks + 1 offsets into seeds */
+    int bshift;        /* block = 2^bshift entries */
+    uint64_t nblocks;
+    /* arena */
+    char *arena;
+    size_t arena_cap, arena_used;
+    struct pool pool[MAX_THREADS];
+    struct bin *ebin; /* edges: [thread][block] */
     bool overflow;
     /* progress */
     uint64_t done;
@@ -62,6 +160,59 @@ struct lvl {
     double base, weight;
     const char *phase;
 };
+
+static struct blk *blk_new(struct lvl *L, struct pool *pl)
+{
+    struct blk *b = pl->free;
+    if (b) {
+        pl->free = b->next;
+        return b;
+    }
+    size_t at = __atomic_fetch_add(&L->arena_used, sizeof(struct blk), __ATOMIC_RELAXED);
+    if (at + sizeof(struct blk) > L->arena_cap) {
+        pl->failed = true;
+        return NULL;
+    }
+    return (struct blk *)(L->arena + at);
+}
+
+static bool bin_grow(struct lvl *L, struct pool *pl, struct bin *b)
+{
+    struct blk *k = blk_new(L, pl);
+    if (!k)
+        return false;
+    k->next = b->head;
+    b->head = k;
+    b->cur = k->w;
+    b->end = k->w + BLK_WORDS;
+    return true;
+}
+
+static inline void bin_put(struct lvl *L, struct pool *pl, struct bin *b, uint32_t x)
+{
+    if (__builtin_expect(b->cur == b->end, 0) && !bin_grow(L, pl, b))
+        return;
+    *b->cur++ = x;
+}
+
+static inline void bin_put2(struct lvl *L, struct pool *pl, struct bin *b, uint32_t x, uint32_t y)
+{
+    if (__builtin_expect(b->cur == b->end, 0) && !bin_grow(L, pl, b))
+        return;
+    b->cur[0] = x;
+    b->cur[1] = y;
+    b->cur += 2;
+}
+
+static uint64_t bin_words(const struct bin *b)
+{
+    if (!b->head)
+        return 0;
+    uint64_t w = (uint64_t)(b->cur - b->head->w);
+    for (const struct blk *k = b->head->next; k; k = k->next)
+        w += BLK_WORDS;
+    return w;
+}
 
 static bool stopped(const struct lvl *L)
 {
@@ -119,13 +270,17 @@ static struct sow_relay_cache *thread_cache(const struct ruleset *rs)
     return rs->relay ? rules_cache_new(16) : NULL;
 }
 
-/* Pass 1: best exits, out-degrees, and each entry's in-level children in
- * its own `slots` forward slots (sequential writes, no atomics). */
+/* Pass 1: best exits, out-degrees, and each in-level edge (q, p) into the
+ * thread's bin of q's block. */
 static void pass_moves(struct lvl *L)
 {
     phase(L, "moves", 0.0, 0.6);
 #pragma omp parallel num_threads(L->threads)
     {
+        int w = omp_get_thread_num();
+        struct pool *pl = &L->pool[w];
+        struct bin *eb = L->ebin + (uint64_t)w * L->nblocks;
+        int sh = L->bshift;
         struct sow_relay_cache *cache = thread_cache(L->rs);
         struct sow_movelist ml;
 #pragma omp for schedule(dynamic, 1)
@@ -138,7 +293,6 @@ static void pass_moves(struct lvl *L)
             for (uint64_t idx = a; idx < b; idx++) {
                 L->rs->generate(L->rs, &p, &ml, cache, NULL);
                 int best = NONE_EXIT, deg = 0;
-                uint32_t *fw = L->fwd + idx * L->slots;
                 if (ml.n == 0)
                     best = ml.settle[0] - ml.settle[1];
                 for (int k = 0; k < ml.n; k++) {
@@ -151,14 +305,15 @@ static void pass_moves(struct lvl *L)
                         int e = c->captured[0] - c->captured[1] - lv->v[q];
                         if (e > best)
                             best = e;
-                    } else if (deg < L->slots) {
-                        fw[deg++] = (uint32_t)child_index(L, &c->pos, L->n, L->boards);
                     } else {
-                        __atomic_store_n(&L->overflow, true, __ATOMIC_RELAXED);
+                        uint32_t q = (uint32_t)child_index(L, &c->pos, L->n, L->boards);
+                        bin_put2(L, pl, &eb[q >> sh], q, (uint32_t)idx);
+                        deg++;
                     }
                 }
                 L->nd[idx].be = (int8_t)best;
                 L->nd[idx].cnt = (uint8_t)deg;
+                L->nd[idx].xl = L->nd[idx].xh = UNDONE;
                 if (idx + 1 < b)
                     entry_next(L, idx, &p);
             }
@@ -168,32 +323,79 @@ static void pass_moves(struct lvl *L)
     }
 }
 
-/* Pass 2: reverse the forward slots into CSR.  Thread k owns the targets in
- * its index range and scans all forward slots (sequential reads), so the
- * counts and list writes need no atomics.  fill=false counts into off[q];
- * fill=true writes rev[--off[q]] (off holds inclusive ends, then starts). */
-static void pass_reverse(struct lvl *L, bool fill)
+/* Pass 2: reverse edges per block from the bins of every thread: count into
+ * off[q], inclusive prefix from the block's first edge, fill rev[--off[q]]
+ * (off ends as the start of q's list).  All accesses stay in the block. */
+static void pass_edges(struct lvl *L, const uint32_t *ebase)
 {
-    phase(L, fill ? "edges" : "count", fill ? 0.7 : 0.6, 0.1);
+    phase(L, "edges", 0.6, 0.15);
     int T = L->threads;
-#pragma omp parallel num_threads(T)
-    {
-        int k = omp_get_thread_num(), nt = omp_get_num_threads();
-        uint64_t lo = L->E * (uint64_t)k / (uint64_t)nt, hi = L->E * (uint64_t)(k + 1) / (uint64_t)nt;
-        for (uint64_t p = 0; p < L->E; p++) {
-            const uint32_t *fw = L->fwd + p * L->slots;
-            for (int j = 0; j < L->nd[p].cnt; j++) {
-                uint32_t q = fw[j];
-                if (q < lo || q >= hi)
-                    continue;
-                if (fill)
-                    L->rev[--L->off[q]] = (uint32_t)p;
-                else
-                    L->off[q]++;
-            }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
+    for (uint64_t c = 0; c < L->nblocks; c++) {
+        uint64_t base = c << L->bshift, len = (uint64_t)1 << L->bshift;
+        if (base + len > L->E)
+            len = L->E - base;
+        uint32_t *o = L->off + base;
+        memset(o, 0, len * sizeof *o);
+        for (int w = 0; w < T; w++) {
+            const struct bin *b = &L->ebin[(uint64_t)w * L->nblocks + c];
+            const uint32_t *end = b->cur;
+            for (const struct blk *k = b->head; k; k = k->next, end = k ? k->w + BLK_WORDS : NULL)
+                for (const uint32_t *x = k->w; x < end; x += 2)
+                    o[x[0] - base]++;
         }
+        uint32_t s = ebase[c];
+        for (uint64_t i = 0; i < len; i++) {
+            s += o[i];
+            o[i] = s;
+        }
+        for (int w = 0; w < T; w++) {
+            const struct bin *b = &L->ebin[(uint64_t)w * L->nblocks + c];
+            const uint32_t *end = b->cur;
+            for (const struct blk *k = b->head; k; k = k->next, end = k ? k->w + BLK_WORDS : NULL)
+                for (const uint32_t *x = k->w; x < end; x += 2)
+                    L->rev[--o[x[0] - base]] = x[1];
+        }
+        progress(L, len);
     }
-    (void)T;
+}
+
+/* Entries with an exit, grouped by (best exit + n, block), index order inside
+ * a group: the seeds of round t in block c are one contiguous run. */
+static void pass_seeds(struct lvl *L, uint32_t *cnt)
+{
+    int V = 2 * L->n + 1;
+    uint64_t nb = L->nblocks;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(L->threads)
+    for (uint64_t c = 0; c < nb; c++) {
+        uint64_t a = c << L->bshift, b = a + ((uint64_t)1 << L->bshift);
+        if (b > L->E)
+            b = L->E;
+        for (int v = 0; v < V; v++)
+            cnt[(uint64_t)v * nb + c] = 0;
+        for (uint64_t p = a; p < b; p++)
+            if (L->nd[p].be != NONE_EXIT)
+                cnt[(uint64_t)(L->nd[p].be + L->n) * nb + c]++;
+    }
+    uint32_t s = 0;
+    for (uint64_t i = 0; i < (uint64_t)V * nb; i++) {
+        uint32_t k = cnt[i];
+        L->seedoff[i] = s;
+        s += k;
+    }
+    L->seedoff[(uint64_t)V * nb] = s;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(L->threads)
+    for (uint64_t c = 0; c < nb; c++) {
+        uint64_t a = c << L->bshift, b = a + ((uint64_t)1 << L->bshift);
+        if (b > L->E)
+            b = L->E;
+        uint32_t at[2 * TB_MAX_LEVEL + 1];
+        for (int v = 0; v < V; v++)
+            at[v] = L->seedoff[(uint64_t)v * nb + c];
+        for (uint64_t p = a; p < b; p++)
+            if (L->nd[p].be != NONE_EXIT)
+                L->seeds[at[L->nd[p].be + L->n]++] = (uint32_t)p;
+    }
 }
 
 struct stack {
@@ -201,19 +403,36 @@ struct stack {
     size_t n, cap;
 };
 
-static bool push(struct stack *s, uint32_t x)
+static bool reserve(struct stack *s, size_t more)
 {
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? 2 * s->cap : 4096;
-        uint32_t *nv = realloc(s->v, nc * sizeof *nv);
-        if (!nv)
-            return false;
-        s->v = nv;
-        s->cap = nc;
-    }
-    s->v[s->n++] = x;
+    if (s->n + more <= s->cap)
+        return true;
+    size_t nc = s->cap ? 2 * s->cap : 4096;
+    while (nc < s->n + more)
+        nc *= 2;
+    uint32_t *nv = realloc(s->v, nc * sizeof *nv);
+    if (!nv)
+        return false;
+    s->v = nv;
+    s->cap = nc;
     return true;
 }
+
+/* Work is done in batches of BATCH: first every random address of the batch
+ * is prefetched, then used, so that the cache misses overlap (the graph has
+ * no locality: a level's in-level edges join random entries). */
+#define BATCH 64
+
+/* One solving thread's work lists: fin = nodes just final whose
+ * predecessors must hear of it (index | UPD_CLAIM if its H node, else its L
+ * node), upd = updates for predecessors (index | UPD_CLAIM: the L node has an
+ * option worth t; else: the H node loses an open child). */
+struct solver {
+    struct lvl *L;
+    int t;
+    struct stack fin, upd;
+    bool failed;
+};
 
 /* `par` is a compile-time constant at every call (always inlined): with one
  * thread the plain operations let the cache misses overlap. */
@@ -225,6 +444,8 @@ static inline __attribute__((always_inline)) bool claim(int8_t *a, int8_t v, boo
         *a = v;
         return true;
     }
+    if (__atomic_load_n(a, __ATOMIC_RELAXED) != UNDONE)
+        return false;
     int8_t expect = UNDONE;
     return __atomic_compare_exchange_n(a, &expect, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
@@ -234,99 +455,179 @@ static inline __attribute__((always_inline)) uint8_t dec(uint8_t *c, bool par)
     return par ? __atomic_sub_fetch(c, 1, __ATOMIC_RELAXED) : --*c;
 }
 
-/* Finalise everything at X-value t reachable from the stacks. */
-static inline __attribute__((always_inline)) bool drain_(struct lvl *L, int t, struct stack *sx,
-                                                        struct stack *sy, bool par)
+/* Apply the top BATCH updates. */
+static inline __attribute__((always_inline)) void apply_batch(struct solver *S, bool par)
 {
-    while (sx->n || sy->n) {
-        if (sy->n) {
-            /* (q,H) final at t: every predecessor's L node has an option t. */
-            uint32_t q = sy->v[--sy->n];
-            for (uint32_t e = L->off[q]; e < L->off[q + 1]; e++) {
-                uint32_t p = L->rev[e];
-                if (__atomic_load_n(&L->nd[p].xl, __ATOMIC_RELAXED) == UNDONE &&
-                    claim(&L->nd[p].xl, (int8_t)t, par))
-                    if (!push(sx, p))
-                        return false;
-            }
-        } else {
-            /* (q,L) final at t: predecessors' H nodes lose one open child. */
-            uint32_t q = sx->v[--sx->n];
-            for (uint32_t e = L->off[q]; e < L->off[q + 1]; e++) {
-                uint32_t p = L->rev[e];
-                if (dec(&L->nd[p].cnt, par) != 0)
-                    continue;
-                int be = L->nd[p].be;
-                if (be != NONE_EXIT && -be < t)
-                    continue; /* final later, at -be, by the scan of that round */
-                if (claim(&L->nd[p].xh, (int8_t)t, par) && !push(sy, p))
-                    return false;
-            }
+    struct lvl *L = S->L;
+    int t = S->t;
+    size_t m = S->upd.n < BATCH ? S->upd.n : BATCH;
+    uint32_t u[BATCH];
+    S->upd.n -= m;
+    memcpy(u, S->upd.v + S->upd.n, m * sizeof *u);
+    for (size_t i = 0; i < m; i++)
+        __builtin_prefetch(&L->nd[u[i] & UPD_IDX], 1);
+    if (!reserve(&S->fin, m)) {
+        S->failed = true;
+        return;
+    }
+    uint32_t *f = S->fin.v + S->fin.n;
+    for (size_t i = 0; i < m; i++) {
+        uint32_t r = u[i] & UPD_IDX;
+        struct node *x = &L->nd[r];
+        if (u[i] & UPD_CLAIM) {
+            /* A child's H node is final at t: the L node has an option t. */
+            if (claim(&x->xl, (int8_t)t, par))
+                *f++ = r;
+        } else if (dec(&x->cnt, par) == 0) {
+            /* Last open child: final now unless its best exit is better for
+             * Y than t (then the scan of round -be finalises it). */
+            int be = x->be;
+            if ((be == NONE_EXIT || -be >= t) && claim(&x->xh, (int8_t)t, par))
+                *f++ = r | UPD_CLAIM;
         }
     }
-    return true;
+    S->fin.n = (size_t)(f - S->fin.v);
 }
 
-static bool drain_par(struct lvl *L, int t, struct stack *sx, struct stack *sy)
+/* Tell the predecessors of the top BATCH final nodes. */
+static void emit_batch(struct solver *S)
 {
-    return drain_(L, t, sx, sy, true);
+    struct lvl *L = S->L;
+    size_t m = S->fin.n < BATCH ? S->fin.n : BATCH;
+    uint32_t q[BATCH], a[BATCH], b[BATCH];
+    S->fin.n -= m;
+    memcpy(q, S->fin.v + S->fin.n, m * sizeof *q);
+    for (size_t i = 0; i < m; i++)
+        __builtin_prefetch(&L->off[q[i] & UPD_IDX]);
+    size_t total = 0;
+    for (size_t i = 0; i < m; i++) {
+        uint32_t r = q[i] & UPD_IDX;
+        a[i] = L->off[r];
+        b[i] = L->off[r + 1];
+        total += b[i] - a[i];
+        __builtin_prefetch(&L->rev[a[i]]);
+    }
+    if (!reserve(&S->upd, total)) {
+        S->failed = true;
+        return;
+    }
+    uint32_t *u = S->upd.v + S->upd.n;
+    for (size_t i = 0; i < m; i++) {
+        /* L final -> the predecessors' H nodes lose a child (kind 0);
+         * H final -> the predecessors' L nodes have an option (UPD_CLAIM). */
+        uint32_t kind = (q[i] & UPD_CLAIM) ? UPD_CLAIM : 0;
+        for (uint32_t e = a[i]; e < b[i]; e++)
+            *u++ = L->rev[e] | kind;
+    }
+    S->upd.n += total;
 }
 
-static bool drain_one(struct lvl *L, int t, struct stack *sx, struct stack *sy)
+static inline __attribute__((always_inline)) void drain_(struct solver *S, bool par)
 {
-    return drain_(L, t, sx, sy, false);
+    while ((S->upd.n || S->fin.n) && !S->failed) {
+        if (S->upd.n >= BATCH || !S->fin.n)
+            apply_batch(S, par);
+        else
+            emit_batch(S);
+    }
+}
+
+static void drain_par(struct solver *S)
+{
+    drain_(S, true);
+}
+
+static void drain_one(struct solver *S)
+{
+    drain_(S, false);
 }
 
 static int solve(struct lvl *L)
 {
-    int n = L->n, rounds = 2 * n + 1;
+    int n = L->n, T = L->threads;
+    uint64_t nb = L->nblocks;
+    phase(L, "solve", 0.8, 0.15 / (2 * n + 1));
+    /* Rounds with no entry of best exit t or -t are empty: every
+     * finalisation of a round starts from such an entry. */
+    bool seeded[2 * TB_MAX_LEVEL + 1];
+    for (int t = -n; t <= n; t++)
+        seeded[t + n] = L->seedoff[(uint64_t)(t + n + 1) * nb] > L->seedoff[(uint64_t)(t + n) * nb];
     bool ok = true;
-    for (uint64_t p = 0; p < L->E; p++)
-        L->nd[p].xl = L->nd[p].xh = UNDONE;
-    phase(L, "solve", 0.75, 0.2 / rounds);
-    /* Every finalisation of round t starts from an entry whose best exit is
-     * t or -t: rounds without one are empty and skipped. */
-    bool seed[2 * TB_MAX_LEVEL + 1] = {0};
-    for (uint64_t p = 0; p < L->E; p++)
-        if (L->nd[p].be != NONE_EXIT)
-            seed[L->nd[p].be + TB_MAX_LEVEL] = true;
-    for (int t = n; t >= -n && ok; t--) {
-        if (stopped(L))
-            return TB_INTERRUPTED;
-        L->done = 0;
-        if (!seed[t + TB_MAX_LEVEL] && !seed[-t + TB_MAX_LEVEL]) {
-            L->base += L->weight;
-            continue;
-        }
-#pragma omp parallel num_threads(L->threads)
-        {
-            struct stack sx = {0}, sy = {0};
-#pragma omp for schedule(dynamic, 16)
-            for (uint64_t ch = 0; ch < L->nchunks; ch++) {
-                uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
-                for (uint64_t p = a; p < b; p++) {
-                    struct node *x = &L->nd[p];
-                    int be = x->be;
-                    if (be == NONE_EXIT)
-                        continue;
-                    if (be == t && __atomic_load_n(&x->xl, __ATOMIC_RELAXED) == UNDONE &&
-                        claim(&x->xl, (int8_t)t, true) && !push(&sx, (uint32_t)p))
-                        __atomic_store_n(&ok, false, __ATOMIC_RELAXED);
-                    if (be == -t && __atomic_load_n(&x->cnt, __ATOMIC_RELAXED) == 0 &&
-                        __atomic_load_n(&x->xh, __ATOMIC_RELAXED) == UNDONE &&
-                        claim(&x->xh, (int8_t)t, true) && !push(&sy, (uint32_t)p))
-                        __atomic_store_n(&ok, false, __ATOMIC_RELAXED);
+    volatile bool stopv[2 * TB_MAX_LEVEL + 1] = {false};
+#pragma omp parallel num_threads(T)
+    {
+        int me = omp_get_thread_num();
+        /* Thread k seeds from blocks [b0, b1) and drains what follows;
+         * a node is finalised once, by compare-and-swap on its value or by
+         * the thread that takes its counter to zero. */
+        uint64_t b0 = nb * (uint64_t)me / (uint64_t)T, b1 = nb * (uint64_t)(me + 1) / (uint64_t)T;
+        struct solver S;
+        memset(&S, 0, sizeof S);
+        S.L = L;
+        for (int t = n; t >= -n; t--) {
+            if (!seeded[t + n] && !seeded[-t + n])
+                continue;
+            /* One reading of the stop flag per round, shared by all. */
+            if (me == 0)
+                stopv[t + n] = stopped(L);
+#pragma omp barrier
+            if (stopv[t + n])
+                break;
+            S.t = t;
+            /* L seeds (best exit t) become claims on themselves; H seeds
+             * (best exit -t) are final if no in-level child is open. */
+            const uint32_t *sl = L->seeds + L->seedoff[(uint64_t)(t + n) * nb + b0],
+                           *el = L->seeds + L->seedoff[(uint64_t)(t + n) * nb + b1],
+                           *sh = L->seeds + L->seedoff[(uint64_t)(-t + n) * nb + b0],
+                           *eh = L->seeds + L->seedoff[(uint64_t)(-t + n) * nb + b1];
+            while ((sl < el || sh < eh) && !S.failed) {
+                if (sl < el) {
+                    size_t m = (size_t)(el - sl) < 4 * BATCH ? (size_t)(el - sl) : 4 * BATCH;
+                    if (!reserve(&S.upd, m)) {
+                        S.failed = true;
+                        break;
+                    }
+                    for (size_t i = 0; i < m; i++)
+                        S.upd.v[S.upd.n++] = sl[i] | UPD_CLAIM;
+                    sl += m;
                 }
-                if (!(L->threads > 1 ? drain_par : drain_one)(L, t, &sx, &sy))
-                    __atomic_store_n(&ok, false, __ATOMIC_RELAXED);
-                progress(L, b - a);
+                if (sh < eh) {
+                    size_t m = (size_t)(eh - sh) < BATCH ? (size_t)(eh - sh) : BATCH;
+                    if (!reserve(&S.fin, m)) {
+                        S.failed = true;
+                        break;
+                    }
+                    for (size_t i = 0; i < m; i++)
+                        __builtin_prefetch(&L->nd[sh[i]], 1);
+                    for (size_t i = 0; i < m; i++) {
+                        struct node *x = &L->nd[sh[i]];
+                        if (T > 1 ? __atomic_load_n(&x->cnt, __ATOMIC_RELAXED) == 0 &&
+                                        claim(&x->xh, (int8_t)t, true)
+                                  : x->cnt == 0 && claim(&x->xh, (int8_t)t, false))
+                            S.fin.v[S.fin.n++] = sh[i] | UPD_CLAIM;
+                    }
+                    sh += m;
+                }
+                if (T > 1)
+                    drain_par(&S);
+                else
+                    drain_one(&S);
             }
-            free(sx.v);
-            free(sy.v);
+            if (me == 0) {
+                L->base += L->weight;
+                progress(L, 0);
+            }
+#pragma omp barrier
         }
-        L->base += L->weight;
+        if (S.failed)
+#pragma omp atomic write
+            ok = false;
+        free(S.fin.v);
+        free(S.upd.v);
     }
-    return ok ? 0 : -1;
+    if (!ok)
+        return -1;
+    return stopped(L) ? TB_INTERRUPTED : 0;
 }
 
 /* lo/hi from the game, V = clamp(cyc, lo, hi).  Returns entries with lo > hi (bugs). */
@@ -362,16 +663,59 @@ static uint64_t finish(struct lvl *L, int8_t *out, int8_t *lohi)
     return bad;
 }
 
+/* Block size (entries) of the solve: node state, offsets and predecessor
+ * lists of one block stay in the cache while it is processed. */
+#define BSHIFT 16
+
+static int level_threads(const struct tb_build_opts *opt, uint64_t E)
+{
+    int T = opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
+    /* Small levels: thread start-up and barriers cost more than they save,
+     * badly so on a loaded machine. */
+    if (E < 200000 && !(opt && opt->threads > 0))
+        T = 1;
+    return T < MAX_THREADS ? T : MAX_THREADS;
+}
+
+static uint64_t level_blocks(uint64_t E)
+{
+    return (E + ((uint64_t)1 << BSHIFT) - 1) >> BSHIFT;
+}
+
 double tb_level_memory(const struct tb_index *ix, int level)
 {
     double E = (double)tb_level_entries(ix, level);
-    /* node 4 + out 1 + offsets 4 bytes; forward slots 4 (N+1) and reverse
-     * edges 4 per in-level move (<= N) live together during pass 2. */
-    return E * (9.0 + 4.0 * (ix->pits + 1) + 4.0 * ix->pits) + 4.0;
+    /* node 4 + out 1 + offsets 4 + seeds 4 bytes; edge bins 8 and reverse
+     * edges 4 per in-level move (<= N) live together during the edge pass;
+     * a partly filled 4 KB bin block per block and thread (8 assumed). */
+    return E * (13.0 + 12.0 * ix->pits) + 4096.0 * 8 * (double)level_blocks((uint64_t)E) +
+           (1 << 22);
 }
 
-int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
-                   int8_t *lohi, const struct tb_build_opts *opt, char *err, int errlen)
+/* Reserve the workspace for levels up to E entries (virtual; pages are
+ * touched as levels need them). */
+static bool work_reserve(struct tb_work *wk, uint64_t E, int pits, int threads)
+{
+    uint64_t nb = level_blocks(E);
+    return region_get(&wk->nd, E * sizeof(struct node)) &&
+           region_get(&wk->off, (E + 1) * sizeof(uint32_t)) &&
+           region_get(&wk->rev, (E * (uint64_t)pits + 1) * sizeof(uint32_t)) &&
+           region_get(&wk->seeds, (E + 1) * sizeof(uint32_t)) &&
+           region_get(&wk->arena, arena_blocks(E, pits, threads, nb) * sizeof(struct blk));
+}
+
+static void work_free(struct tb_work *wk)
+{
+    region_free(&wk->nd);
+    region_free(&wk->off);
+    region_free(&wk->rev);
+    region_free(&wk->seeds);
+    region_free(&wk->arena);
+}
+
+static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
+                       int8_t *lohi, const struct tb_build_opts *opt, struct tb_work *wk,
+                       char *err, int errlen)
 {
     struct lvl L;
     memset(&L, 0, sizeof L);
@@ -380,18 +724,14 @@ int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, 
     L.ix = &lower->ix;
     L.opt = opt;
     L.n = n;
-    L.threads = opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
     L.boards = tb_level_boards(L.ix, n);
     L.E = tb_level_entries(L.ix, n);
+    L.threads = level_threads(opt, L.E);
     L.t0 = L.last = util_now();
-    /* Small levels: thread start-up and barriers (2n+1 rounds) cost more
-     * than they save, badly so on a loaded machine. */
-    if (L.E < 200000 && !(opt && opt->threads > 0))
-        L.threads = 1;
     /* Small chunks on small levels, so that threads do interleave there too. */
     L.chunk = L.E < (1u << 20) ? 256 : 4096;
     if (n > TB_MAX_LEVEL || L.E > TB_MAX_ENTRIES) {
-        snprintf(err, (size_t)errlen, "level %d: too large for one process (uint32 indices)", n);
+        snprintf(err, (size_t)errlen, "level %d: too large for one process (31-bit indices)", n);
         return -1;
     }
     for (int m = 0; m < n; m++)
@@ -400,50 +740,59 @@ int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, 
             return -1;
         }
     L.nchunks = (L.E + L.chunk - 1) / L.chunk;
-    int rc = -1;
-    L.slots = rs->pits + 1;
-    L.nd = malloc(L.E * sizeof *L.nd);
-    L.off = calloc(L.E + 1, sizeof *L.off);
-    L.fwd = malloc(L.E * (uint64_t)L.slots * sizeof *L.fwd);
-    if (!L.nd || !L.off || !L.fwd) {
-        snprintf(err, (size_t)errlen, "level %d: out of memory", n);
-        goto done;
-    }
+    L.bshift = BSHIFT;
+    L.nblocks = level_blocks(L.E);
+    int T = L.threads, rc = -1;
+    uint64_t nb = L.nblocks, V = 2 * (uint64_t)n + 1;
+    uint32_t *ebase = NULL, *cnt = NULL;
+    if (!work_reserve(wk, L.E, rs->pits, T))
+        goto oom;
+    L.nd = wk->nd.p;
+    L.off = wk->off.p;
+    L.rev = wk->rev.p;
+    L.seeds = wk->seeds.p;
+    L.arena = wk->arena.p;
+    L.arena_cap = wk->arena.len;
+    L.ebin = calloc((uint64_t)T * nb, sizeof *L.ebin);
+    ebase = malloc((nb + 1) * sizeof *ebase);
+    cnt = malloc((V * nb + 1) * sizeof *cnt);
+    L.seedoff = malloc((V * nb + 1) * sizeof *L.seedoff);
+    if (!L.ebin || !ebase || !cnt || !L.seedoff)
+        goto oom;
     pass_moves(&L);
     if (stopped(&L)) {
         rc = TB_INTERRUPTED;
         goto done;
     }
-    if (L.overflow) {
-        snprintf(err, (size_t)errlen, "level %d: internal error: more in-level moves than slots", n);
-        goto done;
-    }
-    pass_reverse(&L, false);
+    for (int w = 0; w < T; w++)
+        if (L.pool[w].failed) {
+            snprintf(err, (size_t)errlen, "level %d: internal error: edge bins overflow", n);
+            goto done;
+        }
     uint64_t total = 0;
-    for (uint64_t q = 0; q < L.E; q++) {
-        total += L.off[q];
-        if (total > UINT32_MAX)
-            break;
-        L.off[q] = (uint32_t)total;
+    for (uint64_t c = 0; c < nb; c++) {
+        ebase[c] = (uint32_t)total;
+        for (int w = 0; w < T; w++)
+            total += bin_words(&L.ebin[(uint64_t)w * nb + c]) / 2;
+        if (total > UINT32_MAX) {
+            snprintf(err, (size_t)errlen, "level %d: more than 2^32 in-level moves (uint32 edges)", n);
+            goto done;
+        }
     }
-    if (total > UINT32_MAX) {
-        snprintf(err, (size_t)errlen, "level %d: more than 2^32 in-level moves (uint32 edges)", n);
-        goto done;
-    }
+    ebase[nb] = (uint32_t)total;
     L.off[L.E] = (uint32_t)total;
-    L.rev = malloc((total ? total : 1) * sizeof *L.rev);
-    if (!L.rev) {
-        snprintf(err, (size_t)errlen, "level %d: out of memory for %llu edges", n,
-                 (unsigned long long)total);
-        goto done;
-    }
-    pass_reverse(&L, true);
-    free(L.fwd);
-    L.fwd = NULL;
+    pass_edges(&L, ebase);
+    free(L.ebin);
+    L.ebin = NULL;
+    /* Every bin block is free again: the solve reuses the arena. */
+    L.arena_used = 0;
+    for (int w = 0; w < T; w++)
+        L.pool[w].free = NULL;
     if (stopped(&L)) {
         rc = TB_INTERRUPTED;
         goto done;
     }
+    pass_seeds(&L, cnt);
     rc = solve(&L);
     if (rc == TB_INTERRUPTED)
         goto done;
@@ -459,11 +808,25 @@ int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, 
     if (opt && opt->progress)
         opt->progress(opt->ctx, n, L.E, 1.0, "done");
     rc = 0;
+    goto done;
+oom:
+    snprintf(err, (size_t)errlen, "level %d: out of memory", n);
+    rc = -1;
 done:
-    free(L.nd);
-    free(L.off);
-    free(L.rev);
-    free(L.fwd);
+    free(L.ebin);
+    free(ebase);
+    free(cnt);
+    free(L.seedoff);
+    return rc;
+}
+
+int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
+                   int8_t *lohi, const struct tb_build_opts *opt, char *err, int errlen)
+{
+    struct tb_work wk;
+    memset(&wk, 0, sizeof wk);
+    int rc = solve_level(rs, lower, n, out, lohi, opt, &wk, err, errlen);
+    work_free(&wk);
     return rc;
 }
 
@@ -488,6 +851,10 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
         return -1;
     }
     int rc = 0;
+    struct tb_work wk;
+    memset(&wk, 0, sizeof wk);
+    int8_t *built[TB_MAX_LEVEL + 1] = {0}; /* levels built here, kept in memory */
+    uint64_t maxE = 0;
     double limit = opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * machine_memory();
     /* Existing levels are checked completely; missing ones must fit. */
     double lower_bytes = 0;
@@ -505,6 +872,7 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
             }
         } else {
             missing[n] = true;
+            maxE = E > maxE ? E : maxE;
             if (E > TB_MAX_ENTRIES) {
                 snprintf(err, (size_t)errlen,
                          "level %d has %llu entries, more than one process indexes (%llu); "
@@ -526,6 +894,12 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
         }
         lower_bytes += (double)E;
     }
+    /* One workspace for every level, sized for the largest. */
+    if (maxE && !work_reserve(&wk, maxE, rs->pits, level_threads(opt, maxE))) {
+        snprintf(err, (size_t)errlen, "out of address space for level %d", max_level);
+        rc = -1;
+        goto out;
+    }
     for (int n = 0; n <= max_level; n++) {
         if (!missing[n]) {
             if (opt && opt->level_done)
@@ -540,16 +914,16 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
             rc = -1;
             goto out;
         }
-        rc = tb_solve_level(rs, set, n, v, NULL, opt, err, errlen);
+        rc = solve_level(rs, set, n, v, NULL, opt, &wk, err, errlen);
         if (rc == 0)
             rc = tb_file_write(dir, rs, n, v, E, err, errlen);
-        free(v);
-        if (rc != 0)
-            goto out;
-        if (tb_set_load_level(set, n, err, errlen) < 0) {
-            rc = -1;
+        if (rc != 0) {
+            free(v);
             goto out;
         }
+        /* The written file holds exactly v: the next levels probe v itself. */
+        built[n] = v;
+        tb_set_put_level(set, n, v, E);
         if (opt && opt->level_done)
             opt->level_done(opt->ctx, n, E, util_now() - t0, true);
         if (opt && opt->stop && *opt->stop) {
@@ -559,6 +933,9 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
     }
 out:
     tb_close(set);
+    work_free(&wk);
+    for (int n = 0; n <= max_level; n++)
+        free(built[n]);
     return rc;
 }
 
