@@ -288,7 +288,7 @@ Test(play, engine_reproducible)
         int8_t res[24];
         uint8_t end[24];
         struct var_play_opts o = {.player = VAR_ENGINE, .games = 24, .seed = 3, .threads = 1,
-                                  .engine_depth = 2, .random_plies = 2, .hash_mb = 1};
+                                  .engine_depth = 2, .random_plies = 2};
         o.game_len = len;
         o.game_result = res;
         o.game_end = end;

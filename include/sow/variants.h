@@ -6,8 +6,8 @@
  * the work it took; within a time budget, else the bounds proven so far.
  *
  * Play statistics: G games from the start between two random players, or
- * between two bounded-depth engines (after a few random opening plies, so the
- * games differ), with counts per outcome and ending rule and move-generator
+ * between two depth-limited alpha-beta engines maximising net captures (after
+ * a few random opening plies, so the games differ), with counts per outcome and ending rule and move-generator
  * statistics (struct sow_stats).  Each game's random stream is derived from
  * (seed, rule-set name, player kind, game index) only, so the numbers do not
  * depend on the thread count or the order the games run in.
@@ -85,9 +85,8 @@ struct var_play_opts {
     enum var_player player;
     int games;
     uint64_t seed;
-    int engine_depth;         /* VAR_ENGINE: bounded search depth (plies) */
+    int engine_depth;         /* VAR_ENGINE: alpha-beta depth (plies), 1..64 */
     int random_plies;         /* VAR_ENGINE: random opening plies (default 2) */
-    unsigned hash_mb;         /* VAR_ENGINE: per-thread table, MiB */
     int threads;              /* games in parallel */
     volatile int *stop;
     /* Called with the number of games finished (from one thread at a time). */

@@ -15,7 +15,8 @@
 static const char usage[] =
     "usage: sow variants atlas [--rules R,...|all] [--pits LIST] [--seeds LIST] [--budget S]\n"
     "                          [--csv FILE] [--threads T] [--hash MB] [--tables DIR]\n"
-    "                          [--no-tables] [--tb-entries N] [--max-total N] [--verbose]\n"
+    "                          [--no-tables] [--tb-entries N] [--min-total N] [--max-total N]\n"
+    "                          [--verbose]\n"
     "       sow variants play  [--rules R,...|all] [--pits N] [--seeds S] [--games N]\n"
     "                          [--seed X] [--engine-depth D] [--random-plies K]\n"
     "                          [--threads T] [--csv FILE] [--lengths FILE]\n"
@@ -29,12 +30,14 @@ static const char usage[] =
     "  bounds it proved.  Endgame tables: levels of at most --tb-entries positions\n"
     "  (default 2000000) are built when missing into --tables DIR (default $SOW_TABLES\n"
     "  or ./tables) and probed by the solver; --no-tables solves without them.\n"
-    "  --max-total N skips instances with more than N seeds on the board.\n"
+    "  --min-total/--max-total N skip instances with fewer/more than N seeds on the\n"
+    "  board (2 x pits x seeds).  --verbose: the solver's MTD(f) steps on stderr.\n"
     "  CSV header: rules,pits,seeds,value,best,pv_length,nodes,time_ms,status\n"
     "  (best moves joined by spaces; open rows: value LO..HI, best and pv_length '-').\n"
     "\n"
     "play: N games per rule set (default 1000) between random players and, with\n"
-    "  --engine-depth D > 0 (default 2), between two engines searching D plies\n"
+    "  --engine-depth D > 0 (default 2), between two alpha-beta engines searching D\n"
+    "  plies for the most net captured seeds, first best move in generation order\n"
     "  (after K random opening plies, default 2, so the games differ).  First-player\n"
     "  wins/draws/losses, game length (plies), branching, relay laps per move,\n"
     "  never-ending moves per 1000 positions, seeds captured per move, and how games\n"
@@ -196,7 +199,7 @@ static int cmd_atlas(int argc, char **argv)
     const char *cmd = "variants atlas";
     const char *rules_spec = "all", *pits_spec = "1-3", *seeds_spec = "1-4", *csv = NULL;
     const char *tables = tb_default_dir(), *v;
-    long threads = 1, hash = 64, tb_entries = 2000000, max_total = 255;
+    long threads = 1, hash = 64, tb_entries = 2000000, max_total = 255, min_total = 0;
     double budget = 10;
     bool verbose = false;
     for (int i = 1; i < argc; i++) {
@@ -214,7 +217,8 @@ static int cmd_atlas(int argc, char **argv)
             (r = cli_opt_long(cmd, argc, argv, &i, "--hash", 1, 1 << 20, &hash)) ||
             (r = cli_opt_long(cmd, argc, argv, &i, "--tb-entries", 0, 4000000000L,
                               &tb_entries)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--max-total", 0, 255, &max_total))) {
+            (r = cli_opt_long(cmd, argc, argv, &i, "--max-total", 0, 255, &max_total)) ||
+            (r = cli_opt_long(cmd, argc, argv, &i, "--min-total", 0, 255, &min_total))) {
             if (r < 0)
                 return CLI_BAD;
             continue;
@@ -268,12 +272,14 @@ static int cmd_atlas(int argc, char **argv)
                 char err[256];
                 k++;
                 int n = 2 * pits[b] * seeds[c];
-                if (n > max_total || rules_init(&rs, rules[a], pits[b], seeds[c], err,
+                if (n > max_total || n < min_total || rules_init(&rs, rules[a], pits[b], seeds[c], err,
                                                 sizeof err) < 0) {
                     nskip++;
                     fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds: skipped (%s)\n", k, total,
                             rules[a], pits[b], seeds[c],
-                            n > max_total ? "more than --max-total seeds" : err);
+                            n > max_total   ? "more than --max-total seeds"
+                            : n < min_total ? "fewer than --min-total seeds"
+                                            : err);
                     continue;
                 }
                 fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds per hole (%d on the board)...\n", k,
@@ -481,7 +487,6 @@ static int cmd_play_stats(int argc, char **argv)
             po.seed = (uint64_t)seed;
             po.engine_depth = (int)depth;
             po.random_plies = (int)rplies;
-            po.hash_mb = 1;
             po.threads = (int)threads;
             po.stop = (volatile int *)&g_stop;
             po.progress = play_note;

@@ -4,11 +4,16 @@
  * Reproducibility: each game draws from its own splitmix64 stream seeded by
  * var_game_seed(seed, rules, player, game); each game's numbers go into its
  * own record and the records are summed in game order afterwards, so the
- * result is the same for any thread count.  The engine's table is cleared
- * before every game (search_clear) and it searches with one thread to a fixed
- * depth without a time limit, so its choices depend on the position and the
- * game's earlier moves only.
+ * result is the same for any thread count.
+ *
+ * The engine is a plain depth-limited alpha-beta over net captured seeds
+ * (a finished game scores its settlement, the horizon 0), moves in generation
+ * order, the first best one played: a function of the position alone.  It is
+ * not the solver's bounded mode: search_solve with opts.depth builds an exact
+ * principal variation whenever its bounds meet, which makes late-game moves
+ * cost an exact solve (see docs/variants.md).
  */
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -18,7 +23,6 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "sow/search.h"
 #include "sow/util.h"
 #include "sow/variants.h"
 
@@ -61,8 +65,39 @@ struct game_rec {
 
 struct worker {
     sow_position *hist;       /* positions since the seed count last changed */
-    struct search_ctx *engine;
 };
+
+/* Net seeds the mover at p nets within `depth` plies (alpha-beta, fail-hard
+ * window [alpha, beta]); *best = index of the first best move at the root. */
+static int negamax(const struct ruleset *rs, const sow_position *p, int depth, int alpha,
+                   int beta, int *best)
+{
+    struct sow_movelist ml;
+    rs->generate(rs, p, &ml, NULL, NULL);
+    if (ml.n == 0)
+        return ml.settle[p->side] - ml.settle[!p->side];
+    if (depth == 0)
+        return 0;
+    int bestv = INT_MIN;
+    for (int i = 0; i < ml.n; i++) {
+        const struct sow_child *ch = &ml.c[i];
+        int d = ch->captured[p->side] - ch->captured[!p->side], v;
+        if (ch->pos.side == p->side) /* the mover moves again */
+            v = d + negamax(rs, &ch->pos, depth - 1, alpha - d, beta - d, NULL);
+        else
+            v = d - negamax(rs, &ch->pos, depth - 1, d - beta, d - alpha, NULL);
+        if (v > bestv) {
+            bestv = v;
+            if (best)
+                *best = i;
+        }
+        if (v > alpha)
+            alpha = v;
+        if (alpha >= beta)
+            break;
+    }
+    return bestv;
+}
 
 /* Play game g.  0, or -1 (engine error / stopped; reason in err). */
 static int play_game(const struct ruleset *rs, const struct var_play_opts *o, struct worker *w,
@@ -76,8 +111,6 @@ static int play_game(const struct ruleset *rs, const struct var_play_opts *o, st
     int settle2[2] = {0, 0};
     memset(rec, 0, sizeof *rec);
     w->hist[nhist++] = p;
-    if (w->engine)
-        search_clear(w->engine);
     for (int ply = 0;; ply++) {
         if (o->stop && *o->stop) {
             snprintf(err, (size_t)errlen, "interrupted");
@@ -105,18 +138,9 @@ static int play_game(const struct ruleset *rs, const struct var_play_opts *o, st
         if (o->player == VAR_RANDOM || ply < o->random_plies) {
             pick = (int)(((splitmix(&rng) >> 32) * (uint64_t)ml.n) >> 32);
         } else {
-            struct search_result sr;
-            if (search_solve(w->engine, &p, &sr) < 0) {
-                snprintf(err, (size_t)errlen, "engine search stopped at ply %d of game %d", ply,
-                         g);
-                return -1;
-            }
-            pick = rules_find_move(&ml, sr.best);
-            if (pick < 0) {
-                snprintf(err, (size_t)errlen, "engine chose an illegal move at ply %d of game %d",
-                         ply, g);
-                return -1;
-            }
+            int bound = 2 * SOW_MAX_SEEDS + 1;
+            pick = 0;
+            negamax(rs, &p, o->engine_depth, -bound, bound, &pick);
         }
         const struct sow_child *ch = &ml.c[pick];
         rec->captured += (uint64_t)ch->captured[0] + ch->captured[1];
@@ -178,15 +202,6 @@ int var_play(const struct ruleset *rs, const struct var_play_opts *o, struct var
             snprintf(lerr, sizeof lerr, "out of memory");
             ok = false;
         }
-        if (ok && o->player == VAR_ENGINE) {
-            struct search_opts so = {0};
-            so.threads = 1;
-            so.hash_mb = o->hash_mb ? o->hash_mb : 4;
-            so.depth = o->engine_depth;
-            so.stop = o->stop;
-            w.engine = search_new(rs, &so, lerr, sizeof lerr);
-            ok = w.engine != NULL;
-        }
         if (!ok) {
 #pragma omp critical(var_play_err)
             {
@@ -218,8 +233,6 @@ int var_play(const struct ruleset *rs, const struct var_play_opts *o, struct var
                 o->progress(o->progress_arg, d, o->games);
             }
         }
-        if (w.engine)
-            search_free(w.engine);
         free(w.hist);
     }
     if (failed) {
