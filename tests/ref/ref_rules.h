@@ -38,6 +38,28 @@ struct ref_list {
 
 void ref_generate(enum sow_family fam, const struct ref_pos *p, struct ref_list *out);
 
+/* Play one move alone: true if its sowing never ends.  pickups: holes lifted
+ * (the origin is the first); for an endless one, cycle_first = pick-ups done
+ * before the state that repeats was first seen (0 = the move's own starting
+ * state) and cycle_len = pick-ups in one turn of the cycle (else both -1). */
+bool ref_move_endless(enum sow_family fam, const struct ref_pos *p, int move, long *pickups,
+                      long *cycle_first, long *cycle_len);
+
+/* ref_generate, but giving up (returning false, `out` cleared) as soon as one
+ * move lifts more than `limit` holes, endless or not.  Not a rule: the
+ * randomized tests use it to leave out the rare positions whose relays run
+ * for millions of pick-ups (seconds in either implementation). */
+bool ref_generate_bounded(enum sow_family fam, const struct ref_pos *p, struct ref_list *out,
+                          long limit);
+
+/* Move sequences of length depth (perft.h semantics, repetition ignored). */
+uint64_t ref_perft(enum sow_family fam, const struct ref_pos *p, int depth);
+
+/* Repetition settlement as net seeds for the mover (awari 0, else own side
+ * minus the other), and the seeds on the board. */
+int ref_cycle_value(enum sow_family fam, const struct ref_pos *p);
+int ref_board_seeds(const struct ref_pos *p);
+
 /* Conversions to and from the engine's packed position. */
 void ref_from_sow(const struct ruleset *rs, const sow_position *p, struct ref_pos *out);
 void ref_to_sow(const struct ref_pos *p, sow_position *out);
