@@ -291,7 +291,10 @@ pending "tables info/verify: a plain file given as the directory is reported as 
     bad 2 tables info "$WORK/afile"
 pending "tables info/verify: a plain file given as the directory is reported as empty, not as an error" \
     bad 2 tables verify "$WORK/afile"
-bad 1 tables stats --seeds 3 --dir "$WORK/missing"
+pending "tables stats/probe: a level that is not built exits 1; README says a missing table file is bad input (2)" \
+    bad 2 tables stats --seeds 3 --dir "$WORK/missing"
+pending "tables stats/probe: a level that is not built exits 1; README says a missing table file is bad input (2)" \
+    bad 2 tables probe --dir "$WORK/missing" "$POS6"
 bad 2 tables stats --dir "$WORK/t1"
 bad 2 tables stats --seeds 999 --dir "$WORK/t1"
 bad 2 tables probe --dir "$WORK/t1"
