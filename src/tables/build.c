@@ -45,14 +45,18 @@
 #define CHUNK 4096
 #define MAX_THREADS 64
 
-/* What the solve keeps per entry (4 bytes). */
+/* What the solve keeps per entry (8 bytes): the state and where the entry's
+ * predecessor list starts, so that a node that becomes final has its list's
+ * offsets in the cache line that was just written (the list ends at the next
+ * entry's off; entry E holds the total). */
 struct node {
-    int8_t be;   /* best exit value, NONE_EXIT if none */
-    uint8_t cnt; /* in-level out-degree, counted down in the solve */
-    int8_t xl;   /* X-value of (p,L): lo */
-    int8_t xh;   /* X-value of (p,H): -hi */
+    int8_t be;    /* best exit value, NONE_EXIT if none */
+    uint8_t cnt;  /* in-level out-degree, counted down in the solve */
+    int8_t xl;    /* X-value of (p,L): lo */
+    int8_t xh;    /* X-value of (p,H): -hi */
+    uint32_t off; /* first predecessor in rev[] */
 };
-_Static_assert(sizeof(struct node) == 4, "node packs into 4 bytes");
+_Static_assert(sizeof(struct node) == 8, "node packs into 8 bytes");
 
 /* Solve updates: predecessor index | kind.  Entries < 2^31 (TB_MAX_ENTRIES). */
 #define UPD_CLAIM 0x80000000u /* a child's H node is final: the L node has an option t */
@@ -72,7 +76,7 @@ struct region {
 
 #define HUGE_2M ((size_t)2 << 20)
 
-static void *region_get(struct region *r, size_t need)
+static void *region_get(struct region *r, size_t need, bool huge)
 {
     if (need <= r->len)
         return r->p;
@@ -86,7 +90,8 @@ static void *region_get(struct region *r, size_t need)
     if (m == MAP_FAILED)
         return NULL;
     char *p = (char *)(((uintptr_t)m + HUGE_2M - 1) & ~(uintptr_t)(HUGE_2M - 1));
-    madvise(p, len, MADV_HUGEPAGE);
+    if (huge)
+        madvise(p, len, MADV_HUGEPAGE);
     r->map = m;
     r->maplen = maplen;
     r->p = p;
@@ -124,14 +129,16 @@ struct pool {
 
 /* The workspace of a build: regions reused from level to level. */
 struct tb_work {
-    struct region nd, off, rev, arena, seeds;
+    struct region nd, rev, arena; /* arena: edge bins, then the seeds */
 };
 
 static size_t arena_blocks(uint64_t E, int pits, int threads, uint64_t nblocks)
 {
     /* edge bins: 2 words per in-level move (<= N per entry), plus one
-     * partly filled block per bin (T per block). */
-    return (size_t)(2 * E * (uint64_t)pits / BLK_WORDS) + (size_t)threads * nblocks + 64;
+     * partly filled block per bin (T per block); at least one word per
+     * entry for the seeds that follow. */
+    size_t edges = (size_t)(2 * E * (uint64_t)pits / BLK_WORDS), seeds = (size_t)(E / BLK_WORDS + 1);
+    return (edges > seeds ? edges : seeds) + (size_t)threads * nblocks + 64;
 }
 
 struct lvl {
@@ -141,8 +148,7 @@ struct lvl {
     const struct tb_build_opts *opt;
     int n, threads;
     uint64_t boards, E, nchunks, chunk;
-    struct node *nd;   /* per entry */
-    uint32_t *off;     /* E + 1 CSR offsets of the reverse edges */
+    struct node *nd;   /* per entry, plus one holding the edge total */
     uint32_t *rev;     /* predecessors, grouped by target */
     uint32_t *seeds;   /* entries with an exit, by (best exit, block, index) */
     uint32_t *seedoff; /* (2n+1) * nblocks + 1 offsets into seeds */
@@ -271,7 +277,17 @@ static struct sow_relay_cache *thread_cache(const struct ruleset *rs)
 }
 
 /* Pass 1: best exits, out-degrees, and each in-level edge (q, p) into the
- * thread's bin of q's block. */
+ * thread's bin of q's block.  Entries go in groups of MGROUP: the exits'
+ * lower-level values are prefetched while the rest of the group is
+ * generated, and read after it (random reads in levels of up to GBs). */
+#define MGROUP 16
+
+struct probe {
+    const int8_t *v; /* the child's value in its level */
+    int8_t d;        /* mover's minus opponent's capture */
+    uint8_t j;       /* entry in the group */
+};
+
 static void pass_moves(struct lvl *L)
 {
     phase(L, "moves", 0.0, 0.6);
@@ -280,9 +296,11 @@ static void pass_moves(struct lvl *L)
         int w = omp_get_thread_num();
         struct pool *pl = &L->pool[w];
         struct bin *eb = L->ebin + (uint64_t)w * L->nblocks;
-        int sh = L->bshift;
+        int sh = L->bshift, n = L->n;
         struct sow_relay_cache *cache = thread_cache(L->rs);
         struct sow_movelist ml;
+        struct probe pr[MGROUP * (SOW_MAX_PITS + 1)];
+        int best[MGROUP];
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t ch = 0; ch < L->nchunks; ch++) {
             if (stopped(L))
@@ -290,32 +308,43 @@ static void pass_moves(struct lvl *L)
             uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
             sow_position p;
             entry_pos(L, a, &p);
-            for (uint64_t idx = a; idx < b; idx++) {
-                L->rs->generate(L->rs, &p, &ml, cache, NULL);
-                int best = NONE_EXIT, deg = 0;
-                if (ml.n == 0)
-                    best = ml.settle[0] - ml.settle[1];
-                for (int k = 0; k < ml.n; k++) {
-                    const struct sow_child *c = &ml.c[k];
-                    int cap = c->captured[0] + c->captured[1];
-                    if (cap) {
-                        int m = L->n - cap;
-                        const struct tb_level *lv = &L->lower->lv[m];
-                        uint64_t q = child_index(L, &c->pos, m, L->lower->boards[m]);
-                        int e = c->captured[0] - c->captured[1] - lv->v[q];
-                        if (e > best)
-                            best = e;
-                    } else {
-                        uint32_t q = (uint32_t)child_index(L, &c->pos, L->n, L->boards);
-                        bin_put2(L, pl, &eb[q >> sh], q, (uint32_t)idx);
-                        deg++;
+            for (uint64_t g = a; g < b; g += MGROUP) {
+                uint64_t ge = g + MGROUP < b ? g + MGROUP : b;
+                int np = 0;
+                for (uint64_t idx = g; idx < ge; idx++) {
+                    L->rs->generate(L->rs, &p, &ml, cache, NULL);
+                    int j = (int)(idx - g), deg = 0;
+                    best[j] = ml.n == 0 ? ml.settle[0] - ml.settle[1] : NONE_EXIT;
+                    for (int k = 0; k < ml.n; k++) {
+                        const struct sow_child *c = &ml.c[k];
+                        int cap = c->captured[0] + c->captured[1];
+                        if (cap) {
+                            int m = n - cap;
+                            uint64_t q = child_index(L, &c->pos, m, L->lower->boards[m]);
+                            const int8_t *v = L->lower->lv[m].v + q;
+                            __builtin_prefetch(v);
+                            pr[np].v = v;
+                            pr[np].d = (int8_t)(c->captured[0] - c->captured[1]);
+                            pr[np++].j = (uint8_t)j;
+                        } else {
+                            uint32_t q = (uint32_t)child_index(L, &c->pos, n, L->boards);
+                            bin_put2(L, pl, &eb[q >> sh], q, (uint32_t)idx);
+                            deg++;
+                        }
                     }
+                    L->nd[idx].cnt = (uint8_t)deg;
+                    if (idx + 1 < b)
+                        entry_next(L, idx, &p);
                 }
-                L->nd[idx].be = (int8_t)best;
-                L->nd[idx].cnt = (uint8_t)deg;
-                L->nd[idx].xl = L->nd[idx].xh = UNDONE;
-                if (idx + 1 < b)
-                    entry_next(L, idx, &p);
+                for (int i = 0; i < np; i++) {
+                    int e = pr[i].d - *pr[i].v;
+                    if (e > best[pr[i].j])
+                        best[pr[i].j] = e;
+                }
+                for (uint64_t idx = g; idx < ge; idx++) {
+                    L->nd[idx].be = (int8_t)best[idx - g];
+                    L->nd[idx].xl = L->nd[idx].xh = UNDONE;
+                }
             }
             progress(L, b - a);
         }
@@ -335,26 +364,27 @@ static void pass_edges(struct lvl *L, const uint32_t *ebase)
         uint64_t base = c << L->bshift, len = (uint64_t)1 << L->bshift;
         if (base + len > L->E)
             len = L->E - base;
-        uint32_t *o = L->off + base;
-        memset(o, 0, len * sizeof *o);
+        struct node *o = L->nd + base;
+        for (uint64_t i = 0; i < len; i++)
+            o[i].off = 0;
         for (int w = 0; w < T; w++) {
             const struct bin *b = &L->ebin[(uint64_t)w * L->nblocks + c];
             const uint32_t *end = b->cur;
             for (const struct blk *k = b->head; k; k = k->next, end = k ? k->w + BLK_WORDS : NULL)
                 for (const uint32_t *x = k->w; x < end; x += 2)
-                    o[x[0] - base]++;
+                    o[x[0] - base].off++;
         }
         uint32_t s = ebase[c];
         for (uint64_t i = 0; i < len; i++) {
-            s += o[i];
-            o[i] = s;
+            s += o[i].off;
+            o[i].off = s;
         }
         for (int w = 0; w < T; w++) {
             const struct bin *b = &L->ebin[(uint64_t)w * L->nblocks + c];
             const uint32_t *end = b->cur;
             for (const struct blk *k = b->head; k; k = k->next, end = k ? k->w + BLK_WORDS : NULL)
                 for (const uint32_t *x = k->w; x < end; x += 2)
-                    L->rev[--o[x[0] - base]] = x[1];
+                    L->rev[--o[x[0] - base].off] = x[1];
         }
         progress(L, len);
     }
@@ -476,14 +506,18 @@ static inline __attribute__((always_inline)) void apply_batch(struct solver *S, 
         struct node *x = &L->nd[r];
         if (u[i] & UPD_CLAIM) {
             /* A child's H node is final at t: the L node has an option t. */
-            if (claim(&x->xl, (int8_t)t, par))
+            if (claim(&x->xl, (int8_t)t, par)) {
+                __builtin_prefetch(&L->rev[x->off]);
                 *f++ = r;
+            }
         } else if (dec(&x->cnt, par) == 0) {
             /* Last open child: final now unless its best exit is better for
              * Y than t (then the scan of round -be finalises it). */
             int be = x->be;
-            if ((be == NONE_EXIT || -be >= t) && claim(&x->xh, (int8_t)t, par))
+            if ((be == NONE_EXIT || -be >= t) && claim(&x->xh, (int8_t)t, par)) {
+                __builtin_prefetch(&L->rev[x->off]);
                 *f++ = r | UPD_CLAIM;
+            }
         }
     }
     S->fin.n = (size_t)(f - S->fin.v);
@@ -497,15 +531,14 @@ static void emit_batch(struct solver *S)
     uint32_t q[BATCH], a[BATCH], b[BATCH];
     S->fin.n -= m;
     memcpy(q, S->fin.v + S->fin.n, m * sizeof *q);
-    for (size_t i = 0; i < m; i++)
-        __builtin_prefetch(&L->off[q[i] & UPD_IDX]);
+    /* The nodes were final moments ago: their lines and lists are cached
+     * or on their way (apply_batch prefetched the lists). */
     size_t total = 0;
     for (size_t i = 0; i < m; i++) {
         uint32_t r = q[i] & UPD_IDX;
-        a[i] = L->off[r];
-        b[i] = L->off[r + 1];
+        a[i] = L->nd[r].off;
+        b[i] = L->nd[r + 1].off;
         total += b[i] - a[i];
-        __builtin_prefetch(&L->rev[a[i]]);
     }
     if (!reserve(&S->upd, total)) {
         S->failed = true;
@@ -554,13 +587,12 @@ static int solve(struct lvl *L)
         seeded[t + n] = L->seedoff[(uint64_t)(t + n + 1) * nb] > L->seedoff[(uint64_t)(t + n) * nb];
     bool ok = true;
     volatile bool stopv[2 * TB_MAX_LEVEL + 1] = {false};
+    uint64_t nextb[2 * TB_MAX_LEVEL + 1] = {0}; /* next block to seed, per round */
 #pragma omp parallel num_threads(T)
     {
         int me = omp_get_thread_num();
-        /* Thread k seeds from blocks [b0, b1) and drains what follows;
-         * a node is finalised once, by compare-and-swap on its value or by
+        /* A node is finalised once, by compare-and-swap on its value or by
          * the thread that takes its counter to zero. */
-        uint64_t b0 = nb * (uint64_t)me / (uint64_t)T, b1 = nb * (uint64_t)(me + 1) / (uint64_t)T;
         struct solver S;
         memset(&S, 0, sizeof S);
         S.L = L;
@@ -574,44 +606,54 @@ static int solve(struct lvl *L)
             if (stopv[t + n])
                 break;
             S.t = t;
-            /* L seeds (best exit t) become claims on themselves; H seeds
-             * (best exit -t) are final if no in-level child is open. */
-            const uint32_t *sl = L->seeds + L->seedoff[(uint64_t)(t + n) * nb + b0],
-                           *el = L->seeds + L->seedoff[(uint64_t)(t + n) * nb + b1],
-                           *sh = L->seeds + L->seedoff[(uint64_t)(-t + n) * nb + b0],
-                           *eh = L->seeds + L->seedoff[(uint64_t)(-t + n) * nb + b1];
-            while ((sl < el || sh < eh) && !S.failed) {
-                if (sl < el) {
-                    size_t m = (size_t)(el - sl) < 4 * BATCH ? (size_t)(el - sl) : 4 * BATCH;
-                    if (!reserve(&S.upd, m)) {
-                        S.failed = true;
-                        break;
+            /* Blocks' seeds are taken one block at a time, first come first
+             * served, and each thread drains what its seeds set off. */
+            for (;;) {
+                uint64_t b0 = __atomic_fetch_add(&nextb[t + n], 1, __ATOMIC_RELAXED), b1 = b0 + 1;
+                if (b0 >= nb)
+                    break;
+                /* L seeds (best exit t) become claims on themselves; H seeds
+                 * (best exit -t) are final if no in-level child is open. */
+                const uint32_t *sl = L->seeds + L->seedoff[(uint64_t)(t + n) * nb + b0],
+                               *el = L->seeds + L->seedoff[(uint64_t)(t + n) * nb + b1],
+                               *sh = L->seeds + L->seedoff[(uint64_t)(-t + n) * nb + b0],
+                               *eh = L->seeds + L->seedoff[(uint64_t)(-t + n) * nb + b1];
+                while ((sl < el || sh < eh) && !S.failed) {
+                    if (sl < el) {
+                        size_t m = (size_t)(el - sl) < 4 * BATCH ? (size_t)(el - sl) : 4 * BATCH;
+                        if (!reserve(&S.upd, m)) {
+                            S.failed = true;
+                            break;
+                        }
+                        for (size_t i = 0; i < m; i++)
+                            S.upd.v[S.upd.n++] = sl[i] | UPD_CLAIM;
+                        sl += m;
                     }
-                    for (size_t i = 0; i < m; i++)
-                        S.upd.v[S.upd.n++] = sl[i] | UPD_CLAIM;
-                    sl += m;
+                    if (sh < eh) {
+                        size_t m = (size_t)(eh - sh) < BATCH ? (size_t)(eh - sh) : BATCH;
+                        if (!reserve(&S.fin, m)) {
+                            S.failed = true;
+                            break;
+                        }
+                        for (size_t i = 0; i < m; i++)
+                            __builtin_prefetch(&L->nd[sh[i]], 1);
+                        for (size_t i = 0; i < m; i++) {
+                            struct node *x = &L->nd[sh[i]];
+                            if (T > 1 ? __atomic_load_n(&x->cnt, __ATOMIC_RELAXED) == 0 &&
+                                            claim(&x->xh, (int8_t)t, true)
+                                      : x->cnt == 0 && claim(&x->xh, (int8_t)t, false))
+                            {
+                                __builtin_prefetch(&L->rev[x->off]);
+                                S.fin.v[S.fin.n++] = sh[i] | UPD_CLAIM;
+                            }
+                        }
+                        sh += m;
+                    }
+                    if (T > 1)
+                        drain_par(&S);
+                    else
+                        drain_one(&S);
                 }
-                if (sh < eh) {
-                    size_t m = (size_t)(eh - sh) < BATCH ? (size_t)(eh - sh) : BATCH;
-                    if (!reserve(&S.fin, m)) {
-                        S.failed = true;
-                        break;
-                    }
-                    for (size_t i = 0; i < m; i++)
-                        __builtin_prefetch(&L->nd[sh[i]], 1);
-                    for (size_t i = 0; i < m; i++) {
-                        struct node *x = &L->nd[sh[i]];
-                        if (T > 1 ? __atomic_load_n(&x->cnt, __ATOMIC_RELAXED) == 0 &&
-                                        claim(&x->xh, (int8_t)t, true)
-                                  : x->cnt == 0 && claim(&x->xh, (int8_t)t, false))
-                            S.fin.v[S.fin.n++] = sh[i] | UPD_CLAIM;
-                    }
-                    sh += m;
-                }
-                if (T > 1)
-                    drain_par(&S);
-                else
-                    drain_one(&S);
             }
             if (me == 0) {
                 L->base += L->weight;
@@ -685,10 +727,11 @@ static uint64_t level_blocks(uint64_t E)
 double tb_level_memory(const struct tb_index *ix, int level)
 {
     double E = (double)tb_level_entries(ix, level);
-    /* node 4 + out 1 + offsets 4 + seeds 4 bytes; edge bins 8 and reverse
-     * edges 4 per in-level move (<= N) live together during the edge pass;
+    /* node 8 (with the offsets) + out 1 bytes; edge bins 8 and reverse
+     * edges 4 per in-level move (<= N) live together during the edge pass
+     * (the seeds, 4 per entry, reuse the bins' memory later);
      * a partly filled 4 KB bin block per block and thread (8 assumed). */
-    return E * (13.0 + 12.0 * ix->pits) + 4096.0 * 8 * (double)level_blocks((uint64_t)E) +
+    return E * (9.0 + 12.0 * ix->pits) + 4096.0 * 8 * (double)level_blocks((uint64_t)E) +
            (1 << 22);
 }
 
@@ -697,19 +740,15 @@ double tb_level_memory(const struct tb_index *ix, int level)
 static bool work_reserve(struct tb_work *wk, uint64_t E, int pits, int threads)
 {
     uint64_t nb = level_blocks(E);
-    return region_get(&wk->nd, E * sizeof(struct node)) &&
-           region_get(&wk->off, (E + 1) * sizeof(uint32_t)) &&
-           region_get(&wk->rev, (E * (uint64_t)pits + 1) * sizeof(uint32_t)) &&
-           region_get(&wk->seeds, (E + 1) * sizeof(uint32_t)) &&
-           region_get(&wk->arena, arena_blocks(E, pits, threads, nb) * sizeof(struct blk));
+    return region_get(&wk->nd, (E + 1) * sizeof(struct node), true) &&
+           region_get(&wk->rev, (E * (uint64_t)pits + 1) * sizeof(uint32_t), true) &&
+           region_get(&wk->arena, arena_blocks(E, pits, threads, nb) * sizeof(struct blk), true);
 }
 
 static void work_free(struct tb_work *wk)
 {
     region_free(&wk->nd);
-    region_free(&wk->off);
     region_free(&wk->rev);
-    region_free(&wk->seeds);
     region_free(&wk->arena);
 }
 
@@ -748,9 +787,7 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
     if (!work_reserve(wk, L.E, rs->pits, T))
         goto oom;
     L.nd = wk->nd.p;
-    L.off = wk->off.p;
     L.rev = wk->rev.p;
-    L.seeds = wk->seeds.p;
     L.arena = wk->arena.p;
     L.arena_cap = wk->arena.len;
     L.ebin = calloc((uint64_t)T * nb, sizeof *L.ebin);
@@ -780,14 +817,13 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
         }
     }
     ebase[nb] = (uint32_t)total;
-    L.off[L.E] = (uint32_t)total;
+    L.nd[L.E].off = (uint32_t)total;
     pass_edges(&L, ebase);
     free(L.ebin);
     L.ebin = NULL;
-    /* Every bin block is free again: the solve reuses the arena. */
-    L.arena_used = 0;
-    for (int w = 0; w < T; w++)
-        L.pool[w].free = NULL;
+    /* Every bin block is free again: the seeds reuse the arena's pages
+     * (already touched, so not zeroed again). */
+    L.seeds = (uint32_t *)(void *)L.arena;
     if (stopped(&L)) {
         rc = TB_INTERRUPTED;
         goto done;
