@@ -119,7 +119,13 @@ _Static_assert(sizeof(struct blk) == 4096, "bin blocks are 4 KB");
 struct bin {
     uint32_t *cur, *end; /* free space of the head block */
     struct blk *head;    /* newest block; older ones are full */
+    uint32_t lastph;     /* edge bins: source high bits of the last marker */
+    uint32_t edges;      /* edge bins: edges held */
 };
+
+/* Block size (entries) of the edge pass and the seeds: a block's nodes and
+ * predecessor lists stay in the cache while its lists are built. */
+#define BSHIFT 16
 
 struct pool {
     struct blk *free;
@@ -134,10 +140,11 @@ struct tb_work {
 
 static size_t arena_blocks(uint64_t E, int pits, int threads, uint64_t nblocks)
 {
-    /* edge bins: 2 words per in-level move (<= N per entry), plus one
-     * partly filled block per bin (T per block); at least one word per
-     * entry for the seeds that follow. */
-    size_t edges = (size_t)(2 * E * (uint64_t)pits / BLK_WORDS), seeds = (size_t)(E / BLK_WORDS + 1);
+    /* edge bins: at most 2 words per in-level move (<= N per entry; one
+     * word, plus a marker per run of sources), plus one partly filled block
+     * per bin (T per block); at least one word per entry for the seeds. */
+    size_t edges = (size_t)(2 * E * (uint64_t)pits / (BLK_WORDS - 2) + 1),
+           seeds = (size_t)(E / BLK_WORDS + 1);
     return (edges > seeds ? edges : seeds) + (size_t)threads * nblocks + 64;
 }
 
@@ -194,31 +201,52 @@ static bool bin_grow(struct lvl *L, struct pool *pl, struct bin *b)
     return true;
 }
 
-static inline void bin_put(struct lvl *L, struct pool *pl, struct bin *b, uint32_t x)
+/* Edge bins hold one word per edge: the target's offset in its block and the
+ * low bits of the source; a marker word (EDGE_MARK | p >> EDGE_PLO) gives the
+ * high bits of the sources that follow it.  Every bin block starts with a
+ * marker, so blocks can be read in any order. */
+#define EDGE_MARK 0x80000000u
+#define EDGE_PLO 15
+_Static_assert(BSHIFT + EDGE_PLO <= 31, "target offset and source low bits fit 31 bits");
+_Static_assert((TB_MAX_ENTRIES >> EDGE_PLO) < EDGE_MARK, "source high bits fit a marker");
+
+static inline void edge_put(struct lvl *L, struct pool *pl, struct bin *b, uint32_t q_local,
+                            uint32_t p)
 {
-    if (__builtin_expect(b->cur == b->end, 0) && !bin_grow(L, pl, b))
-        return;
-    *b->cur++ = x;
+    uint32_t ph = p >> EDGE_PLO;
+    if (__builtin_expect(b->end - b->cur < 2, 0)) {
+        if (b->cur < b->end)
+            *b->cur = EDGE_MARK; /* the full block's last word: no edge */
+        if (!bin_grow(L, pl, b))
+            return;
+        b->lastph = UINT32_MAX;
+    }
+    if (b->lastph != ph) {
+        *b->cur++ = EDGE_MARK | ph;
+        b->lastph = ph;
+    }
+    b->edges++;
+    *b->cur++ = q_local << EDGE_PLO | (p & ((1u << EDGE_PLO) - 1));
 }
 
-static inline void bin_put2(struct lvl *L, struct pool *pl, struct bin *b, uint32_t x, uint32_t y)
-{
-    if (__builtin_expect(b->cur == b->end, 0) && !bin_grow(L, pl, b))
-        return;
-    b->cur[0] = x;
-    b->cur[1] = y;
-    b->cur += 2;
-}
-
-static uint64_t bin_words(const struct bin *b)
-{
-    if (!b->head)
-        return 0;
-    uint64_t w = (uint64_t)(b->cur - b->head->w);
-    for (const struct blk *k = b->head->next; k; k = k->next)
-        w += BLK_WORDS;
-    return w;
-}
+/* Call f(q_local, p) for every edge of bin b. */
+#define EDGE_FOR(b, QL, P, BODY)                                                                   \
+    do {                                                                                           \
+        const uint32_t *end_ = (b)->cur;                                                           \
+        for (const struct blk *k_ = (b)->head; k_;                                                 \
+             k_ = k_->next, end_ = k_ ? k_->w + BLK_WORDS : NULL) {                                \
+            uint32_t ph_ = 0;                                                                      \
+            for (const uint32_t *x_ = k_->w; x_ < end_; x_++) {                                    \
+                uint32_t v_ = *x_;                                                                 \
+                if (v_ & EDGE_MARK) {                                                              \
+                    ph_ = (v_ & ~EDGE_MARK) << EDGE_PLO;                                           \
+                    continue;                                                                      \
+                }                                                                                  \
+                uint32_t QL = v_ >> EDGE_PLO, P = ph_ | (v_ & ((1u << EDGE_PLO) - 1));             \
+                BODY;                                                                              \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
 
 static bool stopped(const struct lvl *L)
 {
@@ -297,6 +325,7 @@ static void pass_moves(struct lvl *L)
         struct pool *pl = &L->pool[w];
         struct bin *eb = L->ebin + (uint64_t)w * L->nblocks;
         int sh = L->bshift, n = L->n;
+        uint32_t qmask = (1u << sh) - 1;
         struct sow_relay_cache *cache = thread_cache(L->rs);
         struct sow_movelist ml;
         struct probe pr[MGROUP * (SOW_MAX_PITS + 1)];
@@ -328,7 +357,7 @@ static void pass_moves(struct lvl *L)
                             pr[np++].j = (uint8_t)j;
                         } else {
                             uint32_t q = (uint32_t)child_index(L, &c->pos, n, L->boards);
-                            bin_put2(L, pl, &eb[q >> sh], q, (uint32_t)idx);
+                            edge_put(L, pl, &eb[q >> sh], q & qmask, (uint32_t)idx);
                             deg++;
                         }
                     }
@@ -369,10 +398,7 @@ static void pass_edges(struct lvl *L, const uint32_t *ebase)
             o[i].off = 0;
         for (int w = 0; w < T; w++) {
             const struct bin *b = &L->ebin[(uint64_t)w * L->nblocks + c];
-            const uint32_t *end = b->cur;
-            for (const struct blk *k = b->head; k; k = k->next, end = k ? k->w + BLK_WORDS : NULL)
-                for (const uint32_t *x = k->w; x < end; x += 2)
-                    o[x[0] - base].off++;
+            EDGE_FOR(b, ql, p, (void)p; o[ql].off++);
         }
         uint32_t s = ebase[c];
         for (uint64_t i = 0; i < len; i++) {
@@ -381,10 +407,7 @@ static void pass_edges(struct lvl *L, const uint32_t *ebase)
         }
         for (int w = 0; w < T; w++) {
             const struct bin *b = &L->ebin[(uint64_t)w * L->nblocks + c];
-            const uint32_t *end = b->cur;
-            for (const struct blk *k = b->head; k; k = k->next, end = k ? k->w + BLK_WORDS : NULL)
-                for (const uint32_t *x = k->w; x < end; x += 2)
-                    L->rev[--o[x[0] - base].off] = x[1];
+            EDGE_FOR(b, ql, p, L->rev[--o[ql].off] = p);
         }
         progress(L, len);
     }
@@ -705,9 +728,6 @@ static uint64_t finish(struct lvl *L, int8_t *out, int8_t *lohi)
     return bad;
 }
 
-/* Block size (entries) of the solve: node state, offsets and predecessor
- * lists of one block stay in the cache while it is processed. */
-#define BSHIFT 16
 
 static int level_threads(const struct tb_build_opts *opt, uint64_t E)
 {
@@ -727,11 +747,12 @@ static uint64_t level_blocks(uint64_t E)
 double tb_level_memory(const struct tb_index *ix, int level)
 {
     double E = (double)tb_level_entries(ix, level);
-    /* node 8 (with the offsets) + out 1 bytes; edge bins 8 and reverse
-     * edges 4 per in-level move (<= N) live together during the edge pass
-     * (the seeds, 4 per entry, reuse the bins' memory later);
+    /* node 8 (with the offsets) + out 1 bytes; edge bins (4 per in-level
+     * move plus markers, counted as 5) and reverse edges (4 per in-level move,
+     * <= N moves) live together during the edge pass (the seeds, 4 per entry,
+     * reuse the bins' memory later);
      * a partly filled 4 KB bin block per block and thread (8 assumed). */
-    return E * (9.0 + 12.0 * ix->pits) + 4096.0 * 8 * (double)level_blocks((uint64_t)E) +
+    return E * (9.0 + 9.0 * ix->pits) + 4096.0 * 8 * (double)level_blocks((uint64_t)E) +
            (1 << 22);
 }
 
@@ -810,7 +831,7 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
     for (uint64_t c = 0; c < nb; c++) {
         ebase[c] = (uint32_t)total;
         for (int w = 0; w < T; w++)
-            total += bin_words(&L.ebin[(uint64_t)w * nb + c]) / 2;
+            total += L.ebin[(uint64_t)w * nb + c].edges;
         if (total > UINT32_MAX) {
             snprintf(err, (size_t)errlen, "level %d: more than 2^32 in-level moves (uint32 edges)", n);
             goto done;
@@ -889,7 +910,14 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
     int rc = 0;
     struct tb_work wk;
     memset(&wk, 0, sizeof wk);
-    int8_t *built[TB_MAX_LEVEL + 1] = {0}; /* levels built here, kept in memory */
+    /* Levels built here, kept in memory for the levels above (huge pages:
+     * the exits probe them at random). */
+    struct region *built = calloc(TB_MAX_LEVEL + 1, sizeof *built);
+    if (!built) {
+        tb_close(set);
+        snprintf(err, (size_t)errlen, "out of memory");
+        return -1;
+    }
     uint64_t maxE = 0;
     double limit = opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * machine_memory();
     /* Existing levels are checked completely; missing ones must fit. */
@@ -944,7 +972,7 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
         }
         double t0 = util_now();
         uint64_t E = tb_level_entries(&set->ix, n);
-        int8_t *v = malloc(E ? E : 1);
+        int8_t *v = region_get(&built[n], E ? E : 1, E >= HUGE_2M);
         if (!v) {
             snprintf(err, (size_t)errlen, "level %d: out of memory", n);
             rc = -1;
@@ -954,11 +982,9 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
         if (rc == 0)
             rc = tb_file_write(dir, rs, n, v, E, err, errlen);
         if (rc != 0) {
-            free(v);
             goto out;
         }
         /* The written file holds exactly v: the next levels probe v itself. */
-        built[n] = v;
         tb_set_put_level(set, n, v, E);
         if (opt && opt->level_done)
             opt->level_done(opt->ctx, n, E, util_now() - t0, true);
@@ -971,7 +997,8 @@ out:
     tb_close(set);
     work_free(&wk);
     for (int n = 0; n <= max_level; n++)
-        free(built[n]);
+        region_free(&built[n]);
+    free(built);
     return rc;
 }
 
