@@ -128,6 +128,11 @@ int pos_parse(const struct ruleset *rs, const char *s, sow_position *out, char *
     }
     if (rules_validate(rs, &p, err, errlen) < 0)
         return -1;
+    /* Captures move seeds from the board to the 16-bit stores: bounding the
+     * total keeps every store of every later position in range. */
+    if (p.store[0] + p.store[1] + rules_board_seeds(rs, &p) > 65535)
+        return fail(err, errlen, "captured: %d-%d plus %d seeds on the board exceed 65535 in all",
+                    p.store[0], p.store[1], rules_board_seeds(rs, &p));
     *out = p;
     return 0;
 }
