@@ -197,7 +197,9 @@ bad 2 show --rules darra '4,4,4,4,4,4/4,4,4,4,4,4/A/0-0/open'
 bad 2 show --rules jerin '4,4,4,4,4,4/4,4,4,4,4,4/A/0-0/A'
 ok show --rules jerin '4,4,4,4,4,4/4,4,4,4,4,4/A/0-0/open'
 ok show --rules darra '0,0,1,0,0,3/0,0,1,0,0,0/B/20-17/A'
-ok show --rules oware '1/1/B/65535-65535/-'
+ok show --rules oware '1/1/B/65533-0/-'
+bad 2 show --rules oware '1/1/B/65535-65535/-'
+bad 2 play 0,0,0,0,0,1/1,1,0,0,0,0/A/65535-0 6A
 
 # ---- play: moves ------------------------------------------------------------
 bad 2 play
