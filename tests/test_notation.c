@@ -46,8 +46,10 @@ Test(notation, round_trip_every_rule_set_and_size)
                     budget -= v;
                     p.board.h[i] = (uint8_t)v;
                 }
-                p.store[0] = (uint16_t)(it == 1 ? 65535 : rnd(&s, 300));
+                p.store[0] = (uint16_t)rnd(&s, 300);
                 p.store[1] = (uint16_t)rnd(&s, 300);
+                if (it == 1) /* the largest stores: board + stores = 65535 exactly */
+                    p.store[0] = (uint16_t)(65535 - p.store[1] - (255 - budget));
                 p.side = (uint8_t)rnd(&s, 2);
                 if (rs.family == SOW_DARRA)
                     p.state = (uint8_t)rnd(&s, 3);
@@ -129,6 +131,8 @@ Test(notation, rejections_name_the_field)
     reject("oware", 6, "4,4,4,4,4,4/4,4,4,4,4,4/A/x-0", "captured");
     reject("oware", 6, "4,4,4,4,4,4/4,4,4,4,4,4/A/0-", "captured");
     reject("oware", 6, "4,4,4,4,4,4/4,4,4,4,4,4/A/99999-0", "captured");
+    /* stores + board above 65535: a capture would wrap a 16-bit store */
+    reject("oware", 6, "0,0,0,0,0,1/1,1,0,0,0,0/A/65535-0", "captured");
     reject("oware", 6, "4,4,4,4,4,4/4,4,4,4,4,4/A/0-0/X", "state");
     reject("oware", 6, "4,4,4,4,4,4/4,4,4,4,4,4/A/0-0/open", "state");
     reject("oware", 6, "4,4,4,4,4,4/4,4,4,4,4,4/A/0-0/A", "state");
