@@ -135,7 +135,7 @@ struct pool {
 
 /* The workspace of a build: regions reused from level to level. */
 struct tb_work {
-    struct region nd, rev, arena; /* arena: edge bins, then the seeds */
+    struct region nd, rev, arena, lfin; /* arena: edge bins, then the seeds */
 };
 
 static size_t arena_blocks(uint64_t E, int pits, int threads, uint64_t nblocks)
@@ -156,6 +156,7 @@ struct lvl {
     int n, threads;
     uint64_t boards, E, nchunks, chunk;
     struct node *nd;   /* per entry, plus one holding the edge total */
+    uint64_t *lfin;    /* bit per entry: L node final (1 bit: stays in the cache) */
     uint32_t *rev;     /* predecessors, grouped by target */
     uint32_t *seeds;   /* entries with an exit, by (best exit, block, index) */
     uint32_t *seedoff; /* (2n+1) * nblocks + 1 offsets into seeds */
@@ -508,6 +509,19 @@ static inline __attribute__((always_inline)) uint8_t dec(uint8_t *c, bool par)
     return par ? __atomic_sub_fetch(c, 1, __ATOMIC_RELAXED) : --*c;
 }
 
+static inline bool lfin_get(const struct lvl *L, uint32_t r)
+{
+    return (__atomic_load_n(&L->lfin[r >> 6], __ATOMIC_RELAXED) >> (r & 63)) & 1;
+}
+
+static inline __attribute__((always_inline)) void lfin_set(struct lvl *L, uint32_t r, bool par)
+{
+    if (par)
+        __atomic_fetch_or(&L->lfin[r >> 6], 1ull << (r & 63), __ATOMIC_RELAXED);
+    else
+        L->lfin[r >> 6] |= 1ull << (r & 63);
+}
+
 /* Apply the top BATCH updates. */
 static inline __attribute__((always_inline)) void apply_batch(struct solver *S, bool par)
 {
@@ -530,6 +544,7 @@ static inline __attribute__((always_inline)) void apply_batch(struct solver *S, 
         if (u[i] & UPD_CLAIM) {
             /* A child's H node is final at t: the L node has an option t. */
             if (claim(&x->xl, (int8_t)t, par)) {
+                lfin_set(L, r, par);
                 __builtin_prefetch(&L->rev[x->off]);
                 *f++ = r;
             }
@@ -570,12 +585,21 @@ static void emit_batch(struct solver *S)
     uint32_t *u = S->upd.v + S->upd.n;
     for (size_t i = 0; i < m; i++) {
         /* L final -> the predecessors' H nodes lose a child (kind 0);
-         * H final -> the predecessors' L nodes have an option (UPD_CLAIM). */
-        uint32_t kind = (q[i] & UPD_CLAIM) ? UPD_CLAIM : 0;
-        for (uint32_t e = a[i]; e < b[i]; e++)
-            *u++ = L->rev[e] | kind;
+         * H final -> the predecessors' L nodes have an option (UPD_CLAIM),
+         * except those already final (most are: the bitmap saves a cache
+         * miss each; a stale bit only costs a useless update). */
+        if (q[i] & UPD_CLAIM) {
+            for (uint32_t e = a[i]; e < b[i]; e++) {
+                uint32_t r = L->rev[e];
+                *u = r | UPD_CLAIM;
+                u += !lfin_get(L, r);
+            }
+        } else {
+            for (uint32_t e = a[i]; e < b[i]; e++)
+                *u++ = L->rev[e];
+        }
     }
-    S->upd.n += total;
+    S->upd.n = (size_t)(u - S->upd.v);
 }
 
 static inline __attribute__((always_inline)) void drain_(struct solver *S, bool par)
@@ -648,8 +672,10 @@ static int solve(struct lvl *L)
                             S.failed = true;
                             break;
                         }
-                        for (size_t i = 0; i < m; i++)
-                            S.upd.v[S.upd.n++] = sl[i] | UPD_CLAIM;
+                        for (size_t i = 0; i < m; i++) {
+                            S.upd.v[S.upd.n] = sl[i] | UPD_CLAIM;
+                            S.upd.n += !lfin_get(L, sl[i]);
+                        }
                         sl += m;
                     }
                     if (sh < eh) {
@@ -747,12 +773,12 @@ static uint64_t level_blocks(uint64_t E)
 double tb_level_memory(const struct tb_index *ix, int level)
 {
     double E = (double)tb_level_entries(ix, level);
-    /* node 8 (with the offsets) + out 1 bytes; edge bins (4 per in-level
+    /* node 8 (with the offsets) + out 1 + L-final bit 1/8 bytes; edge bins (4 per in-level
      * move plus markers, counted as 5) and reverse edges (4 per in-level move,
      * <= N moves) live together during the edge pass (the seeds, 4 per entry,
      * reuse the bins' memory later);
      * a partly filled 4 KB bin block per block and thread (8 assumed). */
-    return E * (9.0 + 9.0 * ix->pits) + 4096.0 * 8 * (double)level_blocks((uint64_t)E) +
+    return E * (9.125 + 9.0 * ix->pits) + 4096.0 * 8 * (double)level_blocks((uint64_t)E) +
            (1 << 22);
 }
 
@@ -762,6 +788,7 @@ static bool work_reserve(struct tb_work *wk, uint64_t E, int pits, int threads)
 {
     uint64_t nb = level_blocks(E);
     return region_get(&wk->nd, (E + 1) * sizeof(struct node), true) &&
+           region_get(&wk->lfin, (E / 64 + 1) * sizeof(uint64_t), true) &&
            region_get(&wk->rev, (E * (uint64_t)pits + 1) * sizeof(uint32_t), true) &&
            region_get(&wk->arena, arena_blocks(E, pits, threads, nb) * sizeof(struct blk), true);
 }
@@ -769,6 +796,7 @@ static bool work_reserve(struct tb_work *wk, uint64_t E, int pits, int threads)
 static void work_free(struct tb_work *wk)
 {
     region_free(&wk->nd);
+    region_free(&wk->lfin);
     region_free(&wk->rev);
     region_free(&wk->arena);
 }
@@ -808,6 +836,8 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
     if (!work_reserve(wk, L.E, rs->pits, T))
         goto oom;
     L.nd = wk->nd.p;
+    L.lfin = wk->lfin.p;
+    memset(L.lfin, 0, (L.E / 64 + 1) * sizeof *L.lfin);
     L.rev = wk->rev.p;
     L.arena = wk->arena.p;
     L.arena_cap = wk->arena.len;
