@@ -96,5 +96,6 @@ if [ "${QUICK:-0}" != 1 ] && grep -q '<!-- atlas:begin -->' docs/variants.md; th
         /<!-- atlas:end -->/ {skip = 0}
         !skip {print}' docs/variants.md >docs/variants.md.tmp
     mv docs/variants.md.tmp docs/variants.md
+    rm -f "$DATA/atlas.md"
 fi
 echo "atlas.sh: done in $(($(date +%s) - t0)) s; data in $DATA, charts in $IMG" >&2
