@@ -424,3 +424,36 @@ Test(tables, memory_limit_refuses_up_front)
     tb_close(s);
     rmdir_all(dir);
 }
+
+/* ---- levels of many blocks ---------------------------------------------------- */
+
+/* The builder cuts a level into blocks of 2^16 entries (edge bins, seeds) and
+ * marks edge sources in runs of 2^15: levels with dozens of blocks, built
+ * with one thread and with three, must agree byte for byte, and the top level
+ * must pass the local checks against its successors. */
+static void check_threads_agree(const char *name, int max_level)
+{
+    struct ruleset rs = rules(name, 6);
+    char one[64], three[64], err[512];
+    tmpdir(one);
+    tmpdir(three);
+    struct tb_build_opts o1 = {1, 0, NULL, NULL, NULL, NULL}, o3 = {3, 0, NULL, NULL, NULL, NULL};
+    cr_assert_eq(tb_build(&rs, one, max_level, &o1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_build(&rs, three, max_level, &o3, err, sizeof err), 0, "%s", err);
+    compare_dirs(&rs, one, three, max_level);
+    struct tb_set *s = tb_open(&rs, three, err, sizeof err);
+    cr_assert(s, "%s", err);
+    uint64_t E;
+    cr_assert(tb_level_values(s, max_level, &E));
+    cr_assert_gt(E, 16 * 65536, "%s level %d has fewer than 16 blocks", name, max_level);
+    cr_assert_eq(tb_verify_level(s, max_level, &o3, err, sizeof err), 0, "%s", err);
+    tb_close(s);
+    rmdir_all(one);
+    rmdir_all(three);
+}
+
+Test(tables, many_block_levels_threads_agree)
+{
+    check_threads_agree("oware", 12);
+    check_threads_agree("darra", 10);
+}
