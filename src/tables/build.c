@@ -157,6 +157,7 @@ struct lvl {
     int n, threads;
     uint64_t boards, E, nchunks, chunk;
     struct node *nd;   /* per entry, plus one holding the edge total */
+    int8_t *out;       /* the level's values; the repetition settlement until then */
     uint64_t *lfin;    /* bit per entry: L node final (1 bit: stays in the cache) */
     uint32_t *rev;     /* predecessors, grouped by target */
     uint32_t *seeds;   /* entries with an exit, by (best exit, block, index) */
@@ -301,6 +302,28 @@ static inline uint64_t child_index(const struct lvl *L, const sow_position *c, i
     return (uint64_t)st * boards + tb_rank_side(L->ix, c->board.h, 1);
 }
 
+/* child_index with N = holes per side passed in (a constant after inlining:
+ * the rank's loops unroll). */
+static inline __attribute__((always_inline)) uint64_t
+child_index_n(const struct lvl *L, const sow_position *c, uint64_t boards, int N)
+{
+    int st = 0;
+    if (L->ix->states == 3 && c->state != SOW_STATE_NONE)
+        st = (c->state == SOW_STATE_B) ? 1 : 2; /* relative to B, the child's mover */
+    const uint8_t *h = c->board.h;
+    uint64_t r = 0;
+    int s = 0, i = 0;
+    for (int k = N; k < 2 * N; k++, i++) {
+        s += h[k];
+        r += L->ix->t[i][s];
+    }
+    for (int k = 0; k < N - 1; k++, i++) {
+        s += h[k];
+        r += L->ix->t[i][s];
+    }
+    return (uint64_t)st * boards + r;
+}
+
 static struct sow_relay_cache *thread_cache(const struct ruleset *rs)
 {
     return rs->relay ? rules_cache_new(16) : NULL;
@@ -318,6 +341,63 @@ struct probe {
     uint8_t j;       /* entry in the group */
 };
 
+/* The move pass over entries [a, b) (one chunk); N = holes per side, a
+ * constant where the caller can make it one. */
+static inline __attribute__((always_inline)) void
+moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *eb,
+            struct sow_relay_cache *cache, struct sow_movelist *mlp, struct probe *pr, int *best,
+            int N)
+{
+    int sh = L->bshift, n = L->n;
+    uint32_t qmask = (1u << sh) - 1;
+    bool awari = L->rs->family == SOW_AWARI;
+    sow_position p;
+    entry_pos(L, a, &p);
+    for (uint64_t g = a; g < b; g += MGROUP) {
+        uint64_t ge = g + MGROUP < b ? g + MGROUP : b;
+        int np = 0;
+        for (uint64_t idx = g; idx < ge; idx++) {
+            L->rs->generate(L->rs, &p, mlp, cache, NULL);
+            const struct sow_movelist *mlc = mlp;
+            int j = (int)(idx - g), deg = 0;
+            best[j] = mlc->n == 0 ? mlc->settle[0] - mlc->settle[1] : NONE_EXIT;
+            for (int k = 0; k < mlc->n; k++) {
+                const struct sow_child *c = &mlc->c[k];
+                int cap = c->captured[0] + c->captured[1];
+                if (cap) {
+                    int m = n - cap;
+                    uint64_t q = child_index_n(L, &c->pos, L->lower->boards[m], N);
+                    const int8_t *v = L->lower->lv[m].v + q;
+                    __builtin_prefetch(v);
+                    pr[np].v = v;
+                    pr[np].d = (int8_t)(c->captured[0] - c->captured[1]);
+                    pr[np++].j = (uint8_t)j;
+                } else {
+                    uint32_t q = (uint32_t)child_index_n(L, &c->pos, L->boards, N);
+                    edge_put(L, pl, &eb[q >> sh], q & qmask, (uint32_t)idx);
+                    deg++;
+                }
+            }
+            L->nd[idx].cnt = (uint8_t)deg;
+            /* The repetition settlement, for the values pass. */
+            L->out[idx] = (int8_t)(awari ? 0
+                                         : board_sum_range(&p.board, 0, N) -
+                                               board_sum_range(&p.board, N, 2 * N));
+            if (idx + 1 < b)
+                entry_next(L, idx, &p);
+        }
+        for (int i = 0; i < np; i++) {
+            int e = pr[i].d - *pr[i].v;
+            if (e > best[pr[i].j])
+                best[pr[i].j] = e;
+        }
+        for (uint64_t idx = g; idx < ge; idx++) {
+            L->nd[idx].be = (int8_t)best[idx - g];
+            L->nd[idx].xl = L->nd[idx].xh = UNDONE;
+        }
+    }
+}
+
 static void pass_moves(struct lvl *L)
 {
     phase(L, "moves", 0.0, 0.6);
@@ -326,8 +406,6 @@ static void pass_moves(struct lvl *L)
         int w = omp_get_thread_num();
         struct pool *pl = &L->pool[w];
         struct bin *eb = L->ebin + (uint64_t)w * L->nblocks;
-        int sh = L->bshift, n = L->n;
-        uint32_t qmask = (1u << sh) - 1;
         struct sow_relay_cache *cache = thread_cache(L->rs);
         struct sow_movelist ml;
         struct probe pr[MGROUP * (SOW_MAX_PITS + 1)];
@@ -337,46 +415,11 @@ static void pass_moves(struct lvl *L)
             if (stopped(L))
                 continue;
             uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
-            sow_position p;
-            entry_pos(L, a, &p);
-            for (uint64_t g = a; g < b; g += MGROUP) {
-                uint64_t ge = g + MGROUP < b ? g + MGROUP : b;
-                int np = 0;
-                for (uint64_t idx = g; idx < ge; idx++) {
-                    L->rs->generate(L->rs, &p, &ml, cache, NULL);
-                    int j = (int)(idx - g), deg = 0;
-                    best[j] = ml.n == 0 ? ml.settle[0] - ml.settle[1] : NONE_EXIT;
-                    for (int k = 0; k < ml.n; k++) {
-                        const struct sow_child *c = &ml.c[k];
-                        int cap = c->captured[0] + c->captured[1];
-                        if (cap) {
-                            int m = n - cap;
-                            uint64_t q = child_index(L, &c->pos, m, L->lower->boards[m]);
-                            const int8_t *v = L->lower->lv[m].v + q;
-                            __builtin_prefetch(v);
-                            pr[np].v = v;
-                            pr[np].d = (int8_t)(c->captured[0] - c->captured[1]);
-                            pr[np++].j = (uint8_t)j;
-                        } else {
-                            uint32_t q = (uint32_t)child_index(L, &c->pos, n, L->boards);
-                            edge_put(L, pl, &eb[q >> sh], q & qmask, (uint32_t)idx);
-                            deg++;
-                        }
-                    }
-                    L->nd[idx].cnt = (uint8_t)deg;
-                    if (idx + 1 < b)
-                        entry_next(L, idx, &p);
-                }
-                for (int i = 0; i < np; i++) {
-                    int e = pr[i].d - *pr[i].v;
-                    if (e > best[pr[i].j])
-                        best[pr[i].j] = e;
-                }
-                for (uint64_t idx = g; idx < ge; idx++) {
-                    L->nd[idx].be = (int8_t)best[idx - g];
-                    L->nd[idx].xl = L->nd[idx].xh = UNDONE;
-                }
-            }
+            /* The 2x6 board gets its own copy: the ranks unroll. */
+            if (L->ix->pits == 6)
+                moves_range(L, a, b, pl, eb, cache, &ml, pr, best, 6);
+            else
+                moves_range(L, a, b, pl, eb, cache, &ml, pr, best, L->ix->pits);
             progress(L, b - a);
         }
         rules_cache_free(cache);
@@ -729,23 +772,20 @@ static int solve(struct lvl *L)
     return stopped(L) ? TB_INTERRUPTED : 0;
 }
 
-/* lo/hi from the game, V = clamp(cyc, lo, hi).  Returns entries with lo > hi (bugs). */
+/* lo/hi from the game, V = clamp(cyc, lo, hi) (cyc is in out[] since the move
+ * pass).  Returns entries with lo > hi (bugs). */
 static uint64_t finish(struct lvl *L, int8_t *out, int8_t *lohi)
 {
     phase(L, "values", 0.95, 0.05);
     int n = L->n;
     uint64_t bad = 0;
-    bool awari = L->rs->family == SOW_AWARI;
-    int P = L->rs->pits;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(L->threads) reduction(+ : bad)
     for (uint64_t ch = 0; ch < L->nchunks; ch++) {
         uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
-        sow_position p;
-        entry_pos(L, a, &p);
         for (uint64_t idx = a; idx < b; idx++) {
             int lo = L->nd[idx].xl == UNDONE ? -n : L->nd[idx].xl;
             int hi = L->nd[idx].xh == UNDONE ? n : -L->nd[idx].xh;
-            int cyc = awari ? 0 : board_sum_range(&p.board, 0, P) - board_sum_range(&p.board, P, 2 * P);
+            int cyc = out[idx]; /* the move pass put it there */
             int v = cyc < lo ? lo : cyc > hi ? hi : cyc;
             if (lo > hi)
                 bad++;
@@ -754,8 +794,6 @@ static uint64_t finish(struct lvl *L, int8_t *out, int8_t *lohi)
                 lohi[2 * idx] = (int8_t)lo;
                 lohi[2 * idx + 1] = (int8_t)hi;
             }
-            if (idx + 1 < b)
-                entry_next(L, idx, &p);
         }
         progress(L, b - a);
     }
@@ -844,6 +882,7 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
     if (!work_reserve(wk, L.E, rs->pits, T))
         goto oom;
     L.nd = wk->nd.p;
+    L.out = out;
     L.lfin = wk->lfin.p;
     memset(L.lfin, 0, (L.E / 64 + 1) * sizeof *L.lfin);
     L.rev = wk->rev.p;
