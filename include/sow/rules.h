@@ -103,6 +103,7 @@ void rules_cache_free(struct sow_relay_cache *c);
 struct sow_stats {
     uint64_t pickups;      /* holes picked up (relay laps) */
     uint64_t endless;      /* sowings found never to end */
+    uint64_t endless_pickups; /* pick-ups spent proving them (without memo hits) */
     uint64_t cache_hits;
 };
 

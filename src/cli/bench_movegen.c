@@ -16,7 +16,11 @@ static const char usage[] =
     "set (taken from random games from the start, fixed seed), for the SWAR engine\n"
     "and for the seed-by-seed reference; the ratio is the speed-up.  Then oware perft\n"
     "from the start to depth D with sow's perft and with the obvious C perft\n"
-    "(bench/twin), which must agree.  Defaults: all, 4096, 1 s, 9.\n";
+    "(bench/twin), which must agree.  Defaults: all, 4096, 1 s, 9.\n"
+    "Columns: lifts/mv = relay pick-ups per move; ns/lift = generation time per\n"
+    "pick-up (relay rule sets; includes making the moves); endless/k = never-ending\n"
+    "moves per 1000 positions; us/endless = time to prove one never ends.  The\n"
+    "timed loop runs without the relay memo, so every relay is sown each time.\n";
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -49,6 +53,7 @@ static int sample_positions(const struct ruleset *rs, sow_position *out, int n, 
 struct mg_result {
     double moves_per_s, ref_moves_per_s;
     double pickups_per_move, endless_per_k;
+    double ns_per_pickup, us_per_endless; /* cost of relays and of proving one never ends */
 };
 
 static void run_one(const struct ruleset *rs, int npos, double secs, struct mg_result *r)
@@ -56,7 +61,6 @@ static void run_one(const struct ruleset *rs, int npos, double secs, struct mg_r
     sow_position *set = malloc(sizeof *set * (size_t)npos);
     struct ref_pos *rset = malloc(sizeof *rset * (size_t)npos);
     struct ref_list *rl = malloc(sizeof *rl);
-    struct sow_relay_cache *cache = rs->relay ? rules_cache_new(14) : NULL;
     if (!set || !rset || !rl) {
         fprintf(stderr, "sow bench: out of memory\n");
         exit(CLI_FAIL);
@@ -71,7 +75,7 @@ static void run_one(const struct ruleset *rs, int npos, double secs, struct mg_r
     double t0 = util_now(), dt;
     do {
         for (int i = 0; i < npos; i++) {
-            rs->generate(rs, &set[i], &ml, cache, &st);
+            rs->generate(rs, &set[i], &ml, NULL, &st); /* no memo: every relay is sown */
             moves += (uint64_t)ml.n;
         }
         gens += (uint64_t)npos;
@@ -79,6 +83,11 @@ static void run_one(const struct ruleset *rs, int npos, double secs, struct mg_r
     r->moves_per_s = (double)moves / dt;
     r->pickups_per_move = moves ? (double)st.pickups / (double)moves : 0;
     r->endless_per_k = 1000.0 * (double)st.endless / (double)gens;
+    /* Relay cost: time of the relay rule sets' generation per pick-up (an
+     * upper bound: it includes making the moves), and per never-ending move. */
+    r->ns_per_pickup = st.pickups ? 1e9 * dt / (double)st.pickups : 0;
+    r->us_per_endless =
+        st.endless ? 1e-3 * r->ns_per_pickup * (double)st.endless_pickups / (double)st.endless : 0;
 
     uint64_t rmoves = 0;
     t0 = util_now();
@@ -89,7 +98,6 @@ static void run_one(const struct ruleset *rs, int npos, double secs, struct mg_r
         }
     } while ((dt = util_now() - t0) < secs / 2);
     r->ref_moves_per_s = (double)rmoves / dt;
-    rules_cache_free(cache);
     free(set);
     free(rset);
     free(rl);
@@ -139,8 +147,8 @@ int bench_movegen(const char *rules, int argc, char **argv)
     }
     printf("movegen: %ld positions per rule set from random games (seed 2026), 2x6, one core\n",
            npos);
-    printf("%-12s %14s %14s %8s %14s %14s\n", "rules", "moves/s", "ref moves/s", "ratio",
-           "pickups/move", "endless/1000");
+    printf("%-12s %12s %12s %7s %9s %9s %9s %11s\n", "rules", "moves/s", "ref moves/s",
+           "ratio", "lifts/mv", "ns/lift", "endless/k", "us/endless");
     for (int k = 0; k < nl; k++) {
         struct ruleset rs;
         char err[256];
@@ -148,9 +156,9 @@ int bench_movegen(const char *rules, int argc, char **argv)
             return cli_bad("bench", "%s", err);
         struct mg_result r;
         run_one(&rs, (int)npos, secs, &r);
-        printf("%-12s %14.0f %14.0f %7.1fx %14.2f %14.2f\n", rs.name, r.moves_per_s,
+        printf("%-12s %12.0f %12.0f %6.1fx %9.2f %9.2f %9.2f %11.1f\n", rs.name, r.moves_per_s,
                r.ref_moves_per_s, r.moves_per_s / r.ref_moves_per_s, r.pickups_per_move,
-               r.endless_per_k);
+               r.ns_per_pickup, r.endless_per_k, r.us_per_endless);
         fflush(stdout);
     }
 

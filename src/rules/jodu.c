@@ -47,7 +47,8 @@ CORE_INLINE int jodu_relay(const struct ruleset *rs, board_t *b, int h,
         relay_cache_put(cache, rs, &start, h, b, last, nocap);
     }
     if (st)
-        st->pickups += (uint64_t)n, st->endless += last < 0;
+        st->pickups += (uint64_t)n, st->endless += last < 0,
+            st->endless_pickups += last < 0 ? (uint64_t)n : 0;
     return last;
 }
 

@@ -62,7 +62,8 @@ CORE_INLINE int odu_relay(const struct ruleset *rs, board_t *b, int origin, int 
     if (n > RELAY_CACHE_AFTER && cache)
         relay_cache_put(cache, rs, &start, origin, b, last, cap);
     if (st)
-        st->pickups += (uint64_t)n, st->endless += last < 0;
+        st->pickups += (uint64_t)n, st->endless += last < 0,
+            st->endless_pickups += last < 0 ? (uint64_t)n : 0;
     return last;
 }
 
