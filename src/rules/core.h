@@ -155,6 +155,51 @@ static inline bool core_side_any(const struct ruleset *rs, const board_t *b, int
     return any != 0;
 }
 
+/* Boards of at most 16 lanes (up to 2x8) live in one 128-bit register during
+ * a relay: lifting a hole, sowing and reading the last hole are then shifts
+ * and adds on a register, with no byte stores followed by word loads. */
+typedef unsigned __int128 core_u128;
+#define CORE_ONES128 (((core_u128)BOARD_ONES << 64) | BOARD_ONES)
+
+/* Lanes [0, k) as 0x01 bytes, k in 0..16. */
+static inline core_u128 core_below128(int k)
+{
+    return k <= 0 ? 0 : CORE_ONES128 >> (8 * (16 - k));
+}
+
+static inline core_u128 core_load128(const board_t *b)
+{
+    return (core_u128)b->w[1] << 64 | b->w[0];
+}
+
+static inline void core_store128(board_t *b, core_u128 x)
+{
+    b->w[0] = (uint64_t)x;
+    b->w[1] = (uint64_t)(x >> 64);
+}
+
+static inline int core_lane128(core_u128 x, int i)
+{
+    return (int)(x >> (8 * i)) & 0xFF;
+}
+
+/* core_sow on a register board of H <= 16 lanes (origin already emptied). */
+static inline int core_sow128(int H, core_u128 *x, int origin, int s)
+{
+    int r = s;
+    if (s >= H) {
+        *x += (core_u128)(s / H) * core_below128(H);
+        r = s % H;
+    }
+    int a = origin + 1, e = a + r;
+    if (e <= H)
+        *x += core_below128(e) - core_below128(a);
+    else
+        *x += core_below128(H) - core_below128(a) + core_below128(e - H);
+    int last = origin + r;
+    return last >= H ? last - H : last;
+}
+
 /* Brent cycle detector over relay states (board + hole about to be picked up). */
 struct core_brent {
     board_t saved;

@@ -15,32 +15,70 @@
 CORE_INLINE int jodu_relay(const struct ruleset *rs, board_t *b, int h,
                            struct sow_relay_cache *cache, struct sow_stats *st, const int nw)
 {
-    struct core_brent br;
-    core_brent_init(&br, b, h);
     board_t start = *b;
     int cur = h, last, n = 0;
-    for (;;) {
-        if (n == RELAY_CACHE_AFTER && cache) {
-            int cap[2];
-            board_t out;
-            if (relay_cache_get(cache, rs, &start, h, &out, &last, cap)) {
-                *b = out;
-                if (st)
-                    st->cache_hits++, st->pickups += (uint64_t)n, st->endless += last < 0;
-                return last;
+    if (nw <= 2) {
+        /* The same relay and the same Brent detector on a register board. */
+        core_u128 x = core_load128(b), saved = x;
+        int saved_hole = h, H = rs->holes;
+        uint32_t power = 1, lam = 1;
+        for (;;) {
+            if (n == RELAY_CACHE_AFTER && cache) {
+                int cap[2];
+                board_t out;
+                if (relay_cache_get(cache, rs, &start, h, &out, &last, cap)) {
+                    *b = out;
+                    if (st)
+                        st->cache_hits++, st->pickups += (uint64_t)n, st->endless += last < 0;
+                    return last;
+                }
             }
+            int s = core_lane128(x, cur);
+            x &= ~((core_u128)0xFF << (8 * cur));
+            last = core_sow128(H, &x, cur, s);
+            n++;
+            if (core_lane128(x, last) == 1)
+                break;
+            if (last == saved_hole && x == saved) {
+                last = -1;
+                break;
+            }
+            if (lam == power) {
+                saved = x;
+                saved_hole = last;
+                power *= 2;
+                lam = 0;
+            }
+            lam++;
+            cur = last;
         }
-        int s = b->h[cur];
-        b->h[cur] = 0;
-        last = core_sow(rs, b, cur, s, nw);
-        n++;
-        if (b->h[last] == 1)
-            break;
-        if (core_brent_step(&br, b, last, nw)) {
-            last = -1;
-            break;
+        core_store128(b, x);
+    } else {
+        struct core_brent br;
+        core_brent_init(&br, b, h);
+        for (;;) {
+            if (n == RELAY_CACHE_AFTER && cache) {
+                int cap[2];
+                board_t out;
+                if (relay_cache_get(cache, rs, &start, h, &out, &last, cap)) {
+                    *b = out;
+                    if (st)
+                        st->cache_hits++, st->pickups += (uint64_t)n, st->endless += last < 0;
+                    return last;
+                }
+            }
+            int s = b->h[cur];
+            b->h[cur] = 0;
+            last = core_sow(rs, b, cur, s, nw);
+            n++;
+            if (b->h[last] == 1)
+                break;
+            if (core_brent_step(&br, b, last, nw)) {
+                last = -1;
+                break;
+            }
+            cur = last;
         }
-        cur = last;
     }
     if (n > RELAY_CACHE_AFTER && cache) {
         const int nocap[2] = {0, 0};
