@@ -107,8 +107,9 @@ int bench_tables(int argc, char **argv)
         }
         if (cli_is_help(argv[i])) {
             printf("usage: sow bench tables [--rules R[,R...]|all] [--pits N] [--seeds N] "
-                   "[--threads T] [--phases]\n  builds levels 0..N (default oware,awari 2x6 up to 14) into "
-                   "a temporary directory,\n  printing positions per second (wall and CPU) per level;\n"
+                   "[--threads T] [--phases]\n  builds levels 0..N (default oware,awari 2x6 up to "
+                   "14) into a temporary directory,\n  printing positions per second (wall and CPU) "
+                   "per level;\n"
                    "  --phases adds the wall seconds of each build phase\n");
             return CLI_OK;
         }

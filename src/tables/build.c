@@ -86,8 +86,8 @@ static void *region_get(struct region *r, size_t need, bool huge)
     r->map = r->p = NULL;
     r->maplen = r->len = 0;
     size_t len = (need + HUGE_2M - 1) & ~(HUGE_2M - 1), maplen = len + HUGE_2M;
-    void *m = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+    void *m = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED)
         return NULL;
     char *p = (char *)(((uintptr_t)m + HUGE_2M - 1) & ~(uintptr_t)(HUGE_2M - 1));
@@ -169,7 +169,6 @@ struct lvl {
     size_t arena_cap, arena_used;
     struct pool pool[MAX_THREADS];
     struct bin *ebin; /* edges: [thread][block] */
-    bool overflow;
     /* progress */
     uint64_t done;
     double t0, last;
@@ -910,7 +909,8 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
         for (int w = 0; w < T; w++)
             total += L.ebin[(uint64_t)w * nb + c].edges;
         if (total > UINT32_MAX) {
-            snprintf(err, (size_t)errlen, "level %d: more than 2^32 in-level moves (uint32 edges)", n);
+            snprintf(err, (size_t)errlen, "level %d: more than 2^32 in-level moves (uint32 edges)",
+                     n);
             goto done;
         }
     }
