@@ -7,13 +7,15 @@
 #     bash bench/atlas.sh [BUILD_DIR]          (default build/, set up if missing)
 #
 # Environment (defaults in brackets):
-#   BUDGET [20]      seconds per atlas instance with <= 24 seeds on the board
+#   BUDGET [25]      seconds per atlas instance with <= 24 seeds on the board
 #   BIG_BUDGET [5]   seconds per larger instance (25..BIG_MAX seeds)
 #   BIG_MAX [32]     largest instance tried
 #   THREADS [2]      solver / play / bench threads
 #   GAMES [1000]     games per rule set and player kind
 #   DEPTH [3]        engine depth for engine-vs-engine games
-#   TABLES [tables]  endgame-table directory (levels of <= 2M positions are built)
+#   TABLES [tables]  endgame-table directory
+#   TB_ENTRIES [11000000]  levels of at most this many positions are built there
+#                    (2x4: all levels to 24, 2x5: to 20, 2x6: to 15; ~1 GiB peak)
 #   QUICK=1          a smoke run (tiny instances, few games) into $DATA
 #   DATA [docs/data] where the CSVs go; charts go to docs/img (QUICK: $DATA/img)
 set -euo pipefail
@@ -21,13 +23,14 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 [ -x "$BUILD/src/cli/sow" ] || scripts/setup "$BUILD"
 SOW=$BUILD/src/cli/sow
-BUDGET=${BUDGET:-20}
+BUDGET=${BUDGET:-25}
 BIG_BUDGET=${BIG_BUDGET:-5}
 BIG_MAX=${BIG_MAX:-32}
 THREADS=${THREADS:-2}
 GAMES=${GAMES:-1000}
 DEPTH=${DEPTH:-3}
 TABLES=${TABLES:-tables}
+TB_ENTRIES=${TB_ENTRIES:-11000000}
 DATA=${DATA:-docs/data}
 IMG=docs/img
 SMALL=(--pits 1-6 --seeds 1-12 --max-total 24)
@@ -46,10 +49,10 @@ t0=$(date +%s)
 
 echo "== atlas, instances with at most 24 seeds (budget $BUDGET s)" >&2
 "$SOW" variants atlas --rules all "${SMALL[@]}" --budget "$BUDGET" --threads "$THREADS" \
-    --tables "$TABLES" --csv "$DATA/atlas_small.csv" >"$DATA/atlas_small.txt"
+    --tables "$TABLES" --tb-entries "$TB_ENTRIES" --csv "$DATA/atlas_small.csv" >"$DATA/atlas_small.txt"
 echo "== atlas, larger instances (budget $BIG_BUDGET s)" >&2
 "$SOW" variants atlas --rules all --budget "$BIG_BUDGET" "${BIG[@]}" --threads "$THREADS" \
-    --tables "$TABLES" --csv "$DATA/atlas_big.csv" >"$DATA/atlas_big.txt"
+    --tables "$TABLES" --tb-entries "$TB_ENTRIES" --csv "$DATA/atlas_big.csv" >"$DATA/atlas_big.txt"
 {
     cat "$DATA/atlas_small.csv"
     tail -n +2 "$DATA/atlas_big.csv"
@@ -78,7 +81,7 @@ awk 'BEGIN {print "rules,level,positions,seconds,mpos_per_s"}
     echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//') x $(nproc)"
     echo "memory: $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
-    echo "settings: BUDGET=$BUDGET BIG_BUDGET=$BIG_BUDGET BIG_MAX=$BIG_MAX THREADS=$THREADS GAMES=$GAMES DEPTH=$DEPTH"
+    echo "settings: TB_ENTRIES=$TB_ENTRIES BUDGET=$BUDGET BIG_BUDGET=$BIG_BUDGET BIG_MAX=$BIG_MAX THREADS=$THREADS GAMES=$GAMES DEPTH=$DEPTH"
 } >"$DATA/machine.txt"
 
 scripts/plot "$DATA" "$IMG"
