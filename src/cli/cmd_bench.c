@@ -6,6 +6,7 @@
 
 static const char usage[] =
     "usage: sow bench [PART [OPTIONS]]   (no PART: the search bench)\n"
+    "       sow bench --rules R,...|all [...]   movegen and search per rule set side by side\n"
     "parts:\n"
     "  search [--file F] [--hash MB] [--threads T]\n"
     "      solver nodes/second over bench/positions.txt, 1 then T (2) threads.\n"

@@ -14,8 +14,8 @@ static const struct {
     {"play", cmd_play, "apply moves and print the positions"},
     {"perft", cmd_perft, "count move sequences of a given length"},
     {"tables", cmd_tables, "endgame tables: build, info, stats, verify, probe"},
-    {"variants", cmd_variants, "compare rule sets: solved-start atlas, play statistics"},
     {"solve", cmd_solve, "exact value, best move and principal variation"},
+    {"variants", cmd_variants, "compare rule sets: solved-start atlas, play statistics"},
     {"bench", cmd_bench, "benchmarks (movegen, ...)"},
 };
 
