@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ref_rules.h"
+#include "test_scale.h"
 #include "sow/position.h"
 #include "sow/rules.h"
 
@@ -232,8 +233,8 @@ static void run_random_games(enum sow_family f, int games)
 }
 
 #define DIFF_TESTS(id, fam)                                                                       \
-    Test(diff, id##_positions, .timeout = 300) { run_random_positions(fam, 100000); }             \
-    Test(diff, id##_games, .timeout = 300) { run_random_games(fam, 2000); }
+    Test(diff, id##_positions, .timeout = 300) { run_random_positions(fam, (int)test_scaled(100000)); } \
+    Test(diff, id##_games, .timeout = 300) { run_random_games(fam, (int)test_scaled(2000)); }
 
 DIFF_TESTS(oware, SOW_OWARE)
 DIFF_TESTS(awari, SOW_AWARI)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ref_value.h"
+#include "test_scale.h"
 #include "sow/position.h"
 #include "sow/search.h"
 #include "sow/tt.h"
@@ -135,7 +136,7 @@ static void against_ref(const char *name, int count)
 }
 
 #define REF_TEST(id, name)                                                                        \
-    Test(search_vs_ref, id, .timeout = 120) { against_ref(name, 500); }
+    Test(search_vs_ref, id, .timeout = 120) { against_ref(name, (int)test_scaled(500)); }
 
 REF_TEST(oware, "oware")
 REF_TEST(awari, "awari")
@@ -152,7 +153,7 @@ REF_TEST(darra, "darra")
     Test(attractor_vs_ref, id, .timeout = 120)                                                    \
     {                                                                                             \
         use_attractor = true;                                                                     \
-        against_ref(name, 60);                                                                    \
+        against_ref(name, (int)test_scaled(60));                                                  \
     }
 
 TWIN_TEST(oware, "oware")
