@@ -1,0 +1,103 @@
+/* `solve` with endgame tables equals `solve` without them (issue 4): for every
+ * rule set, tables of a small board are built into a temporary directory, and
+ * random positions both inside and above the tables' levels are solved with
+ * and without probing them — values and every move's value must agree, and
+ * the tables must actually be hit. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sow/position.h"
+#include "sow/search.h"
+#include "sow/tables.h"
+#include "test_scale.h"
+
+static uint64_t rng = 0xC0FFEE;
+static int rndi(int n)
+{
+    uint64_t z = (rng += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return (int)((z ^ (z >> 31)) % (uint64_t)n);
+}
+
+static void random_pos(const struct ruleset *rs, int minn, int maxn, sow_position *p)
+{
+    char err[128];
+    for (;;) {
+        memset(p, 0, sizeof *p);
+        int n = minn + rndi(maxn - minn + 1);
+        for (int k = 0; k < n; k++)
+            p->board.h[rndi(rs->holes)]++;
+        p->side = (uint8_t)rndi(2);
+        if (rs->family == SOW_DARRA)
+            p->state = (uint8_t)rndi(3);
+        if (rules_validate(rs, p, err, sizeof err) == 0)
+            return;
+    }
+}
+
+static void check(const char *name, int pits, int levels, int above)
+{
+    struct ruleset rs;
+    char err[256], dir[] = "/tmp/sow-solve-tables-XXXXXX";
+    cr_assert_eq(rules_init(&rs, name, pits, 1, err, sizeof err), 0, "%s", err);
+    cr_assert(mkdtemp(dir), "mkdtemp");
+    struct tb_build_opts bo = {.threads = 1};
+    cr_assert_eq(tb_build(&rs, dir, levels, &bo, err, sizeof err), 0, "%s", err);
+    struct tb_set *tb = tb_open(&rs, dir, err, sizeof err);
+    cr_assert(tb, "%s", err);
+    cr_assert_geq(tb_max_level(tb), levels);
+
+    struct search_opts plain = {.threads = 1, .hash_mb = 2};
+    struct search_opts probed = {.threads = 1, .hash_mb = 2, .tb = tb};
+    struct search_ctx *a = search_new(&rs, &plain, err, sizeof err);
+    struct search_ctx *b = search_new(&rs, &probed, err, sizeof err);
+    cr_assert(a && b, "%s", err);
+    uint64_t hits = 0;
+    int count = (int)test_scaled(300);
+    for (int i = 0; i < count; i++) {
+        sow_position p;
+        random_pos(&rs, 0, levels + above, &p);
+        int va, vb;
+        cr_assert_eq(search_value(a, &p, &va), 0);
+        cr_assert_eq(search_value(b, &p, &vb), 0);
+        char tok[SOW_POS_MAXLEN];
+        pos_format(&rs, &p, tok, sizeof tok);
+        cr_assert_eq(va, vb, "%s %s: %d without tables, %d with", name, tok, va, vb);
+        if (i % 3 == 0) {
+            int ma[SOW_MAX_PITS + 1], mb[SOW_MAX_PITS + 1];
+            int na = search_move_values(a, &p, ma), nb = search_move_values(b, &p, mb);
+            cr_assert_eq(na, nb);
+            for (int k = 0; k < na; k++)
+                cr_assert_eq(ma[k], mb[k], "%s %s move %d: %d without tables, %d with", name,
+                             tok, k, ma[k], mb[k]);
+        }
+    }
+    uint64_t nodes;
+    search_counters(b, &nodes, &hits);
+    cr_assert_gt(hits, 0, "%s: the tables were never probed successfully", name);
+    search_free(a);
+    search_free(b);
+    tb_close(tb);
+    for (int n = 0; n <= levels; n++) {
+        char path[512];
+        tb_file_name(dir, rs.name, rs.pits, n, path, sizeof path);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+#define SOLVE_TABLES(id, name)                                                                    \
+    Test(solve_tables, id, .timeout = 300) { check(name, 4, 8, 3); }
+
+SOLVE_TABLES(oware, "oware")
+SOLVE_TABLES(awari, "awari")
+SOLVE_TABLES(jodu, "jodu")
+SOLVE_TABLES(jodu_ibadan, "jodu-ibadan")
+SOLVE_TABLES(jodu_starve, "jodu-starve")
+SOLVE_TABLES(odu, "odu")
+SOLVE_TABLES(jerin, "jerin")
+SOLVE_TABLES(darra, "darra")
