@@ -79,9 +79,9 @@ fi
 
 # ---- table builder and verifier, 2 threads ------------------------------------
 TB="$WORK/tb"
-t "tables build oware 2x6 levels 0..9, 2 threads" tables build --threads 2 --seeds 9 --dir "$TB"
+t "tables build oware 2x6 levels 0..8, 2 threads" tables build --threads 2 --seeds 8 --dir "$TB"
 t "tables build darra 2x6 levels 0..6, 2 threads" tables build --rules darra --threads 2 --seeds 6 --dir "$TB"
-t "tables build jodu 2x4 levels 0..7, 2 threads" tables build --rules jodu --pits 4 --threads 2 --seeds 7 --dir "$TB"
+t "tables build jodu 2x4 levels 0..6, 2 threads" tables build --rules jodu --pits 4 --threads 2 --seeds 6 --dir "$TB"
 t "tables verify, 2 threads" tables verify --threads 2 "$TB"
 
 # ---- Lazy SMP search, 2 threads, shared transposition table --------------------
