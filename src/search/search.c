@@ -68,10 +68,12 @@ static inline int clampi(int x, int lo, int hi)
 static void check_stop(struct thr *th)
 {
     struct search_ctx *s = th->s;
-    if (*th->done || (s->o.stop && *s->o.stop))
+    /* done and timed_out are shared between the test's threads: atomic
+     * accesses (relaxed: each is a flag set once, read until seen). */
+    if (__atomic_load_n(th->done, __ATOMIC_RELAXED) || (s->o.stop && *s->o.stop))
         th->abort = true;
     else if (s->deadline > 0 && util_now() > s->deadline) {
-        s->timed_out = true;
+        __atomic_store_n(&s->timed_out, true, __ATOMIC_RELAXED);
         th->abort = true;
     }
 }
