@@ -11,4 +11,7 @@ double util_now(void);
 /* Parse a whole decimal integer in [lo, hi]; returns 0 or -1 (no message). */
 int util_parse_long(const char *s, long lo, long hi, long *out);
 
+/* Physical memory of the machine in bytes (0 if unknown). */
+double util_phys_memory(void);
+
 #endif

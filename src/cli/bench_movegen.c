@@ -161,6 +161,12 @@ int bench_movegen(const char *rules, int argc, char **argv)
     } else {
         list[nl++] = rules;
     }
+    for (int k = 0; k < nl; k++) { /* every name checked before any output */
+        struct ruleset rs;
+        char err[256];
+        if (rules_init(&rs, list[k], 6, 4, err, sizeof err) < 0)
+            return cli_bad("bench", "%s", err);
+    }
     printf("movegen: %ld positions per rule set from random games (seed 2026), 2x6, one core\n",
            npos);
     printf("%-12s %12s %12s %7s %9s %9s %9s %11s\n", "rules", "moves/s", "ref moves/s",

@@ -136,6 +136,12 @@ int cmd_solve(int argc, char **argv)
             return cli_bad("solve", "more than one position given ('%s')", argv[i]);
         g.pos = argv[i];
     }
+    double ram = util_phys_memory();
+    if (ram > 0 && (double)hash * 1048576.0 > 0.75 * ram)
+        return cli_bad("solve",
+                       "--hash %ld MiB does not fit: this machine has %.0f MiB, at most %.0f MiB "
+                       "(3/4 of it) can go to the table",
+                       hash, ram / 1048576.0, 0.75 * ram / 1048576.0);
     if (have_depth && tstr)
         return cli_bad("solve", "--depth and --time exclude each other");
     if (moves && (have_depth || tstr))

@@ -1,5 +1,6 @@
 /* sow tables: build, inspect, verify and probe endgame tables. */
 #include <dirent.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,12 @@ static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool p
             if (r < 0)
                 return CLI_BAD;
             o->memory = (double)l * 1e9;
+            double ram = util_phys_memory();
+            if (ram > 0 && o->memory > ram)
+                return cli_bad(cmd,
+                               "--memory %ld GB is more than this machine has (%.1f GB of RAM); "
+                               "give at most %ld",
+                               l, ram / 1e9, (long)(ram / 1e9));
         } else if ((r = cli_opt(cmd, argc, argv, &i, "--dir", &v)) != 0) {
             if (r < 0)
                 return CLI_BAD;
@@ -244,12 +251,25 @@ static char **list_dir(const char *dir, int *count)
     return v;
 }
 
+/* A directory to read tables from must exist and be a directory. */
+static int check_dir(const char *cmd, const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return cli_bad(cmd, "%s: no such directory", dir);
+    if (!S_ISDIR(st.st_mode))
+        return cli_bad(cmd, "%s: not a directory", dir);
+    return 0;
+}
+
 static int tables_info(int argc, char **argv)
 {
     struct topts o;
     int r = parse("tables info", argc, argv, &o, true);
     if (r)
         return r == 1 ? CLI_OK : r;
+    if (check_dir("tables info", o.dir))
+        return CLI_BAD;
     int count;
     char **names = list_dir(o.dir, &count);
     if (!count) {
@@ -312,7 +332,7 @@ static int tables_stats(int argc, char **argv)
     if (access(path, F_OK) != 0) {
         fprintf(stderr, "sow tables stats: %s: level %d not built (sow tables build --rules %s "
                         "--pits %d --seeds %d)\n", path, n, rs.name, rs.pits, n);
-        return CLI_FAIL;
+        return CLI_BAD; /* a missing table file is bad input (README, exit statuses) */
     }
     struct tb_header h;
     const int8_t *v;
@@ -381,6 +401,8 @@ static int tables_verify(int argc, char **argv)
     int r = parse("tables verify", argc, argv, &o, true);
     if (r)
         return r == 1 ? CLI_OK : r;
+    if (check_dir("tables verify", o.dir))
+        return CLI_BAD;
     int count;
     char **names = list_dir(o.dir, &count);
     if (!count) {
@@ -490,7 +512,7 @@ static int tables_probe(int argc, char **argv)
             fprintf(stderr, "sow tables probe: level %d of %s 2x%d is not in %s (sow tables build "
                             "--rules %s --pits %d --seeds %d)\n",
                     n, g.rs.name, g.rs.pits, o.dir, g.rs.name, g.rs.pits, n);
-        return CLI_FAIL;
+        return CLI_BAD; /* a missing table file is bad input (README, exit statuses) */
     }
     printf("position %s\nrules    %s 2x%d, %d seeds on the board\nvalue    %+d (net seeds the "
            "player to move captures from here on)\n",
