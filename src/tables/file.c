@@ -222,6 +222,19 @@ int tb_file_load(const char *path, const struct ruleset *rs, int level, struct t
             (unsigned long long)(TB_HEADER_SIZE + hd.entries));
     if (XXH3_64bits(h + TB_HEADER_SIZE, (size_t)hd.entries) != hd.checksum)
         BAD("%s: payload damaged (checksum mismatch)", path);
+    {
+        /* A value of level n lies in [-n, n]: a file that passes its checksums
+         * but breaks this was written wrongly, and the solver must not trust it. */
+        const int8_t *val = (const int8_t *)(h + TB_HEADER_SIZE);
+        int lo = 0, hi = 0;
+        for (uint64_t i = 0; i < hd.entries; i++) {
+            lo = val[i] < lo ? val[i] : lo;
+            hi = val[i] > hi ? val[i] : hi;
+        }
+        if (lo < -(int)hd.level || hi > (int)hd.level)
+            BAD("%s: values out of range (%d..%d, level %u allows -%u..%u)", path, lo, hi,
+                hd.level, hd.level, hd.level);
+    }
     close(fd);
     *out = hd;
     if (values) {
