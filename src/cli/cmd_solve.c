@@ -22,6 +22,7 @@ static const char usage[] =
     "                (the exact mode solves the position's closure, docs/solver.md)\n"
     "  --tables DIR  probe the endgame tables in DIR (sow tables)\n"
     "  --depth D     bounded search to D plies: proven bounds and a heuristic value\n"
+    "                (bounded modes give the best move alone as the PV)\n"
     "  --time S      bounded search, deepening for S seconds\n"
     "  --moves       also print every legal move's exact value\n"
     "  --json        one JSON object: position, rules, value, exact, best, pv, moves,\n"

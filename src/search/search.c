@@ -1140,15 +1140,11 @@ int search_solve(struct search_ctx *s, const sow_position *p, struct search_resu
 deadline:
     if (s->interrupted || s->too_deep || s->oom)
         goto stopped;
+    /* The bounded mode reports its best move as the whole PV, even when the
+     * bounds met: a full PV needs exact solves of the positions along it,
+     * which --depth/--time promise not to start (they can take far longer). */
     r->pv_len = 1;
     r->pv[0] = r->best;
-    if (r->exact) {
-        s->deadline = 0;
-        if (!build_pv(s, p, r->value, r))
-            goto stopped;
-        if (r->pv_len)
-            r->best = r->pv[0];
-    }
     finish(s, r, t0, n0, h0);
     return 0;
 stopped:
