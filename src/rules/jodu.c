@@ -10,6 +10,19 @@
 #include "core.h"
 #include "relay_cache.h"
 
+/* A relay still going after RELAY_CACHE_AFTER lifts is looked up by its
+ * starting state: on a hit *b and *last take the remembered outcome. */
+static inline bool jodu_memo(const struct ruleset *rs, const board_t *start, int h, board_t *b,
+                             int *last, struct sow_relay_cache *cache, struct sow_stats *st, int n)
+{
+    int cap[2];
+    if (!cache || !relay_cache_get(cache, rs, start, h, b, last, cap))
+        return false;
+    if (st)
+        st->cache_hits++, st->pickups += (uint64_t)n, st->endless += *last < 0;
+    return true;
+}
+
 /* Relay from hole h of board b (in place).  Returns the hole of the last seed,
  * or -1 if the sowing never ends. */
 CORE_INLINE int jodu_relay(const struct ruleset *rs, board_t *b, int h,
@@ -23,16 +36,8 @@ CORE_INLINE int jodu_relay(const struct ruleset *rs, board_t *b, int h,
         int saved_hole = h, H = rs->holes;
         uint32_t power = 1, lam = 1;
         for (;;) {
-            if (n == RELAY_CACHE_AFTER && cache) {
-                int cap[2];
-                board_t out;
-                if (relay_cache_get(cache, rs, &start, h, &out, &last, cap)) {
-                    *b = out;
-                    if (st)
-                        st->cache_hits++, st->pickups += (uint64_t)n, st->endless += last < 0;
-                    return last;
-                }
-            }
+            if (n == RELAY_CACHE_AFTER && jodu_memo(rs, &start, h, b, &last, cache, st, n))
+                return last;
             int s = core_lane128(x, cur);
             x &= ~((core_u128)0xFF << (8 * cur));
             last = core_sow128(H, &x, cur, s);
@@ -57,16 +62,8 @@ CORE_INLINE int jodu_relay(const struct ruleset *rs, board_t *b, int h,
         struct core_brent br;
         core_brent_init(&br, b, h);
         for (;;) {
-            if (n == RELAY_CACHE_AFTER && cache) {
-                int cap[2];
-                board_t out;
-                if (relay_cache_get(cache, rs, &start, h, &out, &last, cap)) {
-                    *b = out;
-                    if (st)
-                        st->cache_hits++, st->pickups += (uint64_t)n, st->endless += last < 0;
-                    return last;
-                }
-            }
+            if (n == RELAY_CACHE_AFTER && jodu_memo(rs, &start, h, b, &last, cache, st, n))
+                return last;
             int s = b->h[cur];
             b->h[cur] = 0;
             last = core_sow(rs, b, cur, s, nw);
