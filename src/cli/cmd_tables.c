@@ -415,7 +415,7 @@ static int tables_verify(int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     /* Group the files by rule set and board; check each group's levels in order. */
-    char done[256][40];
+    char done[256][40], lastbad[512] = "";
     int ndone = 0;
     for (int i = 0; i < count && !g_stop; i++) {
         char path[4200], err[512];
@@ -424,7 +424,9 @@ static int tables_verify(int argc, char **argv)
             continue;
         struct tb_header h;
         if (tb_file_load(path, NULL, 0, &h, NULL, NULL, NULL, err, sizeof err) < 0) {
-            printf("BAD  %s\n", err);
+            if (strcmp(err, lastbad) != 0) /* its group may have listed it already */
+                printf("BAD  %s\n", err);
+            snprintf(lastbad, sizeof lastbad, "%s", err);
             rc = CLI_BAD;
             continue;
         }
@@ -440,7 +442,9 @@ static int tables_verify(int argc, char **argv)
         rules_init(&rs, h.rules, (int)h.pits, 0, err, sizeof err);
         struct tb_set *set = tb_open(&rs, o.dir, err, sizeof err);
         if (!set) {
-            printf("BAD  %s\n", err);
+            if (strcmp(err, lastbad) != 0) /* the same damaged file, already listed */
+                printf("BAD  %s\n", err);
+            snprintf(lastbad, sizeof lastbad, "%s", err);
             rc = CLI_BAD;
             continue;
         }
