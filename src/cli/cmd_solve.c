@@ -27,7 +27,8 @@ static const char usage[] =
     "  --moves       also print every legal move's exact value\n"
     "  --json        one JSON object: position, rules, value, exact, best, pv, moves,\n"
     "                nodes, nps, time_ms (and lower, upper, tb_hits)\n"
-    "Progress goes to stderr on long solves; Ctrl-C stops (exit 130, no output).\n";
+    "Progress goes to stderr on long solves; Ctrl-C stops (exit 130, no output);\n"
+    "a second Ctrl-C ends it at once.\n";
 
 static volatile sig_atomic_t g_stop;
 
@@ -177,6 +178,9 @@ int cmd_solve(int argc, char **argv)
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
+    /* A second Ctrl-C ends the process at once: solve writes no file, and a
+     * single move can take long to decide (a very long relay, docs/rules.md). */
+    sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
 
