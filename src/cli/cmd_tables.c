@@ -262,20 +262,33 @@ static int check_dir(const char *cmd, const char *dir)
     return 0;
 }
 
+/* info and verify: parse the options, check the directory, list its table
+ * files.  -1 with *names and *count set when there is something to go
+ * through; otherwise the exit status (help, bad input, nothing listed). */
+static int list_tables(const char *cmd, int argc, char **argv, struct topts *o, char ***names,
+                       int *count)
+{
+    int r = parse(cmd, argc, argv, o, true);
+    if (r)
+        return r == 1 ? CLI_OK : r;
+    if (check_dir(cmd, o->dir))
+        return CLI_BAD;
+    *names = list_dir(o->dir, count);
+    if (!*count) {
+        printf("%s: no table files\n", o->dir);
+        return CLI_OK;
+    }
+    return -1;
+}
+
 static int tables_info(int argc, char **argv)
 {
     struct topts o;
-    int r = parse("tables info", argc, argv, &o, true);
-    if (r)
-        return r == 1 ? CLI_OK : r;
-    if (check_dir("tables info", o.dir))
-        return CLI_BAD;
     int count;
-    char **names = list_dir(o.dir, &count);
-    if (!count) {
-        printf("%s: no table files\n", o.dir);
-        return CLI_OK;
-    }
+    char **names;
+    int r = list_tables("tables info", argc, argv, &o, &names, &count);
+    if (r >= 0)
+        return r;
     int bad = 0;
     double total = 0;
     printf("%-28s %-12s %-6s %5s %14s %14s  %-16s %s\n", "file", "rules", "board", "level",
@@ -398,17 +411,11 @@ static int tables_stats(int argc, char **argv)
 static int tables_verify(int argc, char **argv)
 {
     struct topts o;
-    int r = parse("tables verify", argc, argv, &o, true);
-    if (r)
-        return r == 1 ? CLI_OK : r;
-    if (check_dir("tables verify", o.dir))
-        return CLI_BAD;
     int count;
-    char **names = list_dir(o.dir, &count);
-    if (!count) {
-        printf("%s: no table files\n", o.dir);
-        return CLI_OK;
-    }
+    char **names;
+    int r = list_tables("tables verify", argc, argv, &o, &names, &count);
+    if (r >= 0)
+        return r;
     int rc = CLI_OK;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
