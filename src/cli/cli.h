@@ -40,6 +40,10 @@ int cli_game_opt(const char *cmd, int argc, char **argv, int *i, struct cli_game
 /* Resolve rule set and position from g's fields. 0 or CLI_BAD (message printed). */
 int cli_game_setup(const char *cmd, struct cli_game *g);
 
+/* A directory to read from must exist and be a directory: 0, or CLI_BAD
+ * with a one-line message. */
+int cli_check_dir(const char *cmd, const char *dir);
+
 /* An argument that looks like an option but is not known. */
 int cli_unknown(const char *cmd, const char *arg);
 

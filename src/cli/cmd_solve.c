@@ -154,6 +154,8 @@ int cmd_solve(int argc, char **argv)
     char err[256];
     struct tb_set *tb = NULL;
     if (tables) {
+        if (cli_check_dir("solve", tables))
+            return CLI_BAD; /* a mistyped --tables would otherwise solve without them */
         tb = tb_open(&g.rs, tables, err, sizeof err);
         if (!tb)
             return cli_bad("solve", "--tables %s: %s", tables, err);

@@ -251,17 +251,6 @@ static char **list_dir(const char *dir, int *count)
     return v;
 }
 
-/* A directory to read tables from must exist and be a directory. */
-static int check_dir(const char *cmd, const char *dir)
-{
-    struct stat st;
-    if (stat(dir, &st) != 0)
-        return cli_bad(cmd, "%s: no such directory", dir);
-    if (!S_ISDIR(st.st_mode))
-        return cli_bad(cmd, "%s: not a directory", dir);
-    return 0;
-}
-
 /* info and verify: parse the options, check the directory, list its table
  * files.  -1 with *names and *count set when there is something to go
  * through; otherwise the exit status (help, bad input, nothing listed). */
@@ -271,7 +260,7 @@ static int list_tables(const char *cmd, int argc, char **argv, struct topts *o, 
     int r = parse(cmd, argc, argv, o, true);
     if (r)
         return r == 1 ? CLI_OK : r;
-    if (check_dir(cmd, o->dir))
+    if (cli_check_dir(cmd, o->dir))
         return CLI_BAD;
     *names = list_dir(o->dir, count);
     if (!*count) {

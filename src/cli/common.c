@@ -1,6 +1,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "sow/util.h"
@@ -99,5 +100,15 @@ int cli_game_setup(const char *cmd, struct cli_game *g)
     }
     if (pos_parse(&g->rs, g->pos, &g->p, err, sizeof err) < 0)
         return cli_bad(cmd, "position: %s", err);
+    return 0;
+}
+
+int cli_check_dir(const char *cmd, const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return cli_bad(cmd, "%s: no such directory", dir);
+    if (!S_ISDIR(st.st_mode))
+        return cli_bad(cmd, "%s: not a directory", dir);
     return 0;
 }

@@ -302,6 +302,8 @@ ok tables verify "$TB"
 ok tables stats --pits 2 --seeds 4 --dir "$TB"
 ok tables probe --pits 2 --dir "$TB" 1,1/1,1/A
 ok solve --tables "$TB" 1,1/1,1/A
+bad 2 solve --tables "$WORK/missing" 1,1/1,1/A
+bad 2 solve --tables "$WORK/afile" 1,1/1,1/A
 damaged() { # damaged NAME HOW: a copy of the level set with level 4 spoilt by HOW
     local d="$WORK/$1"; rm -rf "$d"; cp -r "$TB" "$d"
     python3 "$HERE/spoil_table.py" "$d/oware-2x2-004.sowtb" "$2" "${3:-}"
