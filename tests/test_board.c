@@ -5,14 +5,12 @@
 
 #include "sow/board.h"
 #include "sow/rules.h"
+#include "sow/util.h"
 
 static uint64_t rng_state = 0x5eed;
 static uint64_t rnd(void)
 {
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
+    return util_splitmix64(&rng_state);
 }
 
 /* A random board of `holes` lanes with at most 255 seeds in all. */

@@ -12,14 +12,12 @@
 #include "test_scale.h"
 #include "sow/position.h"
 #include "sow/rules.h"
+#include "sow/util.h"
 
 /* splitmix64: small, fixed, good enough */
 static uint64_t rnd_next(uint64_t *s)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
+    return util_splitmix64(s);
 }
 static int rnd(uint64_t *s, int n) { return (int)(rnd_next(s) % (uint64_t)n); }
 

@@ -12,15 +12,13 @@
 #include "sow/position.h"
 #include "sow/search.h"
 #include "sow/tables.h"
+#include "sow/util.h"
 #include "test_scale.h"
 
 static uint64_t rng = 0xC0FFEE;
 static int rndi(int n)
 {
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return (int)((z ^ (z >> 31)) % (uint64_t)n);
+    return (int)(util_splitmix64(&rng) % (uint64_t)n);
 }
 
 static void random_pos(const struct ruleset *rs, int minn, int maxn, sow_position *p)

@@ -11,6 +11,7 @@
 #include "ref_value.h"
 #include "sow/tables.h"
 #include "sow/variants.h"
+#include "sow/util.h"
 
 static void rs_init(struct ruleset *rs, const char *name, int pits, int seeds)
 {
@@ -162,10 +163,7 @@ static void expect_adds_up(const struct var_play_stats *s, const int *len, const
 
 static uint64_t sm(uint64_t *s)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
+    return util_splitmix64(s);
 }
 
 static bool same_ref(const struct ref_pos *a, const struct ref_pos *b)

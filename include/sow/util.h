@@ -11,6 +11,16 @@ double util_now(void);
 /* Parse a whole decimal integer in [lo, hi]; returns 0 or -1 (no message). */
 int util_parse_long(const char *s, long lo, long hi, long *out);
 
+/* splitmix64: the small, fixed PRNG of every reproducible random choice in
+ * sow (benches, play statistics, tests).  Advances *state. */
+static inline uint64_t util_splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
 /* Physical memory of the machine in bytes (0 if unknown). */
 double util_phys_memory(void);
 

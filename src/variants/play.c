@@ -49,10 +49,7 @@ uint64_t var_game_seed(uint64_t seed, const char *rules, enum var_player pl, int
 
 static uint64_t splitmix(uint64_t *s)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
+    return util_splitmix64(s);
 }
 
 /* What one game contributes. */
