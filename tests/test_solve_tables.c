@@ -49,29 +49,41 @@ static void check(const char *name, int pits, int levels, int above)
     cr_assert(tb, "%s", err);
     cr_assert_geq(tb_max_level(tb), levels);
 
-    struct search_opts plain = {.threads = 1, .hash_mb = 2};
-    struct search_opts probed = {.threads = 1, .hash_mb = 2, .tb = tb};
+    /* a: the closure alone; b: the closure over the loaded tables; c: the
+     * loaded tables, the levels above them solved in memory, the closure
+     * for what the budget leaves */
+    struct search_opts plain = {.threads = 1, .hash_mb = 2, .level_budget = -1};
+    struct search_opts probed = {.threads = 1, .hash_mb = 2, .tb = tb, .level_budget = -1};
+    struct search_opts built = {.threads = 1, .hash_mb = 2, .tb = tb, .level_budget = 20000};
     struct search_ctx *a = search_new(&rs, &plain, err, sizeof err);
     struct search_ctx *b = search_new(&rs, &probed, err, sizeof err);
-    cr_assert(a && b, "%s", err);
+    struct search_ctx *c = search_new(&rs, &built, err, sizeof err);
+    cr_assert(a && b && c, "%s", err);
     uint64_t hits = 0;
     int count = (int)test_scaled(300);
     for (int i = 0; i < count; i++) {
         sow_position p;
         random_pos(&rs, 0, levels + above, &p);
-        int va, vb;
+        int va, vb, vc;
         cr_assert_eq(search_value(a, &p, &va), 0);
         cr_assert_eq(search_value(b, &p, &vb), 0);
+        cr_assert_eq(search_value(c, &p, &vc), 0);
         char tok[SOW_POS_MAXLEN];
         pos_format(&rs, &p, tok, sizeof tok);
         cr_assert_eq(va, vb, "%s %s: %d without tables, %d with", name, tok, va, vb);
+        cr_assert_eq(va, vc, "%s %s: %d without tables, %d with tables and levels built", name,
+                     tok, va, vc);
         if (i % 3 == 0) {
-            int ma[SOW_MAX_PITS + 1], mb[SOW_MAX_PITS + 1];
+            int ma[SOW_MAX_PITS + 1], mb[SOW_MAX_PITS + 1], mc[SOW_MAX_PITS + 1];
             int na = search_move_values(a, &p, ma), nb = search_move_values(b, &p, mb);
             cr_assert_eq(na, nb);
-            for (int k = 0; k < na; k++)
+            cr_assert_eq(search_move_values(c, &p, mc), na);
+            for (int k = 0; k < na; k++) {
                 cr_assert_eq(ma[k], mb[k], "%s %s move %d: %d without tables, %d with", name,
                              tok, k, ma[k], mb[k]);
+                cr_assert_eq(ma[k], mc[k], "%s %s move %d: %d without tables, %d with levels",
+                             name, tok, k, ma[k], mc[k]);
+            }
         }
     }
     uint64_t nodes;
@@ -79,6 +91,7 @@ static void check(const char *name, int pits, int levels, int above)
     cr_assert_gt(hits, 0, "%s: the tables were never probed successfully", name);
     search_free(a);
     search_free(b);
+    search_free(c);
     tb_close(tb);
     for (int n = 0; n <= levels; n++) {
         char path[512];

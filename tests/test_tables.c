@@ -152,7 +152,7 @@ static void check_against_ref(const char *name, int pits, int max_level, int thr
     struct ruleset rs = rules(name, pits);
     char dir[64], err[512];
     tmpdir(dir);
-    struct tb_build_opts opt = {threads, 0, NULL, NULL, NULL, NULL};
+    struct tb_build_opts opt = {threads, 0, NULL, NULL, NULL, NULL, NULL};
     cr_assert_eq(tb_build(&rs, dir, max_level, &opt, err, sizeof err), 0, "%s", err);
     struct tb_set *set = tb_open(&rs, dir, err, sizeof err);
     cr_assert(set, "%s", err);
@@ -246,7 +246,7 @@ Test(tables, damaged_truncated_foreign_files_rejected)
     char dir[64], other[64], err[512], path[4200], apath[4200], save[4200];
     tmpdir(dir);
     tmpdir(other);
-    struct tb_build_opts opt = {1, 0, NULL, NULL, NULL, NULL};
+    struct tb_build_opts opt = {1, 0, NULL, NULL, NULL, NULL, NULL};
     cr_assert_eq(tb_build(&rs, dir, 6, &opt, err, sizeof err), 0, "%s", err);
     cr_assert_eq(tb_build(&ra, other, 6, &opt, err, sizeof err), 0, "%s", err);
     struct tb_set *s = tb_open(&rs, dir, err, sizeof err);
@@ -294,7 +294,7 @@ Test(tables, verify_detects_wrong_values)
     struct ruleset rs = rules("jodu", 2);
     char dir[64], err[512];
     tmpdir(dir);
-    struct tb_build_opts opt = {2, 0, NULL, NULL, NULL, NULL};
+    struct tb_build_opts opt = {2, 0, NULL, NULL, NULL, NULL, NULL};
     cr_assert_eq(tb_build(&rs, dir, 9, &opt, err, sizeof err), 0, "%s", err);
     struct tb_set *s = tb_open(&rs, dir, err, sizeof err);
     cr_assert(s, "%s", err);
@@ -352,7 +352,7 @@ Test(tables, killed_build_leaves_complete_levels_and_resumes)
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
-        struct tb_build_opts opt = {1, 0, NULL, die_mid_level, NULL, NULL};
+        struct tb_build_opts opt = {1, 0, NULL, die_mid_level, NULL, NULL, NULL};
         tb_build(&rs, dir, 11, &opt, err, sizeof err);
         _exit(0); /* not reached if the hook fired */
     }
@@ -368,7 +368,7 @@ Test(tables, killed_build_leaves_complete_levels_and_resumes)
     cr_assert(s, "%s", err);
     cr_assert_eq(tb_max_level(s), 9);
     tb_close(s);
-    struct tb_build_opts opt = {2, 0, NULL, NULL, NULL, NULL};
+    struct tb_build_opts opt = {2, 0, NULL, NULL, NULL, NULL, NULL};
     cr_assert_eq(tb_build(&rs, dir, 11, &opt, err, sizeof err), 0, "%s", err);
     cr_assert_eq(tb_build(&rs, fresh, 11, &opt, err, sizeof err), 0, "%s", err);
     compare_dirs(&rs, dir, fresh, 11);
@@ -394,12 +394,12 @@ Test(tables, interrupted_build_resumes)
     tmpdir(dir);
     tmpdir(fresh);
     stop_flag = 0;
-    struct tb_build_opts opt = {2, 0, &stop_flag, stop_mid_level, NULL, NULL};
+    struct tb_build_opts opt = {2, 0, &stop_flag, stop_mid_level, NULL, NULL, NULL};
     cr_assert_eq(tb_build(&rs, dir, 10, &opt, err, sizeof err), TB_INTERRUPTED);
     tb_file_name(dir, rs.name, 6, 9, path, sizeof path);
     cr_assert_neq(access(path, F_OK), 0, "interrupted level written");
     stop_flag = 0;
-    struct tb_build_opts plain = {2, 0, NULL, NULL, NULL, NULL};
+    struct tb_build_opts plain = {2, 0, NULL, NULL, NULL, NULL, NULL};
     cr_assert_eq(tb_build(&rs, dir, 10, &plain, err, sizeof err), 0, "%s", err);
     cr_assert_eq(tb_build(&rs, fresh, 10, &plain, err, sizeof err), 0, "%s", err);
     compare_dirs(&rs, dir, fresh, 10);
@@ -412,7 +412,7 @@ Test(tables, memory_limit_refuses_up_front)
     struct ruleset rs = rules("oware", 6);
     char dir[64], err[512];
     tmpdir(dir);
-    struct tb_build_opts opt = {1, 2e6, NULL, NULL, NULL, NULL};
+    struct tb_build_opts opt = {1, 2e6, NULL, NULL, NULL, NULL, NULL};
     cr_assert_eq(tb_build(&rs, dir, 12, &opt, err, sizeof err), -1);
     cr_assert(strstr(err, "memory") && strstr(err, "fit"), "%s", err);
     struct ruleset big = rules("oware", 6);
@@ -437,7 +437,7 @@ static void check_threads_agree(const char *name, int max_level)
     char one[64], three[64], err[512];
     tmpdir(one);
     tmpdir(three);
-    struct tb_build_opts o1 = {1, 0, NULL, NULL, NULL, NULL}, o3 = {3, 0, NULL, NULL, NULL, NULL};
+    struct tb_build_opts o1 = {1, 0, NULL, NULL, NULL, NULL, NULL}, o3 = {3, 0, NULL, NULL, NULL, NULL, NULL};
     cr_assert_eq(tb_build(&rs, one, max_level, &o1, err, sizeof err), 0, "%s", err);
     cr_assert_eq(tb_build(&rs, three, max_level, &o3, err, sizeof err), 0, "%s", err);
     compare_dirs(&rs, one, three, max_level);

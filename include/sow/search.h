@@ -30,6 +30,10 @@
 /* Exact mode: most positions one closure may hold (about 110 bytes each on
  * 2x6 boards, docs/solver.md "Memory"); larger solves stop with an error. */
 #define SEARCH_MAX_CLOSURE ((uint64_t)1 << 24)
+/* Exact mode: default budget of the levels solved in memory on the fly
+ * (positions, summed over the levels; 1 byte of value and 2 of bounds
+ * each, plus the builder's ~33 bytes per position of the level being built). */
+#define SEARCH_LEVEL_BUDGET ((uint64_t)1 << 25)
 
 struct search_opts {
     int threads;              /* >= 1 */
@@ -44,6 +48,10 @@ struct search_opts {
     /* Exact mode by the older method, MTD(f)-driven threshold attractors
      * over the shared table (the tests' twin of the closure solver). */
     bool attractor;
+    /* Exact mode: solve the lowest levels whole in memory, with the endgame
+     * table builder, while their positions add up to at most this many
+     * (0: SEARCH_LEVEL_BUDGET; < 0: none, the closure does all levels). */
+    long long level_budget;
 };
 
 struct search_result {
@@ -57,7 +65,11 @@ struct search_result {
     int pv_len;
     sow_move pv[SEARCH_MAX_PV];
     bool pv_repeats;          /* the PV ends because a position repeated */
-    uint64_t nodes, tb_hits;
+    /* nodes: positions visited, i.e. child positions made by a move and
+     * looked up (Stockfish's count); expanded: positions whose moves were
+     * generated (each once per closure or in-memory level, per test in the
+     * attractor method); tb_hits: answers from loaded endgame tables. */
+    uint64_t nodes, expanded, tb_hits;
     double seconds;
 };
 
@@ -84,8 +96,10 @@ int search_move_values(struct search_ctx *s, const sow_position *p, int *vals);
 /* After a -1 return: why, if it was not an interrupt (NULL then). */
 const char *search_error(const struct search_ctx *s);
 
-/* Nodes and table hits counted since search_new / the last reset. */
+/* Nodes (positions visited) and table hits counted since search_new / the
+ * last reset; search_expanded: positions expanded (see search_result). */
 void search_counters(const struct search_ctx *s, uint64_t *nodes, uint64_t *tb_hits);
+uint64_t search_expanded(const struct search_ctx *s);
 void search_reset_counters(struct search_ctx *s);
 
 #endif

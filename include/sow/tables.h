@@ -196,6 +196,9 @@ struct tb_build_opts {
     /* Called after each level is complete on disk (seconds spent on it). */
     void (*level_done)(void *ctx, int level, uint64_t entries, double seconds, bool built);
     void *ctx;
+    /* If not NULL, the moves the build generated (every child position made
+     * and looked up) are added to *moves: the solver's node count. */
+    uint64_t *moves;
 };
 
 /* Bytes one level needs while it is built (upper bound, lower levels not counted). */
@@ -224,5 +227,24 @@ int64_t tb_verify_level(const struct tb_set *set, int n, const struct tb_build_o
 struct tb_set *tb_set_new(const struct ruleset *rs, const char *dir);
 /* Load level n from dir into the set (replacing nothing).  0 or -1 + reason. */
 int tb_set_load_level(struct tb_set *set, int n, char *err, int errlen);
+
+/* In-memory levels (the exact solver builds the small levels it needs on the
+ * fly, docs/solver.md).  tb_set_borrow makes levels 0..tb_max_level(src) of
+ * dst point at src's values (src must outlive dst; same rule set and size).
+ * tb_set_build_level solves level n (levels 0..n-1 must be present) with
+ * tb_solve_level and keeps, owned by the set and freed by tb_close, its
+ * values and its forced bounds (lo, hi): 0, TB_INTERRUPTED or -1 + reason.
+ * Neither may run concurrently with probes of dst. */
+void tb_set_borrow(struct tb_set *dst, const struct tb_set *src);
+int tb_set_build_level(struct tb_set *set, int n, const struct tb_build_opts *opt, char *err,
+                       int errlen);
+/* tb_set_build_level keeps the builder's workspace (about 33 bytes per
+ * position of the largest level built) for the next level; this frees it. */
+void tb_set_release_work(struct tb_set *set);
+
+/* p's value and forced bounds lo <= V <= hi (docs/rules.md), if p's level was
+ * built by tb_set_build_level; false otherwise (or p not indexed). */
+bool tb_probe_bounds(const struct tb_set *set, const sow_position *p, int *lo, int *hi,
+                     int *value);
 
 #endif

@@ -144,7 +144,7 @@ int bench_tables(int argc, char **argv)
         b.cur = -1;
         b.cpu0 = cpu_now();
         struct tb_build_opts opt = {(int)threads, 0, NULL, phases ? on_progress : NULL,
-                                    level_done, &b};
+                                    level_done, &b, NULL};
         printf("%s 2x%ld levels 0..%ld, %s threads:\n", rs.name, pits, seeds,
                threads ? "" : "all");
         int r = tb_build(&rs, dir, (int)seeds, &opt, err, sizeof err);

@@ -11,22 +11,27 @@
 
 static const char usage[] =
     "usage: sow solve [--rules R] [--pits N] [--seeds S] [POS] [--threads T] [--hash MB]\n"
-    "                 [--tables DIR] [--depth D | --time S] [--moves] [--json]\n"
+    "                 [--tables DIR] [--levels MPOS] [--depth D | --time S] [--moves] [--json]\n"
     "Solve POS (default: the start): the value is the net number of seeds the player\n"
     "to move captures from now on under perfect play (docs/rules.md, \"Value of a\n"
     "position\"; endless cycles settled by the repetition rule).  Prints the value,\n"
-    "the best move, a principal variation to the end of the game, nodes, time,\n"
-    "nodes/second and endgame-table hits.\n"
+    "the best move, a principal variation to the end of the game, nodes (positions\n"
+    "visited: children made and looked up), positions expanded, time, nodes/second\n"
+    "and endgame-table hits.\n"
     "  --threads T   threads, default 1; the value never depends on it\n"
     "  --hash MB     transposition table of the bounded mode, MiB, default 64\n"
-    "                (the exact mode solves the position's closure, docs/solver.md)\n"
+    "                (the exact mode does not use it, docs/solver.md)\n"
     "  --tables DIR  probe the endgame tables in DIR (sow tables)\n"
+    "  --levels MPOS exact mode: solve the lowest levels whole in memory (the table\n"
+    "                builder, ~3 bytes kept per position) while they add up to at\n"
+    "                most MPOS million positions, default 32; 0: none (the closure\n"
+    "                of the position does every level)\n"
     "  --depth D     bounded search to D plies: proven bounds and a heuristic value\n"
     "                (bounded modes give the best move alone as the PV)\n"
     "  --time S      bounded search, deepening for S seconds\n"
     "  --moves       also print every legal move's exact value\n"
     "  --json        one JSON object: position, rules, value, exact, best, pv, moves,\n"
-    "                nodes, nps, time_ms (and lower, upper, tb_hits)\n"
+    "                nodes, nps, time_ms (and pits, lower, upper, expanded, tb_hits)\n"
     "Progress goes to stderr on long solves; Ctrl-C stops (exit 130, no output);\n"
     "a second Ctrl-C ends it at once.\n";
 
@@ -83,7 +88,7 @@ static void json_str(const char *s)
 int cmd_solve(int argc, char **argv)
 {
     struct cli_game g = {.seeds = -1};
-    long threads = 1, hash = 64, depth = 0;
+    long threads = 1, hash = 64, depth = 0, levels = -1;
     double tlimit = 0;
     const char *tables = NULL, *tstr = NULL;
     bool moves = false, json = false, have_depth = false;
@@ -102,6 +107,10 @@ int cmd_solve(int argc, char **argv)
         if (r)
             continue;
         if ((r = cli_opt_long("solve", argc, argv, &i, "--hash", 1, 1 << 20, &hash)) < 0)
+            return CLI_BAD;
+        if (r)
+            continue;
+        if ((r = cli_opt_long("solve", argc, argv, &i, "--levels", 0, 1 << 20, &levels)) < 0)
             return CLI_BAD;
         if (r)
             continue;
@@ -146,6 +155,13 @@ int cmd_solve(int argc, char **argv)
                        hash, ram / 1048576.0, 0.75 * ram / 1048576.0);
     if (have_depth && tstr)
         return cli_bad("solve", "--depth and --time exclude each other");
+    if (levels >= 0 && (have_depth || tstr))
+        return cli_bad("solve", "--levels is for the exact mode: not with --depth/--time");
+    if (levels > 0 && ram > 0 && (double)levels * 1e6 * 3.0 > 0.75 * ram)
+        return cli_bad("solve",
+                       "--levels %ld: %ld million positions need %.0f MiB to keep, this "
+                       "machine has %.0f MiB",
+                       levels, levels, (double)levels * 3e6 / 1048576.0, ram / 1048576.0);
     if (moves && (have_depth || tstr))
         return cli_bad("solve", "--moves gives exact values: not with --depth/--time");
     if (cli_game_setup("solve", &g))
@@ -167,6 +183,7 @@ int cmd_solve(int argc, char **argv)
         .depth = (int)depth,
         .time_limit = tlimit,
         .tb = tb,
+        .level_budget = levels < 0 ? 0 : levels == 0 ? -1 : levels * 1000000LL,
         .stop = &g_stop,
         .progress = on_progress,
         .progress_arg = &pr,
@@ -210,7 +227,7 @@ int cmd_solve(int argc, char **argv)
         return CLI_INTERRUPTED;
     }
     /* Counters over the whole command (solve, PV and --moves). */
-    uint64_t nodes, hits;
+    uint64_t nodes, hits, expanded = search_expanded(s);
     search_counters(s, &nodes, &hits);
     double secs = util_now() - pr.t0;
     double nps = secs > 0 ? (double)nodes / secs : 0;
@@ -244,8 +261,10 @@ int cmd_solve(int argc, char **argv)
             move_format(&g.rs, g.p.side, ml.c[i].move, mv, sizeof mv);
             printf("%s{\"move\":\"%s\",\"value\":%d}", i ? "," : "", mv, vals[i]);
         }
-        printf("],\"nodes\":%llu,\"nps\":%.0f,\"time_ms\":%.0f,\"tb_hits\":%llu}\n",
-               (unsigned long long)nodes, nps, secs * 1000, (unsigned long long)hits);
+        printf("],\"nodes\":%llu,\"expanded\":%llu,\"nps\":%.0f,\"time_ms\":%.0f,"
+               "\"tb_hits\":%llu}\n",
+               (unsigned long long)nodes, (unsigned long long)expanded, nps, secs * 1000,
+               (unsigned long long)hits);
     } else {
         printf("position : %s\n", pos);
         printf("rules    : %s 2x%d\n", g.rs.name, g.rs.pits);
@@ -275,7 +294,9 @@ int cmd_solve(int argc, char **argv)
             move_format(&g.rs, g.p.side, ml.c[i].move, mv, sizeof mv);
             printf("move %-5s: %d%s\n", mv, vals[i], vals[i] == r.value ? " (best)" : "");
         }
-        printf("nodes    : %llu\n", (unsigned long long)nodes);
+        printf("nodes    : %llu (positions visited)\n", (unsigned long long)nodes);
+        printf("expanded : %llu (positions whose moves were generated)\n",
+               (unsigned long long)expanded);
         printf("time     : %.3f s\n", secs);
         printf("nodes/s  : %.0f\n", nps);
         printf("tb hits  : %llu\n", (unsigned long long)hits);

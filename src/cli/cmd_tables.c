@@ -189,7 +189,7 @@ static int tables_build(int argc, char **argv)
     if (setup_rules("tables build", &o, &rs))
         return CLI_BAD;
     struct bar b = {(int)o.seeds, isatty(2), util_now(), -1};
-    struct tb_build_opts opt = {(int)o.threads, o.memory, &g_stop, on_progress, on_level, &b};
+    struct tb_build_opts opt = {(int)o.threads, o.memory, &g_stop, on_progress, on_level, &b, NULL};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -451,7 +451,7 @@ static int tables_verify(int argc, char **argv)
                        rs.pits, n, top + 1);
                 rc = CLI_FAIL;
             }
-        struct tb_build_opts opt = {(int)o.threads, 0, &g_stop, NULL, NULL, NULL};
+        struct tb_build_opts opt = {(int)o.threads, 0, &g_stop, NULL, NULL, NULL, NULL};
         for (int n = 0; n <= top && !g_stop; n++) {
             double t0 = util_now();
             int64_t bad = tb_verify_level(set, n, &opt, err, sizeof err);

@@ -271,6 +271,7 @@ static inline void expand(struct clos *c, const struct clos_env *env, uint64_t i
     unpack(c, &c->pw[i * S], &p);
     rs->generate(rs, &p, ml, env->cache[tid], NULL);
     env->nodes[tid]++;
+    env->visits[tid] += (uint64_t)ml->n;
     int n = c->lvl[i], side = p.side;
     if (ml->n == 0) {
         c->lo[i] = (int16_t)(ml->settle[side] - ml->settle[!side]);
@@ -291,7 +292,8 @@ static inline void expand(struct clos *c, const struct clos_env *env, uint64_t i
         if (cap && cl <= tbmax) {
             int tv;
             if (tb_probe(env->tb, &ch->pos, &tv)) {
-                env->tb_hits[tid]++;
+                if (cl <= env->tb_hits_max)
+                    env->tb_hits[tid]++;
                 kid[k] = KID_TB;
                 dc[k] = (int16_t)(d - tv);
                 continue;

@@ -39,7 +39,9 @@ struct clos_env {
     volatile sig_atomic_t *stop;      /* may be NULL */
     const struct tb_set *tb;          /* may be NULL */
     uint64_t *nodes;                  /* [threads]: positions expanded */
-    uint64_t *tb_hits;                /* [threads] */
+    uint64_t *visits;                 /* [threads]: children made and looked up */
+    uint64_t *tb_hits;                /* [threads]: probes of levels <= tb_hits_max */
+    int tb_hits_max;                  /* highest level loaded from files (-1: none) */
     uint64_t max_nodes;               /* refuse closures larger than this */
 };
 

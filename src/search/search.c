@@ -34,7 +34,7 @@ struct thr {
     int tbmax;
     struct sow_relay_cache *cache;
     int tid;
-    uint64_t nodes, tb_hits;
+    uint64_t nodes, visits, tb_hits; /* nodes: positions expanded */
     enum cutmode cut;
     bool abort;
     bool tainted;                 /* a depth cut was used: store nothing */
@@ -57,7 +57,12 @@ struct search_ctx {
      * move values; per-thread counters and relay caches */
     struct clos *clos;
     struct sow_relay_cache **caches;
-    uint64_t *cnodes, *ctbh;
+    uint64_t *cnodes, *cvisits, *ctbh;
+    /* exact mode: levels 0..memmax solved whole in memory (those of o.tb
+     * borrowed, the rest built on the fly, memused positions of them) */
+    struct tb_set *mem;
+    int memmax, diskmax;
+    uint64_t memused, dmoves, dentries;
 };
 
 static inline int clampi(int x, int lo, int hi)
@@ -364,6 +369,7 @@ static bool level_test(struct thr *th, const sow_position *r, uint64_t rkey, int
         x->expanded = 1;
         for (int k = 0; k < nm && dec == ST_OPEN; k++) {
             const struct sow_child *ch = &ml->c[order[k]];
+            th->visits++;
             int cap = ch->captured[0] + ch->captured[1];
             if (cap) {
                 /* exit worth d - V(child) >= tx  <=>  NOT V(child) >= d - tx + 1 */
@@ -558,9 +564,9 @@ static void progress(struct search_ctx *s, const char *fmt, ...)
 
 static uint64_t total_nodes(const struct search_ctx *s)
 {
-    uint64_t n = 0;
+    uint64_t n = s->dmoves;
     for (int i = 0; i < s->nthreads; i++)
-        n += s->th[i]->nodes + s->cnodes[i];
+        n += s->th[i]->visits + s->cvisits[i];
     return n;
 }
 
@@ -700,8 +706,9 @@ struct search_ctx *search_new(const struct ruleset *rs, const struct search_opts
     s->clos = clos_new(rs);
     s->caches = calloc((size_t)s->nthreads, sizeof *s->caches);
     s->cnodes = calloc((size_t)s->nthreads, sizeof *s->cnodes);
+    s->cvisits = calloc((size_t)s->nthreads, sizeof *s->cvisits);
     s->ctbh = calloc((size_t)s->nthreads, sizeof *s->ctbh);
-    if (!s->clos || !s->caches || !s->cnodes || !s->ctbh) {
+    if (!s->clos || !s->caches || !s->cnodes || !s->cvisits || !s->ctbh) {
         snprintf(err, (size_t)errlen, "out of memory");
         search_free(s);
         return NULL;
@@ -756,7 +763,9 @@ void search_free(struct search_ctx *s)
     clos_free(s->clos);
     free(s->caches);
     free(s->cnodes);
+    free(s->cvisits);
     free(s->ctbh);
+    tb_close(s->mem);
     tt_free(s->tt);
     free(s);
 }
@@ -765,23 +774,33 @@ void search_clear(struct search_ctx *s)
 {
     tt_clear(s->tt);
     clos_reset(s->clos);
+    tb_close(s->mem);
+    s->mem = NULL;
 }
 
 void search_counters(const struct search_ctx *s, uint64_t *nodes, uint64_t *tb_hits)
 {
-    uint64_t n = 0, h = 0;
-    for (int i = 0; i < s->nthreads; i++) {
-        n += s->th[i]->nodes + s->cnodes[i];
+    uint64_t h = 0;
+    for (int i = 0; i < s->nthreads; i++)
         h += s->th[i]->tb_hits + s->ctbh[i];
-    }
-    *nodes = n;
+    *nodes = total_nodes(s);
     *tb_hits = h;
+}
+
+uint64_t search_expanded(const struct search_ctx *s)
+{
+    uint64_t n = s->dentries;
+    for (int i = 0; i < s->nthreads; i++)
+        n += s->th[i]->nodes + s->cnodes[i];
+    return n;
 }
 
 void search_reset_counters(struct search_ctx *s)
 {
     for (int i = 0; i < s->nthreads; i++)
-        s->th[i]->nodes = s->th[i]->tb_hits = s->cnodes[i] = s->ctbh[i] = 0;
+        s->th[i]->nodes = s->th[i]->visits = s->th[i]->tb_hits = s->cnodes[i] = s->cvisits[i] =
+            s->ctbh[i] = 0;
+    s->dmoves = s->dentries = 0;
 }
 
 const char *search_error(const struct search_ctx *s)
@@ -802,6 +821,71 @@ static void begin(struct search_ctx *s)
 
 /* ---- exact mode: the closure solver (closure.h) ---- */
 
+/* ---- exact mode: the levels solved in memory (tables.h) ---- */
+
+static void level_progress(void *arg, int level, uint64_t entries, double frac, const char *phase)
+{
+    struct search_ctx *s = arg;
+    if (frac >= 1.0)
+        progress(s, "level %d solved in memory: %llu positions", level,
+                 (unsigned long long)entries);
+    (void)phase;
+}
+
+/* Make sure the lowest levels, up to n, are solved whole in memory as far as
+ * the budget allows: levels are added from the bottom, each while the sum of
+ * the levels built stays within o.level_budget positions.  Loaded tables
+ * count as solved (borrowed).  false if stopped or failed. */
+static bool ensure_levels(struct search_ctx *s, int n)
+{
+    if (s->o.level_budget < 0 && !s->o.tb)
+        return true;
+    if (!s->mem) {
+        s->mem = tb_set_new(s->rs, "");
+        if (!s->mem) {
+            s->oom = true;
+            return false;
+        }
+        if (s->o.tb)
+            tb_set_borrow(s->mem, s->o.tb);
+        s->memmax = s->diskmax = tb_max_level(s->mem);
+        s->memused = 0;
+    }
+    if (s->o.level_budget < 0)
+        return true;
+    uint64_t budget = s->o.level_budget ? (uint64_t)s->o.level_budget : SEARCH_LEVEL_BUDGET;
+    const struct tb_index *ix = tb_set_index(s->mem);
+    while (s->memmax < n && s->memmax < TB_MAX_LEVEL) {
+        int m = s->memmax + 1;
+        uint64_t E = tb_level_entries(ix, m);
+        if (E > budget || s->memused > budget - E)
+            break;
+        /* small levels on one thread: start-up and barriers cost more */
+        struct tb_build_opts bo = {
+            .threads = E >= 200000 ? s->nthreads : 1,
+            .stop = s->o.stop,
+            .progress = level_progress,
+            .ctx = s,
+            .moves = &s->dmoves,
+        };
+        char err[256];
+        int rc = tb_set_build_level(s->mem, m, &bo, err, sizeof err);
+        if (rc != 0) {
+            tb_set_release_work(s->mem);
+            if (rc == TB_INTERRUPTED)
+                s->interrupted = true;
+            else
+                s->oom = true;
+            return false;
+        }
+        s->dentries += E;
+        s->memused += E;
+        s->memmax = m;
+    }
+    tb_set_release_work(s->mem);
+    return true;
+}
+
 /* Solve p's closure (replacing the kept one).  false if stopped/failed. */
 static bool clos_solve(struct search_ctx *s, const sow_position *p)
 {
@@ -809,8 +893,10 @@ static bool clos_solve(struct search_ctx *s, const sow_position *p)
         .threads = s->nthreads,
         .cache = s->caches,
         .stop = s->o.stop,
-        .tb = s->o.tb,
+        .tb = s->mem ? s->mem : s->o.tb,
+        .tb_hits_max = s->mem ? s->diskmax : s->o.tb ? tb_max_level(s->o.tb) : -1,
         .nodes = s->cnodes,
+        .visits = s->cvisits,
         .tb_hits = s->ctbh,
         .max_nodes = SEARCH_MAX_CLOSURE,
     };
@@ -834,6 +920,19 @@ static bool clos_solve(struct search_ctx *s, const sow_position *p)
 /* lo, hi and V of p, from the kept closure or a new one. */
 static bool exact_lohi(struct search_ctx *s, const sow_position *p, int *lo, int *hi, int *v)
 {
+    int n = rules_board_seeds(s->rs, p);
+    if (!ensure_levels(s, n))
+        return false;
+    int l, h, vv;
+    if (s->mem && n <= s->memmax && tb_probe_bounds(s->mem, p, &l, &h, &vv)) {
+        if (lo)
+            *lo = l;
+        if (hi)
+            *hi = h;
+        if (v)
+            *v = vv;
+        return true;
+    }
     if (clos_find(s->clos, p, lo, hi, v, NULL))
         return true;
     if (!clos_solve(s, p))
@@ -844,8 +943,12 @@ static bool exact_lohi(struct search_ctx *s, const sow_position *p, int *lo, int
 /* V(p): the endgame tables if they hold p's level, else the closure. */
 static bool exact_value(struct search_ctx *s, const sow_position *p, int *v)
 {
-    if (s->o.tb && rules_board_seeds(s->rs, p) <= tb_max_level(s->o.tb) && tb_probe(s->o.tb, p, v)) {
-        s->ctbh[0]++;
+    int n = rules_board_seeds(s->rs, p);
+    if (!ensure_levels(s, n))
+        return false;
+    if (s->mem && n <= s->memmax && tb_probe(s->mem, p, v)) {
+        if (n <= s->diskmax)
+            s->ctbh[0]++;
         return true;
     }
     return exact_lohi(s, p, NULL, NULL, v);
@@ -1036,6 +1139,7 @@ static void finish(struct search_ctx *s, struct search_result *r, double t0, uin
     uint64_t n, h;
     search_counters(s, &n, &h);
     r->nodes = n - n0;
+    r->expanded = search_expanded(s) - r->expanded;
     r->tb_hits = h - h0;
     r->seconds = util_now() - t0;
 }
@@ -1049,6 +1153,7 @@ int search_solve(struct search_ctx *s, const sow_position *p, struct search_resu
     double t0 = util_now();
     uint64_t n0, h0;
     search_counters(s, &n0, &h0);
+    r->expanded = search_expanded(s); /* the baseline, until finish() */
     r->best = SOW_MOVE_NONE;
 
     struct sow_movelist ml;

@@ -169,6 +169,7 @@ struct lvl {
     size_t arena_cap, arena_used;
     struct pool pool[MAX_THREADS];
     struct bin *ebin; /* edges: [thread][block] */
+    uint64_t moves;    /* moves generated in the move pass (children looked up) */
     /* progress */
     uint64_t done;
     double t0, last;
@@ -345,7 +346,7 @@ struct probe {
 static inline __attribute__((always_inline)) void
 moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *eb,
             struct sow_relay_cache *cache, struct sow_movelist *mlp, struct probe *pr, int *best,
-            int N)
+            uint64_t *moves, int N)
 {
     int sh = L->bshift, n = L->n;
     uint32_t qmask = (1u << sh) - 1;
@@ -359,6 +360,7 @@ moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *
             L->rs->generate(L->rs, &p, mlp, cache, NULL);
             const struct sow_movelist *mlc = mlp;
             int j = (int)(idx - g), deg = 0;
+            *moves += (uint64_t)mlc->n;
             best[j] = mlc->n == 0 ? mlc->settle[0] - mlc->settle[1] : NONE_EXIT;
             for (int k = 0; k < mlc->n; k++) {
                 const struct sow_child *c = &mlc->c[k];
@@ -409,6 +411,7 @@ static void pass_moves(struct lvl *L)
         struct sow_movelist ml;
         struct probe pr[MGROUP * (SOW_MAX_PITS + 1)];
         int best[MGROUP];
+        uint64_t moves = 0;
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t ch = 0; ch < L->nchunks; ch++) {
             if (stopped(L))
@@ -416,11 +419,12 @@ static void pass_moves(struct lvl *L)
             uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
             /* The 2x6 board gets its own copy: the ranks unroll. */
             if (L->ix->pits == 6)
-                moves_range(L, a, b, pl, eb, cache, &ml, pr, best, 6);
+                moves_range(L, a, b, pl, eb, cache, &ml, pr, best, &moves, 6);
             else
-                moves_range(L, a, b, pl, eb, cache, &ml, pr, best, L->ix->pits);
+                moves_range(L, a, b, pl, eb, cache, &ml, pr, best, &moves, L->ix->pits);
             progress(L, b - a);
         }
+        __atomic_fetch_add(&L->moves, moves, __ATOMIC_RELAXED);
         rules_cache_free(cache);
     }
 }
@@ -941,6 +945,8 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
     }
     if (opt && opt->progress)
         opt->progress(opt->ctx, n, L.E, 1.0, "done");
+    if (opt && opt->moves)
+        *opt->moves += L.moves;
     rc = 0;
     goto done;
 oom:
@@ -952,6 +958,26 @@ done:
     free(cnt);
     free(L.seedoff);
     return rc;
+}
+
+struct tb_work *tb_work_alloc(void)
+{
+    return calloc(1, sizeof(struct tb_work));
+}
+
+void tb_work_destroy(struct tb_work *wk)
+{
+    if (!wk)
+        return;
+    work_free(wk);
+    free(wk);
+}
+
+int tb_solve_level_in(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
+                      int8_t *lohi, const struct tb_build_opts *opt, struct tb_work *wk,
+                      char *err, int errlen)
+{
+    return solve_level(rs, lower, n, out, lohi, opt, wk, err, errlen);
 }
 
 int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,

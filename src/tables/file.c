@@ -317,8 +317,12 @@ void tb_close(struct tb_set *s)
 {
     if (!s)
         return;
-    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+    for (int n = 0; n <= TB_MAX_LEVEL; n++) {
         tb_file_unmap(s->lv[n].map, s->lv[n].maplen);
+        free(s->lv[n].own);
+        free(s->lv[n].lohi);
+    }
+    tb_work_destroy(s->work);
     free(s);
 }
 
@@ -341,6 +345,66 @@ bool tb_probe(const struct tb_set *s, const sow_position *p, int *value)
     uint64_t idx = (uint64_t)st * s->boards[n] + tb_rank_side(&s->ix, p->board.h, p->side);
     *value = s->lv[n].v[idx];
     return true;
+}
+
+bool tb_probe_bounds(const struct tb_set *s, const sow_position *p, int *lo, int *hi, int *value)
+{
+    int st = tb_rel_state(&s->ix, p);
+    if (st < 0)
+        return false;
+    int n = board_sum_range(&p->board, 0, s->ix.holes);
+    if (n > TB_MAX_LEVEL || !s->lv[n].lohi)
+        return false;
+    uint64_t idx = (uint64_t)st * s->boards[n] + tb_rank_side(&s->ix, p->board.h, p->side);
+    *lo = s->lv[n].lohi[2 * idx];
+    *hi = s->lv[n].lohi[2 * idx + 1];
+    *value = s->lv[n].v[idx];
+    return true;
+}
+
+void tb_set_borrow(struct tb_set *dst, const struct tb_set *src)
+{
+    for (int n = 0; n <= tb_max_level(src); n++)
+        tb_set_put_level(dst, n, src->lv[n].v, src->lv[n].entries);
+}
+
+int tb_set_build_level(struct tb_set *s, int n, const struct tb_build_opts *opt, char *err,
+                       int errlen)
+{
+    uint64_t E = tb_level_entries(&s->ix, n);
+    if (n < 0 || n > TB_MAX_LEVEL || E > TB_MAX_ENTRIES) {
+        snprintf(err, (size_t)errlen, "level %d: too large for the in-memory levels", n);
+        return -1;
+    }
+    int8_t *v = malloc(E ? E : 1), *lohi = malloc(E ? 2 * E : 1);
+    if (!v || !lohi) {
+        free(v);
+        free(lohi);
+        snprintf(err, (size_t)errlen, "level %d: out of memory", n);
+        return -1;
+    }
+    if (!s->work && !(s->work = tb_work_alloc())) {
+        free(v);
+        free(lohi);
+        snprintf(err, (size_t)errlen, "level %d: out of memory", n);
+        return -1;
+    }
+    int rc = tb_solve_level_in(&s->rs, s, n, v, lohi, opt, s->work, err, errlen);
+    if (rc != 0) {
+        free(v);
+        free(lohi);
+        return rc;
+    }
+    free(s->lv[n].own);
+    free(s->lv[n].lohi);
+    s->lv[n] = (struct tb_level){.v = v, .entries = E, .own = v, .lohi = lohi};
+    return 0;
+}
+
+void tb_set_release_work(struct tb_set *s)
+{
+    tb_work_destroy(s->work);
+    s->work = NULL;
 }
 
 const int8_t *tb_level_values(const struct tb_set *s, int n, uint64_t *entries)

@@ -259,6 +259,20 @@ ok solve --json --moves "$POS6"
 ok solve --threads 2 "$POS6"
 ok solve --depth 4 "$POS6"
 ok solve --rules jodu 0,0,1/1,0,1/A
+bad 2 solve --levels -1 "$POS6"
+bad 2 solve --levels many "$POS6"
+bad 2 solve --levels 1048577 "$POS6"
+bad 2 solve --levels 1000000 "$POS6"
+bad 2 solve --levels 4 --depth 3 "$POS6"
+bad 2 solve --levels 4 --time 1 "$POS6"
+ok solve --levels 0 --moves "$POS6"
+ok solve --levels 1 --threads 2 "$POS6"
+# the same value and move values with the levels in memory and without them
+POS9=2,1,0,1,0,1/0,1,2,0,1,0/B
+run solve --json --moves "$POS9"; v_all=$(grep -o '"value".*"nodes"' "$out" | head -c 400)
+run solve --json --moves --levels 0 "$POS9"; v_none=$(grep -o '"value".*"nodes"' "$out" | head -c 400)
+why=OK; [ -n "$v_all" ] && [ "$v_all" = "$v_none" ] || why="levels in memory: $v_all; closure alone: $v_none"
+report "$why" "solve: the same results with and without the levels in memory"
 
 # ---- tables: sizes, memory, directories ---------------------------------------
 bad 2 tables nope
