@@ -255,6 +255,43 @@ Test(search, cycle_by_hand)
     ref_value_free(ref);
 }
 
+/* Levels big enough to be built with 2 threads (>= 200,000 positions: 2x6
+ * from 10 seeds): the same value, move values and node count as 1 thread;
+ * the first position also against the closure alone. */
+Test(search, levels_threads, .timeout = 120)
+{
+    struct ruleset rs;
+    char err[128];
+    cr_assert_eq(rules_init(&rs, "oware", 6, 4, err, sizeof err), 0);
+    rng_state = 4242;
+    for (int i = 0; i < 3; i++) {
+        sow_position p;
+        do
+            random_pos(&rs, 10, &p);
+        while (rules_board_seeds(&rs, &p) != 10);
+        char buf[SOW_POS_MAXLEN];
+        fmt(&rs, &p, buf);
+        int v[3], m[3][SOW_MAX_PITS + 1], nm[3];
+        uint64_t nodes[3], h;
+        for (int k = 0; k < (i == 0 ? 3 : 2); k++) {
+            level_budget = k == 2 ? -1 : 0;
+            struct search_ctx *s = ctx_for(&rs, k == 1 ? 2 : 1);
+            level_budget = 0;
+            cr_assert_eq(search_value(s, &p, &v[k]), 0);
+            nm[k] = search_move_values(s, &p, m[k]);
+            search_counters(s, &nodes[k], &h);
+            search_free(s);
+            cr_assert_eq(v[k], v[0], "%s: value %d, %d with 1 thread", buf, v[k], v[0]);
+            cr_assert_eq(nm[k], nm[0]);
+            for (int j = 0; j < nm[0]; j++)
+                cr_assert_eq(m[k][j], m[0][j], "%s move %d: %d, %d with 1 thread", buf, j,
+                             m[k][j], m[0][j]);
+        }
+        cr_assert_eq(nodes[1], nodes[0], "%s: %llu nodes with 2 threads, %llu with 1", buf,
+                     (unsigned long long)nodes[1], (unsigned long long)nodes[0]);
+    }
+}
+
 Test(search, threads_same_value, .timeout = 120)
 {
     static const char *names[] = {"oware", "awari", "jodu", "jodu-starve", "odu", "darra"};
