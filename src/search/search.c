@@ -986,10 +986,19 @@ static int exact_move_values(struct search_ctx *s, const sow_position *p, int *v
     return ml.n;
 }
 
-/* Principal variation from p0 (value v0): at each position the first move
- * (generation order) worth the position's value; stops at the end of the
- * game, at a repeated position (r->pv_repeats) or at SEARCH_MAX_PV moves. */
-static bool exact_pv(struct search_ctx *s, const sow_position *p0, int v0, struct search_result *r)
+/* A principal variation from p0 (value v0): at each position a move worth the
+ * position's value, until the end of the game, a repeated position
+ * (r->pv_repeats) or SEARCH_MAX_PV moves.  The method says how a move worth v
+ * is picked (index into ml; false if stopped) and how the value of a child
+ * that stays in the level is found; an exit's child value follows from v. */
+struct pv_method {
+    bool (*pick)(struct search_ctx *s, const sow_position *p, const struct sow_movelist *ml, int v,
+                 int *pick);
+    bool (*value)(struct search_ctx *s, const sow_position *q, int *v);
+};
+
+static bool pv_walk(struct search_ctx *s, const sow_position *p0, int v0, struct search_result *r,
+                    const struct pv_method *m)
 {
     const struct ruleset *rs = s->rs;
     sow_position hist[SEARCH_MAX_PV + 1];
@@ -1003,16 +1012,9 @@ static bool exact_pv(struct search_ctx *s, const sow_position *p0, int v0, struc
         rs->generate(rs, &p, &ml, s->th[0]->cache, NULL);
         if (ml.n == 0)
             return true;
-        if (!exact_lohi(s, &p, NULL, NULL, NULL))
-            return false;
         int pick = -1;
-        for (int i = 0; i < ml.n && pick < 0; i++) {
-            int mv;
-            if (!exact_move_value(s, &p, &ml.c[i], &mv))
-                return false;
-            if (mv == v)
-                pick = i;
-        }
+        if (!m->pick(s, &p, &ml, v, &pick))
+            return false;
         if (pick < 0)
             pick = 0; /* cannot happen: V is the best move value */
         const struct sow_child *ch = &ml.c[pick];
@@ -1026,7 +1028,7 @@ static bool exact_pv(struct search_ctx *s, const sow_position *p0, int v0, struc
                     r->pv_repeats = true;
                     return true;
                 }
-            if (!exact_value(s, &q, &v))
+            if (!m->value(s, &q, &v))
                 return false;
         }
         p = q;
@@ -1034,6 +1036,25 @@ static bool exact_pv(struct search_ctx *s, const sow_position *p0, int v0, struc
     }
     return true;
 }
+
+/* Exact mode: the first move (generation order) worth v, from the levels or
+ * the kept closure. */
+static bool exact_pick(struct search_ctx *s, const sow_position *p, const struct sow_movelist *ml,
+                       int v, int *pick)
+{
+    if (!exact_lohi(s, p, NULL, NULL, NULL))
+        return false;
+    for (int i = 0; i < ml->n && *pick < 0; i++) {
+        int mv;
+        if (!exact_move_value(s, p, &ml->c[i], &mv))
+            return false;
+        if (mv == v)
+            *pick = i;
+    }
+    return true;
+}
+
+static const struct pv_method exact_method = {exact_pick, exact_value};
 
 int search_value(struct search_ctx *s, const sow_position *p, int *value)
 {
@@ -1077,61 +1098,33 @@ static bool move_reaches(struct search_ctx *s, const sow_position *p, const stru
     return yes;
 }
 
-/* Principal variation from p (value v): at each position a move reaching its
- * value, the table's move tried first; stops at the end of the game, at a
- * repeated position (r->pv_repeats) or at SEARCH_MAX_PV moves. */
-static bool build_pv(struct search_ctx *s, const sow_position *p0, int v0, struct search_result *r)
+/* Attractor method: the table's move first if it reaches v, else the first
+ * move (generation order) that does, each by one exact test. */
+static bool attractor_pick(struct search_ctx *s, const sow_position *p,
+                           const struct sow_movelist *ml, int v, int *pick)
 {
-    const struct ruleset *rs = s->rs;
-    sow_position hist[SEARCH_MAX_PV + 1];
-    sow_position p = *p0;
-    int v = v0;
-    s->quiet = true;
-    r->pv_len = 0;
-    r->pv_repeats = false;
-    hist[0] = p;
-    while (r->pv_len < SEARCH_MAX_PV) {
-        struct sow_movelist ml;
-        rs->generate(rs, &p, &ml, s->th[0]->cache, NULL);
-        if (ml.n == 0)
-            return true;
-        struct tt_info e;
-        sow_move pref = SOW_MOVE_NONE;
-        if (tt_probe(s->tt, tt_key(rs, &p), &e))
-            pref = e.move;
-        int pick = -1, ip = rules_find_move(&ml, pref);
-        bool ok = true;
-        if (ip >= 0 && move_reaches(s, &p, &ml.c[ip], v, &ok))
-            pick = ip;
-        for (int i = 0; ok && pick < 0 && i < ml.n; i++)
-            if (i != ip && move_reaches(s, &p, &ml.c[i], v, &ok))
-                pick = i;
-        if (!ok)
-            return false;
-        if (pick < 0)
-            pick = 0; /* cannot happen when v is exact */
-        const struct sow_child *ch = &ml.c[pick];
-        r->pv[r->pv_len++] = ch->move;
-        int cap = ch->captured[0] + ch->captured[1];
-        sow_position q = ch->pos;
-        if (cap) {
-            v = (ch->captured[p.side] - ch->captured[!p.side]) - v;
-        } else {
-            for (int j = r->pv_len - 1; j >= 0; j--)
-                if (rules_same_position(&hist[j], &q)) {
-                    r->pv_repeats = true;
-                    return true;
-                }
-            struct target g;
-            target_value(&g, rs, &q);
-            if (!solve_target(s, &g, &v))
-                return false;
-        }
-        p = q;
-        hist[r->pv_len] = p;
-    }
-    return true;
+    struct tt_info e;
+    sow_move pref = SOW_MOVE_NONE;
+    if (tt_probe(s->tt, tt_key(s->rs, p), &e))
+        pref = e.move;
+    int ip = rules_find_move(ml, pref);
+    bool ok = true;
+    if (ip >= 0 && move_reaches(s, p, &ml->c[ip], v, &ok))
+        *pick = ip;
+    for (int i = 0; ok && *pick < 0 && i < ml->n; i++)
+        if (i != ip && move_reaches(s, p, &ml->c[i], v, &ok))
+            *pick = i;
+    return ok;
 }
+
+static bool attractor_value(struct search_ctx *s, const sow_position *q, int *v)
+{
+    struct target g;
+    target_value(&g, s->rs, q);
+    return solve_target(s, &g, v);
+}
+
+static const struct pv_method attractor_method = {attractor_pick, attractor_value};
 
 static void finish(struct search_ctx *s, struct search_result *r, double t0, uint64_t n0,
                    uint64_t h0)
@@ -1173,7 +1166,7 @@ int search_solve(struct search_ctx *s, const sow_position *p, struct search_resu
         r->exact = true;
         r->lower = r->upper = r->value;
         s->quiet = true;
-        if (!exact_pv(s, p, r->value, r))
+        if (!pv_walk(s, p, r->value, r, &exact_method))
             goto stopped;
         r->best = r->pv_len ? r->pv[0] : ml.c[0].move;
         finish(s, r, t0, n0, h0);
@@ -1184,7 +1177,8 @@ int search_solve(struct search_ctx *s, const sow_position *p, struct search_resu
             goto stopped;
         r->exact = true;
         r->lower = r->upper = r->value;
-        if (!build_pv(s, p, r->value, r))
+        s->quiet = true;
+        if (!pv_walk(s, p, r->value, r, &attractor_method))
             goto stopped;
         r->best = r->pv_len ? r->pv[0] : ml.c[0].move;
         finish(s, r, t0, n0, h0);
