@@ -21,10 +21,11 @@
  *           an L node is final the first round one of its options reaches t,
  *           an H node when all its in-level children are final (counter);
  *           never final: endless (L: lo = -inf, H: hi = +inf).  A
- *           finalisation does not touch its predecessors at once: it appends
- *           one 4-byte update per predecessor to the bin of the
- *           predecessor's block, and blocks are processed one at a time
- *           (propagation blocking: streaming writes instead of cache misses);
+ *           finalisation does not touch its predecessors at once: the node
+ *           joins a queue of final nodes, whose predecessor lists become
+ *           4-byte updates in a second queue; both are taken oldest first,
+ *           BATCH at a time, every random address of a batch prefetched
+ *           before it is used (the cache misses overlap);
  *   values: lo = X(p,L), hi = -X(p,H), clamped; V = clamp(cyc, lo, hi).
  */
 #include <errno.h>
@@ -81,13 +82,28 @@ static void *region_get(struct region *r, size_t need, bool huge)
 {
     if (need <= r->len)
         return r->p;
+    /* A region that has to grow is being reused by levels of increasing
+     * size (tb_set_build_level: one level at a time, the largest unknown):
+     * reserve 4 times what is needed, so that the next levels fit and reuse
+     * the pages already touched instead of having fresh ones zeroed again
+     * (untouched pages cost only address space; the exact size if that
+     * much is refused). */
+    size_t want = r->map && need < SIZE_MAX / 8 ? 4 * need : need;
     if (r->map)
         munmap(r->map, r->maplen);
     r->map = r->p = NULL;
     r->maplen = r->len = 0;
-    size_t len = (need + HUGE_2M - 1) & ~(HUGE_2M - 1), maplen = len + HUGE_2M;
-    void *m = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *m = MAP_FAILED;
+    size_t len = 0, maplen = 0;
+    for (;;) {
+        len = (want + HUGE_2M - 1) & ~(HUGE_2M - 1);
+        maplen = len + HUGE_2M;
+        m = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m != MAP_FAILED || want == need)
+            break;
+        want = need;
+    }
     if (m == MAP_FAILED)
         return NULL;
     char *p = (char *)(((uintptr_t)m + HUGE_2M - 1) & ~(uintptr_t)(HUGE_2M - 1));
@@ -499,13 +515,21 @@ static void pass_seeds(struct lvl *L, uint32_t *cnt)
     }
 }
 
-struct stack {
+/* A work list: v[h, n) are waiting, taken oldest first from h (see take),
+ * appended at n.  First in, first out: an entry waits behind the others, so
+ * the prefetches issued when it was added have had time to arrive. */
+struct queue {
     uint32_t *v;
-    size_t n, cap;
+    size_t h, n, cap;
 };
 
-static bool reserve(struct stack *s, size_t more)
+static bool reserve(struct queue *s, size_t more)
 {
+    if (s->h && (s->h >= s->n - s->h || s->n + more > s->cap)) {
+        memmove(s->v, s->v + s->h, (s->n - s->h) * sizeof *s->v);
+        s->n -= s->h;
+        s->h = 0;
+    }
     if (s->n + more <= s->cap)
         return true;
     size_t nc = s->cap ? 2 * s->cap : 4096;
@@ -531,7 +555,7 @@ static bool reserve(struct stack *s, size_t more)
 struct solver {
     struct lvl *L;
     int t;
-    struct stack fin, upd;
+    struct queue fin, upd;
     bool failed;
 };
 
@@ -569,19 +593,28 @@ static inline __attribute__((always_inline)) void lfin_set(struct lvl *L, uint32
         L->lfin[r >> 6] |= 1ull << (r & 63);
 }
 
-/* Apply the top BATCH updates. */
+/* Take the oldest BATCH (or fewer) entries of a work list into w. */
+static inline size_t take(struct queue *s, uint32_t *w)
+{
+    size_t m = s->n - s->h < BATCH ? s->n - s->h : BATCH;
+    memcpy(w, s->v + s->h, m * sizeof *w);
+    s->h += m;
+    if (s->h == s->n)
+        s->h = s->n = 0;
+    return m;
+}
+
+/* Apply the oldest BATCH updates. */
 static inline __attribute__((always_inline)) void apply_batch(struct solver *S, bool par)
 {
     struct lvl *L = S->L;
     int t = S->t;
-    size_t m = S->upd.n < BATCH ? S->upd.n : BATCH;
     uint32_t u[BATCH];
-    S->upd.n -= m;
-    memcpy(u, S->upd.v + S->upd.n, m * sizeof *u);
-    /* Claims on L nodes already final (71% of claims, counted on oware
-     * level 16) are dropped by their bit in the L-final bitmap, which stays
-     * in the cache, instead of a miss on the node (a stale bit only costs
-     * a useless claim). */
+    size_t m = take(&S->upd, u);
+    /* Claims on L nodes already final are dropped by their bit in the
+     * L-final bitmap, which stays in the cache, instead of a miss on the
+     * node (emit_batch dropped most; this catches the nodes that became
+     * final since; a stale bit only costs a useless claim). */
     for (size_t i = 0; i < m; i++) {
         if ((u[i] & UPD_CLAIM) && lfin_get(L, u[i] & UPD_IDX))
             u[i] = UPD_SKIP;
@@ -593,6 +626,38 @@ static inline __attribute__((always_inline)) void apply_batch(struct solver *S, 
         return;
     }
     uint32_t *f = S->fin.v + S->fin.n;
+    if (!par) {
+        /* One thread: the same steps without branches on the outcomes (a
+         * node's finalisation is data-dependent and mispredicts): every
+         * update writes its candidate slot in fin and advances only if
+         * the node became final; the lists of the new final nodes are
+         * prefetched after the batch. */
+        uint32_t *f0 = f;
+        for (size_t i = 0; i < m; i++) {
+            uint32_t v = u[i], r = v & UPD_IDX;
+            if (v == UPD_SKIP)
+                continue;
+            struct node *x = &L->nd[r];
+            if (v & UPD_CLAIM) {
+                bool z = x->xl == UNDONE;
+                x->xl = z ? (int8_t)t : x->xl;
+                L->lfin[r >> 6] |= (uint64_t)z << (r & 63);
+                *f = r;
+                f += z;
+            } else {
+                uint8_t c = --x->cnt;
+                int be = x->be;
+                bool z = (c == 0) & ((be == NONE_EXIT) | (-be >= t)) & (x->xh == UNDONE);
+                x->xh = z ? (int8_t)t : x->xh;
+                *f = r | UPD_CLAIM;
+                f += z;
+            }
+        }
+        for (uint32_t *g = f0; g < f; g++)
+            __builtin_prefetch(&L->rev[L->nd[*g & UPD_IDX].off]);
+        S->fin.n = (size_t)(f - S->fin.v);
+        return;
+    }
     for (size_t i = 0; i < m; i++) {
         uint32_t r = u[i] & UPD_IDX;
         struct node *x = &L->nd[r];
@@ -618,22 +683,22 @@ static inline __attribute__((always_inline)) void apply_batch(struct solver *S, 
     S->fin.n = (size_t)(f - S->fin.v);
 }
 
-/* Tell the predecessors of the top BATCH final nodes. */
+/* Tell the predecessors of the oldest BATCH final nodes. */
 static void emit_batch(struct solver *S)
 {
     struct lvl *L = S->L;
-    size_t m = S->fin.n < BATCH ? S->fin.n : BATCH;
     uint32_t q[BATCH], a[BATCH], b[BATCH];
-    S->fin.n -= m;
-    memcpy(q, S->fin.v + S->fin.n, m * sizeof *q);
-    /* The nodes were final moments ago: their lines and lists are cached
-     * or on their way (apply_batch prefetched the lists). */
+    size_t m = take(&S->fin, q);
+    /* The nodes were final moments ago: their lines are cached and their
+     * lists on their way (apply_batch prefetched them; again here, for
+     * those that were dropped from the cache meanwhile). */
     size_t total = 0;
     for (size_t i = 0; i < m; i++) {
         uint32_t r = q[i] & UPD_IDX;
         a[i] = L->nd[r].off;
         b[i] = L->nd[r + 1].off;
         total += b[i] - a[i];
+        __builtin_prefetch(&L->rev[a[i]]);
     }
     if (!reserve(&S->upd, total)) {
         S->failed = true;
@@ -642,26 +707,36 @@ static void emit_batch(struct solver *S)
     uint32_t *u = S->upd.v + S->upd.n;
     for (size_t i = 0; i < m; i++) {
         /* L final -> the predecessors' H nodes lose a child (kind 0);
-         * H final -> the predecessors' L nodes have an option (UPD_CLAIM);
-         * their bits in the L-final bitmap are fetched for apply_batch. */
+         * H final -> the predecessors' L nodes have an option (UPD_CLAIM),
+         * dropped here already if the L-final bitmap (in the cache) says
+         * the L node is final (71% of claims, counted on oware level 16).
+         * The targets are prefetched for apply_batch: it takes these
+         * updates after the ones queued before them. */
         if (q[i] & UPD_CLAIM) {
             for (uint32_t e = a[i]; e < b[i]; e++) {
                 uint32_t r = L->rev[e];
-                *u++ = r | UPD_CLAIM;
-                __builtin_prefetch(&L->lfin[r >> 6]);
+                /* Branch-free (the outcome mispredicts): the slot is
+                 * written, kept if keep; a dropped claim prefetches the
+                 * final node itself (cached) instead of r's node. */
+                uint32_t keep = !lfin_get(L, r), self = q[i] & UPD_IDX;
+                __builtin_prefetch(&L->nd[self ^ ((r ^ self) & -keep)], 1);
+                *u = r | UPD_CLAIM;
+                u += keep;
             }
         } else {
-            for (uint32_t e = a[i]; e < b[i]; e++)
+            for (uint32_t e = a[i]; e < b[i]; e++) {
+                __builtin_prefetch(&L->nd[L->rev[e]], 1);
                 *u++ = L->rev[e];
+            }
         }
     }
-    S->upd.n += total;
+    S->upd.n = (size_t)(u - S->upd.v);
 }
 
 static inline __attribute__((always_inline)) void drain_(struct solver *S, bool par)
 {
     while ((S->upd.n || S->fin.n) && !S->failed) {
-        if (S->upd.n >= BATCH || !S->fin.n)
+        if (S->upd.n - S->upd.h >= BATCH || !S->fin.n)
             apply_batch(S, par);
         else
             emit_batch(S);
