@@ -93,12 +93,49 @@ struct tally {
     uint64_t nodes, expanded, ow_nodes;
 };
 
-/* One pass over the suite; values[i] and nodes[i] in/out (checked when check:
- * neither may depend on the thread count). */
-static int run_suite(const struct bpos *v, int n, int threads, unsigned hash, int *values,
-                     uint64_t *pnodes, bool check, bool quiet, struct tally *ty)
+/* One solve of p with a fresh context: value, nodes, expanded, wall and CPU
+ * seconds.  0, or a CLI status. */
+static int solve_once(const struct ruleset *rs, const sow_position *p, int threads, unsigned hash,
+                      int *val, uint64_t *nodes, uint64_t *expanded, double *secs, double *cpu)
 {
-    memset(ty, 0, sizeof *ty);
+    char err[256];
+    struct search_opts o = {.threads = threads, .hash_mb = hash, .stop = &b_stop};
+    struct search_ctx *s = search_new(rs, &o, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "sow bench: %s\n", err);
+        return CLI_FAIL;
+    }
+    double t0 = util_now(), c0 = cpu_now();
+    int rc = search_value(s, p, val);
+    *secs = util_now() - t0;
+    *cpu = cpu_now() - c0;
+    uint64_t hits;
+    *expanded = search_expanded(s);
+    search_counters(s, nodes, &hits);
+    const char *why = rc < 0 ? search_error(s) : NULL;
+    if (rc < 0)
+        fprintf(stderr, "sow bench: %s\n", why ? why : "interrupted");
+    search_free(s);
+    if (rc < 0)
+        return why ? CLI_FAIL : CLI_INTERRUPTED;
+    return 0;
+}
+
+/* What was measured for one position with one thread count: the fastest of
+ * its solves (other jobs only ever add time). */
+struct meas {
+    int value;
+    uint64_t nodes, expanded;
+    double secs, cpu;
+};
+
+/* Solve every position `repeat` times with each thread count of tc[0..ntc),
+ * the thread counts interleaved (1, T, 1, T, ...) so that a slow spell of a
+ * shared machine hits both alike.  m[i * ntc + k]: position i, count tc[k].
+ * Values and node counts must be the same every time. */
+static int measure(const struct bpos *v, int n, const int *tc, int ntc, unsigned hash, int repeat,
+                   struct meas *m)
+{
     for (int i = 0; i < n; i++) {
         char err[256];
         struct ruleset rs;
@@ -106,50 +143,50 @@ static int run_suite(const struct bpos *v, int n, int threads, unsigned hash, in
         if (rules_init(&rs, v[i].rules, v[i].pits, 4, err, sizeof err) < 0 ||
             pos_parse(&rs, v[i].pos, &p, err, sizeof err) < 0)
             return cli_bad("bench", "position %d (%s): %s", i + 1, v[i].pos, err);
-        struct search_opts o = {.threads = threads, .hash_mb = hash, .stop = &b_stop};
-        struct search_ctx *s = search_new(&rs, &o, err, sizeof err);
-        if (!s) {
-            fprintf(stderr, "sow bench: %s\n", err);
-            return CLI_FAIL;
-        }
-        int val;
-        double t0 = util_now(), c0 = cpu_now();
-        int rc = search_value(s, &p, &val);
-        double dt = util_now() - t0;
-        ty->cpu += cpu_now() - c0;
-        uint64_t nn, hh, ne = search_expanded(s);
-        search_counters(s, &nn, &hh);
-        search_free(s);
-        if (rc < 0) {
-            fprintf(stderr, "sow bench: interrupted\n");
-            return CLI_INTERRUPTED;
-        }
-        if (check && val != values[i]) {
-            fprintf(stderr, "sow bench: position %d: value %d with %d threads but %d before\n",
-                    i + 1, val, threads, values[i]);
-            return CLI_FAIL;
-        }
-        if (check && nn != pnodes[i]) {
-            fprintf(stderr, "sow bench: position %d: %llu nodes with %d threads but %llu before\n",
-                    i + 1, (unsigned long long)nn, threads, (unsigned long long)pnodes[i]);
-            return CLI_FAIL;
-        }
-        values[i] = val;
-        pnodes[i] = nn;
-        ty->nodes += nn;
-        ty->expanded += ne;
-        ty->secs += dt;
-        if (strcmp(rs.name, "oware") == 0) {
-            ty->ow_nodes += nn;
-            ty->ow_secs += dt;
-        }
-        if (!quiet)
-            printf("Position: %d/%d %s 2x%d %s value %d  Nodes searched : %llu  Nodes/second : "
-                   "%.0f  Positions expanded : %llu\n",
-                   i + 1, n, v[i].rules, v[i].pits, v[i].pos, val, (unsigned long long)nn,
-                   dt > 0 ? (double)nn / dt : 0.0, (unsigned long long)ne);
+        fprintf(stderr, "sow bench: position %d/%d\r", i + 1, n);
+        for (int r = 0; r < repeat; r++)
+            for (int k = 0; k < ntc; k++) {
+                struct meas x, *b = &m[i * ntc + k];
+                int st = solve_once(&rs, &p, tc[k], hash, &x.value, &x.nodes, &x.expanded,
+                                    &x.secs, &x.cpu);
+                if (st)
+                    return st;
+                if ((r > 0 || k > 0) && (x.value != m[i * ntc].value || x.nodes != m[i * ntc].nodes)) {
+                    fprintf(stderr,
+                            "sow bench: position %d: value %d, %llu nodes with %d threads, but "
+                            "%d, %llu with 1\n",
+                            i + 1, x.value, (unsigned long long)x.nodes, tc[k], m[i * ntc].value,
+                            (unsigned long long)m[i * ntc].nodes);
+                    return CLI_FAIL;
+                }
+                if (r == 0 || x.secs < b->secs)
+                    *b = x;
+            }
     }
+    fprintf(stderr, "%30s\r", "");
     return 0;
+}
+
+/* Print one thread count's lines (column k of m) and add up its totals. */
+static void report(const struct bpos *v, int n, const struct meas *m, int ntc, int k,
+                   struct tally *ty)
+{
+    memset(ty, 0, sizeof *ty);
+    for (int i = 0; i < n; i++) {
+        const struct meas *x = &m[i * ntc + k];
+        ty->nodes += x->nodes;
+        ty->expanded += x->expanded;
+        ty->secs += x->secs;
+        ty->cpu += x->cpu;
+        if (strcmp(v[i].rules, "oware") == 0) {
+            ty->ow_nodes += x->nodes;
+            ty->ow_secs += x->secs;
+        }
+        printf("Position: %d/%d %s 2x%d %s value %d  Nodes searched : %llu  Nodes/second : "
+               "%.0f  Positions expanded : %llu\n",
+               i + 1, n, v[i].rules, v[i].pits, v[i].pos, x->value, (unsigned long long)x->nodes,
+               x->secs > 0 ? (double)x->nodes / x->secs : 0.0, (unsigned long long)x->expanded);
+    }
 }
 
 static void print_totals(int threads, const struct tally *t)
@@ -167,14 +204,17 @@ static void print_totals(int threads, const struct tally *t)
 int bench_search(int argc, char **argv)
 {
     const char *file = NULL;
-    long hash = 16, threads = 2;
+    long hash = 16, threads = 2, repeat = 3;
     for (int i = 1; i < argc; i++) {
         int r;
         if (cli_is_help(argv[i])) {
-            printf("usage: sow bench search [--file F] [--hash MB] [--threads T]\n"
+            printf("usage: sow bench search [--file F] [--hash MB] [--threads T] [--repeat R]\n"
                    "Solve every position of F (default bench/positions.txt) with 1 thread,\n"
                    "then with T threads (default 2); per position and in total print\n"
                    "'Nodes searched : N' and 'Nodes/second : M', then the speed-up.\n"
+                   "Each position is solved R times (default 3) with each thread count,\n"
+                   "the counts interleaved, each time from scratch; the fastest counts\n"
+                   "(other jobs only ever add time).\n"
                    "Nodes = positions visited: child positions made by a move and looked\n"
                    "up (docs/solver.md); positions expanded are printed beside them.\n"
                    "Values and node counts must not depend on the thread count.\n"
@@ -194,11 +234,15 @@ int bench_search(int argc, char **argv)
             return CLI_BAD;
         if (r)
             continue;
+        if ((r = cli_opt_long("bench", argc, argv, &i, "--repeat", 1, 100, &repeat)) < 0)
+            return CLI_BAD;
+        if (r)
+            continue;
         return cli_unknown("bench", argv[i]);
     }
     static struct bpos v[BENCH_MAX];
-    int n = 0, values[BENCH_MAX];
-    static uint64_t pnodes[BENCH_MAX];
+    int n = 0;
+    static struct meas m[2 * BENCH_MAX];
     if (load(file, v, &n))
         return CLI_BAD;
     struct sigaction sa, old;
@@ -207,15 +251,16 @@ int bench_search(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
     struct tally t1, t2;
-    int rc;
-    printf("search bench: %d positions, 1 thread, hash %ld MiB\n", n, hash);
-    if ((rc = run_suite(v, n, 1, (unsigned)hash, values, pnodes, false, false, &t1)))
+    int tc[2] = {1, (int)threads}, ntc = threads > 1 ? 2 : 1;
+    int rc = measure(v, n, tc, ntc, (unsigned)hash, (int)repeat, m);
+    if (rc)
         goto out;
+    printf("search bench: %d positions, 1 thread, fastest of %ld solves each\n", n, repeat);
+    report(v, n, m, ntc, 0, &t1);
     print_totals(1, &t1);
     if (threads > 1) {
         printf("\nsearch bench: same suite, %ld threads\n", threads);
-        if ((rc = run_suite(v, n, (int)threads, (unsigned)hash, values, pnodes, true, false, &t2)))
-            goto out;
+        report(v, n, m, ntc, 1, &t2);
         print_totals((int)threads, &t2);
         printf("Speed-up (time, 1 -> %ld threads) : %.2fx\n", threads,
                t2.secs > 0 ? t1.secs / t2.secs : 0.0);

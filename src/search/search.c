@@ -860,9 +860,10 @@ static bool ensure_levels(struct search_ctx *s, int n)
         uint64_t E = tb_level_entries(ix, m);
         if (E > budget || s->memused > budget - E)
             break;
-        /* small levels on one thread: start-up and barriers cost more */
+        /* levels under 100,000 positions on one thread: there start-up and
+         * barriers cost more than a second thread saves (measured) */
         struct tb_build_opts bo = {
-            .threads = E >= 200000 ? s->nthreads : 1,
+            .threads = E >= 100000 ? s->nthreads : 1,
             .stop = s->o.stop,
             .progress = level_progress,
             .ctx = s,

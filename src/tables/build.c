@@ -547,6 +547,7 @@ static bool reserve(struct queue *s, size_t more)
  * is prefetched, then used, so that the cache misses overlap (the graph has
  * no locality: a level's in-level edges join random entries). */
 #define BATCH 64
+#define SEED_CHUNK 2048 /* seeds taken at a time in a round of the solve */
 
 /* One solving thread's work lists: fin = nodes just final whose
  * predecessors must hear of it (index | UPD_CLAIM if its H node, else its L
@@ -765,7 +766,7 @@ static int solve(struct lvl *L)
         seeded[t + n] = L->seedoff[(uint64_t)(t + n + 1) * nb] > L->seedoff[(uint64_t)(t + n) * nb];
     bool ok = true;
     volatile bool stopv[2 * TB_MAX_LEVEL + 1] = {false};
-    uint64_t nextb[2 * TB_MAX_LEVEL + 1] = {0}; /* next block to seed, per round */
+    uint64_t nextc[2 * TB_MAX_LEVEL + 1] = {0}; /* next seed chunk, per round */
 #pragma omp parallel num_threads(T)
     {
         int me = omp_get_thread_num();
@@ -784,18 +785,31 @@ static int solve(struct lvl *L)
             if (stopv[t + n])
                 break;
             S.t = t;
-            /* Blocks' seeds are taken one block at a time, first come first
-             * served, and each thread drains what its seeds set off. */
+            /* The round's seeds (L: best exit t, H: best exit -t; each list
+             * sorted by block, then index) are taken SEED_CHUNK at a time,
+             * first come first served, and each thread drains what its
+             * seeds set off.  Chunks rather than whole blocks: a level of a
+             * million entries has only ~20 blocks, too few to share evenly. */
+            const uint32_t *l0 = L->seeds + L->seedoff[(uint64_t)(t + n) * nb],
+                           *l1 = L->seeds + L->seedoff[(uint64_t)(t + n + 1) * nb],
+                           *h0 = L->seeds + L->seedoff[(uint64_t)(-t + n) * nb],
+                           *h1 = L->seeds + L->seedoff[(uint64_t)(-t + n + 1) * nb];
+            uint64_t nlc = ((uint64_t)(l1 - l0) + SEED_CHUNK - 1) / SEED_CHUNK,
+                     nhc = ((uint64_t)(h1 - h0) + SEED_CHUNK - 1) / SEED_CHUNK;
             for (;;) {
-                uint64_t b0 = __atomic_fetch_add(&nextb[t + n], 1, __ATOMIC_RELAXED), b1 = b0 + 1;
-                if (b0 >= nb)
+                uint64_t c = __atomic_fetch_add(&nextc[t + n], 1, __ATOMIC_RELAXED);
+                if (c >= nlc + nhc)
                     break;
-                /* L seeds (best exit t) become claims on themselves; H seeds
-                 * (best exit -t) are final if no in-level child is open. */
-                const uint32_t *sl = L->seeds + L->seedoff[(uint64_t)(t + n) * nb + b0],
-                               *el = L->seeds + L->seedoff[(uint64_t)(t + n) * nb + b1],
-                               *sh = L->seeds + L->seedoff[(uint64_t)(-t + n) * nb + b0],
-                               *eh = L->seeds + L->seedoff[(uint64_t)(-t + n) * nb + b1];
+                /* L seeds become claims on themselves; H seeds are final if
+                 * no in-level child is open. */
+                const uint32_t *sl = l0, *el = l0, *sh = h0, *eh = h0;
+                if (c < nlc) {
+                    sl = l0 + c * SEED_CHUNK;
+                    el = (uint64_t)(l1 - sl) < SEED_CHUNK ? l1 : sl + SEED_CHUNK;
+                } else {
+                    sh = h0 + (c - nlc) * SEED_CHUNK;
+                    eh = (uint64_t)(h1 - sh) < SEED_CHUNK ? h1 : sh + SEED_CHUNK;
+                }
                 while ((sl < el || sh < eh) && !S.failed) {
                     if (sl < el) {
                         size_t m = (size_t)(el - sl) < 4 * BATCH ? (size_t)(el - sl) : 4 * BATCH;

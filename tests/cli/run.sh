@@ -371,6 +371,15 @@ bad 1 variants atlas --rules oware --pits 1 --seeds 1 --csv "$WORK/afile/x.csv"
 check "no partial csv" nofiles 'x.csv'
 bad 2 bench nope
 bad 2 bench movegen --rules nope
+bad 2 bench search --repeat 0
+bad 2 bench search --repeat x
+bad 2 bench search --file "$WORK/missing.txt"
+printf '# two small positions\noware 6 0,0,0,2,1,1/1,0,2,0,0,1/A\njodu 4 1,0,2,0/1,1,0,1/A\n' >"$WORK/bench.txt"
+printf 'oware six 1,1/1,1/A\n' >"$WORK/badbench.txt"
+bad 2 bench search --file "$WORK/badbench.txt"
+ok bench search --file "$WORK/bench.txt" --repeat 2
+why=OK; grep -q 'Values and nodes identical with 1 and 2 threads: yes' "$out" || why="no identity line"
+report "$why" "bench search: values and nodes identical with 1 and 2 threads"
 
 echo "1..$n"
 echo "# $n cases, $failed failed, $todo pending"
