@@ -52,6 +52,7 @@ struct search_ctx {
     struct thr **th;
     double deadline;              /* 0 = none */
     bool timed_out, too_deep, oom, interrupted;
+    char why[320];                /* search_error's text when it is specific */
     bool quiet;                   /* no progress lines (PV, move values) */
     /* exact mode (closure.h): the last solved closure, kept for the PV and
      * move values; per-thread counters and relay caches */
@@ -808,13 +809,14 @@ const char *search_error(const struct search_ctx *s)
     if (s->oom)
         return "out of memory";
     if (s->too_deep)
-        return "a level of the position is too large for the in-memory search";
+        return s->why[0] ? s->why : "a level of the position is too large for the in-memory search";
     return NULL;
 }
 
 static void begin(struct search_ctx *s)
 {
     s->timed_out = s->too_deep = s->oom = s->interrupted = false;
+    s->why[0] = 0;
     s->deadline = 0;
     s->quiet = false;
 }
@@ -913,6 +915,16 @@ static bool clos_solve(struct search_ctx *s, const sow_position *p)
         break;
     case CLOS_TOO_BIG:
         s->too_deep = true;
+        if (s->mem && s->memmax >= 0)
+            snprintf(s->why, sizeof s->why,
+                     "the position's closure above level %d (levels 0..%d are solved in "
+                     "memory) passed %llu positions, the in-memory limit: raise --levels, or "
+                     "build endgame tables to more seeds (sow tables build) and use --tables",
+                     s->memmax, s->memmax, (unsigned long long)SEARCH_MAX_CLOSURE);
+        else
+            snprintf(s->why, sizeof s->why,
+                     "the position's closure passed %llu positions, the in-memory limit",
+                     (unsigned long long)SEARCH_MAX_CLOSURE);
         break;
     }
     return false;
