@@ -862,6 +862,16 @@ static bool ensure_levels(struct search_ctx *s, int n)
         uint64_t E = tb_level_entries(ix, m);
         if (E > budget || s->memused > budget - E)
             break;
+        /* The budget is the user's; memory is the machine's: a level whose
+         * build (workspace, plus 3 bytes per position kept) would pass 3/4
+         * of RAM is left to the closure, which stops cleanly at its limit. */
+        double ram = util_phys_memory(), need = tb_level_memory(ix, m) + 3.0 * (double)(s->memused + E);
+        if (ram > 0 && need > 0.75 * ram) {
+            progress(s, "level %d (%llu positions) would need %.1f GB to build in memory: "
+                        "left to the closure",
+                     m, (unsigned long long)E, need / 1e9);
+            break;
+        }
         /* levels under 100,000 positions on one thread: there start-up and
          * barriers cost more than a second thread saves (measured) */
         struct tb_build_opts bo = {
