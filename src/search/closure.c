@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "closure.h"
+#include "sow/util.h"
 
 #define KID_TB UINT32_MAX   /* exit answered by the endgame tables */
 #define NMV_OPEN 0xFF       /* not expanded yet */
@@ -312,15 +313,29 @@ static bool stopped(const struct clos_env *env)
     return env->stop && *env->stop;
 }
 
+/* Report progress if a second has passed since *last. */
+static void tick(const struct clos_env *env, double *last, uint64_t found, uint64_t done, int level)
+{
+    if (!env->progress)
+        return;
+    double now = util_now();
+    if (now - *last < 1.0)
+        return;
+    *last = now;
+    env->progress(env->progress_arg, found, done, level);
+}
+
 static enum clos_err expand_all(struct clos *c, const struct clos_env *env, int tbmax)
 {
     const uint64_t slots = (uint64_t)c->slots;
     uint64_t a = 0;
     bool bad = false;
     int nt = env->threads;
+    double last = util_now();
     while (a < c->n) {
         if (stopped(env))
             return CLOS_STOPPED;
+        tick(env, &last, c->n, a, -1);
         if (c->n > env->max_nodes)
             return CLOS_TOO_BIG;
         uint64_t want = c->n - a;
@@ -523,11 +538,13 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env)
     memcpy(pos, start, sizeof pos);
     for (uint64_t i = 0; i < N; i++)
         c->order[pos[c->lvl[i]]++] = (uint32_t)i;
+    double last = util_now();
     for (int m = 0; m <= SOW_MAX_SEEDS; m++) {
         if (start[m + 1] == start[m])
             continue;
         if (stopped(env))
             return CLOS_STOPPED;
+        tick(env, &last, N, N, m);
         solve_level(c, m, &c->order[start[m]], start[m + 1] - start[m]);
     }
     return CLOS_OK;

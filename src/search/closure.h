@@ -43,6 +43,11 @@ struct clos_env {
     uint64_t *tb_hits;                /* [threads]: probes of levels <= tb_hits_max */
     int tb_hits_max;                  /* highest level loaded from files (-1: none) */
     uint64_t max_nodes;               /* refuse closures larger than this */
+    /* Called between expansion rounds and levels, from the calling thread,
+     * at most about once a second: positions found, expanded, and the
+     * level being solved (-1 while expanding).  May be NULL. */
+    void (*progress)(void *arg, uint64_t found, uint64_t expanded, int level);
+    void *progress_arg;
 };
 
 enum clos_err { CLOS_OK = 0, CLOS_STOPPED, CLOS_OOM, CLOS_TOO_BIG };

@@ -899,6 +899,18 @@ static bool ensure_levels(struct search_ctx *s, int n)
     return true;
 }
 
+static void clos_progress(void *arg, uint64_t found, uint64_t expanded, int level)
+{
+    struct search_ctx *s = arg;
+    if (level < 0)
+        progress(s, "closure: %llu positions found, %llu expanded (limit %llu)",
+                 (unsigned long long)found, (unsigned long long)expanded,
+                 (unsigned long long)SEARCH_MAX_CLOSURE);
+    else
+        progress(s, "closure of %llu positions: solving level %d", (unsigned long long)found,
+                 level);
+}
+
 /* Solve p's closure (replacing the kept one).  false if stopped/failed. */
 static bool clos_solve(struct search_ctx *s, const sow_position *p)
 {
@@ -912,6 +924,8 @@ static bool clos_solve(struct search_ctx *s, const sow_position *p)
         .visits = s->cvisits,
         .tb_hits = s->ctbh,
         .max_nodes = SEARCH_MAX_CLOSURE,
+        .progress = clos_progress,
+        .progress_arg = s,
     };
     switch (clos_build(s->clos, &env, p)) {
     case CLOS_OK:
