@@ -102,22 +102,13 @@ static int solve_all(const struct ruleset *rs, const sow_position *v, int n, int
     *nodes = 0;
     *secs = 0;
     for (int i = 0; i < n; i++) {
-        char err[256];
-        struct search_opts o = {.threads = threads, .hash_mb = hash, .stop = &r_stop};
-        struct search_ctx *s = search_new(rs, &o, err, sizeof err);
-        if (!s) {
-            fprintf(stderr, "sow bench: %s\n", err);
-            return CLI_FAIL;
-        }
         int val;
-        double t0 = util_now();
-        int rc = search_value(s, &v[i], &val);
-        *secs += util_now() - t0;
-        uint64_t nn, hh;
-        search_counters(s, &nn, &hh);
-        search_free(s);
-        if (rc < 0)
-            return CLI_INTERRUPTED;
+        uint64_t nn, ne;
+        double dt, cpu;
+        int rc = bench_solve_once(rs, &v[i], threads, hash, &r_stop, &val, &nn, &ne, &dt, &cpu);
+        if (rc)
+            return rc;
+        *secs += dt;
         if (check && val != values[i]) {
             fprintf(stderr, "sow bench: %s position %d: value %d with %d threads, %d with 1\n",
                     rs->name, i + 1, val, threads, values[i]);

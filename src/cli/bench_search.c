@@ -93,13 +93,12 @@ struct tally {
     uint64_t nodes, expanded, ow_nodes;
 };
 
-/* One solve of p with a fresh context: value, nodes, expanded, wall and CPU
- * seconds.  0, or a CLI status. */
-static int solve_once(const struct ruleset *rs, const sow_position *p, int threads, unsigned hash,
-                      int *val, uint64_t *nodes, uint64_t *expanded, double *secs, double *cpu)
+int bench_solve_once(const struct ruleset *rs, const sow_position *p, int threads, unsigned hash,
+                     volatile sig_atomic_t *stop, int *val, uint64_t *nodes, uint64_t *expanded,
+                     double *secs, double *cpu)
 {
     char err[256];
-    struct search_opts o = {.threads = threads, .hash_mb = hash, .stop = &b_stop};
+    struct search_opts o = {.threads = threads, .hash_mb = hash, .stop = stop};
     struct search_ctx *s = search_new(rs, &o, err, sizeof err);
     if (!s) {
         fprintf(stderr, "sow bench: %s\n", err);
@@ -147,8 +146,8 @@ static int measure(const struct bpos *v, int n, const int *tc, int ntc, unsigned
         for (int r = 0; r < repeat; r++)
             for (int k = 0; k < ntc; k++) {
                 struct meas x, *b = &m[i * ntc + k];
-                int st = solve_once(&rs, &p, tc[k], hash, &x.value, &x.nodes, &x.expanded,
-                                    &x.secs, &x.cpu);
+                int st = bench_solve_once(&rs, &p, tc[k], hash, &b_stop, &x.value, &x.nodes,
+                                          &x.expanded, &x.secs, &x.cpu);
                 if (st)
                     return st;
                 if ((r > 0 || k > 0) && (x.value != m[i * ntc].value || x.nodes != m[i * ntc].nodes)) {

@@ -6,6 +6,7 @@
 #ifndef SOW_CLI_H
 #define SOW_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "sow/position.h"
@@ -64,5 +65,11 @@ int bench_movegen(const char *rules, int argc, char **argv);
 int bench_search(int argc, char **argv);
 int bench_tables(int argc, char **argv);
 int bench_rules(int argc, char **argv);
+/* One exact solve of p with a fresh search context (bench_search.c): value,
+ * nodes, positions expanded, wall and process CPU seconds.  0, or a CLI
+ * status after a one-line message (interrupted: CLI_INTERRUPTED). */
+int bench_solve_once(const struct ruleset *rs, const sow_position *p, int threads, unsigned hash,
+                     volatile sig_atomic_t *stop, int *val, uint64_t *nodes, uint64_t *expanded,
+                     double *secs, double *cpu);
 
 #endif

@@ -334,28 +334,37 @@ int tb_max_level(const struct tb_set *s)
     return n - 1;
 }
 
-bool tb_probe(const struct tb_set *s, const sow_position *p, int *value)
+/* Level and index of p in s, if p is indexed and its level is loaded
+ * (with bounds if need_bounds). */
+static bool probe_index(const struct tb_set *s, const sow_position *p, bool need_bounds, int *n,
+                        uint64_t *idx)
 {
     int st = tb_rel_state(&s->ix, p);
     if (st < 0)
         return false;
-    int n = board_sum_range(&p->board, 0, s->ix.holes);
-    if (n > TB_MAX_LEVEL || !s->lv[n].v)
+    *n = board_sum_range(&p->board, 0, s->ix.holes);
+    if (*n > TB_MAX_LEVEL || !(need_bounds ? (const void *)s->lv[*n].lohi : s->lv[*n].v))
         return false;
-    uint64_t idx = (uint64_t)st * s->boards[n] + tb_rank_side(&s->ix, p->board.h, p->side);
+    *idx = (uint64_t)st * s->boards[*n] + tb_rank_side(&s->ix, p->board.h, p->side);
+    return true;
+}
+
+bool tb_probe(const struct tb_set *s, const sow_position *p, int *value)
+{
+    int n;
+    uint64_t idx;
+    if (!probe_index(s, p, false, &n, &idx))
+        return false;
     *value = s->lv[n].v[idx];
     return true;
 }
 
 bool tb_probe_bounds(const struct tb_set *s, const sow_position *p, int *lo, int *hi, int *value)
 {
-    int st = tb_rel_state(&s->ix, p);
-    if (st < 0)
+    int n;
+    uint64_t idx;
+    if (!probe_index(s, p, true, &n, &idx))
         return false;
-    int n = board_sum_range(&p->board, 0, s->ix.holes);
-    if (n > TB_MAX_LEVEL || !s->lv[n].lohi)
-        return false;
-    uint64_t idx = (uint64_t)st * s->boards[n] + tb_rank_side(&s->ix, p->board.h, p->side);
     *lo = s->lv[n].lohi[2 * idx];
     *hi = s->lv[n].lohi[2 * idx + 1];
     *value = s->lv[n].v[idx];
