@@ -1,5 +1,10 @@
 /* sow — the solver: exact values (docs/rules.md "Value of a position") and
- * best moves, by null-window threshold searches driven MTD(f)-style.
+ * best moves.  The exact mode solves level by level (seed counts), fewest
+ * first: the lowest levels whole in memory with the endgame-table builder
+ * (within search_opts.level_budget), the levels above them by the retrograde
+ * over the position's reachable closure.  The bounded mode (depth or time)
+ * runs null-window threshold searches driven MTD(f)-style over a
+ * transposition table.
  *
  * Values are from the point of view of the player to move: net seeds he will
  * capture from now on under perfect play (settlements included, stores not).
@@ -37,7 +42,7 @@
 
 struct search_opts {
     int threads;              /* >= 1 */
-    unsigned hash_mb;         /* transposition table size, MiB (>= 1) */
+    unsigned hash_mb;         /* bounded mode's transposition table, MiB (>= 1) */
     int depth;                /* 0: exact; > 0: bounded to this many plies */
     double time_limit;        /* seconds, 0 = none (bounded mode: deepen until) */
     const struct tb_set *tb;  /* endgame tables, or NULL */
