@@ -63,6 +63,7 @@ struct search_ctx {
      * borrowed, the rest built on the fly, memused positions of them) */
     struct tb_set *mem;
     int memmax, diskmax;
+    bool memfull;                 /* the next level would not fit in RAM */
     uint64_t memused, dmoves, dentries;
 };
 
@@ -852,12 +853,13 @@ static bool ensure_levels(struct search_ctx *s, int n)
             tb_set_borrow(s->mem, s->o.tb);
         s->memmax = s->diskmax = tb_max_level(s->mem);
         s->memused = 0;
+        s->memfull = false;
     }
     if (s->o.level_budget < 0)
         return true;
     uint64_t budget = s->o.level_budget ? (uint64_t)s->o.level_budget : SEARCH_LEVEL_BUDGET;
     const struct tb_index *ix = tb_set_index(s->mem);
-    while (s->memmax < n && s->memmax < TB_MAX_LEVEL) {
+    while (s->memmax < n && s->memmax < TB_MAX_LEVEL && !s->memfull) {
         int m = s->memmax + 1;
         uint64_t E = tb_level_entries(ix, m);
         if (E > budget || s->memused > budget - E)
@@ -867,6 +869,7 @@ static bool ensure_levels(struct search_ctx *s, int n)
          * of RAM is left to the closure, which stops cleanly at its limit. */
         double ram = util_phys_memory(), need = tb_level_memory(ix, m) + 3.0 * (double)(s->memused + E);
         if (ram > 0 && need > 0.75 * ram) {
+            s->memfull = true;
             progress(s, "level %d (%llu positions) would need %.1f GB to build in memory: "
                         "left to the closure",
                      m, (unsigned long long)E, need / 1e9);
