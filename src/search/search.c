@@ -808,7 +808,7 @@ void search_reset_counters(struct search_ctx *s)
 const char *search_error(const struct search_ctx *s)
 {
     if (s->oom)
-        return "out of memory";
+        return s->why[0] ? s->why : "out of memory";
     if (s->too_deep)
         return s->why[0] ? s->why : "a level of the position is too large for the in-memory search";
     return NULL;
@@ -821,8 +821,6 @@ static void begin(struct search_ctx *s)
     s->deadline = 0;
     s->quiet = false;
 }
-
-/* ---- exact mode: the closure solver (closure.h) ---- */
 
 /* ---- exact mode: the levels solved in memory (tables.h) ---- */
 
@@ -862,7 +860,7 @@ static bool ensure_levels(struct search_ctx *s, int n)
     while (s->memmax < n && s->memmax < TB_MAX_LEVEL && !s->memfull) {
         int m = s->memmax + 1;
         uint64_t E = tb_level_entries(ix, m);
-        if (E > budget || s->memused > budget - E)
+        if (E > budget || s->memused > budget - E || E > TB_MAX_ENTRIES)
             break;
         /* The budget is the user's; memory is the machine's: a level whose
          * build (workspace, plus 3 bytes per position kept) would pass 3/4
@@ -888,10 +886,12 @@ static bool ensure_levels(struct search_ctx *s, int n)
         int rc = tb_set_build_level(s->mem, m, &bo, err, sizeof err);
         if (rc != 0) {
             tb_set_release_work(s->mem);
-            if (rc == TB_INTERRUPTED)
+            if (rc == TB_INTERRUPTED) {
                 s->interrupted = true;
-            else
+            } else {
                 s->oom = true;
+                snprintf(s->why, sizeof s->why, "%s", err);
+            }
             return false;
         }
         s->dentries += E;
@@ -901,6 +901,8 @@ static bool ensure_levels(struct search_ctx *s, int n)
     tb_set_release_work(s->mem);
     return true;
 }
+
+/* ---- exact mode: the closure solver (closure.h) ---- */
 
 static void clos_progress(void *arg, uint64_t found, uint64_t expanded, int level)
 {
