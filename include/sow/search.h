@@ -39,6 +39,11 @@
  * (positions, summed over the levels; 1 byte of value and 2 of bounds
  * each, plus the builder's ~33 bytes per position of the level being built). */
 #define SEARCH_LEVEL_BUDGET ((uint64_t)1 << 25)
+/* Exact mode: a new solve that would build at least this many positions of
+ * levels (about 1.5 s on one core) first tries the position's closure alone,
+ * capped at 1/256 of them.  Below it the levels cost too little to be worth
+ * the try (which, small as it is, costs its allocations and threads). */
+#define SEARCH_CLOSURE_FIRST ((uint64_t)1 << 23)
 
 struct search_opts {
     int threads;              /* >= 1 */
@@ -57,6 +62,9 @@ struct search_opts {
      * table builder, while their positions add up to at most this many
      * (0: SEARCH_LEVEL_BUDGET; < 0: none, the closure does all levels). */
     long long level_budget;
+    /* Exact mode: try the closure alone first when the levels to build reach
+     * this many positions (0: SEARCH_CLOSURE_FIRST; < 0: never). */
+    long long closure_first;
 };
 
 struct search_result {

@@ -328,17 +328,29 @@ static void tick(const struct clos_env *env, double *last, uint64_t found, uint6
 static enum clos_err expand_all(struct clos *c, const struct clos_env *env, int tbmax)
 {
     const uint64_t slots = (uint64_t)c->slots;
-    uint64_t a = 0;
+    uint64_t a = 0, end = 0;
     bool bad = false;
     int nt = env->threads;
     double last = util_now();
     while (a < c->n) {
         if (stopped(env))
             return CLOS_STOPPED;
-        tick(env, &last, c->n, a, -1);
-        if (c->n > env->max_nodes)
+        if (a == end) {
+            /* A breadth-first layer starts: [a, end) are the positions the
+             * last layer found.  The limit is checked here only, where the
+             * positions found so far are the same set whatever the thread
+             * count (within a layer, the order of indices is not), so that
+             * a refused closure has cost the same nodes every time. */
+            end = c->n;
+            if (c->n > env->max_nodes)
+                return CLOS_TOO_BIG;
+            tick(env, &last, c->n, a, -1);
+        }
+        /* ... but a layer may be large: past hard_nodes stop anyway (memory;
+         * then the count may depend on the threads). */
+        if (c->n > env->hard_nodes)
             return CLOS_TOO_BIG;
-        uint64_t want = c->n - a;
+        uint64_t want = end - a;
         uint64_t room = c->scap / 2 > c->n ? (c->scap / 2 - c->n) / slots : 0;
         if (room < want && room < 4096) {
             if (!grow_set(c, c->scap * 2))

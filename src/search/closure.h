@@ -42,7 +42,9 @@ struct clos_env {
     uint64_t *visits;                 /* [threads]: children made and looked up */
     uint64_t *tb_hits;                /* [threads]: probes of levels <= tb_hits_max */
     int tb_hits_max;                  /* highest level loaded from files (-1: none) */
-    uint64_t max_nodes;               /* refuse closures larger than this */
+    uint64_t max_nodes;               /* refuse closures larger than this
+                                         (checked between breadth-first layers) */
+    uint64_t hard_nodes;              /* ... and stop any round past this */
     /* Called between expansion rounds and levels, from the calling thread,
      * at most about once a second: positions found, expanded, and the
      * level being solved (-1 while expanding).  May be NULL. */

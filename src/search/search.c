@@ -833,44 +833,80 @@ static void level_progress(void *arg, int level, uint64_t entries, double frac, 
     (void)phase;
 }
 
-/* Make sure the lowest levels, up to n, are solved whole in memory as far as
- * the budget allows: levels are added from the bottom, each while the sum of
- * the levels built stays within o.level_budget positions.  Loaded tables
- * count as solved (borrowed).  false if stopped or failed. */
-static bool ensure_levels(struct search_ctx *s, int n)
+/* The set of levels in memory, created on first use (borrowing the loaded
+ * tables); stays NULL when there are neither tables nor a budget. */
+static bool mem_init(struct search_ctx *s)
 {
-    if (s->o.level_budget < 0 && !s->o.tb)
+    if (s->mem || (s->o.level_budget < 0 && !s->o.tb))
         return true;
+    s->mem = tb_set_new(s->rs, "");
     if (!s->mem) {
-        s->mem = tb_set_new(s->rs, "");
-        if (!s->mem) {
-            s->oom = true;
-            return false;
-        }
-        if (s->o.tb)
-            tb_set_borrow(s->mem, s->o.tb);
-        s->memmax = s->diskmax = tb_max_level(s->mem);
-        s->memused = 0;
-        s->memfull = false;
+        s->oom = true;
+        return false;
     }
-    if (s->o.level_budget < 0)
-        return true;
+    if (s->o.tb)
+        tb_set_borrow(s->mem, s->o.tb);
+    s->memmax = s->diskmax = tb_max_level(s->mem);
+    s->memused = 0;
+    s->memfull = false;
+    return true;
+}
+
+/* May level m (the next one) be built in memory, `used` positions being built
+ * already?  Its positions in *E, the bytes its build needs in *need; *ram
+ * tells a refusal for RAM from one for the budget.  Levels are added from the
+ * bottom while the levels built stay within o.level_budget positions, a
+ * level fits the index width, and its build (workspace, plus 3 bytes per
+ * position kept) stays within 3/4 of RAM: the budget is the user's, memory
+ * the machine's; what is refused is left to the closure. */
+static bool level_fits(const struct search_ctx *s, int m, uint64_t used, uint64_t *E, double *need,
+                       bool *ram)
+{
     uint64_t budget = s->o.level_budget ? (uint64_t)s->o.level_budget : SEARCH_LEVEL_BUDGET;
     const struct tb_index *ix = tb_set_index(s->mem);
-    while (s->memmax < n && s->memmax < TB_MAX_LEVEL && !s->memfull) {
+    *ram = false;
+    if (s->o.level_budget < 0 || s->memfull || m > TB_MAX_LEVEL)
+        return false;
+    *E = tb_level_entries(ix, m);
+    if (*E > budget || used > budget - *E || *E > TB_MAX_ENTRIES)
+        return false;
+    double mem = util_phys_memory();
+    *need = tb_level_memory(ix, m) + 3.0 * (double)(used + *E);
+    *ram = mem > 0 && *need > 0.75 * mem;
+    return !*ram;
+}
+
+/* Positions ensure_levels(s, n) would build (a dry run). */
+static uint64_t levels_plan(const struct search_ctx *s, int n)
+{
+    uint64_t used = s->memused, add = 0, E;
+    double need;
+    bool ram;
+    for (int m = s->memmax + 1; s->mem && m <= n && level_fits(s, m, used, &E, &need, &ram); m++) {
+        used += E;
+        add += E;
+    }
+    return add;
+}
+
+/* Solve the lowest levels up to n whole in memory, as far as level_fits
+ * allows.  false if stopped or failed. */
+static bool ensure_levels(struct search_ctx *s, int n)
+{
+    if (!mem_init(s))
+        return false;
+    while (s->mem && s->memmax < n) {
         int m = s->memmax + 1;
-        uint64_t E = tb_level_entries(ix, m);
-        if (E > budget || s->memused > budget - E || E > TB_MAX_ENTRIES)
-            break;
-        /* The budget is the user's; memory is the machine's: a level whose
-         * build (workspace, plus 3 bytes per position kept) would pass 3/4
-         * of RAM is left to the closure, which stops cleanly at its limit. */
-        double ram = util_phys_memory(), need = tb_level_memory(ix, m) + 3.0 * (double)(s->memused + E);
-        if (ram > 0 && need > 0.75 * ram) {
-            s->memfull = true;
-            progress(s, "level %d (%llu positions) would need %.1f GB to build in memory: "
-                        "left to the closure",
-                     m, (unsigned long long)E, need / 1e9);
+        uint64_t E;
+        double need;
+        bool ram;
+        if (!level_fits(s, m, s->memused, &E, &need, &ram)) {
+            if (ram) {
+                s->memfull = true;
+                progress(s, "level %d (%llu positions) would need %.1f GB to build in memory: "
+                            "left to the closure",
+                         m, (unsigned long long)E, need / 1e9);
+            }
             break;
         }
         /* levels under 100,000 positions on one thread: there start-up and
@@ -898,7 +934,8 @@ static bool ensure_levels(struct search_ctx *s, int n)
         s->memused += E;
         s->memmax = m;
     }
-    tb_set_release_work(s->mem);
+    if (s->mem)
+        tb_set_release_work(s->mem);
     return true;
 }
 
@@ -916,8 +953,9 @@ static void clos_progress(void *arg, uint64_t found, uint64_t expanded, int leve
                  level);
 }
 
-/* Solve p's closure (replacing the kept one).  false if stopped/failed. */
-static bool clos_solve(struct search_ctx *s, const sow_position *p)
+/* Solve p's closure (replacing the kept one), refusing more than cap
+ * positions.  Flags set for a stop or a lack of memory, not for the cap. */
+static enum clos_err clos_run(struct search_ctx *s, const sow_position *p, uint64_t cap)
 {
     struct clos_env env = {
         .threads = s->nthreads,
@@ -928,19 +966,29 @@ static bool clos_solve(struct search_ctx *s, const sow_position *p)
         .nodes = s->cnodes,
         .visits = s->cvisits,
         .tb_hits = s->ctbh,
-        .max_nodes = SEARCH_MAX_CLOSURE,
+        .max_nodes = cap,
+        .hard_nodes = 2 * SEARCH_MAX_CLOSURE,
         .progress = clos_progress,
         .progress_arg = s,
     };
-    switch (clos_build(s->clos, &env, p)) {
-    case CLOS_OK:
+    enum clos_err e = clos_build(s->clos, &env, p);
+    if (e == CLOS_OK)
         progress(s, "closure of %llu positions solved", (unsigned long long)clos_size(s->clos));
+    else if (e == CLOS_STOPPED)
+        s->interrupted = true;
+    else if (e == CLOS_OOM)
+        s->oom = true;
+    return e;
+}
+
+/* Solve p's closure up to the in-memory limit.  false if stopped/failed. */
+static bool clos_solve(struct search_ctx *s, const sow_position *p)
+{
+    switch (clos_run(s, p, SEARCH_MAX_CLOSURE)) {
+    case CLOS_OK:
         return true;
     case CLOS_STOPPED:
-        s->interrupted = true;
-        break;
     case CLOS_OOM:
-        s->oom = true;
         break;
     case CLOS_TOO_BIG:
         s->too_deep = true;
@@ -960,22 +1008,50 @@ static bool clos_solve(struct search_ctx *s, const sow_position *p)
 }
 
 /* lo, hi and V of p, from the kept closure or a new one. */
+/* lo, hi and V of p from the levels in memory, if they hold p with bounds. */
+static bool levels_lohi(const struct search_ctx *s, const sow_position *p, int n, int *lo, int *hi,
+                        int *v)
+{
+    int l, h, vv;
+    if (!s->mem || n > s->memmax || !tb_probe_bounds(s->mem, p, &l, &h, &vv))
+        return false;
+    if (lo)
+        *lo = l;
+    if (hi)
+        *hi = h;
+    if (v)
+        *v = vv;
+    return true;
+}
+
+/* lo, hi and V of p: from the levels in memory, the kept closure, or a new
+ * solve.  A new solve that would build many positions of levels first tries
+ * p's closure alone, capped at 1/256 of them (a closure position costs about
+ * 3 level positions): some positions reach very little of their levels (the
+ * game ends fast, or the board is big) and are then solved at once;
+ * otherwise the try costs about 1%. */
 static bool exact_lohi(struct search_ctx *s, const sow_position *p, int *lo, int *hi, int *v)
 {
     int n = rules_board_seeds(s->rs, p);
+    if (!mem_init(s))
+        return false;
+    if (levels_lohi(s, p, n, lo, hi, v) || clos_find(s->clos, p, lo, hi, v, NULL))
+        return true;
+    uint64_t plan = levels_plan(s, n);
+    uint64_t first = s->o.closure_first ? (uint64_t)s->o.closure_first : SEARCH_CLOSURE_FIRST;
+    if (s->o.closure_first >= 0 && plan >= first) {
+        uint64_t cap = plan / 256 > 64 ? plan / 256 : 64;
+        enum clos_err e = clos_run(s, p, cap);
+        if (e == CLOS_OK)
+            return clos_find(s->clos, p, lo, hi, v, NULL);
+        if (e != CLOS_TOO_BIG)
+            return false;
+        progress(s, "closure passed %llu positions: solving levels in memory first",
+                 (unsigned long long)cap);
+    }
     if (!ensure_levels(s, n))
         return false;
-    int l, h, vv;
-    if (s->mem && n <= s->memmax && tb_probe_bounds(s->mem, p, &l, &h, &vv)) {
-        if (lo)
-            *lo = l;
-        if (hi)
-            *hi = h;
-        if (v)
-            *v = vv;
-        return true;
-    }
-    if (clos_find(s->clos, p, lo, hi, v, NULL))
+    if (levels_lohi(s, p, n, lo, hi, v))
         return true;
     if (!clos_solve(s, p))
         return false;
@@ -986,7 +1062,7 @@ static bool exact_lohi(struct search_ctx *s, const sow_position *p, int *lo, int
 static bool exact_value(struct search_ctx *s, const sow_position *p, int *v)
 {
     int n = rules_board_seeds(s->rs, p);
-    if (!ensure_levels(s, n))
+    if (!mem_init(s))
         return false;
     if (s->mem && n <= s->memmax && tb_probe(s->mem, p, v)) {
         if (n <= s->diskmax)
