@@ -153,6 +153,10 @@ struct pool {
 /* The workspace of a build: regions reused from level to level. */
 struct tb_work {
     struct region nd, rev, arena, lfin; /* arena: edge bins, then the seeds */
+    /* Relay rule sets: one relay cache per thread, kept from level to level
+     * (6 MB each: made afresh per level, its first touch cost the jodu
+     * family about a fifth of a solve's time; entries hold for any level). */
+    struct sow_relay_cache *cache[MAX_THREADS];
 };
 
 static size_t arena_blocks(uint64_t E, int pits, int threads, uint64_t nblocks)
@@ -170,6 +174,7 @@ struct lvl {
     const struct tb_set *lower;
     const struct tb_index *ix;
     const struct tb_build_opts *opt;
+    struct tb_work *wk; /* the workspace (regions, relay caches) */
     int n, threads;
     uint64_t boards, E, nchunks, chunk;
     struct node *nd;   /* per entry, plus one holding the edge total */
@@ -345,6 +350,16 @@ static struct sow_relay_cache *thread_cache(const struct ruleset *rs)
     return rs->relay ? rules_cache_new(16) : NULL;
 }
 
+/* The move pass's relay cache of thread w: the workspace's, made once. */
+static struct sow_relay_cache *work_cache(struct lvl *L, int w)
+{
+    if (!L->rs->relay)
+        return NULL;
+    if (!L->wk->cache[w])
+        L->wk->cache[w] = thread_cache(L->rs);
+    return L->wk->cache[w];
+}
+
 /* Pass 1: best exits, out-degrees, and each in-level edge (q, p) into the
  * thread's bin of q's block.  Entries go in groups of MGROUP: the exits'
  * lower-level values are prefetched while the rest of the group is
@@ -423,7 +438,7 @@ static void pass_moves(struct lvl *L)
         int w = omp_get_thread_num();
         struct pool *pl = &L->pool[w];
         struct bin *eb = L->ebin + (uint64_t)w * L->nblocks;
-        struct sow_relay_cache *cache = thread_cache(L->rs);
+        struct sow_relay_cache *cache = work_cache(L, w);
         struct sow_movelist ml;
         struct probe pr[MGROUP * (SOW_MAX_PITS + 1)];
         int best[MGROUP];
@@ -441,7 +456,6 @@ static void pass_moves(struct lvl *L)
             progress(L, b - a);
         }
         __atomic_fetch_add(&L->moves, moves, __ATOMIC_RELAXED);
-        rules_cache_free(cache);
     }
 }
 
@@ -937,6 +951,10 @@ static void work_free(struct tb_work *wk)
     region_free(&wk->lfin);
     region_free(&wk->rev);
     region_free(&wk->arena);
+    for (int w = 0; w < MAX_THREADS; w++) {
+        rules_cache_free(wk->cache[w]);
+        wk->cache[w] = NULL;
+    }
 }
 
 static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
@@ -973,6 +991,7 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
     uint32_t *ebase = NULL, *cnt = NULL;
     if (!work_reserve(wk, L.E, rs->pits, T))
         goto oom;
+    L.wk = wk;
     L.nd = wk->nd.p;
     L.out = out;
     L.lfin = wk->lfin.p;
