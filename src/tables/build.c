@@ -189,7 +189,8 @@ struct lvl {
     char *arena;
     size_t arena_cap, arena_used;
     struct pool pool[MAX_THREADS];
-    struct bin *ebin; /* edges: [thread][block] */
+    struct bin *ebin; /* edges: [thread][block], a thread's row from a cache line */
+    uint64_t ebstride; /* bins per row: nblocks rounded up to whole cache lines */
     uint64_t moves;    /* moves generated in the move pass (children looked up) */
     /* progress */
     uint64_t done;
@@ -437,7 +438,7 @@ static void pass_moves(struct lvl *L)
     {
         int w = omp_get_thread_num();
         struct pool *pl = &L->pool[w];
-        struct bin *eb = L->ebin + (uint64_t)w * L->nblocks;
+        struct bin *eb = L->ebin + (uint64_t)w * L->ebstride;
         struct sow_relay_cache *cache = work_cache(L, w);
         struct sow_movelist ml;
         struct probe pr[MGROUP * (SOW_MAX_PITS + 1)];
@@ -475,7 +476,7 @@ static void pass_edges(struct lvl *L, const uint32_t *ebase)
         for (uint64_t i = 0; i < len; i++)
             o[i].off = 0;
         for (int w = 0; w < T; w++) {
-            const struct bin *b = &L->ebin[(uint64_t)w * L->nblocks + c];
+            const struct bin *b = &L->ebin[(uint64_t)w * L->ebstride + c];
             EDGE_FOR(b, ql, p, (void)p; o[ql].off++);
         }
         uint32_t s = ebase[c];
@@ -484,7 +485,7 @@ static void pass_edges(struct lvl *L, const uint32_t *ebase)
             o[i].off = s;
         }
         for (int w = 0; w < T; w++) {
-            const struct bin *b = &L->ebin[(uint64_t)w * L->nblocks + c];
+            const struct bin *b = &L->ebin[(uint64_t)w * L->ebstride + c];
             EDGE_FOR(b, ql, p, L->rev[--o[ql].off] = p);
         }
         progress(L, len);
@@ -600,14 +601,6 @@ static inline bool lfin_get(const struct lvl *L, uint32_t r)
     return (__atomic_load_n(&L->lfin[r >> 6], __ATOMIC_RELAXED) >> (r & 63)) & 1;
 }
 
-static inline __attribute__((always_inline)) void lfin_set(struct lvl *L, uint32_t r, bool par)
-{
-    if (par)
-        __atomic_fetch_or(&L->lfin[r >> 6], 1ull << (r & 63), __ATOMIC_RELAXED);
-    else
-        L->lfin[r >> 6] |= 1ull << (r & 63);
-}
-
 /* Take the oldest BATCH (or fewer) entries of a work list into w. */
 static inline size_t take(struct queue *s, uint32_t *w)
 {
@@ -679,17 +672,31 @@ static inline __attribute__((always_inline)) void apply_batch(struct solver *S, 
         if (u[i] == UPD_SKIP)
             continue;
         if (u[i] & UPD_CLAIM) {
-            /* A child's H node is final at t: the L node has an option t. */
-            if (claim(&x->xl, (int8_t)t, par)) {
-                lfin_set(L, r, par);
+            /* A child's H node is final at t: the L node has an option t.
+             * The node's bit in the L-final bitmap is the claim (one atomic
+             * where a compare-and-swap on xl plus the bit took two): the
+             * thread that sets it is the only one that writes xl, and
+             * nothing reads xl before the values pass. */
+            uint64_t bit = 1ull << (r & 63);
+            if (!(__atomic_fetch_or(&L->lfin[r >> 6], bit, __ATOMIC_RELAXED) & bit)) {
+                x->xl = (int8_t)t;
                 __builtin_prefetch(&L->rev[x->off]);
                 *f++ = r;
             }
         } else if (dec(&x->cnt, par) == 0) {
             /* Last open child: final now unless its best exit is better for
-             * Y than t (then the scan of round -be finalises it). */
+             * Y than t (then the scan of round -be finalises it).  Only this
+             * thread takes the counter to zero, so the H node is its alone
+             * unless -be == t: then this round's scan of the H seeds may
+             * find the counter at zero too, and the compare-and-swap
+             * decides (in a later round, -be > t, the scan of round -be
+             * saw the counter above zero). */
             int be = x->be;
-            if ((be == NONE_EXIT || -be >= t) && claim(&x->xh, (int8_t)t, par)) {
+            if (be == NONE_EXIT || -be > t) {
+                x->xh = (int8_t)t;
+                __builtin_prefetch(&L->rev[x->off]);
+                *f++ = r | UPD_CLAIM;
+            } else if (-be == t && claim(&x->xh, (int8_t)t, par)) {
                 __builtin_prefetch(&L->rev[x->off]);
                 *f++ = r | UPD_CLAIM;
             }
@@ -784,8 +791,10 @@ static int solve(struct lvl *L)
 #pragma omp parallel num_threads(T)
     {
         int me = omp_get_thread_num();
-        /* A node is finalised once, by compare-and-swap on its value or by
-         * the thread that takes its counter to zero. */
+        /* A node is finalised once: an L node by the thread that sets its
+         * L-final bit, an H node by the thread that takes its counter to
+         * zero or, when a seed's scan may race with that, by
+         * compare-and-swap on its value. */
         struct solver S;
         memset(&S, 0, sizeof S);
         S.L = L;
@@ -999,7 +1008,13 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
     L.rev = wk->rev.p;
     L.arena = wk->arena.p;
     L.arena_cap = wk->arena.len;
-    L.ebin = calloc((uint64_t)T * nb, sizeof *L.ebin);
+    /* The threads' rows of bins share no cache line (the move pass writes
+     * a bin per edge). */
+    L.ebstride = (nb * sizeof *L.ebin + 63) / 64 * 64 / sizeof *L.ebin;
+    size_t ebytes = (size_t)((uint64_t)T * L.ebstride * sizeof *L.ebin) + 64; /* never 0 */
+    L.ebin = aligned_alloc(64, ebytes);
+    if (L.ebin)
+        memset(L.ebin, 0, ebytes);
     ebase = malloc((nb + 1) * sizeof *ebase);
     cnt = malloc((V * nb + 1) * sizeof *cnt);
     L.seedoff = malloc((V * nb + 1) * sizeof *L.seedoff);
@@ -1019,7 +1034,7 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
     for (uint64_t c = 0; c < nb; c++) {
         ebase[c] = (uint32_t)total;
         for (int w = 0; w < T; w++)
-            total += L.ebin[(uint64_t)w * nb + c].edges;
+            total += L.ebin[(uint64_t)w * L.ebstride + c].edges;
         if (total > UINT32_MAX) {
             snprintf(err, (size_t)errlen, "level %d: more than 2^32 in-level moves (uint32 edges)",
                      n);
