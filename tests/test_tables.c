@@ -1,7 +1,6 @@
 /* Endgame tables: index, retrograde values against the reference
  * (tests/ref/ref_retro.c), files, interrupted builds, verification. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 
 #include "ref_retro.h"
 #include "sow/tables.h"
+#include "sow/util.h"
 
 /* The builder runs many short parallel rounds; on a machine shared with other
  * jobs, spinning OpenMP threads waste the cores the other thread needs.  The
@@ -30,22 +30,6 @@ static void tmpdir(char *buf)
 {
     strcpy(buf, "/tmp/sow-test-tables-XXXXXX");
     cr_assert(mkdtemp(buf) != NULL);
-}
-
-static void rmdir_all(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[4200];
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.') {
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-    closedir(d);
-    rmdir(dir);
 }
 
 static struct ruleset rules(const char *name, int pits)
@@ -190,7 +174,7 @@ static void check_against_ref(const char *name, int pits, int max_level, int thr
     }
     ref_retro_free(ref);
     tb_close(set);
-    rmdir_all(dir);
+    util_rmdir_flat(dir);
 }
 
 #define RULE_TESTS(id, name)                                                                   \
@@ -285,8 +269,8 @@ Test(tables, damaged_truncated_foreign_files_rejected)
     poke(path, TB_HEADER_SIZE + 3, 0x40);
     cr_assert_eq(tb_build(&rs, dir, 6, &opt, err, sizeof err), -1);
     cr_assert(strstr(err, "checksum"), "%s", err);
-    rmdir_all(dir);
-    rmdir_all(other);
+    util_rmdir_flat(dir);
+    util_rmdir_flat(other);
 }
 
 Test(tables, verify_detects_wrong_values)
@@ -313,7 +297,7 @@ Test(tables, verify_detects_wrong_values)
     cr_assert_gt(tb_verify_level(s, 7, &opt, err, sizeof err), 0);
     cr_assert(strstr(err, "entry"), "%s", err);
     tb_close(s);
-    rmdir_all(dir);
+    util_rmdir_flat(dir);
 }
 
 /* ---- interrupted builds ------------------------------------------------------- */
@@ -372,8 +356,8 @@ Test(tables, killed_build_leaves_complete_levels_and_resumes)
     cr_assert_eq(tb_build(&rs, dir, 11, &opt, err, sizeof err), 0, "%s", err);
     cr_assert_eq(tb_build(&rs, fresh, 11, &opt, err, sizeof err), 0, "%s", err);
     compare_dirs(&rs, dir, fresh, 11);
-    rmdir_all(dir);
-    rmdir_all(fresh);
+    util_rmdir_flat(dir);
+    util_rmdir_flat(fresh);
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -403,8 +387,8 @@ Test(tables, interrupted_build_resumes)
     cr_assert_eq(tb_build(&rs, dir, 10, &plain, err, sizeof err), 0, "%s", err);
     cr_assert_eq(tb_build(&rs, fresh, 10, &plain, err, sizeof err), 0, "%s", err);
     compare_dirs(&rs, dir, fresh, 10);
-    rmdir_all(dir);
-    rmdir_all(fresh);
+    util_rmdir_flat(dir);
+    util_rmdir_flat(fresh);
 }
 
 Test(tables, memory_limit_refuses_up_front)
@@ -422,7 +406,7 @@ Test(tables, memory_limit_refuses_up_front)
     struct tb_set *s = tb_open(&rs, dir, err, sizeof err);
     cr_assert_eq(tb_max_level(s), -1);
     tb_close(s);
-    rmdir_all(dir);
+    util_rmdir_flat(dir);
 }
 
 /* ---- levels of many blocks ---------------------------------------------------- */
@@ -448,8 +432,8 @@ static void check_threads_agree(const char *name, int max_level)
     cr_assert_gt(E, 16 * 65536, "%s level %d has fewer than 16 blocks", name, max_level);
     cr_assert_eq(tb_verify_level(s, max_level, &o3, err, sizeof err), 0, "%s", err);
     tb_close(s);
-    rmdir_all(one);
-    rmdir_all(three);
+    util_rmdir_flat(one);
+    util_rmdir_flat(three);
 }
 
 Test(tables, many_block_levels_threads_agree)

@@ -24,4 +24,8 @@ static inline uint64_t util_splitmix64(uint64_t *state)
 /* Physical memory of the machine in bytes (0 if unknown). */
 double util_phys_memory(void);
 
+/* Remove a flat directory: its files (not subdirectories), then itself.
+ * For scratch directories of benches and tests; errors are ignored. */
+void util_rmdir_flat(const char *dir);
+
 #endif

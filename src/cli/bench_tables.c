@@ -1,6 +1,5 @@
 /* sow bench tables: retrograde build speed, positions per second per level,
  * into a temporary directory that is removed afterwards. */
-#include <dirent.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -78,22 +77,6 @@ static void level_done(void *ctx, int level, uint64_t entries, double secs, bool
     fflush(stdout);
 }
 
-static void rm_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[4200];
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.') {
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-    closedir(d);
-    rmdir(dir);
-}
-
 int bench_tables(int argc, char **argv)
 {
     const char *rules = "oware,awari";
@@ -148,7 +131,7 @@ int bench_tables(int argc, char **argv)
         printf("%s 2x%ld levels 0..%ld, %s threads:\n", rs.name, pits, seeds,
                threads ? "" : "all");
         int r = tb_build(&rs, dir, (int)seeds, &opt, err, sizeof err);
-        rm_dir(dir);
+        util_rmdir_flat(dir);
         if (r != 0) {
             fprintf(stderr, "sow bench tables: %s\n", err);
             return CLI_FAIL;
