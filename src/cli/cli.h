@@ -11,6 +11,7 @@
 
 #include "sow/position.h"
 #include "sow/rules.h"
+#include "sow/status.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_BAD = 2, CLI_INTERRUPTED = 130 };
 
@@ -23,6 +24,9 @@ struct cli_game {
     struct ruleset rs;
     sow_position p;
 };
+
+/* The one place a library status becomes an exit code (sow/status.h). */
+int cli_exit_code(enum sow_status st);
 
 /* "sow CMD: message" on stderr; returns CLI_BAD. */
 int cli_bad(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -112,3 +112,16 @@ int cli_check_dir(const char *cmd, const char *dir)
         return cli_bad(cmd, "%s: not a directory", dir);
     return 0;
 }
+
+int cli_exit_code(enum sow_status st)
+{
+    switch (st) {
+    case SOW_OK: return CLI_OK;
+    case SOW_E_INPUT:
+    case SOW_E_TOO_BIG: return CLI_BAD;
+    case SOW_E_IO:
+    case SOW_E_NOMEM: return CLI_FAIL;
+    case SOW_E_INTERRUPTED: return CLI_INTERRUPTED;
+    }
+    return CLI_FAIL;
+}

@@ -1,0 +1,51 @@
+/* sow — errors are values.
+ *
+ * Every library function that can fail for a reason the user should hear
+ * returns an enum sow_status and writes one line (no trailing newline, no
+ * "sow CMD:" prefix) into a struct sow_error beside it.  The command line maps
+ * the status to its exit code in one place (cli_exit_code, src/cli/common.c),
+ * never by reading the message.
+ *
+ *   status            meaning                                  exit code
+ *   SOW_OK            success                                  0
+ *   SOW_E_INPUT       bad input: usage, rule set, position,    2
+ *                     move, damaged or foreign file
+ *   SOW_E_TOO_BIG     refused up front: needs more than the    2
+ *                     --memory budget or a format limit allows
+ *   SOW_E_IO          failure while working: read, write       1
+ *   SOW_E_NOMEM       an allocation failed while working       1
+ *   SOW_E_INTERRUPTED stopped by Ctrl-C (SIGINT) or SIGTERM    130
+ *
+ * Example: tb_open on a file whose header names another rule set returns
+ * SOW_E_INPUT with msg "tables/oware-2x6-012.sowtb: foreign file (awari)".
+ *
+ * Thread-safety: sow_fail writes only the struct it is given.
+ */
+#ifndef SOW_STATUS_H
+#define SOW_STATUS_H
+
+enum sow_status {
+    SOW_OK = 0,
+    SOW_E_INPUT,
+    SOW_E_TOO_BIG,
+    SOW_E_IO,
+    SOW_E_NOMEM,
+    SOW_E_INTERRUPTED,
+};
+
+#define SOW_ERROR_MSG 320
+
+struct sow_error {
+    enum sow_status status;
+    char msg[SOW_ERROR_MSG];
+};
+
+/* Record st with a printf-style message in *e (if e is not NULL); returns st,
+ * so that a failing path reads `return sow_fail(e, SOW_E_IO, "...", ...);`. */
+enum sow_status sow_fail(struct sow_error *e, enum sow_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A short name of the status ("bad input", "I/O error", ...). */
+const char *sow_status_name(enum sow_status st);
+
+#endif
