@@ -44,9 +44,11 @@ static void check(const char *name, int pits, int levels, int above)
     cr_assert_eq(rules_init(&rs, name, pits, 1, err, sizeof err), 0, "%s", err);
     cr_assert(mkdtemp(dir), "mkdtemp");
     struct tb_build_opts bo = {.threads = 1};
-    cr_assert_eq(tb_build(&rs, dir, levels, &bo, err, sizeof err), 0, "%s", err);
-    struct tb_set *tb = tb_open(&rs, dir, err, sizeof err);
-    cr_assert(tb, "%s", err);
+    struct sow_error e;
+    cr_assert_eq(tb_build(&rs, dir, levels, &bo, &e), SOW_OK, "%s", e.msg);
+    struct tb_set *tb;
+    tb_open(&rs, dir, &tb, &e);
+    cr_assert(tb, "%s", e.msg);
     cr_assert_geq(tb_max_level(tb), levels);
 
     /* a: the closure alone; b: the closure over the loaded tables; c: the

@@ -172,9 +172,9 @@ int cmd_solve(int argc, char **argv)
     if (tables) {
         if (cli_check_dir("solve", tables))
             return CLI_BAD; /* a mistyped --tables would otherwise solve without them */
-        tb = tb_open(&g.rs, tables, err, sizeof err);
-        if (!tb)
-            return cli_bad("solve", "--tables %s: %s", tables, err);
+        struct sow_error e;
+        if (tb_open(&g.rs, tables, &tb, &e) != SOW_OK) /* missing or damaged: bad input */
+            return cli_bad("solve", "--tables %s: %s", tables, e.msg);
     }
     struct prog pr = {util_now()};
     struct search_opts o = {

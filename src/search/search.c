@@ -59,12 +59,11 @@ struct search_ctx {
     struct clos *clos;
     struct sow_relay_cache **caches;
     uint64_t *cnodes, *cvisits, *ctbh;
-    /* exact mode: levels 0..memmax solved whole in memory (those of o.tb
-     * borrowed, the rest built on the fly, memused positions of them) */
-    struct tb_set *mem;
+    /* exact mode: levels 0..memmax solved whole in memory (those of o.tb,
+     * 0..diskmax, borrowed; the rest built on the fly: tables.h, tb_mem) */
+    struct tb_mem *mem;
     int memmax, diskmax;
-    bool memfull;                 /* the next level would not fit in RAM */
-    uint64_t memused, dmoves, dentries;
+    uint64_t dmoves, dentries;
 };
 
 static inline int clampi(int x, int lo, int hi)
@@ -767,7 +766,7 @@ void search_free(struct search_ctx *s)
     free(s->cnodes);
     free(s->cvisits);
     free(s->ctbh);
-    tb_close(s->mem);
+    tb_mem_free(s->mem);
     tt_free(s->tt);
     free(s);
 }
@@ -776,7 +775,7 @@ void search_clear(struct search_ctx *s)
 {
     tt_clear(s->tt);
     clos_reset(s->clos);
-    tb_close(s->mem);
+    tb_mem_free(s->mem);
     s->mem = NULL;
 }
 
@@ -824,118 +823,80 @@ static void begin(struct search_ctx *s)
 
 /* ---- exact mode: the levels solved in memory (tables.h) ---- */
 
-static void level_progress(void *arg, int level, uint64_t entries, double frac, const char *phase)
+static void level_note(void *arg, int level, uint64_t entries, double need, bool refused)
 {
     struct search_ctx *s = arg;
-    if (frac >= 1.0)
+    if (refused)
+        progress(s, "level %d (%llu positions) would need %.1f GB to build in memory: "
+                    "left to the closure",
+                 level, (unsigned long long)entries, need / 1e9);
+    else
         progress(s, "level %d solved in memory: %llu positions", level,
                  (unsigned long long)entries);
-    (void)phase;
 }
 
-/* The set of levels in memory, created on first use (borrowing the loaded
- * tables); stays NULL when there are neither tables nor a budget. */
+/* The levels in memory, created on first use (borrowing the loaded tables);
+ * stays NULL when there are neither tables nor a budget. */
 static bool mem_init(struct search_ctx *s)
 {
     if (s->mem || (s->o.level_budget < 0 && !s->o.tb))
         return true;
-    s->mem = tb_set_new(s->rs, "");
+    s->mem = tb_mem_new(s->rs, s->o.tb);
     if (!s->mem) {
         s->oom = true;
         return false;
     }
-    if (s->o.tb)
-        tb_set_borrow(s->mem, s->o.tb);
-    s->memmax = s->diskmax = tb_max_level(s->mem);
-    s->memused = 0;
-    s->memfull = false;
+    s->memmax = s->diskmax = tb_mem_top(s->mem);
     return true;
 }
 
-/* May level m (the next one) be built in memory, `used` positions being built
- * already?  Its positions in *E, the bytes its build needs in *need; *ram
- * tells a refusal for RAM from one for the budget.  Levels are added from the
- * bottom while the levels built stay within o.level_budget positions, a
- * level fits the index width, and its build (workspace, plus 3 bytes per
- * position kept) stays within 3/4 of RAM: the budget is the user's, memory
- * the machine's; what is refused is left to the closure. */
-static bool level_fits(const struct search_ctx *s, int m, uint64_t used, uint64_t *E, double *need,
-                       bool *ram)
+/* How the levels are built: within o.level_budget positions (the user's
+ * budget; tb_mem also keeps each build within 3/4 of RAM, the machine's);
+ * what is refused is left to the closure. */
+static struct tb_mem_opts mem_opts(struct search_ctx *s)
 {
-    uint64_t budget = s->o.level_budget ? (uint64_t)s->o.level_budget : SEARCH_LEVEL_BUDGET;
-    const struct tb_index *ix = tb_set_index(s->mem);
-    *ram = false;
-    if (s->o.level_budget < 0 || s->memfull || m > TB_MAX_LEVEL)
-        return false;
-    *E = tb_level_entries(ix, m);
-    if (*E > budget || used > budget - *E || *E > TB_MAX_ENTRIES)
-        return false;
-    double mem = util_phys_memory();
-    *need = tb_level_memory(ix, m) + 3.0 * (double)(used + *E);
-    *ram = mem > 0 && *need > 0.75 * mem;
-    return !*ram;
+    uint64_t budget = s->o.level_budget < 0   ? 0
+                      : s->o.level_budget > 0 ? (uint64_t)s->o.level_budget
+                                              : SEARCH_LEVEL_BUDGET;
+    return (struct tb_mem_opts){
+        .threads = s->nthreads,
+        .budget = budget,
+        .stop = s->o.stop,
+        .note = level_note,
+        .ctx = s,
+        .moves = &s->dmoves,
+        .entries = &s->dentries,
+    };
 }
 
 /* Positions ensure_levels(s, n) would build (a dry run). */
-static uint64_t levels_plan(const struct search_ctx *s, int n)
+static uint64_t levels_plan(struct search_ctx *s, int n)
 {
-    uint64_t used = s->memused, add = 0, E;
-    double need;
-    bool ram;
-    for (int m = s->memmax + 1; s->mem && m <= n && level_fits(s, m, used, &E, &need, &ram); m++) {
-        used += E;
-        add += E;
-    }
-    return add;
+    struct tb_mem_opts mo = mem_opts(s);
+    return s->mem ? tb_mem_plan(s->mem, n, &mo) : 0;
 }
 
-/* Solve the lowest levels up to n whole in memory, as far as level_fits
- * allows.  false if stopped or failed. */
+/* Solve the lowest levels up to n whole in memory, as far as they fit.
+ * false if stopped or failed. */
 static bool ensure_levels(struct search_ctx *s, int n)
 {
     if (!mem_init(s))
         return false;
-    while (s->mem && s->memmax < n) {
-        int m = s->memmax + 1;
-        uint64_t E;
-        double need;
-        bool ram;
-        if (!level_fits(s, m, s->memused, &E, &need, &ram)) {
-            if (ram) {
-                s->memfull = true;
-                progress(s, "level %d (%llu positions) would need %.1f GB to build in memory: "
-                            "left to the closure",
-                         m, (unsigned long long)E, need / 1e9);
-            }
-            break;
-        }
-        /* levels under 100,000 positions on one thread: there start-up and
-         * barriers cost more than a second thread saves (measured) */
-        struct tb_build_opts bo = {
-            .threads = E >= 100000 ? s->nthreads : 1,
-            .stop = s->o.stop,
-            .progress = level_progress,
-            .ctx = s,
-            .moves = &s->dmoves,
-        };
-        char err[256];
-        int rc = tb_set_build_level(s->mem, m, &bo, err, sizeof err);
-        if (rc != 0) {
-            tb_set_release_work(s->mem);
-            if (rc == TB_INTERRUPTED) {
-                s->interrupted = true;
-            } else {
-                s->oom = true;
-                snprintf(s->why, sizeof s->why, "%s", err);
-            }
-            return false;
-        }
-        s->dentries += E;
-        s->memused += E;
-        s->memmax = m;
+    if (!s->mem || s->memmax >= n)
+        return true;
+    struct tb_mem_opts mo = mem_opts(s);
+    struct sow_error e;
+    enum sow_status st = tb_mem_extend(s->mem, n, &mo, &e);
+    s->memmax = tb_mem_top(s->mem);
+    if (st == SOW_E_INTERRUPTED) {
+        s->interrupted = true;
+        return false;
     }
-    if (s->mem)
-        tb_set_release_work(s->mem);
+    if (st != SOW_OK) {
+        s->oom = true;
+        snprintf(s->why, sizeof s->why, "%s", e.msg);
+        return false;
+    }
     return true;
 }
 
@@ -961,7 +922,7 @@ static enum clos_err clos_run(struct search_ctx *s, const sow_position *p, uint6
         .threads = s->nthreads,
         .cache = s->caches,
         .stop = s->o.stop,
-        .tb = s->mem ? s->mem : s->o.tb,
+        .tb = s->mem ? tb_mem_set(s->mem) : s->o.tb,
         .tb_hits_max = s->mem ? s->diskmax : s->o.tb ? tb_max_level(s->o.tb) : -1,
         .nodes = s->cnodes,
         .visits = s->cvisits,
@@ -1013,7 +974,7 @@ static bool levels_lohi(const struct search_ctx *s, const sow_position *p, int n
                         int *v)
 {
     int l, h, vv;
-    if (!s->mem || n > s->memmax || !tb_probe_bounds(s->mem, p, &l, &h, &vv))
+    if (!s->mem || n > s->memmax || !tb_probe_bounds(tb_mem_set(s->mem), p, &l, &h, &vv))
         return false;
     if (lo)
         *lo = l;
@@ -1064,7 +1025,7 @@ static bool exact_value(struct search_ctx *s, const sow_position *p, int *v)
     int n = rules_board_seeds(s->rs, p);
     if (!mem_init(s))
         return false;
-    if (s->mem && n <= s->memmax && tb_probe(s->mem, p, v)) {
+    if (s->mem && n <= s->memmax && tb_probe(tb_mem_set(s->mem), p, v)) {
         if (n <= s->diskmax)
             s->ctbh[0]++;
         return true;

@@ -1,7 +1,7 @@
 /* Endgame tables: the combinatorial index (see sow/tables.h for the scheme). */
 #include <string.h>
 
-#include "sow/tables.h"
+#include "sow/tables_probe.h"
 
 void tb_index_init(struct tb_index *ix, const struct ruleset *rs)
 {

@@ -121,7 +121,7 @@ static void tb_level_note(void *ctx, int level, uint64_t entries, double seconds
 static struct tb_set *tables_prepare(const struct ruleset *rs, const struct var_atlas_opts *o,
                                      int total, struct var_atlas_result *r)
 {
-    char err[256];
+    struct sow_error e;
     if (!o->tables_dir)
         return NULL;
     if (o->tb_build_entries > 0) {
@@ -139,18 +139,18 @@ static struct tb_set *tables_prepare(const struct ruleset *rs, const struct var_
             bo.level_done = tb_level_note;
             bo.ctx = &tn;
             double t0 = util_now();
-            int rc = tb_build(rs, o->tables_dir, top, &bo, err, sizeof err);
+            enum sow_status rc = tb_build(rs, o->tables_dir, top, &bo, &e);
             r->tb_seconds = util_now() - t0;
-            if (rc < 0)
+            if (rc != SOW_OK && rc != SOW_E_INTERRUPTED)
                 note(o, "tables %s 2x%d: not built (%s); going on without", rs->name, rs->pits,
-                     err);
-            if (rc == TB_INTERRUPTED || user_stopped(o))
+                     e.msg);
+            if (rc == SOW_E_INTERRUPTED || user_stopped(o))
                 return NULL;
         }
     }
-    struct tb_set *set = tb_open(rs, o->tables_dir, err, sizeof err);
-    if (!set) {
-        note(o, "tables %s 2x%d: not used (%s)", rs->name, rs->pits, err);
+    struct tb_set *set;
+    if (tb_open(rs, o->tables_dir, &set, &e) != SOW_OK) {
+        note(o, "tables %s 2x%d: not used (%s)", rs->name, rs->pits, e.msg);
         return NULL;
     }
     r->tb_level = tb_max_level(set);
