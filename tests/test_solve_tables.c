@@ -57,10 +57,10 @@ static void check(const char *name, int pits, int levels, int above)
     struct search_opts plain = {.threads = 1, .hash_mb = 2, .level_budget = -1};
     struct search_opts probed = {.threads = 1, .hash_mb = 2, .tb = tb, .level_budget = -1};
     struct search_opts built = {.threads = 1, .hash_mb = 2, .tb = tb, .level_budget = 20000};
-    struct search_ctx *a = search_new(&rs, &plain, err, sizeof err);
-    struct search_ctx *b = search_new(&rs, &probed, err, sizeof err);
-    struct search_ctx *c = search_new(&rs, &built, err, sizeof err);
-    cr_assert(a && b && c, "%s", err);
+    struct search_ctx *a, *b, *c;
+    cr_assert_eq(search_new(&rs, &plain, &a, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(search_new(&rs, &probed, &b, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(search_new(&rs, &built, &c, &e), SOW_OK, "%s", e.msg);
     uint64_t hits = 0;
     int count = (int)test_scaled(300);
     for (int i = 0; i < count; i++) {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sow/search.h"
+#include "sow/tables.h"
 #include "sow/tt.h"
 #include "sow/util.h"
 #include "closure.h"
@@ -51,8 +52,11 @@ struct search_ctx {
     int nthreads;
     struct thr **th;
     double deadline;              /* 0 = none */
+    /* What stopped the last call: flags any thread may set (each set once,
+     * read after the threads joined); finish_status turns them into err. */
     bool timed_out, too_deep, oom, interrupted;
-    char why[320];                /* search_error's text when it is specific */
+    char why[320];                /* the message when it is specific */
+    struct sow_error err;         /* search_last_error */
     bool quiet;                   /* no progress lines (PV, move values) */
     /* exact mode (closure.h): the last solved closure, kept for the PV and
      * move values; per-thread counters and relay caches */
@@ -682,14 +686,13 @@ static bool solve_target(struct search_ctx *s, const struct target *g, int *valu
 
 /* ---- public API ---- */
 
-struct search_ctx *search_new(const struct ruleset *rs, const struct search_opts *o, char *err,
-                              int errlen)
+enum sow_status search_new(const struct ruleset *rs, const struct search_opts *o,
+                           struct search_ctx **out, struct sow_error *e)
 {
+    *out = NULL;
     struct search_ctx *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, (size_t)errlen, "out of memory");
-        return NULL;
-    }
+    if (!s)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
     s->rs = rs;
     s->o = *o;
     s->nthreads = o->threads < 1 ? 1 : o->threads;
@@ -699,10 +702,9 @@ struct search_ctx *search_new(const struct ruleset *rs, const struct search_opts
     s->tt = tt_new(need_tt ? (o->hash_mb ? o->hash_mb : 1) : 0);
     s->th = calloc((size_t)s->nthreads, sizeof *s->th);
     if (!s->tt || !s->th) {
-        snprintf(err, (size_t)errlen, "cannot allocate a %u MiB transposition table",
-                 o->hash_mb);
         search_free(s);
-        return NULL;
+        return sow_fail(e, SOW_E_NOMEM, "cannot allocate a %u MiB transposition table",
+                        o->hash_mb);
     }
     s->clos = clos_new(rs);
     s->caches = calloc((size_t)s->nthreads, sizeof *s->caches);
@@ -710,17 +712,15 @@ struct search_ctx *search_new(const struct ruleset *rs, const struct search_opts
     s->cvisits = calloc((size_t)s->nthreads, sizeof *s->cvisits);
     s->ctbh = calloc((size_t)s->nthreads, sizeof *s->ctbh);
     if (!s->clos || !s->caches || !s->cnodes || !s->cvisits || !s->ctbh) {
-        snprintf(err, (size_t)errlen, "out of memory");
         search_free(s);
-        return NULL;
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
     }
     for (int i = 0; i < s->nthreads; i++) {
         struct thr *th = calloc(1, sizeof *th);
         s->th[i] = th;
         if (!th) {
-            snprintf(err, (size_t)errlen, "out of memory");
             search_free(s);
-            return NULL;
+            return sow_fail(e, SOW_E_NOMEM, "out of memory");
         }
         th->s = s;
         th->rs = rs;
@@ -733,12 +733,12 @@ struct search_ctx *search_new(const struct ruleset *rs, const struct search_opts
         th->levels = calloc(MAX_LEVELS, sizeof *th->levels);
         th->ml = calloc(MAX_LEVELS + 1, sizeof *th->ml);
         if (!th->levels || !th->ml || (rs->relay && !th->cache)) {
-            snprintf(err, (size_t)errlen, "out of memory");
             search_free(s);
-            return NULL;
+            return sow_fail(e, SOW_E_NOMEM, "out of memory");
         }
     }
-    return s;
+    *out = s;
+    return SOW_OK;
 }
 
 void search_free(struct search_ctx *s)
@@ -804,19 +804,30 @@ void search_reset_counters(struct search_ctx *s)
     s->dmoves = s->dentries = 0;
 }
 
-const char *search_error(const struct search_ctx *s)
+const struct sow_error *search_last_error(const struct search_ctx *s)
+{
+    return &s->err;
+}
+
+/* The status of a call that could not finish, from the flags its threads
+ * set: out of memory, or past the solver's in-memory limits (both failures
+ * while working), else a stop. */
+static enum sow_status fail_status(struct search_ctx *s)
 {
     if (s->oom)
-        return s->why[0] ? s->why : "out of memory";
+        return sow_fail(&s->err, SOW_E_NOMEM, "%s", s->why[0] ? s->why : "out of memory");
     if (s->too_deep)
-        return s->why[0] ? s->why : "a level of the position is too large for the in-memory search";
-    return NULL;
+        return sow_fail(&s->err, SOW_E_NOMEM, "%s",
+                        s->why[0] ? s->why
+                                  : "a level of the position is too large for the in-memory search");
+    return sow_fail(&s->err, SOW_E_INTERRUPTED, "interrupted");
 }
 
 static void begin(struct search_ctx *s)
 {
     s->timed_out = s->too_deep = s->oom = s->interrupted = false;
     s->why[0] = 0;
+    s->err = (struct sow_error){SOW_OK, ""};
     s->deadline = 0;
     s->quiet = false;
 }
@@ -1135,14 +1146,14 @@ static bool exact_pick(struct search_ctx *s, const sow_position *p, const struct
 
 static const struct pv_method exact_method = {exact_pick, exact_value};
 
-int search_value(struct search_ctx *s, const sow_position *p, int *value)
+enum sow_status search_value(struct search_ctx *s, const sow_position *p, int *value)
 {
     struct target g;
     begin(s);
     if (!s->o.attractor)
-        return exact_value(s, p, value) ? 0 : -1;
+        return exact_value(s, p, value) ? SOW_OK : fail_status(s);
     target_value(&g, s->rs, p);
-    return solve_target(s, &g, value) ? 0 : -1;
+    return solve_target(s, &g, value) ? SOW_OK : fail_status(s);
 }
 
 int search_move_values(struct search_ctx *s, const sow_position *p, int *vals)
@@ -1150,14 +1161,20 @@ int search_move_values(struct search_ctx *s, const sow_position *p, int *vals)
     struct sow_movelist ml;
     begin(s);
     s->quiet = true;
-    if (!s->o.attractor)
-        return exact_move_values(s, p, vals);
+    if (!s->o.attractor) {
+        int n = exact_move_values(s, p, vals);
+        if (n < 0)
+            fail_status(s);
+        return n;
+    }
     s->rs->generate(s->rs, p, &ml, s->th[0]->cache, NULL);
     for (int i = 0; i < ml.n; i++) {
         struct target g;
         target_move(&g, s->rs, p, &ml.c[i]);
-        if (!solve_target(s, &g, &vals[i]))
+        if (!solve_target(s, &g, &vals[i])) {
+            fail_status(s);
             return -1;
+        }
     }
     return ml.n;
 }
@@ -1216,7 +1233,8 @@ static void finish(struct search_ctx *s, struct search_result *r, double t0, uin
     r->seconds = util_now() - t0;
 }
 
-int search_solve(struct search_ctx *s, const sow_position *p, struct search_result *r)
+enum sow_status search_solve(struct search_ctx *s, const sow_position *p,
+                             struct search_result *r)
 {
     const struct ruleset *rs = s->rs;
     memset(r, 0, sizeof *r);
@@ -1234,7 +1252,7 @@ int search_solve(struct search_ctx *s, const sow_position *p, struct search_resu
         r->over = r->exact = true;
         r->value = r->lower = r->upper = ml.settle[p->side] - ml.settle[!p->side];
         finish(s, r, t0, n0, h0);
-        return 0;
+        return SOW_OK;
     }
     struct target g;
     target_value(&g, rs, p);
@@ -1249,7 +1267,7 @@ int search_solve(struct search_ctx *s, const sow_position *p, struct search_resu
             goto stopped;
         r->best = r->pv_len ? r->pv[0] : ml.c[0].move;
         finish(s, r, t0, n0, h0);
-        return 0;
+        return SOW_OK;
     }
     if (s->o.depth <= 0 && s->o.time_limit <= 0) {
         if (!solve_target(s, &g, &r->value))
@@ -1261,7 +1279,7 @@ int search_solve(struct search_ctx *s, const sow_position *p, struct search_resu
             goto stopped;
         r->best = r->pv_len ? r->pv[0] : ml.c[0].move;
         finish(s, r, t0, n0, h0);
-        return 0;
+        return SOW_OK;
     }
 
     /* Bounded: iterative deepening; at each depth prove what the cut tree
@@ -1324,9 +1342,9 @@ deadline:
     r->pv_len = 1;
     r->pv[0] = r->best;
     finish(s, r, t0, n0, h0);
-    return 0;
+    return SOW_OK;
 stopped:
     finish(s, r, t0, n0, h0);
     r->interrupted = true;
-    return -1;
+    return fail_status(s);
 }

@@ -242,14 +242,16 @@ int var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
     so.stop = &wd.flag;
     so.progress = o->progress ? search_note : NULL;
     so.progress_arg = (void *)o;
-    struct search_ctx *s = search_new(rs, &so, err, errlen);
-    if (!s) {
+    struct search_ctx *s;
+    struct sow_error se;
+    if (search_new(rs, &so, &s, &se) != SOW_OK) {
+        snprintf(err, (size_t)errlen, "%s", se.msg);
         watchdog_stop(&wd);
         tb_close(tb);
         return -1;
     }
     struct search_result sr;
-    int rc = search_solve(s, &p, &sr);
+    int rc = search_solve(s, &p, &sr) == SOW_OK ? 0 : -1;
     r->nodes = sr.nodes;
     r->tb_hits = sr.tb_hits;
     if (rc == 0 && sr.exact) {
@@ -293,15 +295,15 @@ int var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
             tl = 1;
         watchdog_start(&wd, o->budget > 0 ? tl + o->budget : 0, o->stop);
         so.time_limit = tl;
-        s = search_new(rs, &so, err, errlen);
-        if (!s) {
+        if (search_new(rs, &so, &s, &se) != SOW_OK) {
+            snprintf(err, (size_t)errlen, "%s", se.msg);
             watchdog_stop(&wd);
             tb_close(tb);
             return -1;
         }
         r->lower = -n;
         r->upper = n;
-        rc = search_solve(s, &p, &sr);
+        rc = search_solve(s, &p, &sr) == SOW_OK ? 0 : -1;
         r->nodes += sr.nodes;
         r->tb_hits += sr.tb_hits;
         if (rc == 0) {
