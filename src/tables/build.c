@@ -85,7 +85,7 @@ static void *region_get(struct region *r, size_t need, bool huge)
     if (need <= r->len)
         return r->p;
     /* A region that has to grow is being reused by levels of increasing
-     * size (tb_set_build_level: one level at a time, the largest unknown):
+     * size (tb_mem_extend: one level at a time, the largest unknown):
      * reserve 4 times what is needed, so that the next levels fit and reuse
      * the pages already touched instead of having fresh ones zeroed again
      * (untouched pages cost only address space; the exact size if that

@@ -12,7 +12,7 @@ struct tb_level {
     uint64_t checksum;
     void *map;         /* the file mapping (NULL for levels put from memory) */
     size_t maplen;
-    int8_t *own;       /* values owned by the set (tb_set_build_level), else NULL */
+    int8_t *own;       /* values owned by the set (tb_set_own_level), else NULL */
     int8_t *lohi;      /* owned forced bounds (lo, hi) per entry, or NULL */
 };
 
