@@ -61,8 +61,9 @@
  * saturated at UINT64_MAX.  Immutable after tb_index_init. */
 struct tb_index {
     int pits, holes;   /* N and H = 2N */
-    int states;        /* 3 for darra (relative last capturer), else 1 */
-    bool jerin;        /* state `open` is not indexed */
+    int states;        /* rs->index_states: 3 for darra (relative last capturer), else 1 */
+    int (*rel_state)(const sow_position *p);     /* rs->rel_state (-1: not indexed) */
+    uint8_t (*state_of_rel)(int rel, int side);  /* rs->state_of_rel */
     uint64_t t[SOW_MAX_HOLES][TB_MAX_LEVEL + 1];
 };
 
@@ -121,8 +122,9 @@ static inline bool tb_index_next(const struct tb_index *ix, uint8_t *h)
     return true;
 }
 
-/* Relative state of p for its mover (0 none, 1 mover, 2 opponent) or -1 if
- * not indexed (jerin `open`). */
+/* Relative state of p for its mover (the rule set's normalisation hook,
+ * sow/rules.h: darra 0 none, 1 mover, 2 opponent; else 0) or -1 if not
+ * indexed (jerin `open`). */
 int tb_rel_state(const struct tb_index *ix, const sow_position *p);
 
 /* Level (seeds on the board) and index of p; false if not indexed or the

@@ -319,9 +319,9 @@ static void entry_next(const struct lvl *L, uint64_t idx, sow_position *p)
 /* In-level child's index (child c of a normalised position, mover B). */
 static inline uint64_t child_index(const struct lvl *L, const sow_position *c, int n, uint64_t boards)
 {
-    int st = 0;
-    if (L->ix->states == 3 && c->state != SOW_STATE_NONE)
-        st = (c->state == SOW_STATE_B) ? 1 : 2; /* relative to B, the child's mover */
+    /* relative to B, the child's mover (rules' hook; a call only where the
+     * rule set indexes states) */
+    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0;
     (void)n;
     return (uint64_t)st * boards + tb_rank_side(L->ix, c->board.h, 1);
 }
@@ -331,9 +331,9 @@ static inline uint64_t child_index(const struct lvl *L, const sow_position *c, i
 static inline __attribute__((always_inline)) uint64_t
 child_index_n(const struct lvl *L, const sow_position *c, uint64_t boards, int N)
 {
-    int st = 0;
-    if (L->ix->states == 3 && c->state != SOW_STATE_NONE)
-        st = (c->state == SOW_STATE_B) ? 1 : 2; /* relative to B, the child's mover */
+    /* relative to B, the child's mover (rules' hook; a call only where the
+     * rule set indexes states) */
+    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0;
     const uint8_t *h = c->board.h;
     uint64_t r = 0;
     int s = 0, i = 0;
@@ -384,7 +384,6 @@ moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *
 {
     int sh = L->bshift, n = L->n;
     uint32_t qmask = (1u << sh) - 1;
-    bool awari = L->rs->family == SOW_AWARI;
     sow_position p;
     entry_pos(L, a, &p);
     for (uint64_t g = a; g < b; g += MGROUP) {
@@ -415,9 +414,8 @@ moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *
             }
             L->nd[idx].cnt = (uint8_t)deg;
             /* The repetition settlement, for the values pass. */
-            L->out[idx] = (int8_t)(awari ? 0
-                                         : board_sum_range(&p.board, 0, N) -
-                                               board_sum_range(&p.board, N, 2 * N));
+            L->out[idx] = (int8_t)rules_cycle_net(L->rs, board_sum_range(&p.board, 0, N),
+                                                  board_sum_range(&p.board, N, 2 * N));
             if (idx + 1 < b)
                 entry_next(L, idx, &p);
         }
