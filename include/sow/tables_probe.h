@@ -1,6 +1,7 @@
 /* sow — endgame tables, the probe side: index, level files, loaded sets and
  * the probe the solver uses.  It knows nothing of building (sow/tables.h, the
- * build side, uses it): a program that only probes links no OpenMP builder.
+ * build side, uses it): index.c and file.c reference nothing of build.c, so a
+ * program that only probes pulls no builder (no OpenMP) code out of libsow.a.
  * docs/tables.md explains the algorithm and the file format.
  *
  * A table set covers, for one rule set and board size, every level (seed count
