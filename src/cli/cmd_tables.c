@@ -10,6 +10,9 @@
 #include "cli.h"
 #include "sow/position.h"
 #include "sow/tables.h"
+#ifdef SOW_MPI
+#include "sow/tables_mpi.h"
+#endif
 #include "sow/util.h"
 
 static const char usage[] =
@@ -197,7 +200,16 @@ static int tables_build(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     struct sow_error e;
     double t0 = util_now();
+    int rank = 0; /* MPI: only rank 0 reports (docs/distributed.md) */
+#ifdef SOW_MPI
+    enum sow_status st = tb_mpi_launched()
+                             ? tb_build_mpi(&rs, o.dir, (int)o.seeds, &opt, &rank, &e)
+                             : tb_build(&rs, o.dir, (int)o.seeds, &opt, &e);
+#else
     enum sow_status st = tb_build(&rs, o.dir, (int)o.seeds, &opt, &e);
+#endif
+    if (rank != 0)
+        return cli_exit_code(st);
     if (b.tty)
         fputs("\r\033[K", stderr);
     if (st == SOW_E_INTERRUPTED || g_stop) {

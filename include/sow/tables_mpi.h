@@ -1,0 +1,43 @@
+/* sow — endgame tables built across MPI ranks (only with -Dmpi=enabled or
+ * auto with MPI found: then SOW_MPI is defined).  docs/distributed.md.
+ *
+ * Every rank runs the same tb_build_mpi; each owns a contiguous slice of
+ * each level's index range:
+ *
+ *   level n, E entries, R ranks:     slice(r) = [ floor(E*r/R), floor(E*(r+1)/R) )
+ *
+ *     0          E/R        2E/R                    E
+ *     |  rank 0   |  rank 1   |   ...   |  rank R-1 |
+ *
+ *   e.g. E = 10, R = 3: [0,3) [3,6) [6,10).
+ *
+ * A rank generates the moves of its slice, probes the lower levels (every
+ * rank holds them whole, read from the shared directory or kept from its
+ * own build), sends each in-level edge (q <- p) to q's owner, and solves its
+ * slice's nodes; finalisations that concern another rank's nodes travel as
+ * 4-byte updates in bulk-synchronous supersteps (MPI_Alltoallv).  The values
+ * are then gathered on every rank; rank 0 writes the file exactly as
+ * tb_file_write does (same header, checksum, temp file and rename).
+ *
+ * Thread-safety: collective; call from one thread of every rank, once per
+ * process (MPI is initialised and finalised inside).
+ */
+#ifndef SOW_TABLES_MPI_H
+#define SOW_TABLES_MPI_H
+
+#include <stdbool.h>
+
+#include "sow/tables.h"
+
+/* True if this process was started by an MPI launcher (mpirun/srun with
+ * OpenMPI or PMIx in the environment). */
+bool tb_mpi_launched(void);
+
+/* tb_build across the ranks of MPI_COMM_WORLD, same contract; every rank
+ * returns the same status.  Progress and level_done are called on rank 0
+ * only.  *rank receives this process's rank (print results on rank 0).
+ * Initialises MPI if needed and finalises it before returning. */
+enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_level,
+                             const struct tb_build_opts *opt, int *rank, struct sow_error *e);
+
+#endif

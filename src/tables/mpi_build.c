@@ -1,0 +1,679 @@
+/* Endgame tables built across MPI ranks (sow/tables_mpi.h, docs/distributed.md).
+ *
+ * The same game as build.c (its header comment): per level n, nodes (p,L) and
+ * (p,H), rounds t = n .. -n; an L node is final at the first round one of its
+ * options reaches t (its best exit, or an in-level child whose H node became
+ * final at t), an H node once all its in-level children are L-final and its
+ * best exit is no better for Y than t.  The set of nodes final at round t is
+ * the least fixpoint of those rules, so the order in which a round's work is
+ * done does not change it: here each rank does its share and the ranks meet
+ * in supersteps.
+ *
+ * Per level, on every rank (slice [lo, hi) of the E entries, Es = hi - lo):
+ *   moves   (OpenMP over chunks of the slice): best exit (probes of the lower
+ *           levels, held whole by every rank), in-level out-degree, the
+ *           repetition settlement; each in-level edge p -> q appended as the
+ *           pair (q, p) to the thread's buffer for q's owner;
+ *   edges   one MPI_Alltoallv of the pairs; the owner builds the reverse
+ *           (CSR) lists of its own targets;
+ *   solve   per round t: seeds of the slice, then supersteps: drain the local
+ *           work (updates of own nodes; finalisations emit updates to the
+ *           predecessors, queued locally or in a send buffer per owner), then
+ *           one MPI_Alltoallv of the buffers; the round ends when a superstep
+ *           sends nothing anywhere (MPI_Allreduce of the counts).  Rounds with
+ *           no seed on any rank are skipped (one MPI_Allreduce per level).
+ *           One thread per rank in the solve (OpenMP in the move pass only);
+ *   values  lo/hi/clamp as build.c; MPI_Allgatherv of the slices to every
+ *           rank (each needs the whole level as a lower level later); rank 0
+ *           writes the file with tb_file_write: byte-identical to a
+ *           single-process build.
+ * Failures (memory, I/O, Ctrl-C) are agreed on at every collective, so every
+ * rank returns the same status and no level file is half written.
+ */
+#include <mpi.h>
+#include <omp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sow/tables_mpi.h"
+#include "sow/util.h"
+#include "tables_internal.h"
+
+#define NONE_EXIT ((int8_t)-128)
+#define UNDONE ((int8_t)-128)
+#define UPD_CLAIM 0x80000000u /* H node of a child final: claim the L node */
+#define UPD_IDX 0x7FFFFFFFu
+#define MCHUNK 4096
+_Static_assert(TB_MAX_ENTRIES <= UPD_IDX, "global indices leave the top bit for the kind");
+
+bool tb_mpi_launched(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
+}
+
+/* A growable array of 32-bit words. */
+struct vec {
+    uint32_t *v;
+    size_t n, cap;
+};
+
+static bool vec_push(struct vec *a, uint32_t x)
+{
+    if (a->n == a->cap) {
+        size_t nc = a->cap ? 2 * a->cap : 1024;
+        uint32_t *nv = realloc(a->v, nc * sizeof *nv);
+        if (!nv)
+            return false;
+        a->v = nv;
+        a->cap = nc;
+    }
+    a->v[a->n++] = x;
+    return true;
+}
+
+struct mpi {
+    int rank, size;
+};
+
+static uint64_t slice_lo(uint64_t E, int size, int r)
+{
+    return E * (uint64_t)r / (uint64_t)size;
+}
+
+static int owner_of(uint64_t E, int size, uint64_t q)
+{
+    int r = E ? (int)(q * (uint64_t)size / E) : 0;
+    if (r >= size)
+        r = size - 1;
+    while (r > 0 && slice_lo(E, size, r) > q)
+        r--;
+    while (r + 1 < size && slice_lo(E, size, r + 1) <= q)
+        r++;
+    return r;
+}
+
+/* Agree on a status: the first failure (lowest rank's) wins, its message
+ * broadcast from the rank that had it. */
+static enum sow_status agree(const struct mpi *M, enum sow_status st, struct sow_error *e)
+{
+    int mine = st != SOW_OK ? M->rank : M->size, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == M->size)
+        return SOW_OK;
+    int code = (int)st;
+    char msg[SOW_ERROR_MSG];
+    memset(msg, 0, sizeof msg);
+    if (M->rank == first && e)
+        snprintf(msg, sizeof msg, "%s", e->msg);
+    MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
+    MPI_Bcast(msg, SOW_ERROR_MSG, MPI_CHAR, first, MPI_COMM_WORLD);
+    if (e && M->rank != first) {
+        e->status = (enum sow_status)code;
+        snprintf(e->msg, sizeof e->msg, "%s", msg);
+    }
+    return (enum sow_status)code;
+}
+
+/* One level's state on one rank. */
+struct mlvl {
+    const struct ruleset *rs;
+    const struct tb_set *lower;
+    const struct tb_index *ix;
+    const struct tb_build_opts *opt;
+    const struct mpi *M;
+    int n, threads;
+    uint64_t E, boards, lo, hi, Es;
+    int8_t *be, *xl, *xh, *out; /* per own entry */
+    uint8_t *cnt;
+    uint64_t *off;  /* Es + 1: reverse lists of own entries */
+    uint32_t *rev;  /* predecessors (global indices) */
+    uint64_t moves;
+    uint64_t sent_words; /* 4-byte words sent to other ranks (edges count 2) */
+    uint64_t steps;      /* supersteps of the solve */
+};
+
+static bool stop_requested(const struct mlvl *L)
+{
+    return L->opt && L->opt->stop && *L->opt->stop;
+}
+
+static inline uint64_t child_index(const struct tb_index *ix, const sow_position *c,
+                                   uint64_t boards)
+{
+    int st = ix->states > 1 ? ix->rel_state(c) : 0;
+    return (uint64_t)st * boards + tb_rank_side(ix, c->board.h, 1);
+}
+
+/* Moves of the slice; each thread's edges (q, p) go to eb[w][owner(q)]. */
+static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size] */)
+{
+    int size = L->M->size, N = L->ix->pits, n = L->n;
+    uint64_t nchunks = (L->Es + MCHUNK - 1) / MCHUNK;
+    bool ok = true;
+    uint64_t moves = 0;
+#pragma omp parallel num_threads(L->threads) reduction(+ : moves)
+    {
+        int w = omp_get_thread_num();
+        struct vec *mine = eb + (size_t)w * (size_t)size;
+        struct sow_relay_cache *cache = L->rs->relay ? rules_cache_new(16) : NULL;
+        struct sow_movelist ml;
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t ch = 0; ch < nchunks; ch++) {
+            if (!__atomic_load_n(&ok, __ATOMIC_RELAXED) || stop_requested(L))
+                continue;
+            uint64_t a = L->lo + ch * MCHUNK, b = a + MCHUNK < L->hi ? a + MCHUNK : L->hi;
+            sow_position p;
+            tb_position_of(L->ix, n, a, &p);
+            for (uint64_t idx = a; idx < b; idx++) {
+                uint64_t i = idx - L->lo;
+                L->rs->generate(L->rs, &p, &ml, cache, NULL);
+                moves += (uint64_t)ml.n;
+                int best = ml.n == 0 ? ml.settle[0] - ml.settle[1] : NONE_EXIT, deg = 0;
+                for (int k = 0; k < ml.n; k++) {
+                    const struct sow_child *c = &ml.c[k];
+                    int cap = c->captured[0] + c->captured[1];
+                    if (cap) {
+                        int m = n - cap;
+                        uint64_t q = child_index(L->ix, &c->pos, L->lower->boards[m]);
+                        int ev = c->captured[0] - c->captured[1] - L->lower->lv[m].v[q];
+                        if (ev > best)
+                            best = ev;
+                    } else {
+                        uint64_t q = child_index(L->ix, &c->pos, L->boards);
+                        struct vec *d = &mine[owner_of(L->E, size, q)];
+                        if (!vec_push(d, (uint32_t)q) || !vec_push(d, (uint32_t)idx)) {
+#pragma omp atomic write
+                            ok = false;
+                        }
+                        deg++;
+                    }
+                }
+                L->be[i] = (int8_t)best;
+                L->cnt[i] = (uint8_t)deg;
+                L->xl[i] = L->xh[i] = UNDONE;
+                L->out[i] = (int8_t)rules_cycle_net(L->rs, board_sum_range(&p.board, 0, N),
+                                                    board_sum_range(&p.board, N, 2 * N));
+                if (idx + 1 < b && !tb_index_next(L->ix, p.board.h))
+                    tb_position_of(L->ix, n, idx + 1, &p);
+            }
+        }
+        rules_cache_free(cache);
+    }
+    L->moves = moves;
+    return ok;
+}
+
+/* All-to-all of variable word buffers: send[r] to rank r; *recv (malloc'd)
+ * receives everything sent here, *nrecv words.  Counts must fit int (a
+ * superstep's or a slice's edges under 2^31 words per rank pair).  A rank
+ * that cannot allocate its buffers ends the job (MPI_Abort: the peers are
+ * inside the collective already; no level file is being written then). */
+static void exchange(struct mlvl *L, struct vec *send, uint32_t **recv, size_t *nrecv)
+{
+    int size = L->M->size;
+    int *sc = calloc((size_t)size * 4, sizeof *sc);
+    if (!sc)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    int *rc = sc + size, *sd = rc + size, *rd = sd + size;
+    size_t tot = 0;
+    for (int r = 0; r < size; r++) {
+        sc[r] = (int)send[r].n;
+        sd[r] = (int)tot;
+        tot += send[r].n;
+        if (r != L->M->rank)
+            L->sent_words += send[r].n;
+    }
+    MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
+    size_t rt = 0;
+    for (int r = 0; r < size; r++) {
+        rd[r] = (int)rt;
+        rt += (size_t)rc[r];
+    }
+    uint32_t *sb = malloc((tot ? tot : 1) * sizeof *sb), *rb = malloc((rt ? rt : 1) * sizeof *rb);
+    if (!sb || !rb) {
+        fprintf(stderr, "sow tables build: rank %d: out of memory in a message exchange\n",
+                L->M->rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int r = 0; r < size; r++)
+        if (send[r].n)
+            memcpy(sb + sd[r], send[r].v, send[r].n * sizeof *sb);
+    MPI_Alltoallv(sb, sc, sd, MPI_UINT32_T, rb, rc, rd, MPI_UINT32_T, MPI_COMM_WORLD);
+    free(sb);
+    free(sc);
+    *recv = rb;
+    *nrecv = rt;
+}
+
+/* Edges: send the pairs to their targets' owners, build the reverse lists. */
+static bool pass_edges(struct mlvl *L, struct vec *eb)
+{
+    int size = L->M->size, T = L->threads;
+    struct vec *send = calloc((size_t)size, sizeof *send);
+    if (!send)
+        return false;
+    bool ok = true;
+    for (int r = 0; r < size && ok; r++) {
+        size_t tot = 0;
+        for (int w = 0; w < T; w++)
+            tot += eb[(size_t)w * size + r].n;
+        send[r].v = malloc((tot ? tot : 1) * sizeof(uint32_t));
+        if (!send[r].v) {
+            ok = false;
+            break;
+        }
+        for (int w = 0; w < T; w++) {
+            struct vec *x = &eb[(size_t)w * size + r];
+            memcpy(send[r].v + send[r].n, x->v, x->n * sizeof(uint32_t));
+            send[r].n += x->n;
+            free(x->v);
+            x->v = NULL;
+            x->n = x->cap = 0;
+        }
+    }
+    uint32_t *rb = NULL;
+    size_t nr = 0;
+    if (!ok) {
+        /* take part in the collective with nothing to send, then fail */
+        for (int r = 0; r < size; r++)
+            send[r].n = 0;
+    }
+    exchange(L, send, &rb, &nr);
+    for (int r = 0; r < size; r++)
+        free(send[r].v);
+    free(send);
+    if (!ok) {
+        free(rb);
+        return false;
+    }
+    size_t ne = nr / 2;
+    L->off = calloc(L->Es + 1, sizeof *L->off);
+    L->rev = malloc((ne ? ne : 1) * sizeof *L->rev);
+    if (!L->off || !L->rev) {
+        free(rb);
+        return false;
+    }
+    for (size_t k = 0; k < ne; k++)
+        L->off[rb[2 * k] - L->lo + 1]++;
+    for (uint64_t i = 0; i < L->Es; i++)
+        L->off[i + 1] += L->off[i];
+    uint64_t *at = malloc((L->Es + 1) * sizeof *at);
+    if (!at) {
+        free(rb);
+        return false;
+    }
+    memcpy(at, L->off, (L->Es + 1) * sizeof *at);
+    for (size_t k = 0; k < ne; k++)
+        L->rev[at[rb[2 * k] - L->lo]++] = rb[2 * k + 1];
+    free(at);
+    free(rb);
+    return true;
+}
+
+/* The solve of the slice: rounds t = n .. -n, supersteps inside a round. */
+static enum sow_status solve(struct mlvl *L, struct sow_error *e)
+{
+    int n = L->n, size = L->M->size, me = L->M->rank;
+    int V = 2 * n + 1;
+    /* rounds with a seed anywhere */
+    int *seeded = calloc((size_t)V, sizeof *seeded), *any = calloc((size_t)V, sizeof *any);
+    struct vec *send = calloc((size_t)size, sizeof *send);
+    struct vec upd = {0}, fin = {0};
+    int fail = !seeded || !any || !send;
+    if (!fail)
+        for (uint64_t i = 0; i < L->Es; i++)
+            if (L->be[i] != NONE_EXIT) {
+                seeded[L->be[i] + n] = 1;
+                seeded[-L->be[i] + n] = 1;
+            }
+    int f0 = fail;
+    MPI_Allreduce(&f0, &fail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    enum sow_status st = SOW_OK;
+    if (fail) {
+        st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the solve", n);
+        goto out;
+    }
+    MPI_Allreduce(seeded, any, V, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    for (int t = n; t >= -n; t--) {
+        if (!any[t + n])
+            continue;
+        int flags[2] = {stop_requested(L), fail}, g[2];
+        MPI_Allreduce(flags, g, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (g[0] || g[1])
+            break;
+        if (L->opt && L->opt->progress && me == 0)
+            L->opt->progress(L->opt->ctx, n, L->E, 0.8 + 0.15 * (double)(n - t) / V, "solve");
+        /* seeds: L nodes with best exit t claim themselves; H nodes with
+         * best exit -t and no open in-level child are final */
+        for (uint64_t i = 0; i < L->Es && !fail; i++) {
+            if (L->be[i] == t)
+                fail |= !vec_push(&upd, (uint32_t)(L->lo + i) | UPD_CLAIM);
+            if (L->be[i] == -t && L->cnt[i] == 0 && L->xh[i] == UNDONE) {
+                L->xh[i] = (int8_t)t;
+                fail |= !vec_push(&fin, (uint32_t)(L->lo + i) | UPD_CLAIM);
+            }
+        }
+        for (;;) {
+            while ((upd.n || fin.n) && !fail) {
+                if (upd.n) {
+                    uint32_t u = upd.v[--upd.n];
+                    uint64_t i = (u & UPD_IDX) - L->lo;
+                    if (u & UPD_CLAIM) {
+                        if (L->xl[i] == UNDONE) {
+                            L->xl[i] = (int8_t)t;
+                            fail |= !vec_push(&fin, u & UPD_IDX);
+                        }
+                    } else {
+                        int be = L->be[i];
+                        if (--L->cnt[i] == 0 && (be == NONE_EXIT || -be >= t) &&
+                            L->xh[i] == UNDONE) {
+                            L->xh[i] = (int8_t)t;
+                            fail |= !vec_push(&fin, u | UPD_CLAIM);
+                        }
+                    }
+                } else {
+                    uint32_t f = fin.v[--fin.n];
+                    uint64_t i = (f & UPD_IDX) - L->lo;
+                    /* H final: predecessors' L nodes have an option t;
+                     * L final: predecessors' H nodes lose an open child */
+                    uint32_t kind = f & UPD_CLAIM;
+                    for (uint64_t k = L->off[i]; k < L->off[i + 1] && !fail; k++) {
+                        uint32_t p = L->rev[k];
+                        int o = owner_of(L->E, size, p);
+                        fail |= !vec_push(o == me ? &upd : &send[o], p | kind);
+                    }
+                }
+            }
+            /* superstep: anything to send anywhere? */
+            uint64_t out = 0;
+            for (int r = 0; r < size; r++)
+                out += send[r].n;
+            uint64_t loc[2] = {out, (uint64_t)fail}, glob[2];
+            MPI_Allreduce(loc, glob, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+            if (glob[1]) {
+                fail = 1;
+                break;
+            }
+            L->steps++;
+            if (!glob[0])
+                break;
+            uint32_t *rb = NULL;
+            size_t nr = 0;
+            exchange(L, send, &rb, &nr);
+            for (int r = 0; r < size; r++)
+                send[r].n = 0;
+            for (size_t k = 0; k < nr && !fail; k++)
+                fail |= !vec_push(&upd, rb[k]);
+            free(rb);
+        }
+    }
+    {
+        int flags[2] = {stop_requested(L), fail}, g[2];
+        MPI_Allreduce(flags, g, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (g[1])
+            st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the solve", n);
+        else if (g[0])
+            st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
+    }
+out:
+    if (send)
+        for (int r = 0; r < size; r++)
+            free(send[r].v);
+    free(send);
+    free(upd.v);
+    free(fin.v);
+    free(seeded);
+    free(any);
+    return st;
+}
+
+static void mlvl_free(struct mlvl *L)
+{
+    free(L->be);
+    free(L->xl);
+    free(L->xh);
+    free(L->cnt);
+    free(L->out);
+    free(L->off);
+    free(L->rev);
+    L->be = L->xl = L->xh = L->out = NULL;
+    L->cnt = NULL;
+    L->off = NULL;
+    L->rev = NULL;
+}
+
+/* Test hook (tests/mpi/run.sh): SOW_MPI_TEST_KILL=R:L kills rank R with
+ * SIGKILL in the middle of level L (after its move pass), as a crashed
+ * machine would. */
+static void test_kill(const struct mpi *M, int n)
+{
+    const char *k = getenv("SOW_MPI_TEST_KILL");
+    int r, l;
+    if (k && sscanf(k, "%d:%d", &r, &l) == 2 && r == M->rank && l == n)
+        raise(SIGKILL);
+}
+
+/* Level n on every rank: the full values in v[E] on return (SOW_OK). */
+static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
+                                 const struct tb_set *set, int n, int8_t *v,
+                                 const struct tb_build_opts *opt, uint64_t *sent,
+                                 struct sow_error *e)
+{
+    struct mlvl L;
+    memset(&L, 0, sizeof L);
+    L.rs = rs;
+    L.lower = set;
+    L.ix = &set->ix;
+    L.opt = opt;
+    L.M = M;
+    L.n = n;
+    L.E = tb_level_entries(L.ix, n);
+    L.boards = tb_level_boards(L.ix, n);
+    L.lo = slice_lo(L.E, M->size, M->rank);
+    L.hi = slice_lo(L.E, M->size, M->rank + 1);
+    L.Es = L.hi - L.lo;
+    int T = opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
+    if (L.Es < 200000 && !(opt && opt->threads > 0))
+        T = 1;
+    L.threads = T;
+    size_t Es1 = L.Es ? L.Es : 1;
+    L.be = malloc(Es1);
+    L.xl = malloc(Es1);
+    L.xh = malloc(Es1);
+    L.cnt = malloc(Es1);
+    L.out = malloc(Es1);
+    struct vec *eb = calloc((size_t)T * (size_t)M->size, sizeof *eb);
+    enum sow_status st = SOW_OK;
+    bool ok = L.be && L.xl && L.xh && L.cnt && L.out && eb;
+    if (opt && opt->progress && M->rank == 0)
+        opt->progress(opt->ctx, n, L.E, 0.0, "moves");
+    if (ok)
+        ok = pass_moves(&L, eb);
+    if (!ok)
+        sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the move pass", n);
+    if (ok && stop_requested(&L)) {
+        st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
+    } else if (!ok)
+        st = SOW_E_NOMEM;
+    st = agree(M, st, e);
+    if (eb && st != SOW_OK)
+        for (size_t k = 0; k < (size_t)T * (size_t)M->size; k++)
+            free(eb[k].v);
+    if (st != SOW_OK)
+        goto out;
+    test_kill(M, n);
+    if (opt && opt->progress && M->rank == 0)
+        opt->progress(opt->ctx, n, L.E, 0.6, "edges");
+    if (!pass_edges(&L, eb))
+        st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the edge exchange", n);
+    st = agree(M, st, e);
+    if (st != SOW_OK)
+        goto out;
+    st = solve(&L, e);
+    if (st != SOW_OK)
+        goto out;
+    if (opt && opt->progress && M->rank == 0)
+        opt->progress(opt->ctx, n, L.E, 0.95, "values");
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < L.Es; i++) {
+        int lo = L.xl[i] == UNDONE ? -n : L.xl[i];
+        int hi = L.xh[i] == UNDONE ? n : -L.xh[i];
+        int cyc = L.out[i];
+        bad += lo > hi;
+        L.out[i] = (int8_t)(cyc < lo ? lo : cyc > hi ? hi : cyc);
+    }
+    if (bad)
+        st = sow_fail(e, SOW_E_NOMEM, "level %d: internal error: lo > hi", n);
+    st = agree(M, st, e);
+    if (st != SOW_OK)
+        goto out;
+    /* every rank gets the whole level (E < 2^31: int counts and offsets) */
+    int *cnts = malloc(2 * (size_t)M->size * sizeof *cnts);
+    if (!cnts) {
+        st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int r = 0; r < M->size; r++) {
+        cnts[r] = (int)(slice_lo(L.E, M->size, r + 1) - slice_lo(L.E, M->size, r));
+        cnts[M->size + r] = (int)slice_lo(L.E, M->size, r);
+    }
+    MPI_Allgatherv(L.out, (int)L.Es, MPI_INT8_T, v, cnts, cnts + M->size, MPI_INT8_T,
+                   MPI_COMM_WORLD);
+    free(cnts);
+    if (opt && opt->moves) {
+        uint64_t all = 0;
+        MPI_Allreduce(&L.moves, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        *opt->moves += all;
+    }
+    *sent += L.sent_words;
+    sent[1] += L.steps;
+out:
+    free(eb);
+    mlvl_free(&L);
+    return st;
+}
+
+/* Bytes one rank needs for level n on top of the lower levels: the whole
+ * level (gathered), 5 bytes and an 8-byte list offset per own entry, and per
+ * in-level move (<= N per entry) 8 bytes in the send buffers, 8 received and
+ * 4 in the reverse lists. */
+static double rank_memory(const struct tb_index *ix, int n, int size)
+{
+    double E = (double)tb_level_entries(ix, n), Es = E / size + 1;
+    return E + Es * (13.0 + 20.0 * ix->pits) + (1 << 22);
+}
+
+enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_level,
+                             const struct tb_build_opts *opt, int *rankp, struct sow_error *e)
+{
+    int inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited) {
+        int prov;
+        MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &prov);
+    }
+    struct mpi M;
+    MPI_Comm_rank(MPI_COMM_WORLD, &M.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &M.size);
+    *rankp = M.rank;
+    /* progress and level lines on rank 0 only */
+    struct tb_build_opts o = opt ? *opt : (struct tb_build_opts){0};
+    if (M.rank != 0) {
+        o.progress = NULL;
+        o.level_done = NULL;
+    }
+    enum sow_status st = SOW_OK;
+    struct tb_set *set = NULL;
+    int8_t **built = calloc(TB_MAX_LEVEL + 1, sizeof *built);
+    unsigned char missing[TB_MAX_LEVEL + 1] = {0};
+    if (max_level < 0 || max_level > TB_MAX_LEVEL)
+        st = sow_fail(e, SOW_E_INPUT, "--seeds %d: levels go up to %d", max_level, TB_MAX_LEVEL);
+    else if (!built || !(set = tb_set_new(rs, dir)))
+        st = sow_fail(e, SOW_E_NOMEM, "out of memory");
+    st = agree(&M, st, e);
+    if (st != SOW_OK)
+        goto out;
+    /* rank 0 decides which levels exist; every rank loads (and checks) them */
+    if (M.rank == 0)
+        for (int n = 0; n <= max_level; n++) {
+            char path[4200];
+            tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
+            missing[n] = access(path, F_OK) != 0;
+        }
+    MPI_Bcast(missing, TB_MAX_LEVEL + 1, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
+    double limit = o.memory_bytes > 0 ? o.memory_bytes : 0.75 * util_phys_memory();
+    double lower = 0;
+    for (int n = 0; n <= max_level && st == SOW_OK; n++) {
+        uint64_t E = tb_level_entries(&set->ix, n);
+        if (!missing[n]) {
+            st = tb_set_load_level(set, n, e);
+            if (st != SOW_OK && e) {
+                size_t l = strlen(e->msg);
+                snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
+            }
+        } else if (E > TB_MAX_ENTRIES) {
+            st = sow_fail(e, SOW_E_TOO_BIG, "level %d has %llu entries, more than 31-bit indices",
+                          n, (unsigned long long)E);
+        } else {
+            double need = lower + rank_memory(&set->ix, n, M.size);
+            if (need > limit)
+                st = sow_fail(e, SOW_E_TOO_BIG,
+                              "level %d needs about %.1f GB per rank but the memory limit is "
+                              "%.1f GB (--memory); levels up to %d fit",
+                              n, need / 1e9, limit / 1e9, n - 1);
+        }
+        lower += (double)E;
+    }
+    st = agree(&M, st, e);
+    if (st != SOW_OK)
+        goto out;
+    uint64_t sent[2] = {0, 0}; /* words sent to other ranks, supersteps */
+    for (int n = 0; n <= max_level; n++) {
+        uint64_t E = tb_level_entries(&set->ix, n);
+        if (!missing[n]) {
+            if (o.level_done)
+                o.level_done(o.ctx, n, E, 0, false);
+            continue;
+        }
+        double t0 = util_now();
+        built[n] = malloc(E ? E : 1);
+        st = agree(&M, built[n] ? SOW_OK : sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n),
+                   e);
+        if (st == SOW_OK)
+            st = mpi_level(&M, rs, set, n, built[n], &o, sent, e);
+        if (st != SOW_OK)
+            goto out;
+        if (M.rank == 0)
+            st = tb_file_write(dir, rs, n, built[n], E, e);
+        st = agree(&M, st, e);
+        if (st != SOW_OK)
+            goto out;
+        tb_set_put_level(set, n, built[n], E);
+        if (o.level_done)
+            o.level_done(o.ctx, n, E, util_now() - t0, true);
+        int s = o.stop && *o.stop, g = 0;
+        MPI_Allreduce(&s, &g, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (g) {
+            st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
+            goto out;
+        }
+    }
+    if (getenv("SOW_MPI_STATS")) {
+        uint64_t all = 0;
+        MPI_Reduce(&sent[0], &all, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (M.rank == 0)
+            fprintf(stderr, "mpi: %d ranks, %llu bytes sent between ranks, %llu supersteps\n",
+                    M.size, (unsigned long long)(4 * all), (unsigned long long)sent[1]);
+    }
+out:
+    tb_close(set);
+    if (built)
+        for (int n = 0; n <= TB_MAX_LEVEL; n++)
+            free(built[n]);
+    free(built);
+    MPI_Finalize();
+    return st;
+}
