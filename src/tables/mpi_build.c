@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "sow/tables_mpi.h"
@@ -210,8 +211,11 @@ static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size] */)
  * receives everything sent here, *nrecv words.  Counts must fit int (a
  * superstep's or a slice's edges under 2^31 words per rank pair).  A rank
  * that cannot allocate its buffers ends the job (MPI_Abort: the peers are
- * inside the collective already; no level file is being written then). */
-static void exchange(struct mlvl *L, struct vec *send, uint32_t **recv, size_t *nrecv)
+ * inside the collective already; no level file is being written then).
+ * known: the words each rank sends here, if already known (the solve's
+ * superstep learns them with its termination test), else NULL. */
+static void exchange(struct mlvl *L, struct vec *send, const int *known, uint32_t **recv,
+                     size_t *nrecv)
 {
     int size = L->M->size;
     int *sc = calloc((size_t)size * 4, sizeof *sc);
@@ -226,7 +230,10 @@ static void exchange(struct mlvl *L, struct vec *send, uint32_t **recv, size_t *
         if (r != L->M->rank)
             L->sent_words += send[r].n;
     }
-    MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
+    if (known)
+        memcpy(rc, known, (size_t)size * sizeof *rc);
+    else
+        MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
     size_t rt = 0;
     for (int r = 0; r < size; r++) {
         rd[r] = (int)rt;
@@ -281,7 +288,7 @@ static bool pass_edges(struct mlvl *L, struct vec *eb)
         for (int r = 0; r < size; r++)
             send[r].n = 0;
     }
-    exchange(L, send, &rb, &nr);
+    exchange(L, send, NULL, &rb, &nr);
     for (int r = 0; r < size; r++)
         free(send[r].v);
     free(send);
@@ -322,7 +329,10 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
     int *seeded = calloc((size_t)V, sizeof *seeded), *any = calloc((size_t)V, sizeof *any);
     struct vec *send = calloc((size_t)size, sizeof *send);
     struct vec upd = {0}, fin = {0};
-    int fail = !seeded || !any || !send;
+    int *row = malloc((size_t)(size + 1) * sizeof *row),
+        *mat = malloc((size_t)size * (size_t)(size + 1) * sizeof *mat),
+        *recvc = malloc((size_t)size * sizeof *recvc);
+    int fail = !seeded || !any || !send || !row || !mat || !recvc;
     if (!fail)
         for (uint64_t i = 0; i < L->Es; i++)
             if (L->be[i] != NONE_EXIT) {
@@ -387,22 +397,31 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
                     }
                 }
             }
-            /* superstep: anything to send anywhere? */
-            uint64_t out = 0;
+            /* Superstep: one MPI_Allgather of every rank's row (failed,
+             * words to each rank) tells all of them whether the round is
+             * over and what each receives; then one MPI_Alltoallv. */
+            row[0] = fail;
             for (int r = 0; r < size; r++)
-                out += send[r].n;
-            uint64_t loc[2] = {out, (uint64_t)fail}, glob[2];
-            MPI_Allreduce(loc, glob, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-            if (glob[1]) {
+                row[1 + r] = (int)send[r].n;
+            MPI_Allgather(row, size + 1, MPI_INT, mat, size + 1, MPI_INT, MPI_COMM_WORLD);
+            uint64_t total = 0;
+            int gfail = 0;
+            for (int r = 0; r < size; r++) {
+                gfail |= mat[r * (size + 1)];
+                recvc[r] = mat[r * (size + 1) + 1 + me];
+                for (int k = 0; k < size; k++)
+                    total += (uint64_t)mat[r * (size + 1) + 1 + k];
+            }
+            if (gfail) {
                 fail = 1;
                 break;
             }
             L->steps++;
-            if (!glob[0])
+            if (!total)
                 break;
             uint32_t *rb = NULL;
             size_t nr = 0;
-            exchange(L, send, &rb, &nr);
+            exchange(L, send, recvc, &rb, &nr);
             for (int r = 0; r < size; r++)
                 send[r].n = 0;
             for (size_t k = 0; k < nr && !fail; k++)
@@ -427,6 +446,9 @@ out:
     free(fin.v);
     free(seeded);
     free(any);
+    free(row);
+    free(mat);
+    free(recvc);
     return st;
 }
 
@@ -662,11 +684,22 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
         }
     }
     if (getenv("SOW_MPI_STATS")) {
-        uint64_t all = 0;
+        /* bench/mpi-tables: bytes between ranks, supersteps, peak memory */
+        uint64_t all = 0, pos = 0, rss, maxrss = 0;
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        rss = (uint64_t)ru.ru_maxrss * 1024;
+        for (int n = 0; n <= max_level; n++)
+            pos += missing[n] ? tb_level_entries(&set->ix, n) : 0;
         MPI_Reduce(&sent[0], &all, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(&rss, &maxrss, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
         if (M.rank == 0)
-            fprintf(stderr, "mpi: %d ranks, %llu bytes sent between ranks, %llu supersteps\n",
-                    M.size, (unsigned long long)(4 * all), (unsigned long long)sent[1]);
+            fprintf(stderr,
+                    "mpi: %d ranks, %llu positions built, %llu bytes sent between ranks "
+                    "(%.2f per position), %llu supersteps, peak memory per rank %.1f MB\n",
+                    M.size, (unsigned long long)pos, (unsigned long long)(4 * all),
+                    pos ? 4.0 * (double)all / (double)pos : 0.0, (unsigned long long)sent[1],
+                    (double)maxrss / 1e6);
     }
 out:
     tb_close(set);
