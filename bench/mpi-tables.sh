@@ -24,6 +24,7 @@ for np in 1 2 4; do
         2>"$T/log" >/dev/null
     t1=$(date +%s.%N)
     for f in "$T"/ref/*; do cmp -s "$f" "$T/r$np/$(basename "$f")" || { echo "DIFFERS: $f"; exit 1; }; done
-    printf '%d ranks: %.2f s (mpirun included); %s\n' "$np" "$(echo "$t1 - $t0" | bc)" \
-        "$(grep '^mpi:' "$T/log" | sed 's/^mpi: //')"
+    printf "%d ranks: %.2f s (mpirun included); %s\n" "$np" "$(echo "$t1 - $t0" | bc)" \
+        "$(grep '^mpi: [0-9]' "$T/log" | sed 's/^mpi: //')"
+    grep '^mpi: level' "$T/log" | sed 's/^mpi: /    /' | tail -4
 done

@@ -572,6 +572,14 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
     }
     *sent += L.sent_words;
     sent[1] += L.steps;
+    if (getenv("SOW_MPI_STATS")) {
+        uint64_t w = 0;
+        MPI_Reduce(&L.sent_words, &w, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (M->rank == 0)
+            fprintf(stderr, "mpi: level %d: %llu positions, %.2f bytes sent per position, "
+                    "%llu supersteps\n", n, (unsigned long long)L.E,
+                    L.E ? 4.0 * (double)w / (double)L.E : 0.0, (unsigned long long)L.steps);
+    }
 out:
     free(eb);
     mlvl_free(&L);

@@ -5,7 +5,8 @@
 # job with no partial level file, the rerun resuming.
 # Usage: tests/mpi/run.sh SOW_BINARY   (built with -Dmpi=enabled)
 # SOW_MPI_FULL=1: the large matrix (every rule set with 1..4 ranks, 1 and 2
-# threads, 2x6 up to 12 seeds and whole 2x3 games): minutes, run by hand.
+# threads, 2x6 up to 12 seeds and whole 2x3 games): long, run by hand;
+# SOW_MPI_RANKS, SOW_MPI_THREADS and SOW_MPI_RULES narrow it ("2 4", "2", "oware").
 set -euo pipefail
 SOW=$(realpath "${1:?usage: tests/mpi/run.sh SOW_BINARY}")
 command -v mpirun >/dev/null || { echo "tests/mpi: mpirun not found (openmpi-bin)"; exit 1; }
@@ -40,9 +41,9 @@ check() {
 }
 
 if [ "${SOW_MPI_FULL:-0}" = 1 ]; then
-    for r in "${RULES[@]}"; do
-        for np in 1 2 3 4; do
-            for th in 1 2; do
+    for r in ${SOW_MPI_RULES:-${RULES[@]}}; do
+        for np in ${SOW_MPI_RANKS:-1 2 3 4}; do
+            for th in ${SOW_MPI_THREADS:-1 2}; do
                 check "$r" 6 12 "$np" "$th"
                 check "$r" 3 24 "$np" "$th"
             done
