@@ -19,6 +19,9 @@
  * Example: tb_open on a file whose header names another rule set returns
  * SOW_E_INPUT with msg "tables/oware-2x6-012.sowtb: foreign file (awari)".
  *
+ * sow_fail replaces control characters in the message by '?': one line,
+ * whatever the quoted paths hold.
+ *
  * Thread-safety: sow_fail writes only the struct it is given.
  */
 #ifndef SOW_STATUS_H

@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sow/fileio.h"
 #include "sow/tables.h"
 #include "sow/util.h"
 #include "tables_internal.h"
@@ -1119,6 +1120,15 @@ static double machine_memory(void)
     return pages > 0 && psize > 0 ? (double)pages * (double)psize : 4e9;
 }
 
+/* Another builder holds the directory: say so once through the progress
+ * callback (level -1, the phase is the message). */
+static void build_waiting(void *ctx)
+{
+    const struct tb_build_opts *opt = ctx;
+    if (opt && opt->progress)
+        opt->progress(opt->ctx, -1, 0, 0, "waiting for another sow building in this directory");
+}
+
 int tb_build(const struct ruleset *rs, const char *dir, int max_level,
              const struct tb_build_opts *opt, char *err, int errlen)
 {
@@ -1128,8 +1138,20 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
                  TB_MAX_LEVEL);
         return -1;
     }
+    /* Before any work (fileio.h rules 3 and 4): the directory exists, this
+     * process alone builds in it, and it can be written. */
+    struct sow_error fe;
+    struct fio_lock lock = {-1};
+    if (fio_mkdir_p(dir, &fe) ||
+        fio_lock_dir(dir, &lock, opt ? opt->stop : NULL, build_waiting, (void *)opt, &fe) ||
+        fio_dir_writable(dir, &fe)) {
+        fio_unlock(&lock);
+        snprintf(err, (size_t)errlen, "%s", fe.msg);
+        return fe.status == SOW_E_INTERRUPTED ? TB_INTERRUPTED : -1;
+    }
     struct tb_set *set = tb_set_new(rs, dir);
     if (!set) {
+        fio_unlock(&lock);
         snprintf(err, (size_t)errlen, "out of memory");
         return -1;
     }
@@ -1141,6 +1163,7 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
     struct region *built = calloc(TB_MAX_LEVEL + 1, sizeof *built);
     if (!built) {
         tb_close(set);
+        fio_unlock(&lock);
         snprintf(err, (size_t)errlen, "out of memory");
         return -1;
     }
@@ -1153,7 +1176,7 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
         char path[4200];
         tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
         uint64_t E = tb_level_entries(&set->ix, n);
-        if (access(path, F_OK) == 0) {
+        if (fio_exists(path)) {
             if (tb_set_load_level(set, n, err, errlen) < 0) {
                 size_t l = strlen(err);
                 snprintf(err + l, (size_t)errlen - l, " (delete it to rebuild)");
@@ -1221,6 +1244,7 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
     }
 out:
     tb_close(set);
+    fio_unlock(&lock);
     work_free(&wk);
     for (int n = 0; n <= max_level; n++)
         region_free(&built[n]);

@@ -13,6 +13,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "sow/fileio.h"
 #include "sow/tables.h"
 #include "tables_internal.h"
 
@@ -54,30 +55,14 @@ void tb_file_name(const char *dir, const char *rules, int pits, int level, char 
     snprintf(buf, len, "%s/%s-2x%d-%03d.sowtb", dir, rules, pits, level);
 }
 
-static int mkdir_p(const char *dir, char *err, int errlen)
-{
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
-                goto fail;
-            *p = '/';
-        }
-    if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
-        goto fail;
-    return 0;
-fail:
-    snprintf(err, (size_t)errlen, "cannot create directory %s: %s", tmp, strerror(errno));
-    return -1;
-}
-
 int tb_file_write(const char *dir, const struct ruleset *rs, int level, const int8_t *values,
                   uint64_t entries, char *err, int errlen)
 {
-    if (mkdir_p(dir, err, errlen) < 0)
+    struct sow_error e;
+    if (fio_mkdir_p(dir, &e)) {
+        snprintf(err, (size_t)errlen, "%s", e.msg);
         return -1;
+    }
     char path[4096], tmp[4200];
     tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -97,44 +82,14 @@ int tb_file_write(const char *dir, const struct ruleset *rs, int level, const in
     put64(h + H_PAYLOAD, TB_HEADER_SIZE);
     put64(h + H_HCHECK, XXH3_64bits(h, H_HCHECK));
 
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) {
-        snprintf(err, (size_t)errlen, "cannot create %s: %s", tmp, strerror(errno));
+    /* The builder holds the directory lock (fileio.h rule 3), so the fixed
+     * temporary name is ours: a leftover there is removed, never opened. */
+    struct fio_out o;
+    if (fio_out_begin(&o, path, tmp, &e) || fio_write_all(&o, h, TB_HEADER_SIZE, &e) ||
+        fio_write_all(&o, values, (size_t)entries, &e) || fio_out_commit(&o, &e)) {
+        fio_out_abort(&o);
+        snprintf(err, (size_t)errlen, "%s", e.msg);
         return -1;
-    }
-    const uint8_t *parts[2] = {h, (const uint8_t *)values};
-    size_t sizes[2] = {TB_HEADER_SIZE, (size_t)entries};
-    for (int k = 0; k < 2; k++) {
-        size_t off = 0;
-        while (off < sizes[k]) {
-            size_t chunk = sizes[k] - off > (1u << 30) ? (1u << 30) : sizes[k] - off;
-            ssize_t w = write(fd, parts[k] + off, chunk);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                snprintf(err, (size_t)errlen, "writing %s: %s", tmp,
-                         w < 0 ? strerror(errno) : "short write");
-                close(fd);
-                unlink(tmp);
-                return -1;
-            }
-            off += (size_t)w;
-        }
-    }
-    if (fsync(fd) < 0 || close(fd) < 0) {
-        snprintf(err, (size_t)errlen, "writing %s: %s", tmp, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) < 0) {
-        snprintf(err, (size_t)errlen, "renaming %s: %s", tmp, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (dfd >= 0) {
-        fsync(dfd); /* make the rename durable; best effort on odd file systems */
-        close(dfd);
     }
     return 0;
 }
@@ -149,12 +104,14 @@ int tb_file_load(const char *path, const struct ruleset *rs, int level, struct t
                  const int8_t **values, void **mapout, size_t *maplen, char *err, int errlen)
 {
 #define BAD(...) do { snprintf(err, (size_t)errlen, __VA_ARGS__); goto fail; } while (0)
-    int fd = open(path, O_RDONLY);
+    int fd;
     void *map = NULL;
     struct stat st;
     size_t size = 0;
-    if (fd < 0) {
-        snprintf(err, (size_t)errlen, "%s: cannot open: %s", path, strerror(errno));
+    struct sow_error e;
+    /* Not a plain open: a FIFO named like a level must not hang the reader. */
+    if (fio_open_input(path, &fd, &e)) {
+        snprintf(err, (size_t)errlen, "%s", e.msg);
         return -1;
     }
     if (fstat(fd, &st) < 0)
@@ -303,7 +260,7 @@ struct tb_set *tb_open(const struct ruleset *rs, const char *dir, char *err, int
     for (int n = 0; n <= TB_MAX_LEVEL; n++) {
         char path[4096];
         tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
-        if (access(path, F_OK) != 0)
+        if (!fio_exists(path))
             continue;
         if (tb_set_load_level(s, n, err, errlen) < 0) {
             tb_close(s);
