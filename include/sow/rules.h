@@ -25,6 +25,7 @@
 #ifndef SOW_RULES_H
 #define SOW_RULES_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -98,6 +99,12 @@ struct sow_movelist {
 struct sow_relay_cache;
 struct sow_relay_cache *rules_cache_new(unsigned log2_entries);
 void rules_cache_free(struct sow_relay_cache *c);
+/* Let a long relay sowing (one that may never end: proving it can take
+ * minutes) be cut when *stop becomes non-zero (a Ctrl-C handler's flag).
+ * A cut relay counts as never ending, so once *stop is set, move lists made
+ * with this cache may miss moves: the caller must discard what it computed
+ * after the stop.  stop NULL: never cut (the default). */
+void rules_cache_set_stop(struct sow_relay_cache *c, volatile sig_atomic_t *stop);
 
 /* Counters a move generator may bump (for benchmarks and statistics). */
 struct sow_stats {

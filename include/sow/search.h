@@ -45,9 +45,12 @@
  * the try (which, small as it is, costs its allocations and threads). */
 #define SEARCH_CLOSURE_FIRST ((uint64_t)1 << 23)
 
+/* The transposition table's default size, MiB (sow solve --hash, atlas). */
+#define SEARCH_HASH_MB 64
+
 struct search_opts {
     int threads;              /* >= 1 */
-    unsigned hash_mb;         /* bounded mode's transposition table, MiB (>= 1) */
+    unsigned hash_mb;         /* bounded mode's transposition table, MiB (0: SEARCH_HASH_MB) */
     int depth;                /* 0: exact; > 0: bounded to this many plies */
     double time_limit;        /* seconds, 0 = none (bounded mode: deepen until) */
     const struct tb_set *tb;  /* endgame tables, or NULL */
