@@ -340,16 +340,37 @@ check "interrupted build leaves no temporary file" nofiles '*.tmp'
 ok tables verify "$WORK/int"
 ok tables build --rules oware --seeds 3 --dir "$WORK/int"
 
-# ---- unreadable directory (needs a non-root user: root reads everything) --------
-if [ "$(id -u)" -ne 0 ]; then
+# ---- permissions (need a non-root user: root reads and writes everything) ------
+# As root, the cases run as nobody through setpriv when it is there.
+SOW_REAL=$SOW
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    chmod 755 "$WORK"
+    printf '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups "%s" "$@"\n' "$SOW_REAL" >"$WORK/as-nobody"
+    chmod 755 "$WORK/as-nobody"
+    SOW="$WORK/as-nobody"
+fi
+if [ "$(id -u)" -ne 0 ] || [ "$SOW" != "$SOW_REAL" ]; then
     mkdir -p "$WORK/locked" && cp "$TB"/* "$WORK/locked/" && chmod 000 "$WORK/locked"
     bad 2 tables probe --pits 2 --dir "$WORK/locked" 2,1/1,0/A
-    bad 1 tables build --pits 2 --seeds 5 --dir "$WORK/locked"
+    pending "tb_build statuses (issue 10 item 2) not merged yet" bad 2 tables build --pits 2 --seeds 5 --dir "$WORK/locked"
     chmod 755 "$WORK/locked"
+    # an unreadable level file: bad input from every command
+    mkdir -p "$WORK/noread" && cp "$TB"/* "$WORK/noread/" && chmod 755 "$WORK/noread"
+    chmod 000 "$WORK/noread/oware-2x2-003.sowtb"
+    bad 2 tables probe --pits 2 --dir "$WORK/noread" 2,1/1,0/A
+    bad 2 solve --tables "$WORK/noread" --pits 2 2,1/1,0/A
+    listing 2 tables verify "$WORK/noread"
+    pending "tb_build statuses (issue 10 item 2) not merged yet" bad 2 tables build --pits 2 --seeds 5 --dir "$WORK/noread"
+    # a read-only directory is refused before any level is computed
+    mkdir -p "$WORK/ro" && cp "$TB"/* "$WORK/ro/" && chmod 555 "$WORK/ro"
+    pending "tb_build statuses (issue 10 item 2) not merged yet" bad 2 tables build --pits 2 --seeds 9 --dir "$WORK/ro"
+    check "read-only directory: refused before level 5 is computed" \
+        sh -c "! grep -q 'level *5' '$err' && test ! -e '$WORK/ro/oware-2x2-005.sowtb'"
+    chmod 755 "$WORK/ro"
 else
-    echo "# unreadable-directory cases skipped: running as root"
+    echo "# permission cases skipped: root without setpriv"
 fi
-
+SOW=$SOW_REAL
 
 # ---- file safety (README "Trust": file-type rules, lock, one error contract) ----
 # Output files: a regular file is replaced whole; a symlink, FIFO, device or
