@@ -133,6 +133,98 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
     return 0;
 }
 
+/* Print the result (text or JSON).  0, or -1 if stopped meanwhile (the
+ * PV is replayed, and a relay cut by the stop may miss a move). */
+static int solve_print(const struct solve_args *a, struct search_ctx *s,
+                       const struct search_result *r, const int *vals, int nmv, double t0,
+                       volatile sig_atomic_t *stop)
+{
+    const struct cli_game g = a->g;
+    bool json = a->json;
+    struct sow_relay_cache *cache = cli_relay_cache(&g.rs, 12, stop);
+    struct sow_movelist ml;
+    g.rs.generate(&g.rs, &g.p, &ml, cache, NULL);
+    /* Counters over the whole command (solve, PV and --moves). */
+    uint64_t nodes, hits, expanded = search_expanded(s);
+    search_counters(s, &nodes, &hits);
+    double secs = util_now() - t0;
+    double nps = secs > 0 ? (double)nodes / secs : 0;
+
+    char pos[SOW_POS_MAXLEN], best[SOW_MOVE_MAXLEN] = "none";
+    char names[SEARCH_MAX_PV][SOW_MOVE_MAXLEN];
+    sow_position last;
+    pos_format(&g.rs, &g.p, pos, sizeof pos);
+    if (r->best != SOW_MOVE_NONE)
+        move_format(&g.rs, g.p.side, r->best, best, sizeof best);
+    int npv = pv_names(&g.rs, &g.p, r, names, &last, cache);
+    struct sow_movelist lml;
+    g.rs.generate(&g.rs, &last, &lml, cache, NULL);
+    rules_cache_free(cache);
+    if (*stop)
+        return -1;
+
+    if (json) {
+        printf("{\"position\":");
+        json_str(pos);
+        printf(",\"rules\":\"%s\",\"pits\":%d,\"value\":%d,\"exact\":%s,\"lower\":%d,"
+               "\"upper\":%d,\"best\":",
+               g.rs.name, g.rs.pits, r->value, r->exact ? "true" : "false", r->lower, r->upper);
+        if (r->best != SOW_MOVE_NONE)
+            json_str(best);
+        else
+            printf("null");
+        printf(",\"pv\":[");
+        for (int k = 0; k < npv; k++)
+            printf("%s\"%s\"", k ? "," : "", names[k]);
+        printf("],\"moves\":[");
+        for (int i = 0; i < nmv; i++) {
+            char mv[SOW_MOVE_MAXLEN];
+            move_format(&g.rs, g.p.side, ml.c[i].move, mv, sizeof mv);
+            printf("%s{\"move\":\"%s\",\"value\":%d}", i ? "," : "", mv, vals[i]);
+        }
+        printf("],\"nodes\":%llu,\"expanded\":%llu,\"nps\":%.0f,\"time_ms\":%.0f,"
+               "\"tb_hits\":%llu}\n",
+               (unsigned long long)nodes, (unsigned long long)expanded, nps, secs * 1000,
+               (unsigned long long)hits);
+    } else {
+        printf("position : %s\n", pos);
+        printf("rules    : %s 2x%d\n", g.rs.name, g.rs.pits);
+        if (r->exact)
+            printf("value    : %d (exact: net seeds the player to move captures from now on)\n",
+                   r->value);
+        else
+            printf("value    : %d (heuristic, NOT exact; proven bounds [%d, %d] at depth %d)\n",
+                   r->value, r->lower, r->upper, r->depth);
+        if (r->over)
+            printf("best     : none (game over: %s)\n", rules_end_name(ml.end));
+        else
+            printf("best     : %s\n", best);
+        if (r->exact && !r->over) {
+            printf("pv       :");
+            for (int k = 0; k < npv; k++)
+                printf(" %s", names[k]);
+            if (r->pv_repeats)
+                printf(" (position repeats: cycle settled)\n");
+            else if (lml.n == 0)
+                printf(" (game over: %s)\n", rules_end_name(lml.end));
+            else
+                printf(" ...\n");
+        }
+        for (int i = 0; i < nmv; i++) {
+            char mv[SOW_MOVE_MAXLEN];
+            move_format(&g.rs, g.p.side, ml.c[i].move, mv, sizeof mv);
+            printf("move %-5s: %d%s\n", mv, vals[i], vals[i] == r->value ? " (best)" : "");
+        }
+        printf("nodes    : %llu (positions visited)\n", (unsigned long long)nodes);
+        printf("expanded : %llu (positions whose moves were generated)\n",
+               (unsigned long long)expanded);
+        printf("time     : %.3f s\n", secs);
+        printf("nodes/s  : %.0f\n", nps);
+        printf("tb hits  : %llu\n", (unsigned long long)hits);
+    }
+    return 0;
+}
+
 int cmd_solve(int argc, char **argv)
 {
     struct solve_args a;
@@ -141,7 +233,7 @@ int cmd_solve(int argc, char **argv)
         return r0 == CLI_HELP ? CLI_OK : r0;
     struct cli_game g = a.g;
     const char *tables = a.tables;
-    bool moves = a.moves, json = a.json;
+    bool moves = a.moves;
     char err[256];
     struct tb_set *tb = NULL;
     if (tables) {
@@ -191,92 +283,12 @@ int cmd_solve(int argc, char **argv)
         fprintf(stderr, "sow solve: interrupted\n");
         return cli_interrupted();
     }
-    struct sow_relay_cache *cache = cli_relay_cache(&g.rs, 12, stop);
-    struct sow_movelist ml;
-    g.rs.generate(&g.rs, &g.p, &ml, cache, NULL);
-    /* Counters over the whole command (solve, PV and --moves). */
-    uint64_t nodes, hits, expanded = search_expanded(s);
-    search_counters(s, &nodes, &hits);
-    double secs = util_now() - pr.t0;
-    double nps = secs > 0 ? (double)nodes / secs : 0;
-
-    char pos[SOW_POS_MAXLEN], best[SOW_MOVE_MAXLEN] = "none";
-    char names[SEARCH_MAX_PV][SOW_MOVE_MAXLEN];
-    sow_position last;
-    pos_format(&g.rs, &g.p, pos, sizeof pos);
-    if (r.best != SOW_MOVE_NONE)
-        move_format(&g.rs, g.p.side, r.best, best, sizeof best);
-    int npv = pv_names(&g.rs, &g.p, &r, names, &last, cache);
-    struct sow_movelist lml;
-    g.rs.generate(&g.rs, &last, &lml, cache, NULL);
-    rules_cache_free(cache);
-    if (*stop) {
-        search_free(s);
-        tb_close(tb);
+    int pr_rc = solve_print(&a, s, &r, vals, nmv, pr.t0, stop);
+    search_free(s);
+    tb_close(tb);
+    if (pr_rc < 0) {
         fprintf(stderr, "sow solve: interrupted\n");
         return cli_interrupted();
     }
-
-    if (json) {
-        printf("{\"position\":");
-        json_str(pos);
-        printf(",\"rules\":\"%s\",\"pits\":%d,\"value\":%d,\"exact\":%s,\"lower\":%d,"
-               "\"upper\":%d,\"best\":",
-               g.rs.name, g.rs.pits, r.value, r.exact ? "true" : "false", r.lower, r.upper);
-        if (r.best != SOW_MOVE_NONE)
-            json_str(best);
-        else
-            printf("null");
-        printf(",\"pv\":[");
-        for (int k = 0; k < npv; k++)
-            printf("%s\"%s\"", k ? "," : "", names[k]);
-        printf("],\"moves\":[");
-        for (int i = 0; i < nmv; i++) {
-            char mv[SOW_MOVE_MAXLEN];
-            move_format(&g.rs, g.p.side, ml.c[i].move, mv, sizeof mv);
-            printf("%s{\"move\":\"%s\",\"value\":%d}", i ? "," : "", mv, vals[i]);
-        }
-        printf("],\"nodes\":%llu,\"expanded\":%llu,\"nps\":%.0f,\"time_ms\":%.0f,"
-               "\"tb_hits\":%llu}\n",
-               (unsigned long long)nodes, (unsigned long long)expanded, nps, secs * 1000,
-               (unsigned long long)hits);
-    } else {
-        printf("position : %s\n", pos);
-        printf("rules    : %s 2x%d\n", g.rs.name, g.rs.pits);
-        if (r.exact)
-            printf("value    : %d (exact: net seeds the player to move captures from now on)\n",
-                   r.value);
-        else
-            printf("value    : %d (heuristic, NOT exact; proven bounds [%d, %d] at depth %d)\n",
-                   r.value, r.lower, r.upper, r.depth);
-        if (r.over)
-            printf("best     : none (game over: %s)\n", rules_end_name(ml.end));
-        else
-            printf("best     : %s\n", best);
-        if (r.exact && !r.over) {
-            printf("pv       :");
-            for (int k = 0; k < npv; k++)
-                printf(" %s", names[k]);
-            if (r.pv_repeats)
-                printf(" (position repeats: cycle settled)\n");
-            else if (lml.n == 0)
-                printf(" (game over: %s)\n", rules_end_name(lml.end));
-            else
-                printf(" ...\n");
-        }
-        for (int i = 0; i < nmv; i++) {
-            char mv[SOW_MOVE_MAXLEN];
-            move_format(&g.rs, g.p.side, ml.c[i].move, mv, sizeof mv);
-            printf("move %-5s: %d%s\n", mv, vals[i], vals[i] == r.value ? " (best)" : "");
-        }
-        printf("nodes    : %llu (positions visited)\n", (unsigned long long)nodes);
-        printf("expanded : %llu (positions whose moves were generated)\n",
-               (unsigned long long)expanded);
-        printf("time     : %.3f s\n", secs);
-        printf("nodes/s  : %.0f\n", nps);
-        printf("tb hits  : %llu\n", (unsigned long long)hits);
-    }
-    search_free(s);
-    tb_close(tb);
     return CLI_OK;
 }
