@@ -113,17 +113,6 @@ int cli_exit_code(enum sow_status st);
 /* "sow CMD: message" on stderr; returns CLI_BAD. */
 int cli_bad(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* If argv[*i] is option `name` ("--name V" or "--name=V"), store V in *val,
- * advance *i and return 1; missing value: message, return -1; else 0. */
-int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
-
-/* Same for an integer option in [lo, hi]. */
-int cli_opt_long(const char *cmd, int argc, char **argv, int *i, const char *name, long lo,
-                 long hi, long *val);
-
-/* Try --rules/--pits/--seeds at argv[*i]: 1 consumed, 0 not one of them, -1 error. */
-int cli_game_opt(const char *cmd, int argc, char **argv, int *i, struct cli_game *g);
-
 /* Resolve rule set and position from g's fields. 0 or CLI_BAD (message printed). */
 int cli_game_setup(const char *cmd, struct cli_game *g);
 

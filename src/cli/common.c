@@ -205,52 +205,6 @@ int cli_unknown(const char *cmd, const char *arg)
     return cli_bad(cmd, "unknown option '%s' (see 'sow %s --help')", arg, cmd);
 }
 
-int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (a[n] != 0)
-        return 0;
-    if (*i + 1 >= argc) {
-        cli_bad(cmd, "option %s needs a value", name);
-        return -1;
-    }
-    *val = argv[++*i];
-    return 1;
-}
-
-int cli_opt_long(const char *cmd, int argc, char **argv, int *i, const char *name, long lo,
-                 long hi, long *val)
-{
-    const char *v;
-    int r = cli_opt(cmd, argc, argv, i, name, &v);
-    if (r <= 0)
-        return r;
-    if (util_parse_long(v, lo, hi, val) < 0) {
-        cli_bad(cmd, "%s '%s': expected a whole number in %ld..%ld", name, v, lo, hi);
-        return -1;
-    }
-    return 1;
-}
-
-int cli_game_opt(const char *cmd, int argc, char **argv, int *i, struct cli_game *g)
-{
-    int r;
-    if ((r = cli_opt(cmd, argc, argv, i, "--rules", &g->rules)) != 0)
-        return r;
-    if ((r = cli_opt_long(cmd, argc, argv, i, "--pits", 1, SOW_MAX_PITS, &g->pits)) != 0)
-        return r;
-    if ((r = cli_opt_long(cmd, argc, argv, i, "--seeds", 0, SOW_MAX_SEEDS, &g->seeds)) != 0)
-        return r;
-    return 0;
-}
-
 int cli_game_setup(const char *cmd, struct cli_game *g)
 {
     char err[256];
