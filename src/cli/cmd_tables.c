@@ -245,7 +245,7 @@ static char **list_dir(const char *dir, int *count)
 static int list_tables(const char *cmd, int argc, char **argv, struct topts *o, char ***names,
                        int *count)
 {
-    int r = parse(cmd, argc, argv, o, true, T_THREADS);
+    int r = parse(cmd, argc, argv, o, true, T_THREADS | T_DIR);
     if (r)
         return r == CLI_HELP ? CLI_OK : r;
     if (cli_check_dir(cmd, o->dir))
