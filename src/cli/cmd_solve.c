@@ -234,12 +234,11 @@ int cmd_solve(int argc, char **argv)
     struct cli_game g = a.g;
     const char *tables = a.tables;
     bool moves = a.moves;
-    char err[256];
     struct tb_set *tb = NULL;
-    if (tables) {
-        tb = tb_open(&g.rs, tables, err, sizeof err);
-        if (!tb)
-            return cli_bad("solve", "--tables %s: %s", tables, err);
+    struct sow_error e;
+    if (tables && tb_open(&g.rs, tables, &tb, &e) != SOW_OK) {
+        cli_bad("solve", "--tables %s: %s", tables, e.msg);
+        return cli_exit_code(e.status); /* missing or damaged: bad input */
     }
     /* A second Ctrl-C ends the process at once: solve writes no file. */
     volatile sig_atomic_t *stop = cli_catch_signals(true);
@@ -255,33 +254,34 @@ int cmd_solve(int argc, char **argv)
         .progress = on_progress,
         .progress_arg = &pr,
     };
-    struct search_ctx *s = search_new(&g.rs, &o, err, sizeof err);
-    if (!s) {
+    struct search_ctx *s;
+    enum sow_status st = search_new(&g.rs, &o, &s, &e);
+    if (st != SOW_OK) {
         tb_close(tb);
-        fprintf(stderr, "sow solve: %s\n", err);
-        return CLI_FAIL;
+        cli_bad("solve", "%s", e.msg);
+        return cli_exit_code(st);
     }
     struct search_result r;
-    int rc = search_solve(s, &g.p, &r);
+    st = search_solve(s, &g.p, &r);
     int vals[SOW_MAX_PITS + 1];
     int nmv = 0;
-    if (rc == 0 && moves) {
+    if (st == SOW_OK && moves) {
         nmv = search_move_values(s, &g.p, vals);
         if (nmv < 0)
-            rc = -1;
+            st = search_last_error(s)->status;
     }
     /* After a stop, a relay cut short may have left a move out: nothing
      * computed then is printed (rules_cache_set_stop). */
-    if (rc < 0 || *stop) {
-        const char *why = *stop ? NULL : search_error(s);
+    if (st == SOW_OK && *stop)
+        st = SOW_E_INTERRUPTED;
+    if (st != SOW_OK) {
+        if (st == SOW_E_INTERRUPTED)
+            fprintf(stderr, "sow solve: interrupted\n");
+        else
+            cli_bad("solve", "%s", search_last_error(s)->msg);
         search_free(s);
         tb_close(tb);
-        if (why) {
-            fprintf(stderr, "sow solve: %s\n", why);
-            return CLI_FAIL;
-        }
-        fprintf(stderr, "sow solve: interrupted\n");
-        return cli_interrupted();
+        return cli_exit_code(st);
     }
     int pr_rc = solve_print(&a, s, &r, vals, nmv, pr.t0, stop);
     search_free(s);

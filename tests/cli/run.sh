@@ -287,8 +287,8 @@ check "impossible table size says what fits" grep -qE 'fit|at most|up to' "$err"
 check "impossible table size: no file written" nofiles '*.sowtb'
 bad 2 tables build --seeds 3 --memory 1000000 --dir "$WORK/t1"
 touch "$WORK/afile"
-bad 1 tables build --seeds 2 --dir "$WORK/afile"
-bad 1 tables build --seeds 2 --dir "$WORK/afile/sub"
+bad 2 tables build --seeds 2 --dir "$WORK/afile"      # bad input, as for info/verify/solve
+bad 2 tables build --seeds 2 --dir "$WORK/afile/sub"
 bad 2 tables info "$WORK/missing"
 bad 2 tables verify "$WORK/missing"
 bad 2 tables info "$WORK/afile"
@@ -352,7 +352,7 @@ fi
 if [ "$(id -u)" -ne 0 ] || [ "$SOW" != "$SOW_REAL" ]; then
     mkdir -p "$WORK/locked" && cp "$TB"/* "$WORK/locked/" && chmod 000 "$WORK/locked"
     bad 2 tables probe --pits 2 --dir "$WORK/locked" 2,1/1,0/A
-    pending "tb_build statuses (issue 10 item 2) not merged yet" bad 2 tables build --pits 2 --seeds 5 --dir "$WORK/locked"
+    bad 2 tables build --pits 2 --seeds 5 --dir "$WORK/locked"
     chmod 755 "$WORK/locked"
     # an unreadable level file: bad input from every command
     mkdir -p "$WORK/noread" && cp "$TB"/* "$WORK/noread/" && chmod 755 "$WORK/noread"
@@ -360,10 +360,10 @@ if [ "$(id -u)" -ne 0 ] || [ "$SOW" != "$SOW_REAL" ]; then
     bad 2 tables probe --pits 2 --dir "$WORK/noread" 2,1/1,0/A
     bad 2 solve --tables "$WORK/noread" --pits 2 2,1/1,0/A
     listing 2 tables verify "$WORK/noread"
-    pending "tb_build statuses (issue 10 item 2) not merged yet" bad 2 tables build --pits 2 --seeds 5 --dir "$WORK/noread"
+    bad 2 tables build --pits 2 --seeds 5 --dir "$WORK/noread"
     # a read-only directory is refused before any level is computed
     mkdir -p "$WORK/ro" && cp "$TB"/* "$WORK/ro/" && chmod 555 "$WORK/ro"
-    pending "tb_build statuses (issue 10 item 2) not merged yet" bad 2 tables build --pits 2 --seeds 9 --dir "$WORK/ro"
+    bad 2 tables build --pits 2 --seeds 9 --dir "$WORK/ro"
     check "read-only directory: refused before level 5 is computed" \
         sh -c "! grep -q 'level *5' '$err' && test ! -e '$WORK/ro/oware-2x2-005.sowtb'"
     chmod 755 "$WORK/ro"
@@ -411,12 +411,12 @@ listing 2 tables verify "$FD"
 bad 2 tables probe --pits 2 --dir "$FD" 2,1/1,0/A
 bad 2 solve --tables "$FD" --pits 2 2,1/1,0/A
 bad 2 tables stats --pits 2 --seeds 3 --dir "$FD"
-pending "tb_build statuses (issue 10 item 2) not merged yet" bad 2 tables build --pits 2 --seeds 4 --dir "$FD"
+bad 2 tables build --pits 2 --seeds 4 --dir "$FD"
 check "FIFO level file left as it was" test -p "$FD/oware-2x2-003.sowtb"
 DD="$WORK/dir-tables"; rm -rf "$DD"; cp -r "$TB" "$DD"
 rm "$DD/oware-2x2-003.sowtb"; mkdir "$DD/oware-2x2-003.sowtb"
 bad 2 tables probe --pits 2 --dir "$DD" 2,1/1,0/A
-pending "tb_build statuses (issue 10 item 2) not merged yet" bad 2 tables build --pits 2 --seeds 4 --dir "$DD"
+bad 2 tables build --pits 2 --seeds 4 --dir "$DD"
 
 # Temporary files: a FIFO or a symlink at the temporary name is removed,
 # never opened or followed.
@@ -447,12 +447,10 @@ done
 # Exit statuses do not depend on the command: bad input is 2 everywhere.
 bad 2 tables build --seeds 2 --dir ''
 bad 2 tables info --dir ''
-pending "tb_build statuses (issue 10 item 2) not merged yet" bad 2 tables build --seeds 2 --dir "$WORK/afile"
-pending "tb_build statuses (issue 10 item 2) not merged yet" bad 2 tables build --seeds 2 --dir "$WORK/afile/sub"
 for how in truncated trailing fixed-version fixed-rules "other-file $WORK/tbj/jodu-2x2-004.sowtb"; do
     # shellcheck disable=SC2086
     damaged d $how
-    pending "tb_build statuses (issue 10 item 2) not merged yet" bad 2 tables build --pits 2 --seeds 5 --dir "$WORK/d"
+    bad 2 tables build --pits 2 --seeds 5 --dir "$WORK/d"
     check "damaged level 4 ($how): no level built above it" test ! -e "$WORK/d/oware-2x2-005.sowtb"
 done
 
@@ -460,7 +458,7 @@ done
 bad 2 $'bogus\ncommand'
 bad 2 tables $'bo\ngus'
 bad 2 tables info "$WORK/"$'new\nline'
-pending "tb_build statuses (issue 10 item 2) not merged yet" bad 2 tables build --seeds 2 --dir "$WORK/afile/"$'a\nb'
+bad 2 tables build --seeds 2 --dir "$WORK/afile/"$'a\nb'
 bad 2 solve --tables "$WORK/"$'x\ny' "$POS6"
 for c in "" tables variants; do
     # shellcheck disable=SC2086
