@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1146,6 +1147,17 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
     }
     uint64_t maxE = 0;
     double limit = opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * machine_memory();
+    /* An address-space limit (ulimit -v) refuses like --memory, up front and
+     * saying what fits (README "Exit statuses"); the workspace is reserved
+     * as address space, hence the margin. */
+    const char *by = "the memory limit", *raise = "--memory";
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+        0.75 * (double)as.rlim_cur < limit) {
+        limit = 0.75 * (double)as.rlim_cur;
+        by = "3/4 of the address-space limit";
+        raise = "ulimit -v";
+    }
     /* Existing levels are checked completely; missing ones must fit. */
     double lower_bytes = 0;
     bool missing[TB_MAX_LEVEL + 1] = {0};
@@ -1176,9 +1188,9 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
             if (need > limit) {
                 int fit = n - 1;
                 rc = sow_fail(e, SOW_E_TOO_BIG,
-                              "level %d needs about %.1f GB but the memory limit is %.1f GB "
-                              "(--memory); levels up to %d fit: use --seeds %d or raise --memory",
-                              n, need / 1e9, limit / 1e9, fit, fit);
+                              "level %d needs about %.1f GB but %s is %.1f GB (%s); "
+                              "levels up to %d fit: use --seeds %d or raise %s",
+                              n, need / 1e9, by, limit / 1e9, raise, fit, fit, raise);
                 goto out;
             }
         }
@@ -1186,7 +1198,11 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
     }
     /* One workspace for every level, sized for the largest. */
     if (maxE && !work_reserve(&wk, maxE, rs->pits, level_threads(opt, maxE))) {
-        rc = sow_fail(e, SOW_E_NOMEM, "out of address space for level %d", max_level);
+        /* Nothing is built yet: a refusal up front, like the memory limit. */
+        rc = sow_fail(e, SOW_E_TOO_BIG,
+                      "level %d: the workspace does not fit the address space (ulimit -v); "
+                      "use a smaller --seeds or raise the limit",
+                      max_level);
         goto out;
     }
     for (int n = 0; n <= max_level; n++) {

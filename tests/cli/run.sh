@@ -454,6 +454,21 @@ for how in truncated trailing fixed-version fixed-rules "other-file $WORK/tbj/jo
     check "damaged level 4 ($how): no level built above it" test ! -e "$WORK/d/oware-2x2-005.sowtb"
 done
 
+# An address-space limit (ulimit -v) refuses up front like --memory: exit 2,
+# saying what fits (skipped where the binary cannot start under the limit:
+# sanitizers reserve terabytes of shadow memory).
+printf '#!/bin/sh\nulimit -v 400000\nexec "%s" "$@"\n' "$SOW" >"$WORK/ulimited"
+chmod 755 "$WORK/ulimited"
+if "$WORK/ulimited" --help >/dev/null 2>&1; then
+    SOW_SAVE=$SOW; SOW="$WORK/ulimited"
+    bad 2 tables build --seeds 20 --dir "$WORK/ul"
+    check "ulimit -v refusal says what fits" grep -qE 'levels up to [0-9]+ fit' "$err"
+    check "ulimit -v refusal: no level written" test ! -e "$WORK/ul/oware-2x6-000.sowtb"
+    SOW=$SOW_SAVE
+else
+    echo "# ulimit -v case skipped: this sow does not start under the limit"
+fi
+
 # One line on stderr, whatever the arguments hold.
 bad 2 $'bogus\ncommand'
 bad 2 tables $'bo\ngus'
