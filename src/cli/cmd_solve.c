@@ -23,7 +23,7 @@ static const char notes[] =
     "--hash is the transposition table of the bounded mode (the exact mode does not\n"
     "use it, docs/solver.md).  --levels: the exact mode solves the lowest levels whole\n"
     "in memory (the table builder, ~3 bytes kept per position) while they add up to\n"
-    "at most MPOS million positions, default 32; 0: none (the closure of the position\n"
+    "at most MPOS million positions; 0: none (the closure of the position\n"
     "does every level).  Bounded modes give the best move alone as the PV.\n"
     "JSON: position, rules, value, exact, best, pv, moves, nodes, nps, time_ms (and\n"
     "pits, lower, upper, expanded, tb_hits).\n"
@@ -87,15 +87,18 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
     /* Defaults live in the library: 0 asks search_new for SEARCH_HASH_MB and
      * SEARCH_LEVEL_BUDGET (sow/search.h). */
     *a = (struct solve_args){.g = {.seeds = -1}, .threads = 1, .levels = -1};
+    char hash_help[64], levels_help[96];
+    snprintf(hash_help, sizeof hash_help, "transposition table, MiB, default %d", SEARCH_HASH_MB);
+    snprintf(levels_help, sizeof levels_help,
+             "exact mode: levels solved in memory, million positions, default %.1f",
+             (double)SEARCH_LEVEL_BUDGET / 1e6);
     const struct cli_option opts[] = {
         CLI_GAME_OPTIONS(a->g),
         {"--threads", CLI_LONG, &a->threads, 1, (double)cli_max_threads(), "T",
          "threads, default 1; the value never depends on it", 0, 0},
-        {"--hash", CLI_LONG, &a->hash, 1, 1 << 20, "MB", "transposition table, MiB, default 64",
-         0, 0},
+        {"--hash", CLI_LONG, &a->hash, 1, 1 << 20, "MB", hash_help, 0, 0},
         {"--tables", CLI_STR, &a->tables, 0, 0, "DIR", "probe the endgame tables in DIR", 0, 0},
-        {"--levels", CLI_LONG, &a->levels, 0, 1 << 20, "MPOS",
-         "exact mode: levels solved in memory, million positions", 0, 0},
+        {"--levels", CLI_LONG, &a->levels, 0, 1 << 20, "MPOS", levels_help, 0, 0},
         {"--depth", CLI_LONG, &a->depth, 1, 10000, "D", "bounded search to D plies", 0,
          &a->have_depth},
         {"--time", CLI_DOUBLE, &a->tlimit, 0, 1e7, "S", "bounded search, deepening for S seconds",

@@ -187,7 +187,7 @@ static int cmd_atlas(int argc, char **argv)
         {"--csv", CLI_STR, &csv, 0, 0, "FILE", "also write the rows as CSV", 0, 0},
         {"--threads", CLI_LONG, &threads, 1, (double)cli_max_threads(), "T", "threads, default 1",
          0, 0},
-        {"--hash", CLI_LONG, &hash, 1, 1 << 20, "MB", "transposition table, default 64", 0, 0},
+        {"--hash", CLI_LONG, &hash, 1, 1 << 20, "MB", "transposition table, MiB", 0, 0},
         {"--tables", CLI_STR, &tables, 0, 0, "DIR", "endgame tables (built when missing)", 0, 0},
         {"--no-tables", CLI_FLAG, &no_tables, 0, 0, NULL, "solve without endgame tables", 0, 0},
         {"--tb-entries", CLI_LONG, &tb_entries, 0, 4000000000.0, "N",
