@@ -162,7 +162,8 @@ int bench_rules(int argc, char **argv)
         }
         if (!(out = fio_out_stream(&fo))) {
             fio_out_abort(&fo);
-            return cli_bad(cmd, "%s: out of memory", csv) ? CLI_FAIL : CLI_FAIL;
+            cli_bad(cmd, "%s: out of memory", csv);
+            return CLI_FAIL;
         }
         fprintf(out, "rules,threads,positions,nodes,seconds,nodes_per_s,moves_per_s\n");
     }

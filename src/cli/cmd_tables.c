@@ -26,7 +26,8 @@ static const char usage[] =
     "  probe  [--rules R] [--pits N] [--dir DIR] POS\n"
     "         the value of POS and of each of its moves\n"
     "DIR defaults to $SOW_TABLES, else ./tables.  Rule set default oware, 2x6.\n"
-    "exit status: 0 ok, 1 failure (I/O, verification), 2 bad input, 130 interrupted\n";
+    "exit status: 0 ok, 1 failure (I/O, verification), 2 bad input, 130 interrupted,\n"
+    "143 SIGTERM.  A second builder in the same DIR waits for the first (a lock).\n";
 
 struct topts {
     const char *rules, *dir, *pos;

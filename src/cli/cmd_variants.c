@@ -133,8 +133,10 @@ static int out_open(const char *cmd, struct outfile *o, const char *path)
     o->o.fd = -1;
     if (!path)
         return 0;
-    if (fio_out_begin(&o->o, path, NULL, &e))
-        return cli_bad(cmd, "%s", e.msg) ? cli_exit_code(e.status) : 0;
+    if (fio_out_begin(&o->o, path, NULL, &e)) {
+        cli_bad(cmd, "%s", e.msg);
+        return cli_exit_code(e.status);
+    }
     if (!(o->f = fio_out_stream(&o->o))) {
         fio_out_abort(&o->o);
         cli_bad(cmd, "%s: out of memory", path);
