@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sow/version.h"
 
 static const struct {
     const char *name;
@@ -26,7 +27,7 @@ static void usage(FILE *f)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nrule sets: oware awari jodu jodu-ibadan jodu-starve odu jerin darra\n"
                "positions: A1,...,AN/B1,...,BN/SIDE[/SA-SB[/STATE]]\n"
-               "'sow COMMAND --help' for each command's options.\n"
+               "'sow COMMAND --help' for each command's options; 'sow --version'.\n"
                "exit status: 0 ok, 1 failure while working, 2 bad input, 130 interrupted\n");
 }
 
@@ -38,6 +39,10 @@ int main(int argc, char **argv)
     }
     if (cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
         usage(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("sow %s (git %s)\n", sow_version(), sow_commit());
         return CLI_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
