@@ -7,7 +7,7 @@
 # statically with --static) and agrees with `sow solve`; `man -l` renders the
 # page without warnings and clidoc/check.py holds for the installed page and
 # completions; the installed Python module loads the installed libsow and
-# passes its pytest suite; `ninja uninstall` leaves nothing behind.
+# passes its pytest suite and docs/python.md's doctest; `ninja uninstall` leaves nothing behind.
 #
 # usage: tests/install/run.sh BUILD_DIR SOURCE_DIR PYTHON
 set -uo pipefail
@@ -136,6 +136,11 @@ print(sow.__file__, *libs)' 2>&1)
             "$SRC/python/tests" 2>&1)
         [ $? -eq 0 ] && ok "pytest python/tests: $(tail -1 <<< "$out")" ||
             notok "pytest python/tests" "$(tail -40 <<< "$out")"
+        # docs/python.md is a doctest: its outputs are what the module prints.
+        out=$(cd "$W" && SOW_BIN=$P/bin/sow PYTHONPATH=$site "$PY" -m pytest -q -p no:cacheprovider \
+            --doctest-glob='*.md' "$SRC/docs/python.md" 2>&1)
+        [ $? -eq 0 ] && ok "doctest docs/python.md: $(tail -1 <<< "$out")" ||
+            notok "doctest docs/python.md" "$(tail -40 <<< "$out")"
     else
         skip "pytest python/tests" "no pytest for $PY (python3-pytest)"
     fi
