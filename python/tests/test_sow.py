@@ -254,3 +254,27 @@ def test_random_garbage_never_crashes():
             p.play(s[:5])
         except ValueError:
             pass
+
+
+def test_ctrl_c_raises_keyboard_interrupt():
+    """SIGINT during a long search stops it: KeyboardInterrupt, no crash, and
+    the interpreter's own Ctrl-C handling is back afterwards."""
+    code = ("import signal, sow, sys\n"
+            "p = sow.Position(rules='oware')\n"
+            "print('ready', flush=True)\n"
+            "try:\n"
+            "    sow.solve(p, movetime=60, hash_mb=8)\n"
+            "except KeyboardInterrupt:\n"
+            "    print('interrupted', flush=True)\n"
+            "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+            "print('handler restored', flush=True)\n")
+    import signal
+    import time
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                         env=dict(os.environ))
+    assert p.stdout.readline().strip() == "ready"
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=30)
+    assert p.returncode == 0, out
+    assert out.split("\n")[:2] == ["interrupted", "handler restored"]
