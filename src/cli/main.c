@@ -27,7 +27,7 @@ static void usage(FILE *f)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nrule sets: oware awari jodu jodu-ibadan jodu-starve odu jerin darra\n"
                "positions: A1,...,AN/B1,...,BN/SIDE[/SA-SB[/STATE]]\n"
-               "'sow COMMAND --help' for each command's options; 'sow --version'.\n"
+               "'sow COMMAND --help' for each command's options.\n"
                "exit status: 0 ok, 1 failure while working, 2 bad input, 130 interrupted\n");
 }
 
