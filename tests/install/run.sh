@@ -56,7 +56,6 @@ for f in libsow.a libsow.so pkgconfig/sow.pc; do
 done
 soname=$(readelf -d "$L/libsow.so" 2>/dev/null | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = libsow.so.0 ] && ok "soname libsow.so.0" || notok "soname libsow.so.0" "got '$soname'"
-[ -f "$L/libsow.so.$(opt version 2>/dev/null || true)" ] || true
 real=$(readlink -f "$L/libsow.so")
 case $real in *libsow.so.0.*) ok "libsow.so -> $(basename "$real")" ;; *) notok "versioned libsow.so" "$real" ;; esac
 out=$("$P/bin/sow" --version)
@@ -72,15 +71,27 @@ for s in sow_version sow_commit sow_status_name rules_init rules_start rules_fin
     grep -qx "$s" <<< "$syms" || missing="$missing $s"
 done
 [ -z "$missing" ] && ok "libsow.so exports the public API" || notok "libsow.so exports the public API" "missing:$missing"
-leaked=$(grep -E '^(tt_|util_|closure_|var_|ref_|oware_|jodu_|odu_|darra_|relay_)' <<< "$syms" | head -5)
+# Exactly what the installed headers declare SOW_API is exported (OpenMP's
+# named-critical locks aside, which must be shared across modules).
+api=$(cat "$P"/include/sow/*.h | grep -v "^ *#" | grep -o 'SOW_API[^;]*[ *][a-z_][a-z0-9_]* *[(\[]' |
+      sed -E 's/.*[ *]([a-z_][a-z0-9_]*) *[(\[]$/\1/' | sort -u)
+exported=$(nm -D --defined-only "$L/libsow.so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' |
+           grep -v '^\.gomp_critical' | sort -u)
+extra=$(comm -13 <(echo "$api") <(echo "$exported") | head -8 | tr '\n' ' ')
+lacking=$(comm -23 <(echo "$api") <(echo "$exported") | tr '\n' ' ')
 # TODO until the declarations carry SOW_API (src/meson.build visibility).
-[ -z "$leaked" ] && ok "libsow.so hides internal symbols" ||
-    { n=$((n + 1)); echo "not ok $n - libsow.so hides internal symbols # TODO SOW_API"; }
+if [ -z "$extra" ]; then ok "libsow.so hides everything not declared SOW_API"
+else n=$((n + 1)); echo "not ok $n - libsow.so hides everything not declared SOW_API # TODO SOW_API: $extra..."; fi
+[ -z "$lacking" ] && ok "every SOW_API declaration is exported ($(echo "$api" | grep -c .) symbols)" ||
+    notok "every SOW_API declaration is exported" "missing: $lacking"
 
 # ---- examples/solve.c against the installed sow.pc
 export PKG_CONFIG_PATH=$L/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D
 flags=$(pkg-config --cflags --libs sow 2>&1) && ok "pkg-config --cflags --libs sow: $flags" ||
     notok "pkg-config --cflags --libs sow" "$flags"
+v=$(pkg-config --modversion sow 2>&1)
+case $("$P/bin/sow" --version) in "sow $v "*) ok "pkg-config --modversion sow: $v = sow --version" ;;
+    *) notok "pkg-config --modversion sow = sow --version" "$v" ;; esac
 check "cc examples/solve.c \$(pkg-config --cflags --libs sow)" \
     cc -std=c11 -Wall -Wextra -Werror "$SRC/examples/solve.c" $flags -o "$W/solve"
 pos=0,0,1,2,0,3/1,0,0,0,1,0/A
