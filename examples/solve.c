@@ -11,10 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <sow/position.h>
-#include <sow/rules.h>
-#include <sow/search.h>
-#include <sow/version.h>
+#include <sow/sow.h> /* the whole public API */
 
 int main(int argc, char **argv)
 {

@@ -45,7 +45,7 @@ L=$D$libdir
 check "meson install --destdir" meson install -C "$B" --no-rebuild --destdir "$D" --quiet
 
 # ---- files
-for f in bin/sow include/sow/position.h include/sow/rules.h include/sow/search.h \
+for f in bin/sow include/sow/sow.h include/sow/position.h include/sow/rules.h include/sow/search.h \
          include/sow/status.h include/sow/export.h include/sow/version.h \
          share/man/man1/sow.1 share/bash-completion/completions/sow \
          share/zsh/site-functions/_sow; do
@@ -73,7 +73,7 @@ done
 [ -z "$missing" ] && ok "libsow.so exports the public API" || notok "libsow.so exports the public API" "missing:$missing"
 # Exactly what the installed headers declare SOW_API is exported (OpenMP's
 # named-critical locks aside, which must be shared across modules).
-api=$(cat "$P"/include/sow/*.h | grep -v "^ *#" | grep -o 'SOW_API[^;]*[ *][a-z_][a-z0-9_]* *[(\[]' |
+api=$(cat "$P"/include/sow/*.h | grep -v "^ *#" | grep -o 'SOW_API[^(;[]*[ *][a-z_][a-z0-9_]* *[([]' |
       sed -E 's/.*[ *]([a-z_][a-z0-9_]*) *[(\[]$/\1/' | sort -u)
 exported=$(nm -D --defined-only "$L/libsow.so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' |
            grep -v '^\.gomp_critical' | sort -u)
