@@ -58,15 +58,16 @@ int main(int argc, char **argv)
 
     /* Exact mode: depth 0, no time limit; one thread. */
     struct search_opts o = {.threads = 1, .hash_mb = 16};
-    struct search_ctx *s = search_new(&rs, &o, err, sizeof err);
-    if (!s) {
-        fprintf(stderr, "solve: %s\n", err);
+    struct search_ctx *s;
+    struct sow_error e;
+    if (search_new(&rs, &o, &s, &e) != SOW_OK) {
+        fprintf(stderr, "solve: %s\n", e.msg);
         return 1;
     }
     struct search_result r;
-    if (search_solve(s, &p, &r) < 0) {
-        const char *why = search_error(s);
-        fprintf(stderr, "solve: %s\n", why ? why : "interrupted");
+    if (search_solve(s, &p, &r) != SOW_OK) { /* errors are values: sow/status.h */
+        const struct sow_error *why = search_last_error(s);
+        fprintf(stderr, "solve: %s: %s\n", sow_status_name(why->status), why->msg);
         search_free(s);
         return 1;
     }

@@ -11,7 +11,8 @@
 
 #include "sow/position.h"
 #include "sow/search.h"
-#include "sow/tables.h"
+#include "sow/status.h"
+#include "sow/tables_probe.h"
 #include "sow/version.h"
 
 struct sowpy_rules {
@@ -142,8 +143,9 @@ struct sowpy_tables *sowpy_tables_open(const struct sowpy_rules *r, const char *
         fail(err, errlen, "out of memory");
         return NULL;
     }
-    t->set = tb_open(&r->rs, dir, err, errlen);
-    if (!t->set) {
+    struct sow_error e;
+    if (tb_open(&r->rs, dir, &t->set, &e) != SOW_OK) {
+        fail(err, errlen, "%s", e.msg);
         free(t);
         return NULL;
     }
@@ -200,9 +202,10 @@ int sowpy_solve(const struct sowpy_rules *r, const sow_position *p,
         .level_budget = o->levels,
         .stop = main_thread ? &sowpy_stop : &local_stop,
     };
-    struct search_ctx *s = search_new(&r->rs, &so, err, errlen);
-    if (!s)
-        return -1;
+    struct search_ctx *s;
+    struct sow_error e;
+    if (search_new(&r->rs, &so, &s, &e) != SOW_OK)
+        return fail(err, errlen, "%s", e.msg);
     struct sigaction sa, old;
     if (main_thread) {
         sowpy_stop = 0;
@@ -212,7 +215,7 @@ int sowpy_solve(const struct sowpy_rules *r, const sow_position *p,
         sigaction(SIGINT, &sa, &old);
     }
     struct search_result sr;
-    int rc = search_solve(s, p, &sr);
+    int rc = search_solve(s, p, &sr) == SOW_OK ? 0 : -1;
     struct sow_movelist ml;
     rules_generate(&r->rs, p, &ml);
     int vals[SOW_MAX_PITS + 1];
@@ -226,10 +229,9 @@ int sowpy_solve(const struct sowpy_rules *r, const sow_position *p,
     if (main_thread)
         sigaction(SIGINT, &old, NULL);
     if (rc < 0) {
-        const char *why = search_error(s);
-        int ret = why ? fail(err, errlen, "%s", why) : SOWPY_INTERRUPTED;
-        if (!why)
-            fail(err, errlen, "interrupted");
+        const struct sow_error *why = search_last_error(s);
+        int ret = why->status == SOW_E_INTERRUPTED ? SOWPY_INTERRUPTED : -1;
+        fail(err, errlen, "%s", why->msg[0] ? why->msg : sow_status_name(why->status));
         search_free(s);
         return ret;
     }

@@ -1,7 +1,7 @@
 /* sow — the C side of the Python module (sow._sow, built with cffi).
  *
  * A thin layer over libsow's public API (sow/rules.h, sow/position.h,
- * sow/search.h, sow/tables.h) with plain types and one error convention, so
+ * sow/search.h, sow/tables_probe.h) with plain types and one error convention, so
  * that the cffi declarations in python/sow_cffi.py stay small and do not
  * change when the library's own signatures do: every function that can fail
  * returns 0 (or a count) on success, -1 with a one-line message in err

@@ -15,8 +15,8 @@
  *                    move_parse / move_format of moves, pos_draw
  *   sow/search.h     the solver: search_new, search_solve (exact, or bounded
  *                    by depth or time: the engine), search_move_values
- *   the tables'      tb_open a directory of endgame tables, tb_probe a
- *   probe header     position, tb_close (included by sow/search.h)
+ *   sow/tables_probe.h  endgame tables: tb_open a directory of them,
+ *                    tb_probe a position, tb_close; the index and level files
  *   sow/status.h     errors are values: enum sow_status + a one-line message
  *   sow/version.h    sow_version, sow_commit
  *
@@ -26,7 +26,7 @@
  *   rules_init(&rs, "awari", 6, -1, err, sizeof err);
  *   pos_parse(&rs, "0,0,1,2,0,3/1,0,0,0,1,0/A", &p, err, sizeof err);
  *   struct sow_movelist ml;  rules_generate(&rs, &p, &ml);    // 3 moves
- *   ... search_new, search_solve(s, &p, &r): r.value == -4, r.best
+ *   ... search_new(&rs, &opts, &s, &e), search_solve(s, &p, &r): r.value == -4
  *
  * Thread-safety: as each header states; in short, a struct ruleset is
  * immutable and shared freely, a search context belongs to one caller at a
@@ -40,6 +40,7 @@
 #include "sow/rules.h"
 #include "sow/search.h"
 #include "sow/status.h"
+#include "sow/tables_probe.h"
 #include "sow/version.h"
 
 #endif
