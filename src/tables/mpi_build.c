@@ -39,6 +39,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "sow/fileio.h"
 #include "sow/tables_mpi.h"
 #include "sow/util.h"
 #include "tables_internal.h"
@@ -616,6 +617,7 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
         o.level_done = NULL;
     }
     enum sow_status st = SOW_OK;
+    struct fio_lock lock = {-1};
     struct tb_set *set = NULL;
     int8_t **built = calloc(TB_MAX_LEVEL + 1, sizeof *built);
     unsigned char missing[TB_MAX_LEVEL + 1] = {0};
@@ -623,6 +625,12 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
         st = sow_fail(e, SOW_E_INPUT, "--seeds %d: levels go up to %d", max_level, TB_MAX_LEVEL);
     else if (!built || !(set = tb_set_new(rs, dir)))
         st = sow_fail(e, SOW_E_NOMEM, "out of memory");
+    /* As tb_build (fileio.h rules 3 and 4), on rank 0 for the job: the
+     * directory exists, this job alone builds in it, it can be written. */
+    if (st == SOW_OK && M.rank == 0 &&
+        ((st = fio_mkdir_p(dir, e)) || (st = fio_lock_dir(dir, &lock, o.stop, NULL, NULL, e)) ||
+         (st = fio_dir_writable(dir, e))))
+        fio_unlock(&lock);
     st = agree(&M, st, e);
     if (st != SOW_OK)
         goto out;
@@ -631,7 +639,7 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
         for (int n = 0; n <= max_level; n++) {
             char path[4200];
             tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
-            missing[n] = access(path, F_OK) != 0;
+            missing[n] = !fio_exists(path);
         }
     MPI_Bcast(missing, TB_MAX_LEVEL + 1, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
     double limit = o.memory_bytes > 0 ? o.memory_bytes : 0.75 * util_phys_memory();
@@ -711,6 +719,7 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
     }
 out:
     tb_close(set);
+    fio_unlock(&lock);
     if (built)
         for (int n = 0; n <= TB_MAX_LEVEL; n++)
             free(built[n]);
