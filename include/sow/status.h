@@ -31,6 +31,8 @@
 #ifndef SOW_STATUS_H
 #define SOW_STATUS_H
 
+#include "sow/export.h"
+
 enum sow_status {
     SOW_OK = 0,
     SOW_E_INPUT,
@@ -49,7 +51,7 @@ struct sow_error {
 
 /* Record st with a printf-style message in *e (if e is not NULL); returns st,
  * so that a failing path reads `return sow_fail(e, SOW_E_IO, "...", ...);`. */
-enum sow_status sow_fail(struct sow_error *e, enum sow_status st, const char *fmt, ...)
+SOW_API enum sow_status sow_fail(struct sow_error *e, enum sow_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Replace control characters in s by '?' in place: messages quote paths,
@@ -57,6 +59,6 @@ enum sow_status sow_fail(struct sow_error *e, enum sow_status st, const char *fm
 void sow_scrub(char *s);
 
 /* A short name of the status ("bad input", "I/O error", ...). */
-const char *sow_status_name(enum sow_status st);
+SOW_API const char *sow_status_name(enum sow_status st);
 
 #endif

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sow/version.h"
 
 static const struct {
     const char *name;
@@ -39,6 +40,10 @@ int main(int argc, char **argv)
         return cli_bad("", "a command is needed (see 'sow --help')");
     if (cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
         usage(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("sow %s (git %s)\n", sow_version(), sow_commit());
         return CLI_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
