@@ -29,6 +29,9 @@ static const char usage[] =
     "  --depth D     bounded search to D plies: proven bounds and a heuristic value\n"
     "                (bounded modes give the best move alone as the PV)\n"
     "  --time S      bounded search, deepening for S seconds\n"
+    "                (bounded modes use the alpha-beta engine, docs/engine.md)\n"
+    "  --threshold   bounded modes by the older threshold search (proven bounds,\n"
+    "                best move alone as the PV)\n"
     "  --moves       also print every legal move's exact value\n"
     "  --json        one JSON object: position, rules, value, exact, best, pv, moves,\n"
     "                nodes, nps, time_ms (and pits, lower, upper, expanded, tb_hits)\n"
@@ -91,7 +94,7 @@ int cmd_solve(int argc, char **argv)
     long threads = 1, hash = 64, depth = 0, levels = -1;
     double tlimit = 0;
     const char *tables = NULL, *tstr = NULL;
-    bool moves = false, json = false, have_depth = false;
+    bool moves = false, json = false, have_depth = false, threshold = false;
     for (int i = 1; i < argc; i++) {
         int r;
         if (cli_is_help(argv[i])) {
@@ -137,6 +140,10 @@ int cmd_solve(int argc, char **argv)
             moves = true;
             continue;
         }
+        if (strcmp(argv[i], "--threshold") == 0) {
+            threshold = true;
+            continue;
+        }
         if (strcmp(argv[i], "--json") == 0) {
             json = true;
             continue;
@@ -162,6 +169,8 @@ int cmd_solve(int argc, char **argv)
                        "--levels %ld: %ld million positions need %.0f MiB to keep, this "
                        "machine has %.0f MiB",
                        levels, levels, (double)levels * 3e6 / 1048576.0, ram / 1048576.0);
+    if (threshold && !have_depth && !tstr)
+        return cli_bad("solve", "--threshold is for the bounded modes: give --depth or --time");
     if (moves && (have_depth || tstr))
         return cli_bad("solve", "--moves gives exact values: not with --depth/--time");
     if (cli_game_setup("solve", &g))
@@ -187,6 +196,7 @@ int cmd_solve(int argc, char **argv)
         .stop = &g_stop,
         .progress = on_progress,
         .progress_arg = &pr,
+        .threshold = threshold,
     };
     struct search_ctx *s = search_new(&g.rs, &o, err, sizeof err);
     if (!s) {
@@ -205,6 +215,7 @@ int cmd_solve(int argc, char **argv)
 
     struct search_result r;
     int rc = search_solve(s, &g.p, &r);
+    const bool engine = (have_depth || tstr) && !threshold; /* docs/engine.md */
     struct sow_movelist ml;
     int vals[SOW_MAX_PITS + 1];
     int nmv = 0;
@@ -262,15 +273,22 @@ int cmd_solve(int argc, char **argv)
             printf("%s{\"move\":\"%s\",\"value\":%d}", i ? "," : "", mv, vals[i]);
         }
         printf("],\"nodes\":%llu,\"expanded\":%llu,\"nps\":%.0f,\"time_ms\":%.0f,"
-               "\"tb_hits\":%llu}\n",
+               "\"tb_hits\":%llu",
                (unsigned long long)nodes, (unsigned long long)expanded, nps, secs * 1000,
                (unsigned long long)hits);
+        if (engine) /* the engine's bounded mode */
+            printf(",\"score_cp\":%d,\"depth\":%d,\"seldepth\":%d,\"hashfull\":%d", r.score_cp,
+                   r.depth, r.seldepth, r.hashfull);
+        printf("}\n");
     } else {
         printf("position : %s\n", pos);
         printf("rules    : %s 2x%d\n", g.rs.name, g.rs.pits);
         if (r.exact)
             printf("value    : %d (exact: net seeds the player to move captures from now on)\n",
                    r.value);
+        else if (engine)
+            printf("value    : %d (heuristic, NOT exact: engine score %+.2f seeds)\n", r.value,
+                   r.score_cp / 100.0);
         else
             printf("value    : %d (heuristic, NOT exact; proven bounds [%d, %d] at depth %d)\n",
                    r.value, r.lower, r.upper, r.depth);
@@ -278,7 +296,7 @@ int cmd_solve(int argc, char **argv)
             printf("best     : none (game over: %s)\n", rules_end_name(ml.end));
         else
             printf("best     : %s\n", best);
-        if (r.exact && !r.over) {
+        if ((r.exact || engine) && !r.over) {
             printf("pv       :");
             for (int k = 0; k < npv; k++)
                 printf(" %s", names[k]);
@@ -293,6 +311,11 @@ int cmd_solve(int argc, char **argv)
             char mv[SOW_MOVE_MAXLEN];
             move_format(&g.rs, g.p.side, ml.c[i].move, mv, sizeof mv);
             printf("move %-5s: %d%s\n", mv, vals[i], vals[i] == r.value ? " (best)" : "");
+        }
+        if (engine) {
+            printf("depth    : %d (seldepth %d)\n", r.depth, r.seldepth);
+            printf("hashfull : %d (per mille of the table written by this search)\n",
+                   r.hashfull);
         }
         printf("nodes    : %llu (positions visited)\n", (unsigned long long)nodes);
         printf("expanded : %llu (positions whose moves were generated)\n",

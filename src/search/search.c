@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sow/engine.h"
 #include "sow/search.h"
 #include "sow/tt.h"
 #include "sow/util.h"
@@ -65,6 +66,8 @@ struct search_ctx {
     int memmax, diskmax;
     bool memfull;                 /* the next level would not fit in RAM */
     uint64_t memused, dmoves, dentries;
+    struct engine *eng;           /* bounded mode: the engine (engine_solve) */
+    uint64_t engine_nodes, engine_tbh;
 };
 
 static inline int clampi(int x, int lo, int hi)
@@ -566,7 +569,7 @@ static void progress(struct search_ctx *s, const char *fmt, ...)
 
 static uint64_t total_nodes(const struct search_ctx *s)
 {
-    uint64_t n = s->dmoves;
+    uint64_t n = s->dmoves + s->engine_nodes;
     for (int i = 0; i < s->nthreads; i++)
         n += s->th[i]->visits + s->cvisits[i];
     return n;
@@ -696,7 +699,7 @@ struct search_ctx *search_new(const struct ruleset *rs, const struct search_opts
     s->nthreads = o->threads < 1 ? 1 : o->threads;
     /* The exact mode's closure solver does not use the table: only the
      * bounded mode and the attractor method get one of hash_mb MiB. */
-    bool need_tt = o->attractor || o->depth > 0 || o->time_limit > 0;
+    bool need_tt = o->attractor || ((o->depth > 0 || o->time_limit > 0) && o->threshold);
     s->tt = tt_new(need_tt ? (o->hash_mb ? o->hash_mb : 1) : 0);
     s->th = calloc((size_t)s->nthreads, sizeof *s->th);
     if (!s->tt || !s->th) {
@@ -769,6 +772,7 @@ void search_free(struct search_ctx *s)
     free(s->ctbh);
     tb_close(s->mem);
     tt_free(s->tt);
+    engine_free(s->eng);
     free(s);
 }
 
@@ -778,11 +782,13 @@ void search_clear(struct search_ctx *s)
     clos_reset(s->clos);
     tb_close(s->mem);
     s->mem = NULL;
+    if (s->eng)
+        engine_clear(s->eng);
 }
 
 void search_counters(const struct search_ctx *s, uint64_t *nodes, uint64_t *tb_hits)
 {
-    uint64_t h = 0;
+    uint64_t h = s->engine_tbh;
     for (int i = 0; i < s->nthreads; i++)
         h += s->th[i]->tb_hits + s->ctbh[i];
     *nodes = total_nodes(s);
@@ -803,6 +809,7 @@ void search_reset_counters(struct search_ctx *s)
         s->th[i]->nodes = s->th[i]->visits = s->th[i]->tb_hits = s->cnodes[i] = s->cvisits[i] =
             s->ctbh[i] = 0;
     s->dmoves = s->dentries = 0;
+    s->engine_nodes = s->engine_tbh = 0;
 }
 
 const char *search_error(const struct search_ctx *s)
@@ -1255,6 +1262,60 @@ static void finish(struct search_ctx *s, struct search_result *r, double t0, uin
     r->seconds = util_now() - t0;
 }
 
+/* ---- bounded mode by the alpha-beta engine (engine.h) ---- */
+
+static void engine_progress(void *arg, const struct engine_info *in)
+{
+    struct search_ctx *s = arg;
+    if (!in->bound_lower && !in->bound_upper)
+        progress(s, "depth %d: score %d cp%s, nodes %llu", in->depth, in->score,
+                 in->proven ? " (exact)" : "", (unsigned long long)in->nodes);
+}
+
+static int engine_solve(struct search_ctx *s, const sow_position *p, struct search_result *r,
+                        double t0)
+{
+    if (!s->eng) {
+        struct engine_opts eo = {.threads = s->nthreads, .hash_mb = s->o.hash_mb, .tb = s->o.tb};
+        s->eng = engine_new(s->rs, &eo, s->why, sizeof s->why);
+        if (!s->eng) {
+            s->oom = true;
+            r->interrupted = true;
+            return -1;
+        }
+        engine_set_stop_flag(s->eng, s->o.stop);
+    }
+    engine_set_info(s->eng, engine_progress, s);
+    struct engine_limits lim = {.depth = s->o.depth, .seconds = s->o.time_limit};
+    struct engine_result er;
+    engine_search(s->eng, p, NULL, 0, &lim, &er);
+    if (er.stopped && s->o.stop && *s->o.stop) {
+        r->interrupted = true;
+        r->seconds = util_now() - t0;
+        return -1;
+    }
+    int n = rules_board_seeds(s->rs, p);
+    int sc = er.info.score;
+    r->score_cp = sc;
+    r->value = clampi((sc >= 0 ? sc + 50 : sc - 50) / 100, -n, n);
+    r->exact = er.info.proven;
+    r->lower = r->exact ? r->value : -n;
+    r->upper = r->exact ? r->value : n;
+    r->depth = er.info.depth;
+    r->seldepth = er.info.seldepth;
+    r->hashfull = er.info.hashfull;
+    r->best = er.best;
+    r->pv_len = er.info.pv_len < SEARCH_MAX_PV ? er.info.pv_len : SEARCH_MAX_PV;
+    memcpy(r->pv, er.info.pv, (size_t)r->pv_len);
+    r->nodes = er.info.nodes;
+    r->tb_hits = er.info.tb_hits;
+    r->expanded = 0;
+    r->seconds = util_now() - t0;
+    s->engine_nodes += er.info.nodes;
+    s->engine_tbh += er.info.tb_hits;
+    return 0;
+}
+
 int search_solve(struct search_ctx *s, const sow_position *p, struct search_result *r)
 {
     const struct ruleset *rs = s->rs;
@@ -1302,6 +1363,9 @@ int search_solve(struct search_ctx *s, const sow_position *p, struct search_resu
         finish(s, r, t0, n0, h0);
         return 0;
     }
+
+    if (!s->o.threshold)
+        return engine_solve(s, p, r, t0);
 
     /* Bounded: iterative deepening; at each depth prove what the cut tree
      * allows, then a heuristic search inside the proven bounds; the best
