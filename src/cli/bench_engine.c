@@ -11,7 +11,7 @@
 static const char usage[] =
     "usage: sow bench engine [--rules R[,R..]|all] [--depth D] [--threads T] [--hash MB]\n"
     "Searches a fixed set of positions per rule set (the start, then the positions\n"
-    "after 8, 16, 24, 32 and 48 moves of a fixed pseudo-random game: openings,\n"
+    "after 8, 16, 24, 32 and 48 moves of fixed pseudo-random games: openings,\n"
     "middle games, endings) to depth D (default 14 on oware/awari, 12 elsewhere),\n"
     "each with a cleared table and no endgame knowledge but the terminal positions,\n"
     "and prints the total in Stockfish's format (Nodes searched, Nodes/second).\n"
@@ -32,6 +32,7 @@ static sow_position bench_pos(const struct ruleset *rs, int k)
     uint64_t x = 0x9E3779B97F4A7C15ULL;
     for (const char *c = rs->name; *c; c++)
         x = (x ^ (uint64_t)(unsigned char)*c) * 0x100000001B3ULL;
+    x ^= (uint64_t)(k + 1) * 0xD6E8FEB86659FD93ULL; /* one game per k */
     struct sow_movelist ml;
     for (int i = 0; i < k; i++) {
         rules_generate(rs, &p, &ml);
