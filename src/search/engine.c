@@ -258,9 +258,13 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
         t->seldepth = ply;
     int pi = t->base + ply;
     int n = seeds_on_board(rs, p);
+    /* key 0: not computed by the parent (a leaf's); only needed if the
+     * level is the parent's, where a repetition is possible. */
+    if (!key && pi > 0 && t->lvl[pi - 1] == n)
+        key = tt_key(rs, p);
     t->path[pi] = key;
     t->lvl[pi] = (uint16_t)n;
-    if (ply > 0 && repeated(t, pi)) {
+    if (ply > 0 && key && repeated(t, pi)) {
         *proven = false;
         return settle_score(rs, p);
     }
@@ -305,9 +309,12 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
     uint8_t order[SOW_MAX_PITS + 1];
     uint64_t ck[SOW_MAX_PITS + 1];
     for (int i = 0; i < ml->n; i++) {
-        ck[i] = tt_key(rs, &ml->c[i].pos);
-        if (depth >= 2)
+        if (depth >= 2) {
+            ck[i] = tt_key(rs, &ml->c[i].pos);
             tte_prefetch(e->tt, ck[i]); /* the children will probe */
+        } else {
+            ck[i] = 0; /* leaves: see above */
+        }
     }
     pick_order(&t->pk, ml, p->side, ply, ttm, order);
     const int side = p->side;
