@@ -60,9 +60,10 @@ struct engine_opts {
     int threads;              /* >= 1 */
     unsigned hash_mb;         /* transposition table, MiB (>= 1) */
     const struct tb_set *tb;  /* endgame tables, or NULL (borrowed) */
-    /* Solve the lowest levels in memory at start while they add up to at
-     * most this many positions (0: default 1 M, < 0: none); loaded tables
-     * count as solved. */
+    /* Solve the lowest levels in memory (the table builder), on demand up
+     * to each root's seed count, while they add up to at most this many
+     * positions (0: default 1 M, < 0: none); loaded tables count as solved
+     * and levels start above them. */
     long long mem_levels;
     const struct eval_weights *weights; /* NULL: the defaults */
 };

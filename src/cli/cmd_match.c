@@ -21,7 +21,8 @@ static const char usage[] =
     "                 [--time MS] [--concurrency J] [--opening-plies K] [--max-plies M]\n"
     "                 [--out FILE]\n"
     "Plays SPEC a against SPEC b over N games (default 20, even): N/2 fixed openings\n"
-    "(K pseudo-random moves from the start, default 4), each played twice with the\n"
+    "(K pseudo-random moves from the start, default 4, moves that capture nothing\n"
+    "where there are some), each played twice with the\n"
     "colours swapped.  Prints wins/draws/losses and the score of a, and the Elo\n"
     "difference of a over b with a 95% interval.\n"
     "SPEC:\n"
@@ -249,11 +250,18 @@ static sow_position opening(const struct ruleset *rs, int k, int plies)
         rules_generate(rs, &p, &ml);
         if (!ml.n)
             break;
+        /* A random move that captures nothing if there is one (relay games
+         * capture a lot in a few random moves: openings stay balanced). */
+        int quiet[SOW_MAX_PITS + 1], nq = 0;
+        for (int j = 0; j < ml.n; j++)
+            if (!ml.c[j].captured[0] && !ml.c[j].captured[1])
+                quiet[nq++] = j;
         for (int tries = 0; tries < 8; tries++) {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            const sow_position *q = &ml.c[x % (uint64_t)ml.n].pos;
+            int j = nq ? quiet[x % (uint64_t)nq] : (int)(x % (uint64_t)ml.n);
+            const sow_position *q = &ml.c[j].pos;
             rules_generate(rs, q, &m2);
             if (m2.n) {
                 p = *q;
@@ -579,6 +587,12 @@ int cmd_match(int argc, char **argv)
     if (g_stop && played < M.games)
         fprintf(stderr, "sow match: interrupted after %d games\n", played);
     double s = played ? sum / played : 0, var = played ? sum2 / played - s * s : 0;
+    /* All games with one result: no spread to measure; count one more game
+     * half won (the usual correction) so that the interval is not empty. */
+    if (played && var <= 0) {
+        double s1 = (sum + 0.5) / (played + 1);
+        var = s1 * (1 - s1);
+    }
     double se = played ? sqrt(var / played) : 0;
     printf("rules    : %s 2x%d\n", M.rs.name, M.rs.pits);
     printf("a        : %s\n", M.spec[0].text);

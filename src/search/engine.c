@@ -55,8 +55,9 @@ struct engine {
     struct engine_opts o;
     struct eval_weights w;
     struct tt *tt;
-    struct tb_set *mem;            /* loaded tables + small levels solved at start */
+    struct tb_set *mem;            /* loaded tables + small levels solved in memory */
     int tbmax;
+    long long budget, used;        /* positions of levels to solve in memory */
     int nthreads;
     struct ethr **th;
     atomic_int stop;
@@ -79,11 +80,14 @@ static inline int seeds_on_board(const struct ruleset *rs, const sow_position *p
 
 /* ---- construction ---- */
 
-static int build_levels(struct engine *e, char *err, int errlen)
+/* The levels solved in memory: loaded tables first, then levels built on
+ * demand up to the root's seed count (levels above it are unreachable)
+ * while they add up to at most the budget. */
+static int init_levels(struct engine *e, char *err, int errlen)
 {
-    long long budget = e->o.mem_levels == 0 ? 1000000 : e->o.mem_levels;
     e->tbmax = e->o.tb ? tb_max_level(e->o.tb) : -1;
-    if (budget < 0 && !e->o.tb)
+    e->budget = e->o.mem_levels == 0 ? 1000000 : e->o.mem_levels;
+    if (e->budget < 0 && !e->o.tb)
         return 0;
     e->mem = tb_set_new(e->rs, "");
     if (!e->mem) {
@@ -92,24 +96,32 @@ static int build_levels(struct engine *e, char *err, int errlen)
     }
     if (e->o.tb)
         tb_set_borrow(e->mem, e->o.tb);
-    int m = tb_max_level(e->mem);
-    long long used = 0;
-    const struct tb_index *ix = tb_set_index(e->mem);
-    while (budget > 0 && m + 1 <= TB_MAX_LEVEL) {
-        uint64_t E = tb_level_entries(ix, m + 1);
-        if ((long long)E > budget - used)
-            break;
-        struct tb_build_opts bo = {.threads = 1};
-        if (tb_set_build_level(e->mem, m + 1, &bo, err, errlen) != 0) {
-            tb_set_release_work(e->mem);
-            return -1;
-        }
-        used += (long long)E;
-        m++;
-    }
-    tb_set_release_work(e->mem);
     e->tbmax = tb_max_level(e->mem);
     return 0;
+}
+
+static void grow_levels(struct engine *e, int n)
+{
+    if (!e->mem || e->budget <= 0)
+        return;
+    const struct tb_index *ix = tb_set_index(e->mem);
+    bool built = false;
+    while (e->tbmax < n && e->tbmax + 1 <= TB_MAX_LEVEL) {
+        uint64_t E = tb_level_entries(ix, e->tbmax + 1);
+        if ((long long)E > e->budget - e->used)
+            break;
+        char err[256];
+        struct tb_build_opts bo = {.threads = 1, .stop = e->ext_stop};
+        if (tb_set_build_level(e->mem, e->tbmax + 1, &bo, err, sizeof err) != 0) {
+            e->budget = 0; /* out of memory or interrupted: do without */
+            break;
+        }
+        built = true;
+        e->used += (long long)E;
+        e->tbmax++;
+    }
+    if (built)
+        tb_set_release_work(e->mem);
 }
 
 struct engine *engine_new(const struct ruleset *rs, const struct engine_opts *o, char *err,
@@ -154,7 +166,7 @@ struct engine *engine_new(const struct ruleset *rs, const struct engine_opts *o,
         }
         pick_clear(&t->pk);
     }
-    if (build_levels(e, err, errlen) != 0) {
+    if (init_levels(e, err, errlen) != 0) {
         engine_free(e);
         return NULL;
     }
@@ -272,7 +284,11 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
         int v;
         if (tb_probe(e->mem, p, &v)) {
             t->tb_hits++;
-            *proven = true;
+            /* V(p) is the exact value of an exit into p.  After a move that
+             * stays in the level (from the root, or jerin's unindexed
+             * opening) the move's value is clamp(cyc(parent), -hi, -lo)
+             * (docs/rules.md), not -V(p): then V is only an estimate. */
+            *proven = t->lvl[pi - 1] != n;
             return 100 * v;
         }
     }
@@ -448,6 +464,39 @@ static void iterate(struct ethr *t)
     }
 }
 
+/* The root inside the tables: its value, and a move reaching it if every
+ * needed move value is known exactly (exits: net - V(child); moves staying
+ * in the level: clamp(cyc(p), -hi(q), -lo(q)), which needs the child's
+ * bounds, kept only for the levels solved in memory). */
+static bool root_from_tables(struct engine *e, const sow_position *p,
+                             const struct sow_movelist *ml, int *value, sow_move *best)
+{
+    const struct ruleset *rs = e->rs;
+    *best = SOW_MOVE_NONE;
+    if (!tb_probe(e->mem, p, value))
+        return false;
+    int n = seeds_on_board(rs, p), cyc = rules_cycle_value(rs, p);
+    for (int i = 0; i < ml->n; i++) {
+        const struct sow_child *ch = &ml->c[i];
+        int net = ch->captured[p->side] - ch->captured[!p->side], v, lo, hi, mv;
+        struct sow_movelist cm;
+        rs->generate(rs, &ch->pos, &cm, NULL, NULL);
+        if (cm.n == 0)
+            mv = net - (cm.settle[ch->pos.side] - cm.settle[!ch->pos.side]);
+        else if (seeds_on_board(rs, &ch->pos) != n && tb_probe(e->mem, &ch->pos, &v))
+            mv = net - v;
+        else if (seeds_on_board(rs, &ch->pos) == n && tb_probe_bounds(e->mem, &ch->pos, &lo, &hi, &v))
+            mv = cyc < -hi ? -hi : cyc > -lo ? -lo : cyc;
+        else
+            continue;
+        if (mv == *value) {
+            *best = ch->move;
+            break;
+        }
+    }
+    return true;
+}
+
 static void *helper_main(void *arg)
 {
     iterate(arg);
@@ -483,6 +532,24 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
         from--;
     if (nhist - from > ENGINE_MAX_HISTORY)
         from = nhist - ENGINE_MAX_HISTORY;
+    grow_levels(e, np);
+    int rootv;
+    sow_move tbbest = SOW_MOVE_NONE;
+    bool root_tb = np <= e->tbmax && root_from_tables(e, p, &ml, &rootv, &tbbest);
+    if (root_tb && tbbest != SOW_MOVE_NONE) {
+        /* Every move's exact value is known: no search. */
+        r->info.depth = 1;
+        r->info.score = 100 * rootv;
+        r->info.proven = true;
+        r->info.pv_len = 1;
+        r->info.pv[0] = tbbest;
+        r->info.tb_hits = (uint64_t)ml.n + 1;
+        r->info.seconds = util_now() - e->t0;
+        r->best = tbbest;
+        if (e->info_cb)
+            e->info_cb(e->info_arg, &r->info);
+        return;
+    }
     int maxd = lim->depth > 0 ? lim->depth : ENGINE_MAX_PLY - 1;
     if (maxd > ENGINE_MAX_PLY - 1)
         maxd = ENGINE_MAX_PLY - 1;
@@ -521,6 +588,10 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     for (int i = 0; i < e->nthreads; i++) {
         nodes += e->th[i]->nodes;
         hits += e->th[i]->tb_hits;
+    }
+    if (root_tb) { /* the tables know the value; the search chose the move */
+        r->info.score = 100 * rootv;
+        r->info.proven = true;
     }
     r->info.nodes = nodes;
     r->info.tb_hits = hits;
