@@ -29,6 +29,9 @@
 
 #define PATH_MAX_LEN (ENGINE_MAX_HISTORY + ENGINE_MAX_PLY + 8)
 #define CHECK_EVERY 255
+/* Nodes this close to the leaves neither probe nor store heuristic results:
+ * a probe is a cache miss, and their subtrees cost about as much. */
+#define TT_MIN_DEPTH 1
 
 struct ethr {
     struct engine *e;
@@ -296,7 +299,7 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
     sow_move ttm = SOW_MOVE_NONE;
     /* Leaves do not probe: the entry would rarely beat the evaluation and
      * the probe is a cache miss (most nodes are leaves). */
-    if (depth > 0 && tte_probe(e->tt, key, &te)) {
+    if (depth > TT_MIN_DEPTH && tte_probe(e->tt, key, &te)) {
         ttm = te.move;
         if (ply > 0 && (te.proven || (te.depth >= depth && !pvnode))) {
             if (te.bound == TTE_BOUND_EXACT || (te.bound == TTE_BOUND_LOWER && te.score >= beta) ||
@@ -327,7 +330,8 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
     for (int i = 0; i < ml->n; i++) {
         if (depth >= 2) {
             ck[i] = tt_key(rs, &ml->c[i].pos);
-            tte_prefetch(e->tt, ck[i]); /* the children will probe */
+            if (depth - 1 > TT_MIN_DEPTH)
+                tte_prefetch(e->tt, ck[i]); /* the children will probe */
         } else {
             ck[i] = 0; /* leaves: see above */
         }
@@ -385,7 +389,8 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
     /* A cutoff rests on the cutting move alone; otherwise on every move. */
     bool pr = bound == TTE_BOUND_LOWER ? bestproven : allproven;
     *proven = pr;
-    tte_store(e->tt, key, best, bound, pr, bestm, depth);
+    if (depth > TT_MIN_DEPTH || pr)
+        tte_store(e->tt, key, best, bound, pr, bestm, depth);
     return best;
 }
 
@@ -533,6 +538,7 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     if (nhist - from > ENGINE_MAX_HISTORY)
         from = nhist - ENGINE_MAX_HISTORY;
     grow_levels(e, np);
+    e->t0 = util_now(); /* rates and times from here; the deadline counts the levels too */
     int rootv;
     sow_move tbbest = SOW_MOVE_NONE;
     bool root_tb = np <= e->tbmax && root_from_tables(e, p, &ml, &rootv, &tbbest);

@@ -74,7 +74,9 @@ int eval_position(const struct ruleset *rs, const struct eval_weights *w, const 
             vuln += (b == 3) - (a == 3);
         big += (a >= H - 1) - (b >= H - 1);
         /* Where the last seed lands, relative to the row's first hole. */
-        int la = (k + a) % H, lb = (k + b) % H;
+        int la = k + a, lb = k + b;
+        la = la < H ? la : la < 2 * H ? la - H : la % H; /* no division in the usual case */
+        lb = lb < H ? lb : lb < 2 * H ? lb - H : lb % H;
         reach += (a > 0 && la >= N) - (b > 0 && lb >= N);
         if (rs->relay) {
             int ga = la < N ? own[la] : opp[la - N], gb = lb < N ? opp[lb] : own[lb - N];
