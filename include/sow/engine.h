@@ -66,6 +66,9 @@ struct engine_opts {
      * and levels start above them. */
     long long mem_levels;
     const struct eval_weights *weights; /* NULL: the defaults */
+    /* Drive each iteration by MTD(f) null-window tests instead of PVS with
+     * aspiration windows (measured in docs/engine.md; PVS is the default). */
+    bool mtdf;
 };
 
 /* Limits of one search; zero fields are "none". */

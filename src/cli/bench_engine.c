@@ -10,6 +10,7 @@
 
 static const char usage[] =
     "usage: sow bench engine [--rules R[,R..]|all] [--depth D] [--threads T] [--hash MB]\n"
+    "                        [--mtdf]\n"
     "Searches a fixed set of positions per rule set (the start, then the positions\n"
     "after 8, 16, 24, 32 and 48 moves of fixed pseudo-random games: openings,\n"
     "middle games, endings) to depth D (default 14 on oware/awari, 12 elsewhere),\n"
@@ -18,7 +19,8 @@ static const char usage[] =
     "A node is a position made by a move and searched.  The node total with one\n"
     "thread is the engine's bench signature (reproducible).\n"
     "  --threads T  threads, default 1 (Lazy SMP; node counts then vary)\n"
-    "  --hash MB    table size, default 64\n";
+    "  --hash MB    table size, default 64\n"
+    "  --mtdf       drive the iterations by MTD(f) instead of PVS (for comparison)\n";
 
 #define BENCH_PLIES 6
 static const int plies[BENCH_PLIES] = {0, 8, 16, 24, 32, 48};
@@ -55,11 +57,16 @@ int bench_engine(int argc, char **argv)
 {
     const char *rules = "all";
     long depth = 0, threads = 1, hash = 64;
+    bool mtdf = false;
     for (int i = 1; i < argc; i++) {
         int r;
         if (cli_is_help(argv[i])) {
             fputs(usage, stdout);
             return CLI_OK;
+        }
+        if (strcmp(argv[i], "--mtdf") == 0) {
+            mtdf = true;
+            continue;
         }
         if ((r = cli_opt("bench engine", argc, argv, &i, "--rules", &rules)) < 0)
             return CLI_BAD;
@@ -104,7 +111,7 @@ int bench_engine(int argc, char **argv)
         int d = depth ? (int)depth
                       : (rs->family == SOW_OWARE || rs->family == SOW_AWARI) ? 14 : 12;
         struct engine_opts o = {.threads = (int)threads, .hash_mb = (unsigned)hash,
-                                .mem_levels = -1};
+                                .mem_levels = -1, .mtdf = mtdf};
         struct engine *e = engine_new(rs, &o, err, sizeof err);
         if (!e) {
             fprintf(stderr, "sow bench engine: %s\n", err);

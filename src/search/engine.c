@@ -441,6 +441,36 @@ static void iterate(struct ethr *t)
         }
         bool proven;
         int s;
+        if (e->o.mtdf && d >= 2) {
+            /* MTD(f): null-window tests from the last score until the
+             * bounds meet (docs/engine.md: measured against PVS). */
+            int lo = -ENGINE_INF - 1, hi = ENGINE_INF + 1, g = score;
+            bool plo = false, phi = false;
+            while (lo < hi) {
+                int b = g > lo + 1 ? g : lo + 1;
+                t->seldepth = 0;
+                s = root_search(t, b - 1, b, d, &proven);
+                if (t->abort)
+                    return;
+                if (s < b) {
+                    hi = s;
+                    phi = proven;
+                } else {
+                    lo = s;
+                    plo = proven;
+                }
+                g = s;
+            }
+            s = g;
+            proven = plo && phi;
+            score = s;
+            if (t->tid == 0) {
+                report(e, t, d, s, proven, 0);
+                if (proven)
+                    break;
+            }
+            continue;
+        }
         for (;;) {
             t->seldepth = 0;
             s = root_search(t, alpha, beta, d, &proven);
