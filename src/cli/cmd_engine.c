@@ -537,8 +537,8 @@ static void cmd_go(struct proto *P, char *args)
     P->spos = P->pos;
     memcpy(P->shist, P->hist, sizeof P->hist[0] * (size_t)P->nhist);
     P->snhist = P->nhist;
-    P->stop_req = 0;
-    P->done = 0;
+    __atomic_store_n(&P->stop_req, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&P->done, 0, __ATOMIC_RELAXED);
     engine_set_info(P->e, on_info, P);
     if (pthread_create(&P->th, NULL, search_main, P) != 0) {
         ERR(P, "go: cannot start the search thread");
@@ -551,7 +551,7 @@ static void do_stop(struct proto *P)
 {
     if (!P->searching)
         return;
-    P->stop_req = 1;
+    __atomic_store_n(&P->stop_req, 1, __ATOMIC_RELAXED);
     join_search(P);
 }
 

@@ -221,10 +221,19 @@ uint64_t engine_nodes(const struct engine *e)
 
 /* ---- the search ---- */
 
+/* Counters are written by their thread only and read by the main thread
+ * for the info lines: relaxed atomic stores keep that race-free and cost a
+ * plain store. */
+static inline void bump(uint64_t *c)
+{
+    __atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+}
+
 static void check_abort(struct ethr *t)
 {
     struct engine *e = t->e;
-    if (atomic_load_explicit(&e->stop, memory_order_relaxed) || (e->ext_stop && *e->ext_stop)) {
+    if (atomic_load_explicit(&e->stop, memory_order_relaxed) ||
+        (e->ext_stop && __atomic_load_n(e->ext_stop, __ATOMIC_RELAXED))) {
         t->abort = true;
         return;
     }
@@ -286,7 +295,7 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
     if (n <= e->tbmax && ply > 0) {
         int v;
         if (tb_probe(e->mem, p, &v)) {
-            t->tb_hits++;
+            bump(&t->tb_hits);
             /* V(p) is the exact value of an exit into p.  After a move that
              * stays in the level (from the root, or jerin's unindexed
              * opening) the move's value is clamp(cyc(parent), -hi, -lo)
@@ -347,7 +356,7 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
         int d = 100 * (ch->captured[side] - ch->captured[!side]);
         bool cp;
         int sc;
-        t->nodes++;
+        bump(&t->nodes);
         if (k == 0) {
             sc = d - search(t, &ch->pos, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
         } else {
