@@ -113,6 +113,12 @@ void engine_set_info(struct engine *e, void (*cb)(void *arg, const struct engine
 /* Optional external stop flag (e.g. set by a SIGINT handler). */
 void engine_set_stop_flag(struct engine *e, volatile sig_atomic_t *flag);
 
+/* Solve in memory the small levels a search of p may use (see
+ * engine_opts.mem_levels) now rather than at the start of engine_search:
+ * a protocol calls it when the position is set, so that `go` ... `stop`
+ * answers at once.  Optional. */
+void engine_prepare(struct engine *e, const sow_position *p);
+
 /* Search p, reached after the positions hist[0..nhist-1] (oldest first,
  * for repetitions; may be 0).  Always returns a legal best move unless the
  * game is over, even when stopped at once. */

@@ -388,6 +388,8 @@ static void cmd_position(struct proto *P, char *args)
         p = ml.c[i].pos;
     }
     P->pos = p;
+    if (ensure_engine(P) == 0)
+        engine_prepare(P->e, &p); /* the small levels now: stop stays fast */
     memcpy(P->hist, hist, sizeof hist[0] * (size_t)nh);
     P->nhist = nh;
     P->letters = letters;
@@ -624,9 +626,11 @@ int cmd_engine(int argc, char **argv)
         if (!strcmp(cmd, "setoption"))
             cmd_setoption(&P, args);
         else if (!strcmp(cmd, "ucinewgame")) {
-            if (ensure_engine(&P) == 0)
-                engine_clear(P.e);
             P.pos = P.start;
+            if (ensure_engine(&P) == 0) {
+                engine_clear(P.e);
+                engine_prepare(P.e, &P.pos);
+            }
             P.nhist = 0;
         } else if (!strcmp(cmd, "position"))
             cmd_position(&P, args);

@@ -114,7 +114,10 @@ static void grow_levels(struct engine *e, int n)
         if ((long long)E > e->budget - e->used)
             break;
         char err[256];
-        struct tb_build_opts bo = {.threads = 1, .stop = e->ext_stop};
+        /* No stop flag: the builder reads it plainly (made for signal
+         * handlers), and the levels are small; engine_prepare builds them
+         * before a search where latency matters. */
+        struct tb_build_opts bo = {.threads = 1};
         if (tb_set_build_level(e->mem, e->tbmax + 1, &bo, err, sizeof err) != 0) {
             e->budget = 0; /* out of memory or interrupted: do without */
             break;
@@ -196,6 +199,11 @@ void engine_clear(struct engine *e)
     tt_clear(e->tt);
     for (int i = 0; i < e->nthreads; i++)
         pick_clear(&e->th[i]->pk);
+}
+
+void engine_prepare(struct engine *e, const sow_position *p)
+{
+    grow_levels(e, seeds_on_board(e->rs, p));
 }
 
 void engine_set_info(struct engine *e, void (*cb)(void *, const struct engine_info *), void *arg)
