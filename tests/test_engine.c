@@ -102,18 +102,19 @@ Test(engine, proven_values_equal_exact)
     for (int r = 0; sow_rule_names[r]; r++) {
         struct ruleset rs;
         init_rules(&rs, sow_rule_names[r], 4);
-        char err[256];
         const int top = 7; /* tables for levels 0..top-1, roots at level top */
-        struct tb_set *tb = tb_set_new(&rs, "");
-        cr_assert(tb);
-        struct tb_build_opts bo = {.threads = 1};
-        for (int n = 0; n < top; n++)
-            cr_assert_eq(tb_set_build_level(tb, n, &bo, err, sizeof err), 0, "%s", err);
-        tb_set_release_work(tb);
+        struct tb_mem *mem = tb_mem_new(&rs, NULL);
+        cr_assert(mem);
+        struct tb_mem_opts mo = {.threads = 1, .budget = (uint64_t)1 << 40};
+        struct sow_error te;
+        cr_assert_eq(tb_mem_extend(mem, top - 1, &mo, &te), SOW_OK, "%s", te.msg);
+        cr_assert_eq(tb_mem_top(mem), top - 1);
+        const struct tb_set *tb = tb_mem_set(mem);
         struct engine *e = new_engine(&rs, tb, -1, 1);
         struct search_opts so = {.threads = 1, .hash_mb = 4};
-        struct search_ctx *s = search_new(&rs, &so, err, sizeof err);
-        cr_assert(s, "%s", err);
+        struct search_ctx *s;
+        struct sow_error se;
+        cr_assert_eq(search_new(&rs, &so, &s, &se), SOW_OK, "%s", se.msg);
         const struct tb_index *ix = tb_set_index(tb);
         uint64_t E = tb_level_entries(ix, top);
         int proven = 0, forced = 0;
@@ -136,7 +137,7 @@ Test(engine, proven_values_equal_exact)
             struct engine_result res;
             engine_search(e, &p, NULL, 0, &lim, &res);
             int v;
-            cr_assert_eq(search_value(s, &p, &v), 0);
+            cr_assert_eq(search_value(s, &p, &v), SOW_OK);
             if (all_exit) {
                 forced++;
                 cr_assert(res.info.proven, "%s: every move exits, yet not proven", rs.name);
@@ -154,7 +155,7 @@ Test(engine, proven_values_equal_exact)
         cr_log_info("%s: %d proven (%d with every move an exit)", rs.name, proven, forced);
         search_free(s);
         engine_free(e);
-        tb_close(tb);
+        tb_mem_free(mem);
     }
 }
 
@@ -166,11 +167,11 @@ Test(engine, own_levels_exact)
     for (int r = 0; sow_rule_names[r]; r++) {
         struct ruleset rs;
         init_rules(&rs, sow_rule_names[r], 0);
-        char err[256];
         struct engine *e = new_engine(&rs, NULL, 0, 1);
         struct search_opts so = {.threads = 1, .hash_mb = 4};
-        struct search_ctx *s = search_new(&rs, &so, err, sizeof err);
-        cr_assert(s);
+        struct search_ctx *s;
+        struct sow_error se;
+        cr_assert_eq(search_new(&rs, &so, &s, &se), SOW_OK, "%s", se.msg);
         int proven = 0;
         for (int k = 0; k < 30; k++) {
             sow_position p;
@@ -185,7 +186,7 @@ Test(engine, own_levels_exact)
                 continue;
             proven++;
             int v;
-            cr_assert_eq(search_value(s, &p, &v), 0);
+            cr_assert_eq(search_value(s, &p, &v), SOW_OK);
             cr_assert_eq(res.info.score, 100 * v, "%s", rs.name);
         }
         cr_log_info("%s: %d proven", rs.name, proven);

@@ -110,9 +110,10 @@ static int ensure_engine(struct proto *P)
     tb_close(P->tb);
     P->tb = NULL;
     if (P->tables[0]) {
-        P->tb = tb_open(&P->rs, P->tables, err, sizeof err);
-        if (!P->tb) {
-            ERR(P, "Tables %s: %s (no tables used)", P->tables, err);
+        struct sow_error te;
+        if (tb_open(&P->rs, P->tables, &P->tb, &te) != SOW_OK) {
+            P->tb = NULL;
+            ERR(P, "Tables %s: %s (no tables used)", P->tables, te.msg);
             P->tables[0] = 0;
         }
     }

@@ -90,8 +90,12 @@ static int player_open(struct mctx *M, int who, struct player *pl, char *err, in
     if (sp->kind == P_THRESHOLD) {
         struct search_opts o = {.threads = 1, .hash_mb = sp->hash, .depth = sp->depth,
                                 .time_limit = sp->depth ? 0 : sp->ms / 1000, .threshold = true};
-        pl->s = search_new(&M->rs, &o, err, errlen);
-        return pl->s ? 0 : -1;
+        struct sow_error se;
+        if (search_new(&M->rs, &o, &pl->s, &se) != SOW_OK) {
+            snprintf(err, (size_t)errlen, "%s", se.msg);
+            return -1;
+        }
+        return 0;
     }
     if (sp->kind == P_CMD) {
         int in[2], out[2];
@@ -530,9 +534,12 @@ int cmd_match(int argc, char **argv)
         if (M.spec[k].tables) {
             if (cli_check_dir("match", M.spec[k].tables))
                 return CLI_BAD;
-            M.tb[k] = tb_open(&M.rs, M.spec[k].tables, err, sizeof err);
-            if (!M.tb[k])
-                return cli_bad("match", "tables %s: %s", M.spec[k].tables, err);
+            struct sow_error te;
+            enum sow_status st = tb_open(&M.rs, M.spec[k].tables, &M.tb[k], &te);
+            if (st != SOW_OK) {
+                fprintf(stderr, "sow match: tables %s: %s\n", M.spec[k].tables, te.msg);
+                return cli_exit_code(st);
+            }
         }
     FILE *fo = NULL;
     if (out && !(fo = fopen(out, "w")))

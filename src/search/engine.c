@@ -58,9 +58,10 @@ struct engine {
     struct engine_opts o;
     struct eval_weights w;
     struct tt *tt;
-    struct tb_set *mem;            /* loaded tables + small levels solved in memory */
+    struct tb_mem *mem;            /* loaded tables + small levels solved in memory */
+    const struct tb_set *set;      /* what to probe: mem's set, or the loaded tables */
     int tbmax;
-    long long budget, used;        /* positions of levels to solve in memory */
+    long long budget;              /* positions of levels to solve in memory */
     int nthreads;
     struct ethr **th;
     atomic_int stop;
@@ -83,51 +84,38 @@ static inline int seeds_on_board(const struct ruleset *rs, const sow_position *p
 
 /* ---- construction ---- */
 
-/* The levels solved in memory: loaded tables first, then levels built on
- * demand up to the root's seed count (levels above it are unreachable)
- * while they add up to at most the budget. */
+/* The levels solved in memory (tables.h, tb_mem): loaded tables borrowed,
+ * then levels built on demand up to the root's seed count (levels above it
+ * are unreachable) while they add up to at most the budget. */
 static int init_levels(struct engine *e, char *err, int errlen)
 {
-    e->tbmax = e->o.tb ? tb_max_level(e->o.tb) : -1;
     e->budget = e->o.mem_levels == 0 ? 1000000 : e->o.mem_levels;
-    if (e->budget < 0 && !e->o.tb)
+    e->set = e->o.tb;
+    e->tbmax = e->o.tb ? tb_max_level(e->o.tb) : -1;
+    if (e->budget <= 0)
         return 0;
-    e->mem = tb_set_new(e->rs, "");
+    e->mem = tb_mem_new(e->rs, e->o.tb);
     if (!e->mem) {
         snprintf(err, (size_t)errlen, "out of memory");
         return -1;
     }
-    if (e->o.tb)
-        tb_set_borrow(e->mem, e->o.tb);
-    e->tbmax = tb_max_level(e->mem);
+    e->set = tb_mem_set(e->mem);
+    e->tbmax = tb_mem_top(e->mem);
     return 0;
 }
 
 static void grow_levels(struct engine *e, int n)
 {
-    if (!e->mem || e->budget <= 0)
+    if (!e->mem || e->tbmax >= n)
         return;
-    const struct tb_index *ix = tb_set_index(e->mem);
-    bool built = false;
-    while (e->tbmax < n && e->tbmax + 1 <= TB_MAX_LEVEL) {
-        uint64_t E = tb_level_entries(ix, e->tbmax + 1);
-        if ((long long)E > e->budget - e->used)
-            break;
-        char err[256];
-        /* No stop flag: the builder reads it plainly (made for signal
-         * handlers), and the levels are small; engine_prepare builds them
-         * before a search where latency matters. */
-        struct tb_build_opts bo = {.threads = 1};
-        if (tb_set_build_level(e->mem, e->tbmax + 1, &bo, err, sizeof err) != 0) {
-            e->budget = 0; /* out of memory or interrupted: do without */
-            break;
-        }
-        built = true;
-        e->used += (long long)E;
-        e->tbmax++;
-    }
-    if (built)
-        tb_set_release_work(e->mem);
+    /* No stop flag: the builder reads it plainly (made for signal
+     * handlers), and the levels are small; engine_prepare builds them
+     * before a search where latency matters. */
+    struct tb_mem_opts mo = {.threads = 1, .budget = (uint64_t)e->budget};
+    struct sow_error err;
+    if (tb_mem_extend(e->mem, n, &mo, &err) != SOW_OK)
+        e->budget = 0; /* out of memory: do without more levels */
+    e->tbmax = tb_mem_top(e->mem);
 }
 
 struct engine *engine_new(const struct ruleset *rs, const struct engine_opts *o, char *err,
@@ -189,7 +177,7 @@ void engine_free(struct engine *e)
             free(e->th[i]);
         }
     free(e->th);
-    tb_close(e->mem);
+    tb_mem_free(e->mem);
     tt_free(e->tt);
     free(e);
 }
@@ -302,7 +290,7 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
     }
     if (n <= e->tbmax && ply > 0) {
         int v;
-        if (tb_probe(e->mem, p, &v)) {
+        if (tb_probe(e->set, p, &v)) {
             bump(&t->tb_hits);
             /* V(p) is the exact value of an exit into p.  After a move that
              * stays in the level (from the root, or jerin's unindexed
@@ -525,7 +513,7 @@ static bool root_from_tables(struct engine *e, const sow_position *p,
 {
     const struct ruleset *rs = e->rs;
     *best = SOW_MOVE_NONE;
-    if (!tb_probe(e->mem, p, value))
+    if (!tb_probe(e->set, p, value))
         return false;
     int n = seeds_on_board(rs, p), cyc = rules_cycle_value(rs, p);
     for (int i = 0; i < ml->n; i++) {
@@ -535,9 +523,9 @@ static bool root_from_tables(struct engine *e, const sow_position *p,
         rs->generate(rs, &ch->pos, &cm, NULL, NULL);
         if (cm.n == 0)
             mv = net - (cm.settle[ch->pos.side] - cm.settle[!ch->pos.side]);
-        else if (seeds_on_board(rs, &ch->pos) != n && tb_probe(e->mem, &ch->pos, &v))
+        else if (seeds_on_board(rs, &ch->pos) != n && tb_probe(e->set, &ch->pos, &v))
             mv = net - v;
-        else if (seeds_on_board(rs, &ch->pos) == n && tb_probe_bounds(e->mem, &ch->pos, &lo, &hi, &v))
+        else if (seeds_on_board(rs, &ch->pos) == n && tb_probe_bounds(e->set, &ch->pos, &lo, &hi, &v))
             mv = cyc < -hi ? -hi : cyc > -lo ? -lo : cyc;
         else
             continue;
