@@ -30,10 +30,10 @@ static void init_rules(struct ruleset *rs, const char *name, int pits)
 static struct engine *new_engine(const struct ruleset *rs, const struct tb_set *tb, long long mem,
                                  int threads)
 {
-    char err[256];
     struct engine_opts o = {.threads = threads, .hash_mb = 4, .tb = tb, .mem_levels = mem};
-    struct engine *e = engine_new(rs, &o, err, sizeof err);
-    cr_assert(e, "engine_new: %s", err);
+    struct engine *e;
+    struct sow_error ee;
+    cr_assert_eq(engine_new(rs, &o, &e, &ee), SOW_OK, "engine_new: %s", ee.msg);
     return e;
 }
 

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "sow/rules.h"
+#include "sow/status.h"
 #include "sow/tables.h"
 
 #define ENGINE_MAX_PLY 128
@@ -51,8 +52,9 @@ struct eval_weights {
 
 /* The committed, tuned weights of a rule family (docs/engine.md). */
 void eval_default_weights(const struct ruleset *rs, struct eval_weights *w);
-/* Parse "a,b,c,..." (EW_COUNT integers) into w: 0, or -1 with a reason. */
-int eval_parse_weights(const char *s, struct eval_weights *w, char *err, int errlen);
+/* Parse "a,b,c,..." (EW_COUNT integers) into w: SOW_OK, or SOW_E_INPUT
+ * with a one-line reason. */
+enum sow_status eval_parse_weights(const char *s, struct eval_weights *w, struct sow_error *e);
 /* Static evaluation of p for its mover, centi-seeds (pure, thread-safe). */
 int eval_position(const struct ruleset *rs, const struct eval_weights *w, const sow_position *p);
 
@@ -101,9 +103,10 @@ struct engine_result {
 
 struct engine;
 
-/* NULL with a one-line reason in err. rs must outlive the engine. */
-struct engine *engine_new(const struct ruleset *rs, const struct engine_opts *o, char *err,
-                          int errlen);
+/* A new engine in *out: SOW_OK, or SOW_E_NOMEM (table, threads' state or
+ * levels) with a one-line reason and *out NULL.  rs must outlive it. */
+enum sow_status engine_new(const struct ruleset *rs, const struct engine_opts *o,
+                           struct engine **out, struct sow_error *e);
 void engine_free(struct engine *e);
 /* Forget the table, killers and history (a new game; reproducible counts). */
 void engine_clear(struct engine *e);

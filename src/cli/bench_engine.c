@@ -112,10 +112,12 @@ int bench_engine(int argc, char **argv)
                       : (rs->family == SOW_OWARE || rs->family == SOW_AWARI) ? 14 : 12;
         struct engine_opts o = {.threads = (int)threads, .hash_mb = (unsigned)hash,
                                 .mem_levels = -1, .mtdf = mtdf};
-        struct engine *e = engine_new(rs, &o, err, sizeof err);
-        if (!e) {
-            fprintf(stderr, "sow bench engine: %s\n", err);
-            return CLI_FAIL;
+        struct engine *e;
+        struct sow_error ee;
+        enum sow_status st = engine_new(rs, &o, &e, &ee);
+        if (st != SOW_OK) {
+            fprintf(stderr, "sow bench engine: %s\n", ee.msg);
+            return cli_exit_code(st);
         }
         uint64_t rn = 0;
         double rsec = 0;

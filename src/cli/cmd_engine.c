@@ -104,7 +104,6 @@ static int ensure_engine(struct proto *P)
 {
     if (!P->dirty && P->e)
         return 0;
-    char err[320];
     engine_free(P->e);
     P->e = NULL;
     tb_close(P->tb);
@@ -119,9 +118,9 @@ static int ensure_engine(struct proto *P)
     }
     struct engine_opts o = {.threads = (int)P->threads, .hash_mb = (unsigned)P->hash,
                             .tb = P->tb, .weights = P->have_weights ? &P->weights : NULL};
-    P->e = engine_new(&P->rs, &o, err, sizeof err);
-    if (!P->e) {
-        ERR(P, "%s", err);
+    struct sow_error ee;
+    if (engine_new(&P->rs, &o, &P->e, &ee) != SOW_OK) {
+        ERR(P, "%s", ee.msg);
         return -1;
     }
     /* The engine polls this flag, which is cleared before each go: a stop
@@ -244,8 +243,9 @@ static void cmd_setoption(struct proto *P, char *args)
             P->have_weights = false;
         } else {
             struct eval_weights w;
-            if (eval_parse_weights(v, &w, err, sizeof err) < 0) {
-                ERR(P, "setoption Weights: %s", err);
+            struct sow_error we;
+            if (eval_parse_weights(v, &w, &we) != SOW_OK) {
+                ERR(P, "setoption Weights: %s", we.msg);
                 return;
             }
             P->weights = w;

@@ -84,8 +84,12 @@ static int player_open(struct mctx *M, int who, struct player *pl, char *err, in
     if (sp->kind == P_SOW) {
         struct engine_opts o = {.threads = sp->threads, .hash_mb = sp->hash, .tb = M->tb[who],
                                 .weights = sp->have_weights ? &sp->w : NULL};
-        pl->e = engine_new(&M->rs, &o, err, errlen);
-        return pl->e ? 0 : -1;
+        struct sow_error ee;
+        if (engine_new(&M->rs, &o, &pl->e, &ee) != SOW_OK) {
+            snprintf(err, (size_t)errlen, "%s", ee.msg);
+            return -1;
+        }
+        return 0;
     }
     if (sp->kind == P_THRESHOLD) {
         struct search_opts o = {.threads = 1, .hash_mb = sp->hash, .depth = sp->depth,
@@ -459,8 +463,11 @@ static int parse_spec(const char *s, struct pspec *sp, char *err, int errlen)
             for (char *c = w; *c; c++)
                 if (*c == '/')
                     *c = ',';
-            if (eval_parse_weights(w, &sp->w, err, errlen) < 0)
+            struct sow_error we;
+            if (eval_parse_weights(w, &sp->w, &we) != SOW_OK) {
+                snprintf(err, (size_t)errlen, "%s", we.msg);
                 return -1;
+            }
             sp->have_weights = true;
         } else {
             snprintf(err, (size_t)errlen, "player '%s': bad option '%s=%s'", s, kv, v);

@@ -118,8 +118,8 @@ static void grow_levels(struct engine *e, int n)
     e->tbmax = tb_mem_top(e->mem);
 }
 
-struct engine *engine_new(const struct ruleset *rs, const struct engine_opts *o, char *err,
-                          int errlen)
+static struct engine *engine_make(const struct ruleset *rs, const struct engine_opts *o, char *err,
+                                  int errlen)
 {
     struct engine *e = calloc(1, sizeof *e);
     if (!e) {
@@ -165,6 +165,14 @@ struct engine *engine_new(const struct ruleset *rs, const struct engine_opts *o,
         return NULL;
     }
     return e;
+}
+
+enum sow_status engine_new(const struct ruleset *rs, const struct engine_opts *o,
+                           struct engine **out, struct sow_error *e)
+{
+    char err[SOW_ERROR_MSG] = "out of memory";
+    *out = engine_make(rs, o, err, sizeof err);
+    return *out ? SOW_OK : sow_fail(e, SOW_E_NOMEM, "%s", err);
 }
 
 void engine_free(struct engine *e)

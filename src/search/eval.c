@@ -26,7 +26,7 @@ void eval_default_weights(const struct ruleset *rs, struct eval_weights *w)
         w->w[EW_RELAY] = 0;
 }
 
-int eval_parse_weights(const char *s, struct eval_weights *w, char *err, int errlen)
+static int parse_weights(const char *s, struct eval_weights *w, char *err, int errlen)
 {
     const char *q = s;
     for (int i = 0; i < EW_COUNT; i++) {
@@ -91,4 +91,12 @@ int eval_position(const struct ruleset *rs, const struct eval_weights *w, const 
      * exact bound always beats a heuristic estimate of the same size. */
     int lim = 100 * n;
     return s > lim ? lim : s < -lim ? -lim : s;
+}
+
+enum sow_status eval_parse_weights(const char *s, struct eval_weights *w, struct sow_error *e)
+{
+    char err[SOW_ERROR_MSG];
+    if (parse_weights(s, w, err, sizeof err) < 0)
+        return sow_fail(e, SOW_E_INPUT, "%s", err);
+    return SOW_OK;
 }

@@ -1,6 +1,7 @@
 /* The solver's bounded mode (o.depth / o.time_limit) by the alpha-beta
  * engine: search_solve dispatches here unless o.threshold asks for the older
  * threshold search (threshold.c).  docs/engine.md. */
+#include <stdio.h>
 #include <string.h>
 
 #include "sow/engine.h"
@@ -20,8 +21,9 @@ bool engine_bounded(struct search_ctx *s, const sow_position *p, double t0,
 {
     if (!s->eng) {
         struct engine_opts eo = {.threads = s->nthreads, .hash_mb = s->o.hash_mb, .tb = s->o.tb};
-        s->eng = engine_new(s->rs, &eo, s->why, sizeof s->why);
-        if (!s->eng) {
+        struct sow_error ee;
+        if (engine_new(s->rs, &eo, &s->eng, &ee) != SOW_OK) {
+            snprintf(s->why, sizeof s->why, "%s", ee.msg);
             s->oom = true;
             return false;
         }
