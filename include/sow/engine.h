@@ -5,7 +5,7 @@
  * with aspiration windows, the transposition table of tt.h (engine entries),
  * move ordering (engine_pick.c), a per-rule-set evaluation (eval.c), exact
  * knowledge (terminal positions, endgame tables, small levels solved in
- * memory at start), repetitions on the path settled by the rule set's
+ * memory on demand), repetitions on the path settled by the rule set's
  * repetition rule, and Lazy SMP over the shared table.
  *
  * Scores are centi-seeds from the point of view of the player to move: an
