@@ -23,13 +23,13 @@ void pick_order(const struct pick *pk, const struct sow_movelist *ml, int side, 
         if (m == ttm)
             sc = 1 << 28;
         else if (net > 0)
-            sc = (1 << 26) + (net << 12);
+            sc = (1 << 26) + net * 4096;
         else if (m == pk->killer[ply][0])
             sc = 1 << 25;
         else if (m == pk->killer[ply][1])
             sc = (1 << 25) - 1;
         else
-            sc = pk->history[side][pick_slot(m)] + (net << 16); /* losing captures last */
+            sc = pk->history[side][pick_slot(m)] + net * 65536; /* losing captures last */
         score[i] = sc;
         int j = i;
         while (j > 0 && score[order[j - 1]] < sc) {
