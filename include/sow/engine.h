@@ -27,9 +27,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sow/export.h"
 #include "sow/rules.h"
 #include "sow/status.h"
-#include "sow/tables.h"
+#include "sow/tables_probe.h"
 
 #define ENGINE_MAX_PLY 128
 #define ENGINE_MAX_HISTORY 1024
@@ -51,12 +52,14 @@ struct eval_weights {
 };
 
 /* The committed, tuned weights of a rule family (docs/engine.md). */
-void eval_default_weights(const struct ruleset *rs, struct eval_weights *w);
+SOW_API void eval_default_weights(const struct ruleset *rs, struct eval_weights *w);
 /* Parse "a,b,c,..." (EW_COUNT integers) into w: SOW_OK, or SOW_E_INPUT
  * with a one-line reason. */
-enum sow_status eval_parse_weights(const char *s, struct eval_weights *w, struct sow_error *e);
+SOW_API enum sow_status eval_parse_weights(const char *s, struct eval_weights *w,
+                                           struct sow_error *e);
 /* Static evaluation of p for its mover, centi-seeds (pure, thread-safe). */
-int eval_position(const struct ruleset *rs, const struct eval_weights *w, const sow_position *p);
+SOW_API int eval_position(const struct ruleset *rs, const struct eval_weights *w,
+                          const sow_position *p);
 
 struct engine_opts {
     int threads;              /* >= 1 */
@@ -105,31 +108,31 @@ struct engine;
 
 /* A new engine in *out: SOW_OK, or SOW_E_NOMEM (table, threads' state or
  * levels) with a one-line reason and *out NULL.  rs must outlive it. */
-enum sow_status engine_new(const struct ruleset *rs, const struct engine_opts *o,
+SOW_API enum sow_status engine_new(const struct ruleset *rs, const struct engine_opts *o,
                            struct engine **out, struct sow_error *e);
-void engine_free(struct engine *e);
+SOW_API void engine_free(struct engine *e);
 /* Forget the table, killers and history (a new game; reproducible counts). */
-void engine_clear(struct engine *e);
+SOW_API void engine_clear(struct engine *e);
 /* Called after each completed iteration from the searching thread. */
-void engine_set_info(struct engine *e, void (*cb)(void *arg, const struct engine_info *i),
+SOW_API void engine_set_info(struct engine *e, void (*cb)(void *arg, const struct engine_info *i),
                      void *arg);
 /* Optional external stop flag (e.g. set by a SIGINT handler). */
-void engine_set_stop_flag(struct engine *e, volatile sig_atomic_t *flag);
+SOW_API void engine_set_stop_flag(struct engine *e, volatile sig_atomic_t *flag);
 
 /* Solve in memory the small levels a search of p may use (see
  * engine_opts.mem_levels) now rather than at the start of engine_search:
  * a protocol calls it when the position is set, so that `go` ... `stop`
  * answers at once.  Optional. */
-void engine_prepare(struct engine *e, const sow_position *p);
+SOW_API void engine_prepare(struct engine *e, const sow_position *p);
 
 /* Search p, reached after the positions hist[0..nhist-1] (oldest first,
  * for repetitions; may be 0).  Always returns a legal best move unless the
  * game is over, even when stopped at once. */
-void engine_search(struct engine *e, const sow_position *p, const sow_position *hist, int nhist,
-                   const struct engine_limits *lim, struct engine_result *r);
+SOW_API void engine_search(struct engine *e, const sow_position *p, const sow_position *hist,
+                           int nhist, const struct engine_limits *lim, struct engine_result *r);
 /* Ask a running search to stop soon (any thread). */
-void engine_stop(struct engine *e);
+SOW_API void engine_stop(struct engine *e);
 /* Total nodes (children made by a move and searched) since engine_new. */
-uint64_t engine_nodes(const struct engine *e);
+SOW_API uint64_t engine_nodes(const struct engine *e);
 
 #endif

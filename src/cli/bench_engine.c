@@ -17,10 +17,7 @@ static const char usage[] =
     "each with a cleared table and no endgame knowledge but the terminal positions,\n"
     "and prints the total in Stockfish's format (Nodes searched, Nodes/second).\n"
     "A node is a position made by a move and searched.  The node total with one\n"
-    "thread is the engine's bench signature (reproducible).\n"
-    "  --threads T  threads, default 1 (Lazy SMP; node counts then vary)\n"
-    "  --hash MB    table size, default 64\n"
-    "  --mtdf       drive the iterations by MTD(f) instead of PVS (for comparison)\n";
+    "thread is the engine's bench signature (reproducible).\n";
 
 #define BENCH_PLIES 6
 static const int plies[BENCH_PLIES] = {0, 8, 16, 24, 32, 48};
@@ -58,35 +55,19 @@ int bench_engine(int argc, char **argv)
     const char *rules = "all";
     long depth = 0, threads = 1, hash = 64;
     bool mtdf = false;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
-        if (strcmp(argv[i], "--mtdf") == 0) {
-            mtdf = true;
-            continue;
-        }
-        if ((r = cli_opt("bench engine", argc, argv, &i, "--rules", &rules)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if ((r = cli_opt_long("bench engine", argc, argv, &i, "--depth", 1, ENGINE_MAX_PLY - 1,
-                              &depth)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if ((r = cli_opt_long("bench engine", argc, argv, &i, "--threads", 1, 256, &threads)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if ((r = cli_opt_long("bench engine", argc, argv, &i, "--hash", 1, 1 << 16, &hash)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        return cli_unknown("bench engine", argv[i]);
-    }
+    const struct cli_option opts[] = {
+        {"--rules", CLI_STR, &rules, 0, 0, "R[,R..]|all", "rule sets, default all", 0, 0},
+        {"--depth", CLI_LONG, &depth, 1, ENGINE_MAX_PLY - 1, "D", "depth in plies", 0, 0},
+        {"--threads", CLI_LONG, &threads, 1, (double)cli_max_threads(), "T",
+         "threads, default 1 (Lazy SMP; node counts then vary)", 0, 0},
+        {"--hash", CLI_LONG, &hash, 1, 1 << 16, "MB", "table size, default 64", 0, 0},
+        {"--mtdf", CLI_FLAG, &mtdf, 0, 0, NULL,
+         "drive the iterations by MTD(f) instead of PVS (for comparison)", 0, 0},
+        {0}};
+    const struct cli_spec spec = {"bench engine", usage, opts, NULL, 0, NULL};
+    int pr = cli_parse(&spec, argc, argv, NULL, NULL);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
     /* The list of rule sets: "all" or comma-separated names, all checked first. */
     const char *names[64];
     int nn = 0;

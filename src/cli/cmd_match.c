@@ -31,12 +31,8 @@ static const char usage[] =
     "  threshold[:KEY=V,...]  today's bounded mode (sow solve --threshold): depth, time\n"
     "  greedy                 one ply: the largest net capture, else the first move\n"
     "  cmd:COMMAND            a program speaking the engine protocol (sh -c COMMAND)\n"
-    "  --time MS        time per move where a SPEC gives neither depth nor time (100)\n"
-    "  --concurrency J  games at once (default 2)\n"
-    "  --max-plies M    a game still running after M plies is settled as a\n"
-    "                   repetition (default 600)\n"
-    "  --out FILE       write the games as text (one line each)\n"
-    "A position that repeats ends the game with the repetition settlement.\n";
+    "--time applies where a SPEC gives neither depth nor time.  A position that\n"
+    "repeats ends the game with the repetition settlement, as does the move limit.\n";
 
 enum pkind { P_SOW, P_THRESHOLD, P_GREEDY, P_CMD };
 
@@ -489,48 +485,30 @@ static double elo(double s)
 int cmd_match(int argc, char **argv)
 {
     struct cli_game g = {.seeds = -1};
-    const char *sa = NULL, *sb = NULL, *tstr = NULL, *out = NULL;
+    const char *sa = NULL, *sb = NULL, *out = NULL;
     long games = 20, conc = 2, oplies = 4, maxplies = 600;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
-        if ((r = cli_game_opt("match", argc, argv, &i, &g)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if ((r = cli_opt("match", argc, argv, &i, "--a", &sa)) < 0 ||
-            (!r && (r = cli_opt("match", argc, argv, &i, "--b", &sb)) < 0) ||
-            (!r && (r = cli_opt("match", argc, argv, &i, "--time", &tstr)) < 0) ||
-            (!r && (r = cli_opt("match", argc, argv, &i, "--out", &out)) < 0) ||
-            (!r && (r = cli_opt_long("match", argc, argv, &i, "--games", 2, 100000, &games)) < 0) ||
-            (!r && (r = cli_opt_long("match", argc, argv, &i, "--concurrency", 1, 256, &conc)) < 0) ||
-            (!r && (r = cli_opt_long("match", argc, argv, &i, "--opening-plies", 0, 100, &oplies)) <
-                       0) ||
-            (!r && (r = cli_opt_long("match", argc, argv, &i, "--max-plies", 1, MAXG - 2, &maxplies)) <
-                       0))
-            return CLI_BAD;
-        if (r)
-            continue;
-        if (argv[i][0] == '-')
-            return cli_unknown("match", argv[i]);
-        return cli_bad("match", "unexpected argument '%s'", argv[i]);
-    }
+    double defms = 100;
+    const struct cli_option opts[] = {
+        CLI_GAME_OPTIONS(g),
+        {"--a", CLI_STR, &sa, 0, 0, "SPEC", "player a (see above)", 0, 0},
+        {"--b", CLI_STR, &sb, 0, 0, "SPEC", "player b", 0, 0},
+        {"--games", CLI_LONG, &games, 2, 100000, "N", "games, even, default 20", 0, 0},
+        {"--time", CLI_DOUBLE, &defms, 0, 1e7, "MS", "default time per move, ms (100)", true, 0},
+        {"--concurrency", CLI_LONG, &conc, 1, 256, "J", "games at once, default 2", 0, 0},
+        {"--opening-plies", CLI_LONG, &oplies, 0, 100, "K", "opening moves, default 4", 0, 0},
+        {"--max-plies", CLI_LONG, &maxplies, 1, MAXG - 2, "M", "move limit, default 600", 0, 0},
+        {"--out", CLI_STR, &out, 0, 0, "FILE", "write the games as text", 0, 0},
+        {0}};
+    const struct cli_spec spec = {"match", usage, opts, NULL, 0, NULL};
+    int pr = cli_parse(&spec, argc, argv, NULL, NULL);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
     if (!sa || !sb)
         return cli_bad("match", "give both players: --a SPEC --b SPEC (see --help)");
     if (games % 2)
         return cli_bad("match", "--games %ld: must be even (each opening twice)", games);
     static struct mctx M;
     char err[400];
-    double defms = 100;
-    if (tstr) {
-        char *end;
-        defms = strtod(tstr, &end);
-        if (end == tstr || *end || !(defms > 0 && defms <= 1e7))
-            return cli_bad("match", "--time '%s': expected milliseconds > 0", tstr);
-    }
     if (parse_spec(sa, &M.spec[0], err, sizeof err) < 0 ||
         parse_spec(sb, &M.spec[1], err, sizeof err) < 0)
         return cli_bad("match", "%s", err);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "sow/engine.h"
+#include "sow/tables.h"
 #include "sow/tt.h"
 #include "sow/util.h"
 #include "engine_pick.h"
@@ -533,7 +534,8 @@ static bool root_from_tables(struct engine *e, const sow_position *p,
             mv = net - (cm.settle[ch->pos.side] - cm.settle[!ch->pos.side]);
         else if (seeds_on_board(rs, &ch->pos) != n && tb_probe(e->set, &ch->pos, &v))
             mv = net - v;
-        else if (seeds_on_board(rs, &ch->pos) == n && tb_probe_bounds(e->set, &ch->pos, &lo, &hi, &v))
+        else if (seeds_on_board(rs, &ch->pos) == n &&
+                 tb_probe_bounds(e->set, &ch->pos, &lo, &hi, &v))
             mv = cyc < -hi ? -hi : cyc > -lo ? -lo : cyc;
         else
             continue;
