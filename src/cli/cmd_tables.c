@@ -15,9 +15,11 @@
 static const char usage[] =
     "usage: sow tables SUBCOMMAND [OPTIONS]\n"
     "  build  [--rules R] [--pits N] --seeds N [--dir DIR] [--threads T] [--memory GB]\n"
+    "         [--builder auto|fast|lean]\n"
     "         build the missing levels 0..N (seeds on the board); interrupted builds\n"
     "         leave only complete levels and resume; --memory (default 3/4 of RAM)\n"
-    "         refuses up front what does not fit\n"
+    "         refuses up front what does not fit; --builder auto (default) uses today's\n"
+    "         fast builder where it fits --memory, else the lean one (oware, awari, darra)\n"
     "  info   [DIR]              the level files present, sizes, checksums\n"
     "  stats  [--rules R] [--pits N] --seeds n [--dir DIR] [--json]\n"
     "         counts of values > 0, = 0, < 0 and the histogram of level n\n"
@@ -41,6 +43,7 @@ struct topts {
     long pits, seeds, threads;
     double memory;
     bool json;
+    int builder; /* enum tb_builder */
 };
 
 /* Parse the options every subcommand may take; positional args into pos. */
@@ -85,6 +88,17 @@ static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool p
             if (r < 0)
                 return CLI_BAD;
             o->dir = v;
+        } else if ((r = cli_opt(cmd, argc, argv, &i, "--builder", &v)) != 0) {
+            if (r < 0)
+                return CLI_BAD;
+            if (strcmp(v, "auto") == 0)
+                o->builder = TB_BUILDER_AUTO;
+            else if (strcmp(v, "fast") == 0)
+                o->builder = TB_BUILDER_FAST;
+            else if (strcmp(v, "lean") == 0)
+                o->builder = TB_BUILDER_LEAN;
+            else
+                return cli_bad(cmd, "--builder '%s': expected auto, fast or lean", v);
         } else if (strcmp(argv[i], "--json") == 0) {
             o->json = true;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
@@ -115,6 +129,8 @@ struct bar {
     bool tty;
     double t0;
     int level;
+    const char *builder; /* of the level last built */
+    double peak;
 };
 
 static void fmt_count(double x, char *buf, size_t len)
@@ -164,11 +180,21 @@ static void on_level(void *ctx, int level, uint64_t entries, double secs, bool b
     if (b->tty)
         fputs("\r\033[K", stderr);
     if (built)
-        fprintf(stderr, "level %3d: %10llu positions (%s) in %7.2f s, %s pos/s\n", level,
-                (unsigned long long)entries, e, secs, r);
+        fprintf(stderr, "level %3d: %10llu positions (%s) in %7.2f s, %s pos/s, %s builder %.1f B/pos\n",
+                level, (unsigned long long)entries, e, secs, r, b->builder ? b->builder : "?",
+                entries ? b->peak / (double)entries : 0.0);
     else
         fprintf(stderr, "level %3d: present, %llu positions (checked)\n", level,
                 (unsigned long long)entries);
+}
+
+static void on_level_info(void *ctx, int level, uint64_t entries, const char *builder, double peak)
+{
+    struct bar *b = ctx;
+    (void)level;
+    (void)entries;
+    b->builder = builder;
+    b->peak = peak;
 }
 
 static int tables_build(int argc, char **argv)
@@ -188,8 +214,10 @@ static int tables_build(int argc, char **argv)
     struct ruleset rs;
     if (setup_rules("tables build", &o, &rs))
         return CLI_BAD;
-    struct bar b = {(int)o.seeds, isatty(2), util_now(), -1};
-    struct tb_build_opts opt = {(int)o.threads, o.memory, &g_stop, on_progress, on_level, &b, NULL};
+    struct bar b = {(int)o.seeds, isatty(2), util_now(), -1, NULL, 0};
+    struct tb_build_opts opt = {.threads = (int)o.threads, .memory_bytes = o.memory,
+                                .stop = &g_stop, .progress = on_progress, .level_done = on_level,
+                                .ctx = &b, .builder = o.builder, .level_info = on_level_info};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -207,12 +235,14 @@ static int tables_build(int argc, char **argv)
     if (r < 0) {
         fprintf(stderr, "sow tables build: %s\n", err);
         return strstr(err, "memory limit") || strstr(err, "--seeds") || strstr(err, "damaged") ||
+                       strstr(err, "lean builder handles") ||
                        strstr(err, "foreign") || strstr(err, "truncated") || strstr(err, "not a sow")
                    ? CLI_BAD
                    : CLI_FAIL;
     }
-    printf("%s 2x%d levels 0..%ld in %s: done in %.2f s\n", rs.name, rs.pits, o.seeds, o.dir,
-           util_now() - t0);
+    printf("%s 2x%d levels 0..%ld in %s: done in %.2f s%s%s%s\n", rs.name, rs.pits, o.seeds, o.dir,
+           util_now() - t0, b.builder ? " (" : "", b.builder ? b.builder : "",
+           b.builder ? " builder)" : "");
     return CLI_OK;
 }
 

@@ -1070,6 +1070,12 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
         opt->progress(opt->ctx, n, L.E, 1.0, "done");
     if (opt && opt->moves)
         *opt->moves += L.moves;
+    /* ---- lean builder hook: what this level used (nodes, L-final bits,
+     * lists, bins, values), for `sow bench tables` ---- */
+    if (opt && opt->level_info)
+        opt->level_info(opt->ctx, n, L.E, "fast",
+                        (double)((L.E + 1) * sizeof(struct node) + (L.E / 64 + 1) * 8 +
+                                 (uint64_t)L.nd[L.E].off * 4 + L.arena_used + L.E));
     rc = 0;
     goto done;
 oom:
@@ -1128,6 +1134,13 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
                  TB_MAX_LEVEL);
         return -1;
     }
+    /* ---- lean builder hook (lean.c): by opt->builder or the budget ---- */
+    {
+        int lr;
+        if (tb_lean_build_chosen(rs, dir, max_level, opt, &lr, err, errlen))
+            return lr;
+    }
+    /* ---- end of the hook ---- */
     struct tb_set *set = tb_set_new(rs, dir);
     if (!set) {
         snprintf(err, (size_t)errlen, "out of memory");

@@ -36,4 +36,10 @@ int tb_solve_level_in(const struct ruleset *rs, const struct tb_set *lower, int 
 /* Make level n of s point at values held elsewhere (not owned). */
 void tb_set_put_level(struct tb_set *s, int n, const int8_t *v, uint64_t entries);
 
+/* lean.c: if opt->builder or the memory budget picks the lean builder for
+ * this build, run it, put its result in *rc and return true; false: today's
+ * builder (build.c) goes on. */
+bool tb_lean_build_chosen(const struct ruleset *rs, const char *dir, int max_level,
+                          const struct tb_build_opts *opt, int *rc, char *err, int errlen);
+
 #endif
