@@ -103,17 +103,19 @@ static void lean_work_free(struct lean_work *w)
     lregion_free(&w->vmask);
 }
 
+/* Work list entries a thread may hold (12 bytes each: 0.25 bytes per entry
+ * of the level), beyond which final nodes spill into the pend bitmap. */
 static uint64_t qcap_for(uint64_t E)
 {
-    uint64_t c = E / 16;
-    return c < 65536 ? 65536 : c;
+    uint64_t c = E / 48;
+    return c < 1024 ? 1024 : c;
 }
 
 double tb_lean_level_memory(uint64_t E, int threads)
 {
     double T = threads > 0 ? threads : 1;
     return (double)E * (4.0 + 1.0 / 8 + 2.0 / 8) + (double)(E >> SBSHIFT) * 32 +
-           T * (4.0 * (double)qcap_for(E) + (1 << 16)) + (1 << 20);
+           T * (12.0 * (double)qcap_for(E) + (1 << 16)) + (1 << 20);
 }
 
 /* ---- the level ------------------------------------------------------------ */
@@ -134,6 +136,7 @@ struct lean {
     uint64_t qcap;
     uint64_t qpeak;  /* longest work list seen (all threads) */
     uint64_t listbytes; /* the threads' work lists and buffers at their largest */
+    int pkbits;      /* bits per hole of a packed board, 0 if the board does not fit 63 bits */
     uint64_t moves;
     bool failed;
     /* progress */
@@ -305,8 +308,11 @@ struct lsolver {
     int t;
     bool par;
     uint32_t *fin; /* work list (stack) of final nodes: idx | KIND_H */
+    uint64_t *fpk; /* their boards packed (PK_VALID | holes), so that taking
+                    * a node needs no unrank; 0: unrank it */
     uint64_t nfin, capfin;
     uint32_t *upd; /* a batch's updates: idx | KIND_H (claim) or idx (decrement) */
+    uint64_t *updpk;
     uint64_t capupd;
     sow_position *cand;
     sow_move *cmv;
@@ -315,16 +321,49 @@ struct lsolver {
     struct sow_movelist ml;
 };
 
-static void push(struct lsolver *S, uint32_t v)
+#define PK_VALID (1ull << 63)
+
+/* The normalised board of a position with B to move (rotated by N), packed. */
+static inline uint64_t pack_b(const struct lean *L, const sow_position *c)
+{
+    if (!L->pkbits)
+        return 0;
+    int N = L->ix->pits, H = 2 * N, b = L->pkbits;
+    uint64_t x = PK_VALID;
+    for (int i = 0; i < H; i++)
+        x |= (uint64_t)c->board.h[i < N ? i + N : i - N] << (b * i);
+    return x;
+}
+
+/* Final node q (with its packed board, or 0) as a normalised position. */
+static inline void unpack(const struct lean *L, uint32_t q, uint64_t pk, sow_position *p)
+{
+    if (!pk) {
+        lentry_pos(L, q, p);
+        return;
+    }
+    memset(p, 0, sizeof *p);
+    int H = L->ix->holes, b = L->pkbits;
+    uint64_t m = (1ull << b) - 1;
+    for (int i = 0; i < H; i++)
+        p->board.h[i] = (uint8_t)((pk >> (b * i)) & m);
+    int st = L->ix->states == 3 ? (int)(q / L->boards) : 0;
+    p->state = st == 1 ? SOW_STATE_A : st == 2 ? SOW_STATE_B : SOW_STATE_NONE;
+}
+
+static void push(struct lsolver *S, uint32_t v, uint64_t pk)
 {
     struct lean *L = S->L;
     if (S->nfin == S->capfin) {
         if (S->capfin < L->qcap) {
-            uint64_t nc = S->capfin ? 2 * S->capfin : 4096;
+            uint64_t nc = S->capfin ? 2 * S->capfin : 512;
             nc = nc > L->qcap ? L->qcap : nc;
             uint32_t *f = realloc(S->fin, nc * sizeof *f);
-            if (f) {
+            if (f)
                 S->fin = f;
+            uint64_t *g = f ? realloc(S->fpk, nc * sizeof *g) : NULL;
+            if (g) {
+                S->fpk = g;
                 S->capfin = nc;
             }
         }
@@ -337,13 +376,14 @@ static void push(struct lsolver *S, uint32_t v)
             return;
         }
     }
+    S->fpk[S->nfin] = pk;
     S->fin[S->nfin++] = v;
     if (S->nfin > L->qpeak)
         __atomic_store_n(&L->qpeak, S->nfin, __ATOMIC_RELAXED); /* a statistic: races are harmless */
 }
 
 /* Claim: an option worth t for p's L node. */
-static inline void claim_l(struct lsolver *S, uint32_t p)
+static inline void claim_l(struct lsolver *S, uint32_t p, uint64_t pk)
 {
     struct lean *L = S->L;
     uint64_t bit = 1ull << (p & 63), *w = &L->lfin[p >> 6];
@@ -358,7 +398,7 @@ static inline void claim_l(struct lsolver *S, uint32_t p)
         *w |= bit;
     }
     L->nd[p].xl = (int8_t)S->t;
-    push(S, p);
+    push(S, p, pk);
 }
 
 static inline bool claim_xh(int8_t *a, int8_t v, bool par)
@@ -378,7 +418,7 @@ static inline bool claim_xh(int8_t *a, int8_t v, bool par)
 /* Decrement: p's H node lost an open child.  As build.c: the thread that
  * takes the counter to zero owns the node unless -be == t, where this
  * round's seed scan may race (compare-and-swap decides). */
-static inline void dec_h(struct lsolver *S, uint32_t p)
+static inline void dec_h(struct lsolver *S, uint32_t p, uint64_t pk)
 {
     struct lean *L = S->L;
     struct lnode *x = &L->nd[p];
@@ -388,9 +428,9 @@ static inline void dec_h(struct lsolver *S, uint32_t p)
     int be = x->be, t = S->t;
     if (be == NONE_EXIT || -be > t) {
         x->xh = (int8_t)t;
-        push(S, p | KIND_H);
+        push(S, p | KIND_H, pk);
     } else if (-be == t && claim_xh(&x->xh, (int8_t)t, S->par)) {
-        push(S, p | KIND_H);
+        push(S, p | KIND_H, pk);
     }
 }
 
@@ -404,14 +444,16 @@ static void drain(struct lsolver *S)
     while (S->nfin && !S->failed) {
         uint64_t m = S->nfin < FBATCH ? S->nfin : FBATCH;
         uint32_t take[FBATCH];
+        uint64_t tpk[FBATCH];
         S->nfin -= m;
         memcpy(take, S->fin + S->nfin, m * sizeof *take);
+        memcpy(tpk, S->fpk + S->nfin, m * sizeof *tpk);
         uint64_t nu = 0;
         for (uint64_t i = 0; i < m; i++) {
             uint32_t v = take[i], q = v & IDX_MASK;
             bool hfinal = v & KIND_H;
             sow_position qp;
-            lentry_pos(L, q, &qp);
+            unpack(L, q, tpk[i], &qp);
             int k = unmove_candidates_(&qp, P, skip, pass, S->cand, S->cmv, S->maxcand);
             for (int j = 0; j < k; j++) {
                 uint32_t p = (uint32_t)index_b(L, &S->cand[j], L->boards);
@@ -422,25 +464,29 @@ static void drain(struct lsolver *S)
                 if (!unmove_confirm(rs, &S->cand[j], S->cmv[j], &qp, &S->ml))
                     continue;
                 if (nu == S->capupd) {
-                    uint64_t nc = S->capupd ? 2 * S->capupd : 1024;
+                    uint64_t nc = S->capupd ? 2 * S->capupd : 256;
                     uint32_t *u = realloc(S->upd, nc * sizeof *u);
-                    if (!u) {
+                    if (u)
+                        S->upd = u;
+                    uint64_t *g = u ? realloc(S->updpk, nc * sizeof *g) : NULL;
+                    if (!g) {
                         S->failed = true;
                         return;
                     }
-                    S->upd = u;
+                    S->updpk = g;
                     S->capupd = nc;
                 }
                 __builtin_prefetch(&L->nd[p], 1);
+                S->updpk[nu] = pack_b(L, &S->cand[j]);
                 S->upd[nu++] = hfinal ? p | KIND_H : p;
             }
         }
         for (uint64_t i = 0; i < nu; i++) {
             uint32_t u = S->upd[i];
             if (u & KIND_H)
-                claim_l(S, u & IDX_MASK);
+                claim_l(S, u & IDX_MASK, S->updpk[i]);
             else
-                dec_h(S, u);
+                dec_h(S, u, S->updpk[i]);
         }
     }
 }
@@ -460,10 +506,10 @@ static void seed_block(struct lsolver *S, uint64_t s)
     for (uint64_t i = a; i < b; i++) {
         int be = L->nd[i].be;
         if (be == t)
-            claim_l(S, (uint32_t)i);
+            claim_l(S, (uint32_t)i, 0);
         if (be == -t && (S->par ? __atomic_load_n(&L->nd[i].cnt, __ATOMIC_RELAXED) : L->nd[i].cnt) == 0 &&
             claim_xh(&L->nd[i].xh, (int8_t)t, S->par))
-            push(S, (uint32_t)i | KIND_H);
+            push(S, (uint32_t)i | KIND_H, 0);
         if (S->nfin >= 4096)
             drain(S);
     }
@@ -480,7 +526,7 @@ static void pend_words(struct lsolver *S, uint64_t a, uint64_t b)
         uint64_t x = __atomic_exchange_n(&L->pend[w], 0, __ATOMIC_RELAXED);
         for (; x; x &= x - 1) {
             uint64_t bit = 64 * w + (uint64_t)__builtin_ctzll(x);
-            push(S, (uint32_t)(bit >> 1) | (bit & 1 ? KIND_H : 0));
+            push(S, (uint32_t)(bit >> 1) | (bit & 1 ? KIND_H : 0), 0);
         }
         drain(S);
     }
@@ -558,9 +604,11 @@ static int solve(struct lean *L)
 #pragma omp atomic write
             ok = false;
         __atomic_fetch_add(&L->listbytes,
-                           S.capfin * 4 + S.capupd * 4 + (uint64_t)S.maxcand * (sizeof *S.cand + 1),
+                           S.capfin * 12 + S.capupd * 12 + (uint64_t)S.maxcand * (sizeof *S.cand + 1),
                            __ATOMIC_RELAXED);
         free(S.fin);
+        free(S.fpk);
+        free(S.updpk);
         free(S.upd);
         free(S.cand);
         free(S.cmv);
@@ -650,6 +698,12 @@ static int lean_level(const struct ruleset *rs, const struct tb_set *lower, int 
     L.nchunks = (L.E + L.chunk - 1) / L.chunk;
     L.nsb = (L.E + ((uint64_t)1 << SBSHIFT) - 1) >> SBSHIFT;
     L.qcap = qcap_for(L.E);
+    {
+        int b = 1;
+        while ((1 << b) <= n)
+            b++;
+        L.pkbits = b * L.ix->holes <= 63 ? b : 0;
+    }
     uint64_t E1 = L.E ? L.E : 1;
     size_t ndb = E1 * sizeof(struct lnode), lfb = (E1 / 64 + 1) * 8, pdb = (2 * E1 / 64 + 1) * 8,
            vmb = (L.nsb + 1) * 32;
