@@ -137,6 +137,8 @@ struct lean {
     uint64_t qpeak;  /* longest work list seen (all threads) */
     uint64_t listbytes; /* the threads' work lists and buffers at their largest */
     int pkbits;      /* bits per hole of a packed board, 0 if the board does not fit 63 bits */
+    uint64_t finals; /* final nodes propagated so far (progress) */
+    double expect;   /* of about this many (0: unknown) */
     uint64_t moves;
     bool failed;
     /* progress */
@@ -215,7 +217,7 @@ struct lprobe {
 
 static void pass_moves(struct lean *L)
 {
-    lphase(L, "moves", 0.0, 0.3);
+    lphase(L, "moves", 0.0, 0.2);
     int n = L->n, N = L->ix->pits;
 #pragma omp parallel num_threads(L->threads)
     {
@@ -318,8 +320,24 @@ struct lsolver {
     sow_move *cmv;
     int maxcand;
     bool failed;
+    uint64_t finals; /* nodes taken from the work list, not yet counted in progress */
     struct sow_movelist ml;
 };
+
+/* Solve progress: final nodes propagated, of the expected number (the
+ * level below's share of its entries, or all 2E nodes). */
+static void lsolve_progress(struct lean *L, uint64_t add)
+{
+    uint64_t d = __atomic_add_fetch(&L->finals, add, __ATOMIC_RELAXED);
+    if (!L->opt || !L->opt->progress || omp_get_thread_num() != 0)
+        return;
+    double now = util_now();
+    if (now - L->last < 0.2)
+        return;
+    L->last = now;
+    double f = (double)d / (L->expect > 0 ? L->expect : 2.0 * (double)(L->E ? L->E : 1));
+    L->opt->progress(L->opt->ctx, L->n, L->E, 0.2 + 0.75 * (f > 1 ? 1 : f), "solve");
+}
 
 #define PK_VALID (1ull << 63)
 
@@ -441,8 +459,19 @@ static void drain(struct lsolver *S)
     const struct ruleset *rs = L->rs;
     int P = L->ix->pits;
     bool skip = rs->skip_origin, pass = rs->family == SOW_DARRA;
+    int batches = 0;
     while (S->nfin && !S->failed) {
+        /* Ctrl-C: the level is given up, so its work lists may be too. */
+        if ((++batches & 255) == 0) {
+            if (lstopped(L)) {
+                S->nfin = 0;
+                return;
+            }
+            lsolve_progress(L, S->finals);
+            S->finals = 0;
+        }
         uint64_t m = S->nfin < FBATCH ? S->nfin : FBATCH;
+        S->finals += m;
         uint32_t take[FBATCH];
         uint64_t tpk[FBATCH];
         S->nfin -= m;
@@ -501,7 +530,7 @@ static void seed_block(struct lsolver *S, uint64_t s)
     if (b > L->E)
         b = L->E;
     bool hl = has_value(&L->vmask[4 * s], t), hh = t != 0 && has_value(&L->vmask[4 * s], -t);
-    if (!hl && !hh)
+    if ((!hl && !hh) || lstopped(L))
         return;
     for (uint64_t i = a; i < b; i++) {
         int be = L->nd[i].be;
@@ -535,13 +564,13 @@ static void pend_words(struct lsolver *S, uint64_t a, uint64_t b)
 static int solve(struct lean *L)
 {
     int n = L->n, T = L->threads;
-    lphase(L, "solve", 0.3, 0.65 / (2 * n + 1));
+    lphase(L, "solve", 0.2, 0.0);
     uint64_t pw = (2 * L->E + 63) / 64;
     uint64_t nextb[2 * TB_MAX_LEVEL + 1][8];
     memset(nextb, 0, sizeof nextb);
     volatile bool stopv[2 * TB_MAX_LEVEL + 1] = {false};
-    int again[2 * TB_MAX_LEVEL + 1][64];
-    memset(again, 0, sizeof again);
+    volatile bool spill_go = false;
+    uint64_t spill_next = 0;
     bool ok = true;
 #pragma omp parallel num_threads(T)
     {
@@ -571,34 +600,31 @@ static int solve(struct lean *L)
                         break;
                     seed_block(&S, s);
                 }
-            /* Spilled nodes, until none are left (each scan may spill again). */
-            for (int it = 0;; it++) {
-                if (it >= 64) { /* not reached in practice: then loop on one slot */
-                    it = 63;
-                }
+            /* Spilled nodes, until none are left (each scan may spill
+             * again).  Thread 0 decides between barriers, so that all
+             * threads leave together (also when stopped). */
+            for (;;) {
 #pragma omp barrier
-                int more = __atomic_load_n(&L->overflow, __ATOMIC_RELAXED);
+                if (me == 0)
+                    spill_go = __atomic_load_n(&L->overflow, __ATOMIC_RELAXED) && !lstopped(L);
 #pragma omp barrier
-                if (!more)
+                if (!spill_go)
                     break;
                 if (me == 0) {
                     __atomic_store_n(&L->overflow, 0, __ATOMIC_RELAXED);
-                    again[t + n][it] = 0;
+                    spill_next = 0;
                 }
 #pragma omp barrier
                 if (!S.failed)
                     for (;;) {
-                        uint64_t c = __atomic_fetch_add(&again[t + n][it], 1, __ATOMIC_RELAXED);
-                        uint64_t a = (uint64_t)c * 4096;
+                        uint64_t a = __atomic_fetch_add(&spill_next, 4096, __ATOMIC_RELAXED);
                         if (a >= pw)
                             break;
                         pend_words(&S, a, a + 4096 < pw ? a + 4096 : pw);
                     }
             }
-            if (me == 0) {
-                L->base += L->weight;
-                lprogress(L, 0);
-            }
+            lsolve_progress(L, S.finals);
+            S.finals = 0;
         }
         if (S.failed)
 #pragma omp atomic write
@@ -665,7 +691,7 @@ static int lthreads(const struct tb_build_opts *opt, uint64_t E)
  * and *values points at them). */
 static int lean_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
                       const struct tb_build_opts *opt, struct lean_work *wk, int8_t **values,
-                      double *peak, char *err, int errlen)
+                      double *peak, double *ratio, char *err, int errlen)
 {
     struct lean L;
     memset(&L, 0, sizeof L);
@@ -698,6 +724,9 @@ static int lean_level(const struct ruleset *rs, const struct tb_set *lower, int 
     L.nchunks = (L.E + L.chunk - 1) / L.chunk;
     L.nsb = (L.E + ((uint64_t)1 << SBSHIFT) - 1) >> SBSHIFT;
     L.qcap = qcap_for(L.E);
+    /* The share of nodes that become final changes slowly from level to
+     * level: the one below predicts this one's (for the ETA). */
+    L.expect = ratio && *ratio > 0 ? *ratio * (double)L.E : 0;
     {
         int b = 1;
         while ((1 << b) <= n)
@@ -736,6 +765,8 @@ static int lean_level(const struct ruleset *rs, const struct tb_set *lower, int 
     }
     if (values)
         *values = dst;
+    if (ratio && L.E)
+        *ratio = (double)L.finals / (double)L.E;
     if (peak) {
         *peak = (double)(ndb + lfb + pdb + vmb + L.listbytes);
     }
@@ -751,7 +782,7 @@ int tb_lean_solve_level(const struct ruleset *rs, const struct tb_set *lower, in
 {
     struct lean_work wk;
     memset(&wk, 0, sizeof wk);
-    int rc = lean_level(rs, lower, n, out, opt, &wk, NULL, peak_bytes, err, errlen);
+    int rc = lean_level(rs, lower, n, out, opt, &wk, NULL, peak_bytes, NULL, err, errlen);
     lean_work_free(&wk);
     return rc;
 }
@@ -783,7 +814,7 @@ static int lean_build(const struct ruleset *rs, const char *dir, int max_level,
     memset(&wk, 0, sizeof wk);
     int rc = 0;
     bool missing[TB_MAX_LEVEL + 1] = {0};
-    double lower = 0;
+    double lower = 0, ratio = 0;
     /* Existing levels are checked completely; missing ones must fit (the
      * lower levels count: their pages are mapped while the level is built). */
     for (int n = 0; n <= max_level; n++) {
@@ -827,7 +858,7 @@ static int lean_build(const struct ruleset *rs, const char *dir, int max_level,
         }
         double t0 = util_now(), peak = 0;
         int8_t *v = NULL;
-        rc = lean_level(rs, set, n, NULL, opt, &wk, &v, &peak, err, errlen);
+        rc = lean_level(rs, set, n, NULL, opt, &wk, &v, &peak, &ratio, err, errlen);
         if (rc == 0)
             rc = tb_file_write(dir, rs, n, v, E, err, errlen);
         /* The levels above read this one from its file (mapped, checked). */
