@@ -316,8 +316,10 @@ struct lsolver {
     uint32_t *upd; /* a batch's updates: idx | KIND_H (claim) or idx (decrement) */
     uint64_t *updpk;
     uint64_t capupd;
-    sow_position *cand;
+    sow_position *cand; /* a batch's candidates (FBATCH * maxcand) */
     sow_move *cmv;
+    uint32_t *cidx;     /* their indices */
+    uint8_t *cown;      /* and which final node of the batch they belong to */
     int maxcand;
     bool failed;
     uint64_t finals; /* nodes taken from the work list, not yet counted in progress */
@@ -477,38 +479,52 @@ static void drain(struct lsolver *S)
         S->nfin -= m;
         memcpy(take, S->fin + S->nfin, m * sizeof *take);
         memcpy(tpk, S->fpk + S->nfin, m * sizeof *tpk);
-        uint64_t nu = 0;
+        /* Candidates of the whole batch first, their nodes' lines (and
+         * L-final bits) prefetched; then the checks, which read them. */
+        sow_position qp[FBATCH];
+        int kc = 0;
         for (uint64_t i = 0; i < m; i++) {
             uint32_t v = take[i], q = v & IDX_MASK;
             bool hfinal = v & KIND_H;
-            sow_position qp;
-            unpack(L, q, tpk[i], &qp);
-            int k = unmove_candidates_(&qp, P, skip, pass, S->cand, S->cmv, S->maxcand);
-            for (int j = 0; j < k; j++) {
+            unpack(L, q, tpk[i], &qp[i]);
+            int k = unmove_candidates_(&qp[i], P, skip, pass, S->cand + kc, S->cmv + kc,
+                                       S->maxcand);
+            for (int j = kc; j < kc + k; j++) {
                 uint32_t p = (uint32_t)index_b(L, &S->cand[j], L->boards);
-                /* H final -> claims; drop those on L nodes already final
-                 * before the forward check (most of them). */
-                if (hfinal && (__atomic_load_n(&L->lfin[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1))
-                    continue;
-                if (!unmove_confirm(rs, &S->cand[j], S->cmv[j], &qp, &S->ml))
-                    continue;
-                if (nu == S->capupd) {
-                    uint64_t nc = S->capupd ? 2 * S->capupd : 256;
-                    uint32_t *u = realloc(S->upd, nc * sizeof *u);
-                    if (u)
-                        S->upd = u;
-                    uint64_t *g = u ? realloc(S->updpk, nc * sizeof *g) : NULL;
-                    if (!g) {
-                        S->failed = true;
-                        return;
-                    }
-                    S->updpk = g;
-                    S->capupd = nc;
-                }
+                S->cidx[j] = p;
+                S->cown[j] = (uint8_t)i;
+                if (hfinal)
+                    __builtin_prefetch(&L->lfin[p >> 6]);
                 __builtin_prefetch(&L->nd[p], 1);
-                S->updpk[nu] = pack_b(L, &S->cand[j]);
-                S->upd[nu++] = hfinal ? p | KIND_H : p;
             }
+            kc += k;
+        }
+        uint64_t nu = 0;
+        for (int j = 0; j < kc; j++) {
+            uint32_t p = S->cidx[j];
+            int i = S->cown[j];
+            bool hfinal = take[i] & KIND_H;
+            /* H final -> claims; drop those on L nodes already final
+             * before the forward check (most of them). */
+            if (hfinal && (__atomic_load_n(&L->lfin[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1))
+                continue;
+            if (!unmove_confirm(rs, &S->cand[j], S->cmv[j], &qp[i], &S->ml))
+                continue;
+            if (nu == S->capupd) {
+                uint64_t nc = S->capupd ? 2 * S->capupd : 256;
+                uint32_t *u = realloc(S->upd, nc * sizeof *u);
+                if (u)
+                    S->upd = u;
+                uint64_t *g = u ? realloc(S->updpk, nc * sizeof *g) : NULL;
+                if (!g) {
+                    S->failed = true;
+                    return;
+                }
+                S->updpk = g;
+                S->capupd = nc;
+            }
+            S->updpk[nu] = pack_b(L, &S->cand[j]);
+            S->upd[nu++] = hfinal ? p | KIND_H : p;
         }
         for (uint64_t i = 0; i < nu; i++) {
             uint32_t u = S->upd[i];
@@ -580,9 +596,12 @@ static int solve(struct lean *L)
         S.L = L;
         S.par = T > 1;
         S.maxcand = L->ix->pits * (n + 1) + 2;
-        S.cand = malloc((size_t)S.maxcand * sizeof *S.cand);
-        S.cmv = malloc((size_t)S.maxcand);
-        if (!S.cand || !S.cmv)
+        size_t nc = (size_t)S.maxcand * FBATCH;
+        S.cand = malloc(nc * sizeof *S.cand);
+        S.cmv = malloc(nc);
+        S.cidx = malloc(nc * sizeof *S.cidx);
+        S.cown = malloc(nc);
+        if (!S.cand || !S.cmv || !S.cidx || !S.cown)
             S.failed = true;
         for (int t = n; t >= -n; t--) {
             if (!has_value(L->gmask, t) && !has_value(L->gmask, -t))
@@ -630,7 +649,8 @@ static int solve(struct lean *L)
 #pragma omp atomic write
             ok = false;
         __atomic_fetch_add(&L->listbytes,
-                           S.capfin * 12 + S.capupd * 12 + (uint64_t)S.maxcand * (sizeof *S.cand + 1),
+                           S.capfin * 12 + S.capupd * 12 +
+                               (uint64_t)S.maxcand * FBATCH * (sizeof *S.cand + 6),
                            __ATOMIC_RELAXED);
         free(S.fin);
         free(S.fpk);
@@ -638,6 +658,8 @@ static int solve(struct lean *L)
         free(S.upd);
         free(S.cand);
         free(S.cmv);
+        free(S.cidx);
+        free(S.cown);
     }
     if (!ok)
         return -1;
