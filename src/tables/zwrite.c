@@ -1,0 +1,234 @@
+/* Endgame tables: block-compressed level files, the build side: write a
+ * level compressed, decompress a whole level (both parallel over blocks). */
+#include <errno.h>
+#include <fcntl.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "compress.h"
+#include "sow/tables.h"
+
+/* Header offsets: as file.c (version 1), plus the version-2 fields. */
+enum {
+    Z_MAGIC = 0, Z_VERSION = 8, Z_HSIZE = 12, Z_RULES = 16, Z_PITS = 40, Z_LEVEL = 44,
+    Z_SCHEME = 48, Z_STATES = 52, Z_ENTRIES = 56, Z_ENCODING = 64, Z_COMPRESSION = 68,
+    Z_CHECKSUM = 72, Z_PAYLOAD = 80, Z_BSHIFT = 88, Z_NBLOCKS = 96, Z_RAWSUM = 104,
+    Z_HCHECK = 120,
+};
+_Static_assert(Z_HCHECK + 8 == TB_HEADER_SIZE, "version 2 keeps the 128-byte header");
+
+static const char ZMAGIC[8] = {'S', 'O', 'W', 'T', 'B', 'L', '\r', '\n'};
+
+static void put32(uint8_t *b, uint32_t v) { memcpy(b, &v, 4); }
+static void put64(uint8_t *b, uint64_t v) { memcpy(b, &v, 8); }
+
+static int write_all(int fd, const void *buf, size_t len, off_t at)
+{
+    const uint8_t *p = buf;
+    while (len) {
+        ssize_t w = pwrite(fd, p, len > (1u << 30) ? (1u << 30) : len, at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        at += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int tbz_write(const char *dir, const struct ruleset *rs, int level, const int8_t *values,
+              uint64_t entries, int zlevel, int threads, char *err, int errlen)
+{
+    unsigned b = TBZ_BSHIFT;
+    uint64_t bs = (uint64_t)1 << b, K = (entries + bs - 1) >> b;
+    char path[4200], tmp[4300];
+    tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    size_t ilen = (size_t)(K + 1) * TBZ_INDEX_ENTRY;
+    uint8_t *index = calloc(1, ilen);
+    int T = threads > 0 ? threads : omp_get_max_threads();
+    /* Blocks go out in batches compressed in parallel, written in order. */
+    uint64_t batch = 32 * (uint64_t)T;
+    size_t cap = ZSTD_compressBound((size_t)bs);
+    uint8_t *out = malloc((size_t)batch * cap);
+    size_t *clen = malloc((size_t)batch * sizeof *clen);
+    ZSTD_CCtx **cc = calloc((size_t)T, sizeof *cc);
+    int fd = -1, rc = -1;
+    if (!index || !out || !clen || !cc) {
+        snprintf(err, (size_t)errlen, "compressing level %d: out of memory", level);
+        goto done;
+    }
+    for (int t = 0; t < T; t++)
+        if (!(cc[t] = ZSTD_createCCtx())) {
+            snprintf(err, (size_t)errlen, "compressing level %d: out of memory", level);
+            goto done;
+        }
+    fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0644); /* read back for the checksum */
+    if (fd < 0) {
+        snprintf(err, (size_t)errlen, "cannot create %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    uint64_t at = TB_HEADER_SIZE + ilen;
+    bool bad = false;
+    for (uint64_t k0 = 0; k0 < K && !bad; k0 += batch) {
+        uint64_t k1 = k0 + batch < K ? k0 + batch : K;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
+        for (uint64_t k = k0; k < k1; k++) {
+            uint64_t a = k << b, len = a + bs < entries ? bs : entries - a;
+            size_t z = ZSTD_compressCCtx(cc[omp_get_thread_num()], out + (k - k0) * cap, cap,
+                                         values + a, (size_t)len, zlevel);
+            clen[k - k0] = z;
+            put64(index + k * TBZ_INDEX_ENTRY + 8, XXH3_64bits(values + a, (size_t)len));
+        }
+        for (uint64_t k = k0; k < k1 && !bad; k++) {
+            if (ZSTD_isError(clen[k - k0])) {
+                snprintf(err, (size_t)errlen, "compressing level %d: %s", level,
+                         ZSTD_getErrorName(clen[k - k0]));
+                bad = true;
+                break;
+            }
+            put64(index + k * TBZ_INDEX_ENTRY, at);
+            if (write_all(fd, out + (k - k0) * cap, clen[k - k0], (off_t)at) < 0) {
+                snprintf(err, (size_t)errlen, "writing %s: %s", tmp, strerror(errno));
+                bad = true;
+            }
+            at += clen[k - k0];
+        }
+    }
+    if (bad)
+        goto done;
+    put64(index + K * TBZ_INDEX_ENTRY, at);
+    /* The stored payload's checksum: the index, then the blocks as written. */
+    XXH3_state_t *st = XXH3_createState();
+    if (!st) {
+        snprintf(err, (size_t)errlen, "compressing level %d: out of memory", level);
+        goto done;
+    }
+    XXH3_64bits_reset(st);
+    XXH3_64bits_update(st, index, ilen);
+    if (write_all(fd, index, ilen, TB_HEADER_SIZE) < 0) {
+        XXH3_freeState(st);
+        snprintf(err, (size_t)errlen, "writing %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    uint8_t *rb = out; /* read the blocks back for the checksum (as stored) */
+    for (uint64_t off = TB_HEADER_SIZE + ilen; off < at;) {
+        size_t want = at - off < batch * cap ? (size_t)(at - off) : (size_t)(batch * cap);
+        ssize_t r = pread(fd, rb, want, (off_t)off);
+        if (r <= 0) {
+            XXH3_freeState(st);
+            snprintf(err, (size_t)errlen, "reading back %s: %s", tmp,
+                     r < 0 ? strerror(errno) : "short read");
+            goto done;
+        }
+        XXH3_64bits_update(st, rb, (size_t)r);
+        off += (uint64_t)r;
+    }
+    uint64_t sum = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    uint8_t h[TB_HEADER_SIZE];
+    memset(h, 0, sizeof h);
+    memcpy(h + Z_MAGIC, ZMAGIC, 8);
+    put32(h + Z_VERSION, TBZ_VERSION);
+    put32(h + Z_HSIZE, TB_HEADER_SIZE);
+    snprintf((char *)h + Z_RULES, 24, "%s", rs->name);
+    put32(h + Z_PITS, (uint32_t)rs->pits);
+    put32(h + Z_LEVEL, (uint32_t)level);
+    put32(h + Z_SCHEME, TB_INDEX_SCHEME);
+    put32(h + Z_STATES, rs->family == SOW_DARRA ? 3 : 1);
+    put64(h + Z_ENTRIES, entries);
+    put32(h + Z_ENCODING, TB_VALUE_INT8);
+    put32(h + Z_COMPRESSION, TBZ_ZSTD);
+    put64(h + Z_CHECKSUM, sum);
+    put64(h + Z_PAYLOAD, TB_HEADER_SIZE);
+    put32(h + Z_BSHIFT, b);
+    put64(h + Z_NBLOCKS, K);
+    put64(h + Z_RAWSUM, XXH3_64bits(values, (size_t)entries));
+    put64(h + Z_HCHECK, XXH3_64bits(h, Z_HCHECK));
+    if (write_all(fd, h, sizeof h, 0) < 0 || fsync(fd) < 0) {
+        snprintf(err, (size_t)errlen, "writing %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    if (close(fd) < 0) {
+        fd = -1;
+        snprintf(err, (size_t)errlen, "writing %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    fd = -1;
+    if (rename(tmp, path) < 0) {
+        snprintf(err, (size_t)errlen, "renaming %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        fsync(dfd); /* the rename made durable; best effort */
+        close(dfd);
+    }
+    rc = 0;
+done:
+    if (fd >= 0) {
+        close(fd);
+        unlink(tmp);
+    } else if (rc != 0) {
+        unlink(tmp);
+    }
+    if (cc)
+        for (int t = 0; t < T; t++)
+            ZSTD_freeCCtx(cc[t]);
+    free(cc);
+    free(index);
+    free(out);
+    free(clen);
+    return rc;
+}
+
+int tbz_all(const struct tbz *z, int8_t *out, int threads, char *err, int errlen)
+{
+    int T = threads > 0 ? threads : omp_get_max_threads();
+    uint64_t bs = (uint64_t)1 << z->bshift;
+    int bad = 0;
+    char why[256] = "";
+#pragma omp parallel num_threads(T)
+    {
+        ZSTD_DCtx *dc = ZSTD_createDCtx();
+        int8_t *buf = malloc((size_t)bs);
+        char e[256];
+#pragma omp for schedule(dynamic, 16)
+        for (uint64_t k = 0; k < z->nblocks; k++) {
+            if (__atomic_load_n(&bad, __ATOMIC_RELAXED))
+                continue;
+            int64_t n = buf ? tbz_block_dctx(z, k, buf, dc, e, sizeof e) : -1;
+            if (n < 0) {
+#pragma omp critical(tbz_all)
+                if (!bad) {
+                    bad = 1;
+                    snprintf(why, sizeof why, "%s", buf ? e : "out of memory");
+                }
+                continue;
+            }
+            memcpy(out + (k << z->bshift), buf, (size_t)n);
+        }
+        free(buf);
+        ZSTD_freeDCtx(dc);
+    }
+    if (bad) {
+        snprintf(err, (size_t)errlen, "%s", why);
+        return -1;
+    }
+    if (XXH3_64bits(out, (size_t)z->entries) != z->rawsum) {
+        snprintf(err, (size_t)errlen, "level %d: values damaged (checksum mismatch)", z->level);
+        return -1;
+    }
+    return 0;
+}
+
