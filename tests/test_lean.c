@@ -10,6 +10,7 @@
 
 #include "ref_rules.h"
 #include "sow/tables.h"
+#include "../src/tables/tables_internal.h" /* tb_set_own_level: levels built here */
 #include "sow/tb_lean.h"
 #include "sow/util.h"
 
@@ -169,19 +170,17 @@ Test(unmoves, worked_example_and_unsupported)
 static void check_identical(const char *name, int pits, int max_level, int threads)
 {
     struct ruleset rs = rules(name, pits);
-    char err[512];
+    struct sow_error e;
     struct tb_set *set = tb_set_new(&rs, "/nonexistent");
     cr_assert(set);
     struct tb_build_opts fast = {.threads = 1};
     struct tb_build_opts lean = {.threads = threads};
     for (int n = 0; n <= max_level; n++) {
-        cr_assert_eq(tb_set_build_level(set, n, &fast, err, sizeof err), 0, "%s", err);
-        uint64_t E;
-        const int8_t *v = tb_level_values(set, n, &E);
-        int8_t *w = malloc(E ? E : 1);
+        uint64_t E = tb_level_entries(tb_set_index(set), n);
+        int8_t *v = malloc(E ? E : 1), *w = malloc(E ? E : 1);
+        cr_assert_eq(tb_solve_level(&rs, set, n, v, NULL, &fast, &e), SOW_OK, "%s", e.msg);
         double peak = 0;
-        cr_assert_eq(tb_lean_solve_level(&rs, set, n, w, &lean, &peak, err, sizeof err), 0, "%s",
-                     err);
+        cr_assert_eq(tb_lean_solve_level(&rs, set, n, w, &lean, &peak, &e), SOW_OK, "%s", e.msg);
         uint64_t d = 0;
         while (d < E && v[d] == w[d])
             d++;
@@ -194,6 +193,7 @@ static void check_identical(const char *name, int pits, int max_level, int threa
                   "%s level %d: %.0f bytes for %llu positions", name, n, peak,
                   (unsigned long long)E);
         free(w);
+        tb_set_own_level(set, n, v, NULL, E); /* the set frees it */
     }
     tb_close(set);
 }
@@ -214,10 +214,10 @@ Test(lean, relay_rules_refused)
 {
     struct ruleset rs = rules("jodu", 2);
     struct tb_set *set = tb_set_new(&rs, "/nonexistent");
-    char err[512] = "";
+    struct sow_error e;
     int8_t v[4];
-    cr_assert_eq(tb_lean_solve_level(&rs, set, 0, v, NULL, NULL, err, sizeof err), -1);
-    cr_assert(strstr(err, "lean builder"), "%s", err);
+    cr_assert_eq(tb_lean_solve_level(&rs, set, 0, v, NULL, NULL, &e), SOW_E_INPUT);
+    cr_assert(strstr(e.msg, "lean builder"), "%s", e.msg);
     tb_close(set);
 }
 
@@ -247,16 +247,17 @@ static char *slurp(const char *path, long *len)
 Test(lean, build_files_identical_and_auto_choice)
 {
     struct ruleset rs = rules("awari", 3);
-    char da[] = "/tmp/sow-test-lean-XXXXXX", db[] = "/tmp/sow-test-lean-XXXXXX", err[512];
+    char da[] = "/tmp/sow-test-lean-XXXXXX", db[] = "/tmp/sow-test-lean-XXXXXX", err[4200];
+    struct sow_error e;
     cr_assert(mkdtemp(da) && mkdtemp(db));
     char used[16] = "";
     struct tb_build_opts lean = {.threads = 2, .builder = TB_BUILDER_LEAN,
                                  .level_info = note_builder, .ctx = used};
-    cr_assert_eq(tb_build(&rs, da, 12, &lean, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_build(&rs, da, 12, &lean, &e), SOW_OK, "%s", e.msg);
     cr_assert_str_eq(used, "lean");
     struct tb_build_opts fast = {.threads = 1, .builder = TB_BUILDER_FAST,
                                  .level_info = note_builder, .ctx = used};
-    cr_assert_eq(tb_build(&rs, db, 12, &fast, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_build(&rs, db, 12, &fast, &e), SOW_OK, "%s", e.msg);
     cr_assert_str_eq(used, "fast");
     for (int n = 0; n <= 12; n++) {
         char pa[4200], pb[4200];
@@ -280,15 +281,15 @@ Test(lean, build_files_identical_and_auto_choice)
     struct tb_build_opts aut = {.threads = 1, .memory_bytes = need - 1000,
                                 .level_info = note_builder, .ctx = used};
     used[0] = 0;
-    cr_assert_eq(tb_build(&rs, da, 13, &aut, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_build(&rs, da, 13, &aut, &e), SOW_OK, "%s", e.msg);
     cr_assert_str_eq(used, "lean");
     aut.memory_bytes = 0; /* 3/4 of RAM: today's builder */
     used[0] = 0;
-    cr_assert_eq(tb_build(&rs, da, 14, &aut, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_build(&rs, da, 14, &aut, &e), SOW_OK, "%s", e.msg);
     cr_assert_str_eq(used, "fast");
     struct ruleset rj = rules("jodu", 2);
-    cr_assert_eq(tb_build(&rj, db, 3, &lean, err, sizeof err), -1);
-    cr_assert(strstr(err, "lean builder handles"), "%s", err);
+    cr_assert_eq(tb_build(&rj, db, 3, &lean, &e), SOW_E_INPUT);
+    cr_assert(strstr(e.msg, "lean builder handles"), "%s", e.msg);
     util_rmdir_flat(da);
     util_rmdir_flat(db);
 }
@@ -313,12 +314,13 @@ static void stop_at(void *ctx, int level, uint64_t entries, double frac, const c
 static void interrupted_resumes(const char *phase)
 {
     struct ruleset rs = rules("oware", 6);
-    char da[] = "/tmp/sow-test-lean-XXXXXX", db[] = "/tmp/sow-test-lean-XXXXXX", err[512];
+    char da[] = "/tmp/sow-test-lean-XXXXXX", db[] = "/tmp/sow-test-lean-XXXXXX";
+    struct sow_error e;
     cr_assert(mkdtemp(da) && mkdtemp(db));
     struct stopper st = {0, 8, phase};
     struct tb_build_opts lean = {.threads = 2, .builder = TB_BUILDER_LEAN, .stop = &st.flag,
                                  .progress = stop_at, .ctx = &st};
-    cr_assert_eq(tb_build(&rs, da, 9, &lean, err, sizeof err), TB_INTERRUPTED, "%s", err);
+    cr_assert_eq(tb_build(&rs, da, 9, &lean, &e), SOW_E_INTERRUPTED, "%s", e.msg);
     char path[4200];
     for (int n = 0; n <= 9; n++) {
         tb_file_name(da, rs.name, rs.pits, n, path, sizeof path);
@@ -326,9 +328,9 @@ static void interrupted_resumes(const char *phase)
     }
     st.flag = 0;
     st.level = -1;
-    cr_assert_eq(tb_build(&rs, da, 9, &lean, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_build(&rs, da, 9, &lean, &e), SOW_OK, "%s", e.msg);
     struct tb_build_opts fast = {.threads = 1, .builder = TB_BUILDER_FAST};
-    cr_assert_eq(tb_build(&rs, db, 9, &fast, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_build(&rs, db, 9, &fast, &e), SOW_OK, "%s", e.msg);
     for (int n = 0; n <= 9; n++) {
         char pa[4200], pb[4200];
         tb_file_name(da, rs.name, rs.pits, n, pa, sizeof pa);
@@ -372,22 +374,23 @@ static uint8_t *map_file(const char *path, size_t *size)
 Test(compress, raw_and_compressed_probe_identically_damage_detected)
 {
     struct ruleset rs = rules("awari", 6);
-    char dr[] = "/tmp/sow-test-lean-XXXXXX", dz[] = "/tmp/sow-test-lean-XXXXXX", err[512];
+    char dr[] = "/tmp/sow-test-lean-XXXXXX", dz[] = "/tmp/sow-test-lean-XXXXXX";
+    struct sow_error e;
     cr_assert(mkdtemp(dr) && mkdtemp(dz));
     struct tb_build_opts fast = {.threads = 1, .builder = TB_BUILDER_FAST};
-    cr_assert_eq(tb_build(&rs, dr, 9, &fast, err, sizeof err), 0, "%s", err);
-    struct tb_set *set = tb_open(&rs, dr, err, sizeof err);
-    cr_assert(set, "%s", err);
+    cr_assert_eq(tb_build(&rs, dr, 9, &fast, &e), SOW_OK, "%s", e.msg);
+    struct tb_set *set;
+    cr_assert_eq(tb_open(&rs, dr, &set, &e), SOW_OK, "%s", e.msg);
     for (int n = 0; n <= 9; n++) {
         uint64_t E;
         const int8_t *v = tb_level_values(set, n, &E);
-        cr_assert_eq(tbz_write(dz, &rs, n, v, E, 3, 2, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(tbz_write(dz, &rs, n, v, E, 3, 2, &e), SOW_OK, "%s", e.msg);
         char path[4200];
         tb_file_name(dz, rs.name, rs.pits, n, path, sizeof path);
         size_t size;
         uint8_t *m = map_file(path, &size);
         struct tbz z;
-        cr_assert_eq(tbz_parse(m, size, E, n, path, &z, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(tbz_parse(m, size, E, n, path, &z, &e), SOW_OK, "%s", e.msg);
         cr_assert_eq(z.rawsum, XXH3_64bits(v, E), "raw checksum = version 1's");
         /* every entry, in a scattered order (the cache sees misses and hits) */
         for (uint64_t i = 0, j = 0; i < E; i++, j = (j + 7919) % E) {
@@ -396,7 +399,7 @@ Test(compress, raw_and_compressed_probe_identically_damage_detected)
             cr_assert_eq(got, v[j], "level %d entry %llu", n, (unsigned long long)j);
         }
         int8_t *all = malloc(E);
-        cr_assert_eq(tbz_all(&z, all, 2, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(tbz_all(&z, all, 2, &e), SOW_OK, "%s", e.msg);
         cr_assert(memcmp(all, v, E) == 0);
         free(all);
         if (n == 9) {
@@ -408,8 +411,8 @@ Test(compress, raw_and_compressed_probe_identically_damage_detected)
             memcpy(&b, m + TB_HEADER_SIZE + 2 * TBZ_INDEX_ENTRY, 8);
             m[(a + b) / 2] ^= 0x40;
             struct tbz y;
-            cr_assert_eq(tbz_parse(m, size, E, n, path, &y, err, sizeof err), -1);
-            cr_assert(strstr(err, "payload damaged"), "%s", err);
+            cr_assert_eq(tbz_parse(m, size, E, n, path, &y, &e), SOW_E_INPUT);
+            cr_assert(strstr(e.msg, "payload damaged"), "%s", e.msg);
             /* ... and a probe decompressing the block finds it by the
              * block's own checksum (a file damaged after it was loaded); the
              * other blocks still answer. */
@@ -418,10 +421,9 @@ Test(compress, raw_and_compressed_probe_identically_damage_detected)
             d.base = m;
             d.rawsum ^= 1; /* another file as far as the cache knows */
             cr_assert_not(tbz_probe(&d, ((uint64_t)1 << z.bshift) + 5, &got));
-            char e2[256];
             int8_t *buf = malloc((size_t)1 << z.bshift);
-            cr_assert_eq(tbz_block(&d, 1, buf, e2, sizeof e2), -1);
-            cr_assert(strstr(e2, "block 1 damaged"), "%s", e2);
+            cr_assert_eq(tbz_block(&d, 1, buf, &e), -1);
+            cr_assert(strstr(e.msg, "block 1 damaged"), "%s", e.msg);
             free(buf);
             cr_assert(tbz_probe(&d, 5, &got));
             cr_assert_eq(got, v[5]);

@@ -74,11 +74,12 @@ int tb_unmove_candidates(const struct ruleset *rs, const sow_position *q, struct
 double tb_lean_level_memory(uint64_t E, int threads);
 
 /* Solve level n with the lean builder into out[entries] (lower levels from
- * `lower`, which must hold 0..n-1).  Same values as tb_solve_level.  Returns
- * 0, TB_INTERRUPTED or -1 with a reason.  *peak_bytes (if not NULL) gets the
- * bytes the level's arrays and work lists reached. */
-int tb_lean_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
-                        const struct tb_build_opts *opt, double *peak_bytes, char *err,
-                        int errlen);
+ * `lower`, which must hold 0..n-1).  Same values as tb_solve_level.  SOW_OK,
+ * SOW_E_INTERRUPTED, SOW_E_INPUT (a relay rule set), SOW_E_TOO_BIG or
+ * SOW_E_NOMEM with a reason in *e.  *peak_bytes (if not NULL) gets the bytes
+ * the level's arrays and work lists reached. */
+enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n,
+                                    int8_t *out, const struct tb_build_opts *opt,
+                                    double *peak_bytes, struct sow_error *e);
 
 #endif

@@ -167,14 +167,13 @@ int cmd_solve(int argc, char **argv)
     if (cli_game_setup("solve", &g))
         return CLI_BAD;
 
-    char err[256];
     struct tb_set *tb = NULL;
     if (tables) {
         if (cli_check_dir("solve", tables))
             return CLI_BAD; /* a mistyped --tables would otherwise solve without them */
-        tb = tb_open(&g.rs, tables, err, sizeof err);
-        if (!tb)
-            return cli_bad("solve", "--tables %s: %s", tables, err);
+        struct sow_error e;
+        if (tb_open(&g.rs, tables, &tb, &e) != SOW_OK) /* missing or damaged: bad input */
+            return cli_bad("solve", "--tables %s: %s", tables, e.msg);
     }
     struct prog pr = {util_now()};
     struct search_opts o = {
@@ -188,11 +187,13 @@ int cmd_solve(int argc, char **argv)
         .progress = on_progress,
         .progress_arg = &pr,
     };
-    struct search_ctx *s = search_new(&g.rs, &o, err, sizeof err);
-    if (!s) {
+    struct search_ctx *s;
+    struct sow_error e;
+    enum sow_status st = search_new(&g.rs, &o, &s, &e);
+    if (st != SOW_OK) {
         tb_close(tb);
-        fprintf(stderr, "sow solve: %s\n", err);
-        return CLI_FAIL;
+        fprintf(stderr, "sow solve: %s\n", e.msg);
+        return cli_exit_code(st);
     }
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
@@ -204,27 +205,22 @@ int cmd_solve(int argc, char **argv)
     sigaction(SIGINT, &sa, &old);
 
     struct search_result r;
-    int rc = search_solve(s, &g.p, &r);
+    st = search_solve(s, &g.p, &r);
     struct sow_movelist ml;
     int vals[SOW_MAX_PITS + 1];
     int nmv = 0;
     rules_generate(&g.rs, &g.p, &ml);
-    if (rc == 0 && moves) {
+    if (st == SOW_OK && moves) {
         nmv = search_move_values(s, &g.p, vals);
         if (nmv < 0)
-            rc = -1;
+            st = search_last_error(s)->status;
     }
     sigaction(SIGINT, &old, NULL);
-    if (rc < 0) {
-        const char *why = search_error(s);
+    if (st != SOW_OK) {
+        fprintf(stderr, "sow solve: %s\n", search_last_error(s)->msg);
         search_free(s);
         tb_close(tb);
-        if (why) {
-            fprintf(stderr, "sow solve: %s\n", why);
-            return CLI_FAIL;
-        }
-        fprintf(stderr, "sow solve: interrupted\n");
-        return CLI_INTERRUPTED;
+        return cli_exit_code(st);
     }
     /* Counters over the whole command (solve, PV and --moves). */
     uint64_t nodes, hits, expanded = search_expanded(s);

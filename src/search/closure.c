@@ -54,7 +54,6 @@ _Static_assert(sizeof(struct cell) == 16, "four cells per cache line");
 struct clos {
     const struct ruleset *rs;
     int nw, S, slots;
-    bool awari;                        /* cycle value 0, else own - other side */
     uint64_t side_mask[2][SOW_BOARD_WORDS]; /* lanes of A's and B's holes */
     uint64_t n, cap;
     uint64_t *pw;
@@ -119,7 +118,6 @@ struct clos *clos_new(const struct ruleset *rs)
     c->slots = SOW_MAX_PITS + 1;
     if (rs->pits + 1 < c->slots)
         c->slots = rs->pits + 1;
-    c->awari = rs->family == SOW_AWARI;
     for (int w = 0; w < rs->nwords; w++) {
         c->side_mask[0][w] = board_range_word(w, 0, rs->pits) * 0xFF;
         c->side_mask[1][w] = board_range_word(w, rs->pits, rs->holes) * 0xFF;
@@ -406,13 +404,11 @@ static bool grow_work(struct clos *c, uint64_t nrev)
  * holds <= 255 seeds, so no byte sum overflows). */
 static inline int cycle_value(const struct clos *c, const uint64_t *w)
 {
-    if (c->awari)
-        return 0;
     int side = (int)(w[c->nw] & 255), s[2] = {0, 0};
     for (int k = 0; k < c->nw; k++)
         for (int j = 0; j < 2; j++)
             s[j] += (int)(((w[k] & c->side_mask[j][k]) * BOARD_ONES) >> 56);
-    return s[side] - s[!side];
+    return rules_cycle_net(c->rs, s[side], s[!side]);
 }
 
 static inline int16_t clamp16(int x, int lo, int hi)

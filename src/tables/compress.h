@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "sow/rules.h"
+#include "sow/status.h"
 
 #define TBZ_VERSION 2
 #define TBZ_ZSTD 1
@@ -47,27 +48,30 @@ struct tbz {
 
 /* Write level `level` of rs (values[entries]) compressed into dir, through a
  * temporary file and a rename (replacing a raw file of the same level).
- * Returns 0 or -1 with a one-line reason. */
-int tbz_write(const char *dir, const struct ruleset *rs, int level, const int8_t *values,
-              uint64_t entries, int zlevel, int threads, char *err, int errlen);
+ * SOW_OK, or SOW_E_IO / SOW_E_NOMEM with a one-line reason. */
+enum sow_status tbz_write(const char *dir, const struct ruleset *rs, int level,
+                          const int8_t *values, uint64_t entries, int zlevel, int threads,
+                          struct sow_error *e);
 
 /* Check a mapped version-2 file (header fields already checked by the
  * caller: magic, header checksum, names, entries) and fill *z: the stored
- * payload's checksum, the index (bounds, order).  0 or -1 with a reason. */
-int tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int level, const char *path,
-              struct tbz *z, char *err, int errlen);
+ * payload's checksum, the index (bounds, order).  SOW_OK or SOW_E_INPUT. */
+enum sow_status tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int level,
+                          const char *path, struct tbz *z, struct sow_error *e);
 
 /* Values of block k into out (2^bshift bytes), checked against the index
- * checksum and the level's range.  Returns the count, or -1 with a reason. */
-int64_t tbz_block(const struct tbz *z, uint64_t k, int8_t *out, char *err, int errlen);
+ * checksum and the level's range.  Returns the count, or -1 with a reason
+ * (status SOW_E_INPUT: the block is damaged). */
+int64_t tbz_block(const struct tbz *z, uint64_t k, int8_t *out, struct sow_error *e);
 
 /* tbz_block with a decompression context of the caller's (NULL: a fresh one). */
 struct ZSTD_DCtx_s;
 int64_t tbz_block_dctx(const struct tbz *z, uint64_t k, int8_t *out, struct ZSTD_DCtx_s *dc,
-                       char *err, int errlen);
+                       struct sow_error *e);
 
-/* Every value into out[entries] (blocks in parallel).  0 or -1 + reason. */
-int tbz_all(const struct tbz *z, int8_t *out, int threads, char *err, int errlen);
+/* Every value into out[entries] (blocks in parallel): SOW_OK, SOW_E_INPUT
+ * (damaged) or SOW_E_NOMEM. */
+enum sow_status tbz_all(const struct tbz *z, int8_t *out, int threads, struct sow_error *e);
 
 /* One value through the calling thread's cache of recent blocks; false if
  * its block is damaged (or memory ran out). */

@@ -36,6 +36,7 @@
 
 #include "sow/tb_lean.h"
 #include "sow/util.h"
+#include "lean.h"
 #include "tables_internal.h"
 #include "unmove.h"
 
@@ -184,9 +185,9 @@ static void lphase(struct lean *L, const char *name, double base, double weight)
 static void lentry_pos(const struct lean *L, uint64_t idx, sow_position *p)
 {
     memset(p, 0, sizeof *p);
-    int st = L->ix->states == 3 ? (int)(idx / L->boards) : 0;
+    int st = L->ix->states > 1 ? (int)(idx / L->boards) : 0;
     tb_unrank(L->ix, L->n, st ? idx - (uint64_t)st * L->boards : idx, p->board.h);
-    p->state = st == 1 ? SOW_STATE_A : st == 2 ? SOW_STATE_B : SOW_STATE_NONE;
+    p->state = L->ix->state_of_rel(st, SOW_A);
 }
 
 static void lentry_next(const struct lean *L, uint64_t idx, sow_position *p)
@@ -199,9 +200,7 @@ static void lentry_next(const struct lean *L, uint64_t idx, sow_position *p)
  * normalised position): rotated by N, state relative to B. */
 static inline uint64_t index_b(const struct lean *L, const sow_position *c, uint64_t boards)
 {
-    int st = 0;
-    if (L->ix->states == 3 && c->state != SOW_STATE_NONE)
-        st = c->state == SOW_STATE_B ? 1 : 2;
+    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0; /* relative to B (rules' hook) */
     return (uint64_t)st * boards + tb_rank_side(L->ix, c->board.h, 1);
 }
 
@@ -367,8 +366,8 @@ static inline void unpack(const struct lean *L, uint32_t q, uint64_t pk, sow_pos
     uint64_t m = (1ull << b) - 1;
     for (int i = 0; i < H; i++)
         p->board.h[i] = (uint8_t)((pk >> (b * i)) & m);
-    int st = L->ix->states == 3 ? (int)(q / L->boards) : 0;
-    p->state = st == 1 ? SOW_STATE_A : st == 2 ? SOW_STATE_B : SOW_STATE_NONE;
+    int st = L->ix->states > 1 ? (int)(q / L->boards) : 0;
+    p->state = L->ix->state_of_rel(st, SOW_A);
 }
 
 static void push(struct lsolver *S, uint32_t v, uint64_t pk)
@@ -460,7 +459,7 @@ static void drain(struct lsolver *S)
     struct lean *L = S->L;
     const struct ruleset *rs = L->rs;
     int P = L->ix->pits;
-    bool skip = rs->skip_origin, pass = rs->family == SOW_DARRA;
+    bool skip = unmove_skips_origin(rs), pass = rs->family == SOW_DARRA;
     int batches = 0;
     while (S->nfin && !S->failed) {
         /* Ctrl-C: the level is given up, so its work lists may be too. */
@@ -577,7 +576,7 @@ static void pend_words(struct lsolver *S, uint64_t a, uint64_t b)
     }
 }
 
-static int solve(struct lean *L)
+static enum sow_status solve(struct lean *L)
 {
     int n = L->n, T = L->threads;
     lphase(L, "solve", 0.2, 0.0);
@@ -662,8 +661,8 @@ static int solve(struct lean *L)
         free(S.cown);
     }
     if (!ok)
-        return -1;
-    return lstopped(L) ? TB_INTERRUPTED : 0;
+        return SOW_E_NOMEM;
+    return lstopped(L) ? SOW_E_INTERRUPTED : SOW_OK;
 }
 
 /* lo, hi, V = clamp(cyc, lo, hi) into out (which may be the nodes' memory:
@@ -672,7 +671,7 @@ static uint64_t finish(struct lean *L, int8_t *out)
 {
     lphase(L, "values", 0.95, 0.05);
     int n = L->n, N = L->ix->pits;
-    bool awari = L->rs->family == SOW_AWARI, inplace = (void *)out == (void *)L->nd;
+    bool inplace = (void *)out == (void *)L->nd;
     uint64_t bad = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(L->threads) reduction(+ : bad)
     for (uint64_t ch = 0; ch < L->nchunks; ch++) {
@@ -683,7 +682,8 @@ static uint64_t finish(struct lean *L, int8_t *out)
             const struct lnode *x = &L->nd[idx];
             int lo = x->xl == UNDONE ? -n : x->xl;
             int hi = x->xh == UNDONE ? n : -x->xh;
-            int cyc = awari ? 0 : board_sum_range(&p.board, 0, N) - board_sum_range(&p.board, N, 2 * N);
+            int cyc = rules_cycle_net(L->rs, board_sum_range(&p.board, 0, N),
+                                      board_sum_range(&p.board, N, 2 * N));
             int v = cyc < lo ? lo : cyc > hi ? hi : cyc;
             bad += lo > hi;
             if (inplace)
@@ -711,9 +711,9 @@ static int lthreads(const struct tb_build_opts *opt, uint64_t E)
 
 /* Solve level n; out may be NULL (then the values stay in the nodes' memory
  * and *values points at them). */
-static int lean_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
+static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
                       const struct tb_build_opts *opt, struct lean_work *wk, int8_t **values,
-                      double *peak, double *ratio, char *err, int errlen)
+                      double *peak, double *ratio, struct sow_error *e)
 {
     struct lean L;
     memset(&L, 0, sizeof L);
@@ -725,22 +725,17 @@ static int lean_level(const struct ruleset *rs, const struct tb_set *lower, int 
     L.boards = tb_level_boards(L.ix, n);
     L.E = tb_level_entries(L.ix, n);
     L.last = util_now();
-    if (!tb_unmove_supported(rs)) {
-        snprintf(err, (size_t)errlen,
-                 "the lean builder handles oware, awari and darra (single sowing); %s uses "
-                 "today's builder",
-                 rs->name);
-        return -1;
-    }
-    if (n > TB_MAX_LEVEL || L.E > TB_MAX_ENTRIES) {
-        snprintf(err, (size_t)errlen, "level %d: too large for one process (31-bit indices)", n);
-        return -1;
-    }
+    if (!tb_unmove_supported(rs))
+        return sow_fail(e, SOW_E_INPUT,
+                        "the lean builder handles oware, awari and darra (single sowing); %s "
+                        "uses today's builder",
+                        rs->name);
+    if (n > TB_MAX_LEVEL || L.E > TB_MAX_ENTRIES)
+        return sow_fail(e, SOW_E_TOO_BIG, "level %d: too large for one process (31-bit indices)",
+                        n);
     for (int m = 0; m < n; m++)
-        if (!lower->lv[m].v) {
-            snprintf(err, (size_t)errlen, "level %d needs level %d, which is not loaded", n, m);
-            return -1;
-        }
+        if (!lower->lv[m].v)
+            return sow_fail(e, SOW_E_INPUT, "level %d needs level %d, which is not loaded", n, m);
     L.threads = lthreads(opt, L.E);
     L.chunk = L.E < (1u << 20) ? 256 : 4096;
     L.nchunks = (L.E + L.chunk - 1) / L.chunk;
@@ -762,29 +757,23 @@ static int lean_level(const struct ruleset *rs, const struct tb_set *lower, int 
     L.lfin = lregion_get(&wk->lfin, lfb);
     L.pend = lregion_get(&wk->pend, pdb);
     L.vmask = lregion_get(&wk->vmask, vmb);
-    if (!L.nd || !L.lfin || !L.pend || !L.vmask) {
-        snprintf(err, (size_t)errlen, "level %d: out of memory (lean builder, %.1f GB)", n,
-                 (double)(ndb + lfb + pdb + vmb) / 1e9);
-        return -1;
-    }
+    if (!L.nd || !L.lfin || !L.pend || !L.vmask)
+        return sow_fail(e, SOW_E_NOMEM, "level %d: out of memory (lean builder, %.1f GB)", n,
+                        (double)(ndb + lfb + pdb + vmb) / 1e9);
     memset(L.lfin, 0, lfb);
     memset(L.pend, 0, pdb);
     pass_moves(&L);
     if (lstopped(&L))
-        return TB_INTERRUPTED;
+        return sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
     pass_masks(&L);
-    int rc = solve(&L);
-    if (rc == TB_INTERRUPTED)
-        return rc;
-    if (rc < 0) {
-        snprintf(err, (size_t)errlen, "level %d: out of memory in the solve", n);
-        return -1;
-    }
+    enum sow_status rc = solve(&L);
+    if (rc == SOW_E_INTERRUPTED)
+        return sow_fail(e, rc, "interrupted");
+    if (rc != SOW_OK)
+        return sow_fail(e, rc, "level %d: out of memory in the solve", n);
     int8_t *dst = out ? out : (int8_t *)L.nd;
-    if (finish(&L, dst)) {
-        snprintf(err, (size_t)errlen, "level %d: internal error: lo > hi", n);
-        return -1;
-    }
+    if (finish(&L, dst))
+        return sow_fail(e, SOW_E_IO, "level %d: internal error: lo > hi", n);
     if (values)
         *values = dst;
     if (ratio && L.E)
@@ -799,12 +788,13 @@ static int lean_level(const struct ruleset *rs, const struct tb_set *lower, int 
     return 0;
 }
 
-int tb_lean_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
-                        const struct tb_build_opts *opt, double *peak_bytes, char *err, int errlen)
+enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n,
+                                    int8_t *out, const struct tb_build_opts *opt,
+                                    double *peak_bytes, struct sow_error *e)
 {
     struct lean_work wk;
     memset(&wk, 0, sizeof wk);
-    int rc = lean_level(rs, lower, n, out, opt, &wk, NULL, peak_bytes, NULL, err, errlen);
+    enum sow_status rc = lean_level(rs, lower, n, out, opt, &wk, NULL, peak_bytes, NULL, e);
     lean_work_free(&wk);
     return rc;
 }
@@ -824,17 +814,16 @@ static bool level_missing(const struct ruleset *rs, const char *dir, int n)
     return access(path, F_OK) != 0;
 }
 
-static int lean_build(const struct ruleset *rs, const char *dir, int max_level,
-                      const struct tb_build_opts *opt, double limit, char *err, int errlen)
+static enum sow_status lean_build(const struct ruleset *rs, const char *dir, int max_level,
+                                  const struct tb_build_opts *opt, double limit,
+                                  struct sow_error *e)
 {
     struct tb_set *set = tb_set_new(rs, dir);
-    if (!set) {
-        snprintf(err, (size_t)errlen, "out of memory");
-        return -1;
-    }
+    if (!set)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
     struct lean_work wk;
     memset(&wk, 0, sizeof wk);
-    int rc = 0;
+    enum sow_status rc = SOW_OK;
     bool missing[TB_MAX_LEVEL + 1] = {0};
     double lower = 0, ratio = 0;
     /* Existing levels are checked completely; missing ones must fit (the
@@ -842,30 +831,30 @@ static int lean_build(const struct ruleset *rs, const char *dir, int max_level,
     for (int n = 0; n <= max_level; n++) {
         uint64_t E = tb_level_entries(&set->ix, n);
         if (!level_missing(rs, dir, n)) {
-            if (tb_set_load_level(set, n, err, errlen) < 0) {
-                size_t l = strlen(err);
-                snprintf(err + l, (size_t)errlen - l, " (delete it to rebuild)");
-                rc = -1;
+            rc = tb_set_load_level(set, n, e);
+            if (rc != SOW_OK) {
+                if (e) {
+                    size_t l = strlen(e->msg);
+                    snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
+                }
                 goto out;
             }
         } else {
             missing[n] = true;
             if (E > TB_MAX_ENTRIES) {
-                snprintf(err, (size_t)errlen,
-                         "level %d has %llu entries, more than one process indexes (%llu); "
-                         "build up to level %d",
-                         n, (unsigned long long)E, (unsigned long long)TB_MAX_ENTRIES, n - 1);
-                rc = -1;
+                rc = sow_fail(e, SOW_E_TOO_BIG,
+                              "level %d has %llu entries, more than one process indexes (%llu); "
+                              "build up to level %d",
+                              n, (unsigned long long)E, (unsigned long long)TB_MAX_ENTRIES, n - 1);
                 goto out;
             }
             double need = tb_lean_level_memory(E, lthreads(opt, E)) + lower;
             if (need > limit) {
-                snprintf(err, (size_t)errlen,
-                         "level %d needs about %.1f GB with the lean builder but the memory "
-                         "limit is %.1f GB (--memory); levels up to %d fit: use --seeds %d or "
-                         "raise --memory",
-                         n, need / 1e9, limit / 1e9, n - 1, n - 1);
-                rc = -1;
+                rc = sow_fail(e, SOW_E_TOO_BIG,
+                              "level %d needs about %.1f GB with the lean builder but the memory "
+                              "limit is %.1f GB (--memory); levels up to %d fit: use --seeds %d "
+                              "or raise --memory",
+                              n, need / 1e9, limit / 1e9, n - 1, n - 1);
                 goto out;
             }
         }
@@ -880,20 +869,20 @@ static int lean_build(const struct ruleset *rs, const char *dir, int max_level,
         }
         double t0 = util_now(), peak = 0;
         int8_t *v = NULL;
-        rc = lean_level(rs, set, n, NULL, opt, &wk, &v, &peak, &ratio, err, errlen);
-        if (rc == 0)
-            rc = tb_file_write(dir, rs, n, v, E, err, errlen);
+        rc = lean_level(rs, set, n, NULL, opt, &wk, &v, &peak, &ratio, e);
+        if (rc == SOW_OK)
+            rc = tb_file_write(dir, rs, n, v, E, e);
         /* The levels above read this one from its file (mapped, checked). */
-        if (rc == 0)
-            rc = tb_set_load_level(set, n, err, errlen);
-        if (rc != 0)
+        if (rc == SOW_OK)
+            rc = tb_set_load_level(set, n, e);
+        if (rc != SOW_OK)
             goto out;
         if (opt && opt->level_info)
             opt->level_info(opt->ctx, n, E, "lean", peak);
         if (opt && opt->level_done)
             opt->level_done(opt->ctx, n, E, util_now() - t0, true);
         if (lstopped_opt(opt)) {
-            rc = TB_INTERRUPTED;
+            rc = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
             goto out;
         }
     }
@@ -904,7 +893,8 @@ out:
 }
 
 bool tb_lean_build_chosen(const struct ruleset *rs, const char *dir, int max_level,
-                          const struct tb_build_opts *opt, int *rc, char *err, int errlen)
+                          const struct tb_build_opts *opt, enum sow_status *rc,
+                          struct sow_error *e)
 {
     int want = opt ? opt->builder : TB_BUILDER_AUTO;
     if (want == TB_BUILDER_FAST || max_level < 0 || max_level > TB_MAX_LEVEL)
@@ -912,11 +902,10 @@ bool tb_lean_build_chosen(const struct ruleset *rs, const char *dir, int max_lev
     if (!tb_unmove_supported(rs)) {
         if (want != TB_BUILDER_LEAN)
             return false;
-        snprintf(err, (size_t)errlen,
-                 "the lean builder handles oware, awari and darra (single sowing); %s has "
-                 "relay sowing: use today's builder (--builder fast)",
-                 rs->name);
-        *rc = -1;
+        *rc = sow_fail(e, SOW_E_INPUT,
+                       "the lean builder handles oware, awari and darra (single sowing); %s has "
+                       "relay sowing: use today's builder (--builder fast)",
+                       rs->name);
         return true;
     }
     double limit = budget(opt);
@@ -940,6 +929,6 @@ bool tb_lean_build_chosen(const struct ruleset *rs, const char *dir, int max_lev
         if (fits)
             return false;
     }
-    *rc = lean_build(rs, dir, max_level, opt, limit, err, errlen);
+    *rc = lean_build(rs, dir, max_level, opt, limit, e);
     return true;
 }

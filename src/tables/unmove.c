@@ -20,7 +20,7 @@ static int candidates(const struct ruleset *rs, const sow_position *q, struct tb
         free(mv);
         return 0;
     }
-    int k = unmove_candidates_(q, rs->pits, rs->skip_origin, rs->family == SOW_DARRA, p, mv, max);
+    int k = unmove_candidates_(q, rs->pits, unmove_skips_origin(rs), rs->family == SOW_DARRA, p, mv, max);
     for (int i = 0; i < k; i++) {
         out[i].pos = p[i];
         out[i].move = mv[i];

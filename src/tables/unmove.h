@@ -7,6 +7,12 @@
 
 #include "sow/tb_lean.h"
 
+/* Oware and awari skip the origin when a sowing laps; darra does not. */
+static inline bool unmove_skips_origin(const struct ruleset *rs)
+{
+    return rs->family == SOW_OWARE || rs->family == SOW_AWARI;
+}
+
 /* Candidates for child q: calls EMIT(p, move) for each (p: sow_position *).
  * skip = origin skipped on laps (oware, awari); pass = darra's pass. */
 static inline __attribute__((always_inline)) int

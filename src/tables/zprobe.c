@@ -29,10 +29,10 @@ _Static_assert(Z_HCHECK + 8 == TB_HEADER_SIZE, "version 2 keeps the 128-byte hea
 static uint32_t get32(const uint8_t *b) { uint32_t v; memcpy(&v, b, 4); return v; }
 static uint64_t get64(const uint8_t *b) { uint64_t v; memcpy(&v, b, 8); return v; }
 
-int tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int level, const char *path,
-              struct tbz *z, char *err, int errlen)
+enum sow_status tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int level,
+                          const char *path, struct tbz *z, struct sow_error *e)
 {
-#define ZBAD(...) do { snprintf(err, (size_t)errlen, __VA_ARGS__); return -1; } while (0)
+#define ZBAD(...) return sow_fail(e, SOW_E_INPUT, __VA_ARGS__)
     if (get32(map + Z_COMPRESSION) != TBZ_ZSTD)
         ZBAD("%s: unknown compression %u", path, get32(map + Z_COMPRESSION));
     unsigned b = get32(map + Z_BSHIFT);
@@ -62,41 +62,41 @@ int tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int level, cons
     z->bshift = b;
     z->level = level;
     z->rawsum = get64(map + Z_RAWSUM);
-    return 0;
+    return SOW_OK;
 #undef ZBAD
 }
 
-int64_t tbz_block_dctx(const struct tbz *z, uint64_t k, int8_t *out, ZSTD_DCtx *dc, char *err,
-                          int errlen)
+int64_t tbz_block_dctx(const struct tbz *z, uint64_t k, int8_t *out, ZSTD_DCtx *dc,
+                       struct sow_error *e)
 {
     if (k >= z->nblocks) {
-        snprintf(err, (size_t)errlen, "block %llu out of range", (unsigned long long)k);
+        sow_fail(e, SOW_E_INPUT, "block %llu out of range", (unsigned long long)k);
         return -1;
     }
     const uint8_t *ix = z->base + TB_HEADER_SIZE + k * TBZ_INDEX_ENTRY;
-    uint64_t a = get64(ix), e = get64(ix + TBZ_INDEX_ENTRY), sum = get64(ix + 8);
+    uint64_t a = get64(ix), end = get64(ix + TBZ_INDEX_ENTRY), sum = get64(ix + 8);
     uint64_t bs = (uint64_t)1 << z->bshift, first = k << z->bshift;
     uint64_t want = first + bs < z->entries ? bs : z->entries - first;
-    size_t r = dc ? ZSTD_decompressDCtx(dc, out, (size_t)bs, z->base + a, (size_t)(e - a))
-                  : ZSTD_decompress(out, (size_t)bs, z->base + a, (size_t)(e - a));
+    size_t r = dc ? ZSTD_decompressDCtx(dc, out, (size_t)bs, z->base + a, (size_t)(end - a))
+                  : ZSTD_decompress(out, (size_t)bs, z->base + a, (size_t)(end - a));
     if (ZSTD_isError(r) || r != want || XXH3_64bits(out, (size_t)want) != sum) {
-        snprintf(err, (size_t)errlen, "level %d block %llu damaged (%s)", z->level,
+        sow_fail(e, SOW_E_INPUT, "level %d block %llu damaged (%s)", z->level,
                  (unsigned long long)k,
                  ZSTD_isError(r) ? ZSTD_getErrorName(r) : r != want ? "wrong size" : "checksum");
         return -1;
     }
     for (uint64_t i = 0; i < want; i++)
         if (out[i] < -z->level || out[i] > z->level) {
-            snprintf(err, (size_t)errlen, "level %d block %llu: value out of range", z->level,
+            sow_fail(e, SOW_E_INPUT, "level %d block %llu: value out of range", z->level,
                      (unsigned long long)k);
             return -1;
         }
     return (int64_t)want;
 }
 
-int64_t tbz_block(const struct tbz *z, uint64_t k, int8_t *out, char *err, int errlen)
+int64_t tbz_block(const struct tbz *z, uint64_t k, int8_t *out, struct sow_error *e)
 {
-    return tbz_block_dctx(z, k, out, NULL, err, errlen);
+    return tbz_block_dctx(z, k, out, NULL, e);
 }
 
 /* ---- the per-thread cache of recent blocks ----------------------------------- */
@@ -182,9 +182,8 @@ bool tbz_probe(const struct tbz *z, uint64_t idx, int *value)
         lru->data = d;
         lru->cap = need;
     }
-    char err[256];
     lru->base = NULL;
-    if (tbz_block_dctx(z, k, lru->data, c->dc, err, sizeof err) < 0)
+    if (tbz_block_dctx(z, k, lru->data, c->dc, NULL) < 0)
         return false;
     lru->base = z->base;
     lru->rawsum = z->rawsum;

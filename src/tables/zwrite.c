@@ -46,8 +46,9 @@ static int write_all(int fd, const void *buf, size_t len, off_t at)
     return 0;
 }
 
-int tbz_write(const char *dir, const struct ruleset *rs, int level, const int8_t *values,
-              uint64_t entries, int zlevel, int threads, char *err, int errlen)
+enum sow_status tbz_write(const char *dir, const struct ruleset *rs, int level,
+                          const int8_t *values, uint64_t entries, int zlevel, int threads,
+                          struct sow_error *e)
 {
     unsigned b = TBZ_BSHIFT;
     uint64_t bs = (uint64_t)1 << b, K = (entries + bs - 1) >> b;
@@ -63,19 +64,20 @@ int tbz_write(const char *dir, const struct ruleset *rs, int level, const int8_t
     uint8_t *out = malloc((size_t)batch * cap);
     size_t *clen = malloc((size_t)batch * sizeof *clen);
     ZSTD_CCtx **cc = calloc((size_t)T, sizeof *cc);
-    int fd = -1, rc = -1;
+    int fd = -1;
+    enum sow_status rc = SOW_E_IO;
     if (!index || !out || !clen || !cc) {
-        snprintf(err, (size_t)errlen, "compressing level %d: out of memory", level);
+        rc = sow_fail(e, SOW_E_NOMEM, "compressing level %d: out of memory", level);
         goto done;
     }
     for (int t = 0; t < T; t++)
         if (!(cc[t] = ZSTD_createCCtx())) {
-            snprintf(err, (size_t)errlen, "compressing level %d: out of memory", level);
+            rc = sow_fail(e, SOW_E_NOMEM, "compressing level %d: out of memory", level);
             goto done;
         }
     fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0644); /* read back for the checksum */
     if (fd < 0) {
-        snprintf(err, (size_t)errlen, "cannot create %s: %s", tmp, strerror(errno));
+        sow_fail(e, SOW_E_IO, "cannot create %s: %s", tmp, strerror(errno));
         goto done;
     }
     uint64_t at = TB_HEADER_SIZE + ilen;
@@ -92,14 +94,14 @@ int tbz_write(const char *dir, const struct ruleset *rs, int level, const int8_t
         }
         for (uint64_t k = k0; k < k1 && !bad; k++) {
             if (ZSTD_isError(clen[k - k0])) {
-                snprintf(err, (size_t)errlen, "compressing level %d: %s", level,
+                sow_fail(e, SOW_E_IO, "compressing level %d: %s", level,
                          ZSTD_getErrorName(clen[k - k0]));
                 bad = true;
                 break;
             }
             put64(index + k * TBZ_INDEX_ENTRY, at);
             if (write_all(fd, out + (k - k0) * cap, clen[k - k0], (off_t)at) < 0) {
-                snprintf(err, (size_t)errlen, "writing %s: %s", tmp, strerror(errno));
+                sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
                 bad = true;
             }
             at += clen[k - k0];
@@ -111,14 +113,14 @@ int tbz_write(const char *dir, const struct ruleset *rs, int level, const int8_t
     /* The stored payload's checksum: the index, then the blocks as written. */
     XXH3_state_t *st = XXH3_createState();
     if (!st) {
-        snprintf(err, (size_t)errlen, "compressing level %d: out of memory", level);
+        rc = sow_fail(e, SOW_E_NOMEM, "compressing level %d: out of memory", level);
         goto done;
     }
     XXH3_64bits_reset(st);
     XXH3_64bits_update(st, index, ilen);
     if (write_all(fd, index, ilen, TB_HEADER_SIZE) < 0) {
         XXH3_freeState(st);
-        snprintf(err, (size_t)errlen, "writing %s: %s", tmp, strerror(errno));
+        sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
         goto done;
     }
     uint8_t *rb = out; /* read the blocks back for the checksum (as stored) */
@@ -127,7 +129,7 @@ int tbz_write(const char *dir, const struct ruleset *rs, int level, const int8_t
         ssize_t r = pread(fd, rb, want, (off_t)off);
         if (r <= 0) {
             XXH3_freeState(st);
-            snprintf(err, (size_t)errlen, "reading back %s: %s", tmp,
+            sow_fail(e, SOW_E_IO, "reading back %s: %s", tmp,
                      r < 0 ? strerror(errno) : "short read");
             goto done;
         }
@@ -156,17 +158,17 @@ int tbz_write(const char *dir, const struct ruleset *rs, int level, const int8_t
     put64(h + Z_RAWSUM, XXH3_64bits(values, (size_t)entries));
     put64(h + Z_HCHECK, XXH3_64bits(h, Z_HCHECK));
     if (write_all(fd, h, sizeof h, 0) < 0 || fsync(fd) < 0) {
-        snprintf(err, (size_t)errlen, "writing %s: %s", tmp, strerror(errno));
+        sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
         goto done;
     }
     if (close(fd) < 0) {
         fd = -1;
-        snprintf(err, (size_t)errlen, "writing %s: %s", tmp, strerror(errno));
+        sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
         goto done;
     }
     fd = -1;
     if (rename(tmp, path) < 0) {
-        snprintf(err, (size_t)errlen, "renaming %s: %s", tmp, strerror(errno));
+        sow_fail(e, SOW_E_IO, "renaming %s: %s", tmp, strerror(errno));
         goto done;
     }
     int dfd = open(dir, O_RDONLY | O_DIRECTORY);
@@ -174,12 +176,12 @@ int tbz_write(const char *dir, const struct ruleset *rs, int level, const int8_t
         fsync(dfd); /* the rename made durable; best effort */
         close(dfd);
     }
-    rc = 0;
+    rc = SOW_OK;
 done:
     if (fd >= 0) {
         close(fd);
         unlink(tmp);
-    } else if (rc != 0) {
+    } else if (rc != SOW_OK) {
         unlink(tmp);
     }
     if (cc)
@@ -192,27 +194,27 @@ done:
     return rc;
 }
 
-int tbz_all(const struct tbz *z, int8_t *out, int threads, char *err, int errlen)
+enum sow_status tbz_all(const struct tbz *z, int8_t *out, int threads, struct sow_error *e)
 {
     int T = threads > 0 ? threads : omp_get_max_threads();
     uint64_t bs = (uint64_t)1 << z->bshift;
     int bad = 0;
-    char why[256] = "";
+    char why[SOW_ERROR_MSG] = "";
 #pragma omp parallel num_threads(T)
     {
         ZSTD_DCtx *dc = ZSTD_createDCtx();
         int8_t *buf = malloc((size_t)bs);
-        char e[256];
+        struct sow_error be;
 #pragma omp for schedule(dynamic, 16)
         for (uint64_t k = 0; k < z->nblocks; k++) {
             if (__atomic_load_n(&bad, __ATOMIC_RELAXED))
                 continue;
-            int64_t n = buf ? tbz_block_dctx(z, k, buf, dc, e, sizeof e) : -1;
+            int64_t n = buf ? tbz_block_dctx(z, k, buf, dc, &be) : -1;
             if (n < 0) {
 #pragma omp critical(tbz_all)
                 if (!bad) {
                     bad = 1;
-                    snprintf(why, sizeof why, "%s", buf ? e : "out of memory");
+                    snprintf(why, sizeof why, "%s", buf ? be.msg : "out of memory");
                 }
                 continue;
             }
@@ -221,14 +223,10 @@ int tbz_all(const struct tbz *z, int8_t *out, int threads, char *err, int errlen
         free(buf);
         ZSTD_freeDCtx(dc);
     }
-    if (bad) {
-        snprintf(err, (size_t)errlen, "%s", why);
-        return -1;
-    }
-    if (XXH3_64bits(out, (size_t)z->entries) != z->rawsum) {
-        snprintf(err, (size_t)errlen, "level %d: values damaged (checksum mismatch)", z->level);
-        return -1;
-    }
-    return 0;
+    if (bad)
+        return sow_fail(e, SOW_E_INPUT, "%s", why);
+    if (XXH3_64bits(out, (size_t)z->entries) != z->rawsum)
+        return sow_fail(e, SOW_E_INPUT, "level %d: values damaged (checksum mismatch)", z->level);
+    return SOW_OK;
 }
 
