@@ -430,6 +430,52 @@ Test(compress, raw_and_compressed_probe_identically_damage_detected)
         }
         free(m);
     }
+    /* Through the loader: tb_open keeps them compressed and tb_probe answers
+     * as on the raw files; tb_file_load with values decompresses; a set not
+     * opened for probing (the builders') gets them decompressed. */
+    struct tb_set *zs;
+    cr_assert_eq(tb_open(&rs, dz, &zs, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(tb_max_level(zs), 9);
+    const struct tb_index *ix = tb_set_index(set);
+    for (int n = 0; n <= 9; n++) {
+        uint64_t E = tb_level_entries(ix, n);
+        for (uint64_t i = 0; i < E; i++) {
+            sow_position p;
+            tb_position_of(ix, n, i, &p);
+            int a = 99, b = 98;
+            cr_assert(tb_probe(set, &p, &a) && tb_probe(zs, &p, &b));
+            cr_assert_eq(a, b, "level %d entry %llu", n, (unsigned long long)i);
+        }
+        char path[4200];
+        tb_file_name(dz, rs.name, rs.pits, n, path, sizeof path);
+        struct tb_header h;
+        const int8_t *v;
+        void *map;
+        size_t maplen;
+        cr_assert_eq(tb_file_load(path, &rs, n, &h, &v, &map, &maplen, &e), SOW_OK, "%s", e.msg);
+        cr_assert(h.version == TBZ_VERSION && h.stored < TB_HEADER_SIZE + E + 4096);
+        cr_assert(memcmp(v, tb_level_values(set, n, NULL), E) == 0);
+        tb_file_unmap(map, maplen);
+    }
+    cr_assert_null(tb_level_values(zs, 9, NULL), "kept compressed");
+    tb_close(zs);
+    struct tb_set *bs = tb_set_new(&rs, dz);
+    cr_assert_eq(tb_set_load_level(bs, 9, &e), SOW_OK, "%s", e.msg);
+    cr_assert(memcmp(tb_level_values(bs, 9, NULL), tb_level_values(set, 9, NULL),
+                     tb_level_entries(ix, 9)) == 0);
+    tb_close(bs);
+    /* A damaged byte in a block of a file: tb_open refuses it. */
+    char path[4200];
+    tb_file_name(dz, rs.name, rs.pits, 9, path, sizeof path);
+    FILE *f = fopen(path, "r+b");
+    cr_assert(f);
+    fseek(f, -100, SEEK_END);
+    int c = fgetc(f);
+    fseek(f, -100, SEEK_END);
+    fputc(c ^ 1, f);
+    fclose(f);
+    cr_assert_eq(tb_open(&rs, dz, &zs, &e), SOW_E_INPUT);
+    cr_assert(strstr(e.msg, "payload damaged"), "%s", e.msg);
     tb_close(set);
     util_rmdir_flat(dr);
     util_rmdir_flat(dz);

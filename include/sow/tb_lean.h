@@ -82,4 +82,19 @@ enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_se
                                     int8_t *out, const struct tb_build_opts *opt,
                                     double *peak_bytes, struct sow_error *e);
 
+/* ---- compressed files (format version 2, docs/tables.md) ---------------- */
+
+/* Rewrite level `level` of rs in dir compressed in independent zstd blocks
+ * (temp file and rename; the new file is checked after).  *raw and *stored
+ * get the raw and compressed sizes.  A file already compressed is left as
+ * it is.  SOW_OK, SOW_E_INPUT (damaged), SOW_E_IO or SOW_E_NOMEM. */
+enum sow_status tb_compress_level(const struct ruleset *rs, const char *dir, int level,
+                                  int threads, uint64_t *raw, uint64_t *stored,
+                                  struct sow_error *e);
+
+/* tb_open, but compressed levels are decompressed into memory (1 byte per
+ * position): for what reads whole levels (verify, the builders). */
+enum sow_status tb_open_values(const struct ruleset *rs, const char *dir, struct tb_set **out,
+                               struct sow_error *e);
+
 #endif

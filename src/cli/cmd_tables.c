@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "sow/position.h"
 #include "sow/tables.h"
+#include "sow/tb_lean.h"
 #include "sow/util.h"
 
 static const char usage[] =
@@ -20,7 +21,10 @@ static const char usage[] =
     "         leave only complete levels and resume; --memory (default 3/4 of RAM)\n"
     "         refuses up front what does not fit; --builder auto (default) uses today's\n"
     "         fast builder where it fits --memory, else the lean one (oware, awari, darra)\n"
-    "  info   [DIR]              the level files present, sizes, checksums\n"
+    "  info   [DIR]              the level files present, sizes (raw and stored), checksums\n"
+    "  compress [--rules R] [--pits N] [--dir DIR] [--threads T]\n"
+    "         rewrite every level present in zstd blocks (probes stay exact; the\n"
+    "         builders read compressed lower levels decompressed)\n"
     "  stats  [--rules R] [--pits N] --seeds n [--dir DIR] [--json]\n"
     "         counts of values > 0, = 0, < 0 and the histogram of level n\n"
     "  verify [DIR] [--threads T] checksums, then every level recomputed from the levels\n"
@@ -305,9 +309,9 @@ static int tables_info(int argc, char **argv)
     if (r >= 0)
         return r;
     int bad = 0;
-    double total = 0;
-    printf("%-28s %-12s %-6s %5s %14s %14s  %-16s %s\n", "file", "rules", "board", "level",
-           "entries", "bytes", "xxh3-64", "status");
+    double total = 0, stored = 0;
+    printf("%-28s %-12s %-6s %5s %14s %14s %14s  %-16s %s\n", "file", "rules", "board", "level",
+           "entries", "raw bytes", "stored bytes", "xxh3-64", "status");
     for (int i = 0; i < count; i++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", o.dir, names[i]);
@@ -326,15 +330,20 @@ static int tables_info(int argc, char **argv)
         } else {
             char board[16];
             snprintf(board, sizeof board, "2x%u", h.pits);
-            printf("%-28s %-12s %-6s %5u %14llu %14llu  %016llx ok\n", names[i], h.rules, board,
-                   h.level, (unsigned long long)h.entries,
-                   (unsigned long long)(h.entries + TB_HEADER_SIZE), (unsigned long long)h.checksum);
+            /* raw: the level as version 1 stores it; stored: this file
+             * (smaller when compressed, version 2) */
+            printf("%-28s %-12s %-6s %5u %14llu %14llu %14llu  %016llx ok%s\n", names[i], h.rules,
+                   board, h.level, (unsigned long long)h.entries,
+                   (unsigned long long)(h.entries + TB_HEADER_SIZE), (unsigned long long)h.stored,
+                   (unsigned long long)h.checksum, h.version == 2 ? " (compressed)" : "");
             total += (double)(h.entries + TB_HEADER_SIZE);
+            stored += (double)h.stored;
         }
         free(names[i]);
     }
     free(names);
-    printf("total %.0f bytes in %d files%s\n", total, count, bad ? ", some damaged" : "");
+    printf("total %.0f bytes raw, %.0f stored (%.2fx) in %d files%s\n", total, stored,
+           stored > 0 ? total / stored : 0.0, count, bad ? ", some damaged" : "");
     return bad ? CLI_BAD : CLI_OK;
 }
 
@@ -465,8 +474,8 @@ static int tables_verify(int argc, char **argv)
         snprintf(done[ndone++], sizeof done[0], "%s", key);
         struct ruleset rs;
         rules_init(&rs, h.rules, (int)h.pits, 0, err, sizeof err);
-        struct tb_set *set;
-        if (tb_open(&rs, o.dir, &set, &e) != SOW_OK) {
+        struct tb_set *set; /* whole levels are recomputed: compressed ones decompressed */
+        if (tb_open_values(&rs, o.dir, &set, &e) != SOW_OK) {
             if (strcmp(e.msg, lastbad) != 0) /* the same damaged file, already listed */
                 printf("BAD  %s\n", e.msg);
             snprintf(lastbad, sizeof lastbad, "%s", e.msg);
@@ -576,6 +585,55 @@ static int tables_probe(int argc, char **argv)
     return CLI_OK;
 }
 
+/* ---- compress ------------------------------------------------------------------ */
+
+static int tables_compress(int argc, char **argv)
+{
+    struct topts o;
+    int r = parse("tables compress", argc, argv, &o, false);
+    if (r)
+        return r == 1 ? CLI_OK : r;
+    if (o.pos)
+        return cli_bad("tables compress", "unexpected argument '%s'", o.pos);
+    struct ruleset rs;
+    if (setup_rules("tables compress", &o, &rs))
+        return CLI_BAD;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    int done = 0;
+    double traw = 0, tstored = 0;
+    for (int n = 0; n <= TB_MAX_LEVEL && !g_stop; n++) {
+        char path[4200];
+        tb_file_name(o.dir, rs.name, rs.pits, n, path, sizeof path);
+        if (access(path, F_OK) != 0)
+            continue;
+        uint64_t raw = 0, stored = 0;
+        struct sow_error e;
+        double t0 = util_now();
+        enum sow_status st = tb_compress_level(&rs, o.dir, n, (int)o.threads, &raw, &stored, &e);
+        if (st != SOW_OK) {
+            fprintf(stderr, "sow tables compress: %s\n", e.msg);
+            return cli_exit_code(st);
+        }
+        printf("level %3d: %14llu raw bytes -> %14llu stored (%.2fx) in %.2f s\n", n,
+               (unsigned long long)raw, (unsigned long long)stored,
+               stored ? (double)raw / (double)stored : 0.0, util_now() - t0);
+        traw += (double)raw;
+        tstored += (double)stored;
+        done++;
+    }
+    if (g_stop) {
+        fprintf(stderr, "sow tables compress: interrupted; every level is whole (raw or compressed)\n");
+        return cli_exit_code(SOW_E_INTERRUPTED);
+    }
+    printf("%s 2x%d: %d levels, %.0f raw bytes, %.0f stored (%.2fx)\n", rs.name, rs.pits, done,
+           traw, tstored, tstored > 0 ? traw / tstored : 0.0);
+    return CLI_OK;
+}
+
 int cmd_tables(int argc, char **argv)
 {
     if (argc < 2 || cli_is_help(argv[1])) {
@@ -593,5 +651,7 @@ int cmd_tables(int argc, char **argv)
         return tables_verify(argc - 1, argv + 1);
     if (strcmp(s, "probe") == 0)
         return tables_probe(argc - 1, argv + 1);
+    if (strcmp(s, "compress") == 0)
+        return tables_compress(argc - 1, argv + 1);
     return cli_bad("tables", "unknown subcommand '%s' (see 'sow tables --help')", s);
 }

@@ -35,7 +35,8 @@
 #define TBZ_VERSION 2
 #define TBZ_ZSTD 1
 #define TBZ_INDEX_ENTRY 16
-#define TBZ_BSHIFT 14 /* 16 KiB blocks: ~10 us to decompress one, see docs */
+#define TBZ_BSHIFT 14 /* 16 KiB blocks (docs/tables.md: size against probe cost) */
+#define TBZ_LEVEL 9   /* zstd level of tables compress */
 
 struct tbz {
     const uint8_t *base; /* the mapped file */

@@ -15,6 +15,7 @@
 
 #include "compress.h"
 #include "sow/tables.h"
+#include "sow/tb_lean.h"
 
 /* Header offsets: as file.c (version 1), plus the version-2 fields. */
 enum {
@@ -230,3 +231,54 @@ enum sow_status tbz_all(const struct tbz *z, int8_t *out, int threads, struct so
     return SOW_OK;
 }
 
+
+enum sow_status tb_compress_level(const struct ruleset *rs, const char *dir, int level,
+                                  int threads, uint64_t *raw, uint64_t *stored,
+                                  struct sow_error *e)
+{
+    char path[4200];
+    tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
+    struct tb_header h;
+    const int8_t *v;
+    void *map;
+    size_t maplen;
+    enum sow_status st = tb_file_load(path, rs, level, &h, &v, &map, &maplen, e);
+    if (st != SOW_OK)
+        return st;
+    *raw = h.entries + TB_HEADER_SIZE;
+    if (h.version == TBZ_VERSION) { /* already compressed: decompressed copy, nothing to do */
+        tb_file_unmap(map, maplen);
+        *stored = h.stored;
+        return SOW_OK;
+    }
+    st = tbz_write(dir, rs, level, v, h.entries, TBZ_LEVEL, threads, e);
+    tb_file_unmap(map, maplen);
+    if (st != SOW_OK)
+        return st;
+    /* The new file, checked as any other (and its size). */
+    st = tb_file_load(path, rs, level, &h, NULL, NULL, NULL, e);
+    *stored = h.stored;
+    return st;
+}
+
+enum sow_status tb_open_values(const struct ruleset *rs, const char *dir, struct tb_set **out,
+                               struct sow_error *e)
+{
+    *out = NULL;
+    struct tb_set *s = tb_set_new(rs, dir); /* not for probing: levels load decompressed */
+    if (!s)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
+    for (int n = 0; n <= TB_MAX_LEVEL; n++) {
+        char path[4200];
+        tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
+        if (access(path, F_OK) != 0)
+            continue;
+        enum sow_status st = tb_set_load_level(s, n, e);
+        if (st != SOW_OK) {
+            tb_close(s);
+            return st;
+        }
+    }
+    *out = s;
+    return SOW_OK;
+}
