@@ -11,6 +11,11 @@ enum sow_status sow_fail(struct sow_error *e, enum sow_status st, const char *fm
         va_start(ap, fmt);
         vsnprintf(e->msg, sizeof e->msg, fmt, ap);
         va_end(ap);
+        /* Messages quote paths and names: a control character in one (a
+         * newline in a --dir) must not break the one-line promise. */
+        for (char *c = e->msg; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
         e->status = st;
     }
     return st;
