@@ -54,6 +54,10 @@ struct sow_error {
 SOW_API enum sow_status sow_fail(struct sow_error *e, enum sow_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Replace control characters in s by '?' in place: messages quote paths,
+ * names and arguments, and must stay one printable line. */
+SOW_API void sow_scrub(char *s);
+
 /* A short name of the status ("bad input", "I/O error", ...). */
 SOW_API const char *sow_status_name(enum sow_status st);
 

@@ -93,9 +93,6 @@ int cli_interrupted(void);
 struct sow_relay_cache *cli_relay_cache(const struct ruleset *rs, unsigned log2_entries,
                                         volatile sig_atomic_t *stop);
 
-/* Replace control characters in s by '?' (one printable line). */
-void cli_scrub(char *s);
-
 /* Options every game command takes. */
 struct cli_game {
     const char *rules;  /* --rules, default oware */

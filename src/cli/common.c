@@ -11,13 +11,6 @@
 #include "cli.h"
 #include "sow/util.h"
 
-void cli_scrub(char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            *s = '?';
-}
-
 int cli_bad(const char *cmd, const char *fmt, ...)
 {
     /* Messages quote arguments: control characters in them (a newline in a
@@ -27,9 +20,9 @@ int cli_bad(const char *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    cli_scrub(msg);
+    sow_scrub(msg);
     snprintf(c, sizeof c, "%s", cmd);
-    cli_scrub(c);
+    sow_scrub(c);
     fprintf(stderr, "sow%s%s: %s\n", *c ? " " : "", c, msg);
     return CLI_BAD;
 }

@@ -29,7 +29,8 @@ static void usage(FILE *f)
     rules_names_line(names, sizeof names, false);
     fprintf(f, "\nrule sets: %s\n", names);
     fprintf(f, "positions: A1,...,AN/B1,...,BN/SIDE[/SA-SB[/STATE]]\n"
-               "'sow COMMAND --help' for each command's options.\n"
+               "'sow COMMAND --help' for each command's options; 'sow --version' for the\n"
+               "version and the git commit sow was built from.\n"
                "exit status: 0 ok, 1 failure while working, 2 bad input, 130 interrupted\n"
                "(Ctrl-C), 143 stopped by SIGTERM.\n");
 }

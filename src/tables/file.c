@@ -269,10 +269,8 @@ static enum sow_status file_load(const char *path, const struct ruleset *rs, int
     }
     return SOW_OK;
 fail:
-    /* The message may quote the file's rule-set name: keep it one printable line. */
-    for (char *c = e ? e->msg : ""; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
+    /* (sow_fail keeps the message one printable line: it may quote the
+     * file's rule-set name.) */
     if (map)
         munmap(map, size);
     close(fd);
