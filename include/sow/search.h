@@ -29,12 +29,10 @@
 #include <stdint.h>
 
 #include "sow/rules.h"
+#include "sow/status.h"
 #include "sow/tables.h"
 
 #define SEARCH_MAX_PV 256
-/* Exact mode: most positions one closure may hold (about 110 bytes each on
- * 2x6 boards, docs/solver.md "Memory"); larger solves stop with an error. */
-#define SEARCH_MAX_CLOSURE ((uint64_t)1 << 24)
 /* Exact mode: default budget of the levels solved in memory on the fly
  * (positions, summed over the levels; 1 byte of value and 2 of bounds
  * each, plus the builder's ~33 bytes per position of the level being built). */
@@ -65,6 +63,9 @@ struct search_opts {
     /* Exact mode: try the closure alone first when the levels to build reach
      * this many positions (0: SEARCH_CLOSURE_FIRST; < 0: never). */
     long long closure_first;
+    /* Exact mode: bytes the closure may hold (0: 3/4 of RAM), checked
+     * before each of its breadth-first layers (docs/solver.md "Memory"). */
+    double memory;
 };
 
 struct search_result {
@@ -108,6 +109,9 @@ int search_move_values(struct search_ctx *s, const sow_position *p, int *vals);
 
 /* After a -1 return: why, if it was not an interrupt (NULL then). */
 const char *search_error(const struct search_ctx *s);
+/* After a -1 return: what kind of failure (SOW_E_TOO_BIG: refused by the
+ * memory budget or a size limit; SOW_E_NOMEM; SOW_E_INTERRUPTED). */
+enum sow_status search_status(const struct search_ctx *s);
 
 /* Nodes (positions visited) and table hits counted since search_new / the
  * last reset; search_expanded: positions expanded (see search_result). */

@@ -11,7 +11,8 @@
 
 static const char usage[] =
     "usage: sow solve [--rules R] [--pits N] [--seeds S] [POS] [--threads T] [--hash MB]\n"
-    "                 [--tables DIR] [--levels MPOS] [--depth D | --time S] [--moves] [--json]\n"
+    "                 [--tables DIR] [--levels MPOS] [--memory GB] [--depth D | --time S]\n"
+    "                 [--moves] [--json]\n"
     "Solve POS (default: the start): the value is the net number of seeds the player\n"
     "to move captures from now on under perfect play (docs/rules.md, \"Value of a\n"
     "position\"; endless cycles settled by the repetition rule).  Prints the value,\n"
@@ -26,6 +27,9 @@ static const char usage[] =
     "                builder, ~3 bytes kept per position) while they add up to at\n"
     "                most MPOS million positions, default 32; 0: none (the closure\n"
     "                of the position does every level)\n"
+    "  --memory GB   exact mode: memory the closure may use, default 3/4 of RAM;\n"
+    "                a closure that would need more is refused before it is built\n"
+    "                (exit 2)\n"
     "  --depth D     bounded search to D plies: proven bounds and a heuristic value\n"
     "                (bounded modes give the best move alone as the PV)\n"
     "  --time S      bounded search, deepening for S seconds\n"
@@ -89,6 +93,8 @@ int cmd_solve(int argc, char **argv)
 {
     struct cli_game g = {.seeds = -1};
     long threads = 1, hash = 64, depth = 0, levels = -1;
+    double memgb = 0;
+    const char *mstr = NULL;
     double tlimit = 0;
     const char *tables = NULL, *tstr = NULL;
     bool moves = false, json = false, have_depth = false;
@@ -114,6 +120,15 @@ int cmd_solve(int argc, char **argv)
             return CLI_BAD;
         if (r)
             continue;
+        if ((r = cli_opt("solve", argc, argv, &i, "--memory", &mstr)) < 0)
+            return CLI_BAD;
+        if (r) {
+            char *end;
+            memgb = strtod(mstr, &end);
+            if (end == mstr || *end || !(memgb >= 0.001 && memgb <= 1e6))
+                return cli_bad("solve", "--memory '%s': expected GB, at least 0.001", mstr);
+            continue;
+        }
         if ((r = cli_opt_long("solve", argc, argv, &i, "--depth", 1, 10000, &depth)) < 0)
             return CLI_BAD;
         if (r) {
@@ -162,6 +177,11 @@ int cmd_solve(int argc, char **argv)
                        "--levels %ld: %ld million positions need %.0f MiB to keep, this "
                        "machine has %.0f MiB",
                        levels, levels, (double)levels * 3e6 / 1048576.0, ram / 1048576.0);
+    if (memgb && (have_depth || tstr))
+        return cli_bad("solve", "--memory is for the exact mode: not with --depth/--time");
+    if (memgb && ram > 0 && (double)memgb * 1e9 > ram)
+        return cli_bad("solve", "--memory %g GB is more than this machine has (%.1f GB of RAM)",
+                       memgb, ram / 1e9);
     if (moves && (have_depth || tstr))
         return cli_bad("solve", "--moves gives exact values: not with --depth/--time");
     if (cli_game_setup("solve", &g))
@@ -184,6 +204,7 @@ int cmd_solve(int argc, char **argv)
         .time_limit = tlimit,
         .tb = tb,
         .level_budget = levels < 0 ? 0 : levels == 0 ? -1 : levels * 1000000LL,
+        .memory = memgb * 1e9,
         .stop = &g_stop,
         .progress = on_progress,
         .progress_arg = &pr,
@@ -217,12 +238,13 @@ int cmd_solve(int argc, char **argv)
     sigaction(SIGINT, &old, NULL);
     if (rc < 0) {
         const char *why = search_error(s);
+        enum sow_status st = search_status(s);
+        if (why)
+            fprintf(stderr, "sow solve: %s\n", why);
         search_free(s);
         tb_close(tb);
-        if (why) {
-            fprintf(stderr, "sow solve: %s\n", why);
-            return CLI_FAIL;
-        }
+        if (why)
+            return cli_exit_code(st);
         fprintf(stderr, "sow solve: interrupted\n");
         return CLI_INTERRUPTED;
     }

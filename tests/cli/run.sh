@@ -259,6 +259,12 @@ ok solve --json --moves "$POS6"
 ok solve --threads 2 "$POS6"
 ok solve --depth 4 "$POS6"
 ok solve --rules jodu 0,0,1/1,0,1/A
+# the closure's memory budget: refused before the layer that would not fit
+bad 2 solve --rules odu --levels 0 --memory 0.004
+bad 2 solve --memory 0 "$POS6"
+bad 2 solve --memory lots "$POS6"
+bad 2 solve --memory 1 --depth 3 "$POS6"
+ok solve --memory 0.01 "$POS6"
 bad 2 solve --levels -1 "$POS6"
 bad 2 solve --levels many "$POS6"
 bad 2 solve --levels 1048577 "$POS6"
