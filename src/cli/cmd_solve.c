@@ -12,7 +12,7 @@
 static const char usage[] =
     "usage: sow solve [--rules R] [--pits N] [--seeds S] [POS] [--threads T] [--hash MB]\n"
     "                 [--tables DIR] [--levels MPOS] [--memory GB] [--depth D | --time S]\n"
-    "                 [--moves] [--json]\n"
+    "                 [--moves] [--json] [--save FILE | --solution FILE]\n"
     "Solve POS (default: the start): the value is the net number of seeds the player\n"
     "to move captures from now on under perfect play (docs/rules.md, \"Value of a\n"
     "position\"; endless cycles settled by the repetition rule).  Prints the value,\n"
@@ -30,6 +30,10 @@ static const char usage[] =
     "  --memory GB   exact mode: memory the closure may use, default 3/4 of RAM;\n"
     "                a closure that would need more is refused before it is built\n"
     "                (exit 2)\n"
+    "  --save FILE   solve by the position's closure alone and write it, every\n"
+    "                position with its value, as a solution file (docs/solutions.md)\n"
+    "  --solution FILE  answer POS from a solution file at once, with every move's\n"
+    "                value (no search)\n"
     "  --depth D     bounded search to D plies: proven bounds and a heuristic value\n"
     "                (bounded modes give the best move alone as the PV)\n"
     "  --time S      bounded search, deepening for S seconds\n"
@@ -96,7 +100,7 @@ int cmd_solve(int argc, char **argv)
     double memgb = 0;
     const char *mstr = NULL;
     double tlimit = 0;
-    const char *tables = NULL, *tstr = NULL;
+    const char *tables = NULL, *tstr = NULL, *save = NULL, *solution = NULL;
     bool moves = false, json = false, have_depth = false;
     for (int i = 1; i < argc; i++) {
         int r;
@@ -144,6 +148,14 @@ int cmd_solve(int argc, char **argv)
                 return cli_bad("solve", "--time '%s': expected seconds > 0", tstr);
             continue;
         }
+        if ((r = cli_opt("solve", argc, argv, &i, "--save", &save)) < 0)
+            return CLI_BAD;
+        if (r)
+            continue;
+        if ((r = cli_opt("solve", argc, argv, &i, "--solution", &solution)) < 0)
+            return CLI_BAD;
+        if (r)
+            continue;
         if ((r = cli_opt("solve", argc, argv, &i, "--tables", &tables)) < 0)
             return CLI_BAD;
         if (r)
@@ -184,8 +196,18 @@ int cmd_solve(int argc, char **argv)
                        memgb, ram / 1e9);
     if (moves && (have_depth || tstr))
         return cli_bad("solve", "--moves gives exact values: not with --depth/--time");
+    if ((save || solution) && (have_depth || tstr))
+        return cli_bad("solve", "--save/--solution are for the exact mode: not with --depth/--time");
+    if (save && (solution || tables || levels >= 0))
+        return cli_bad("solve", "--save solves by the closure alone: not with --solution, "
+                                "--tables or --levels");
+    if (solution && (tables || levels >= 0 || memgb))
+        return cli_bad("solve", "--solution answers from the file: not with --tables, --levels "
+                                "or --memory");
     if (cli_game_setup("solve", &g))
         return CLI_BAD;
+    if (save)
+        levels = 0; /* the closure alone: every position the start reaches, in the file */
 
     char err[256];
     struct tb_set *tb = NULL;
@@ -225,17 +247,49 @@ int cmd_solve(int argc, char **argv)
     sigaction(SIGINT, &sa, &old);
 
     struct search_result r;
-    int rc = search_solve(s, &g.p, &r);
     struct sow_movelist ml;
     int vals[SOW_MAX_PITS + 1];
-    int nmv = 0;
+    int nmv = 0, rc;
     rules_generate(&g.rs, &g.p, &ml);
-    if (rc == 0 && moves) {
-        nmv = search_move_values(s, &g.p, vals);
-        if (nmv < 0)
-            rc = -1;
+    if (solution) {
+        struct sol *sol = NULL;
+        struct sow_error se = {0};
+        enum sow_status st = search_solution_open(&g.rs, solution, &sol, &se);
+        if (st == SOW_OK) {
+            nmv = search_solution_answer(sol, &g.p, &r, vals);
+            search_solution_close(sol);
+            if (nmv < 0)
+                st = sow_fail(&se, SOW_E_INPUT, "%s: the position is not in this solution",
+                              solution);
+        }
+        if (st != SOW_OK) {
+            sigaction(SIGINT, &old, NULL);
+            fprintf(stderr, "sow solve: %s\n", se.msg);
+            search_free(s);
+            tb_close(tb);
+            return cli_exit_code(st);
+        }
+        moves = true;
+        rc = 0;
+    } else {
+        rc = search_solve(s, &g.p, &r);
+        if (rc == 0 && moves) {
+            nmv = search_move_values(s, &g.p, vals);
+            if (nmv < 0)
+                rc = -1;
+        }
     }
     sigaction(SIGINT, &old, NULL);
+    if (rc == 0 && save) {
+        struct sow_error se = {0};
+        enum sow_status st = search_save(s, &g.p, save, &se);
+        if (st != SOW_OK) {
+            fprintf(stderr, "sow solve: %s\n", se.msg);
+            search_free(s);
+            tb_close(tb);
+            return cli_exit_code(st);
+        }
+    }
     if (rc < 0) {
         const char *why = search_error(s);
         enum sow_status st = search_status(s);

@@ -271,6 +271,11 @@ const uint64_t *clos_keys(const struct clos *c) { return c->key; }
 const int8_t *clos_lo(const struct clos *c) { return c->lo; }
 const int8_t *clos_hi(const struct clos *c) { return c->hi; }
 const int8_t *clos_v(const struct clos *c) { return c->v; }
+uint64_t clos_cells(const struct clos *c) { return c->scap; }
+uint32_t clos_cell(const struct clos *c, uint64_t j)
+{
+    return c->set[j] == EMPTY_CELL ? UINT32_MAX : CELL_IDX(c->set[j]);
+}
 
 /* Bytes of the node arrays at capacity cap and of the set at scap. */
 static double arrays_bytes(const struct clos *c, uint64_t cap, uint64_t scap)

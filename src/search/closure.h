@@ -115,6 +115,9 @@ const uint64_t *clos_keys(const struct clos *c);
 const int8_t *clos_lo(const struct clos *c);
 const int8_t *clos_hi(const struct clos *c);
 const int8_t *clos_v(const struct clos *c);
+/* The set's cells (S) and cell j's node index (UINT32_MAX: free). */
+uint64_t clos_cells(const struct clos *c);
+uint32_t clos_cell(const struct clos *c, uint64_t j);
 
 /* Key packing (the layout above), shared with solution.c: K words per key
  * for positions of at most `seeds` seeds; clos_pack returns false if p does

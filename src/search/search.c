@@ -19,6 +19,7 @@
 #include "sow/tt.h"
 #include "sow/util.h"
 #include "closure.h"
+#include "solution.h"
 
 #define MAX_LEVELS (SOW_MAX_SEEDS + 2) /* nested level tests: one per seed count */
 
@@ -1035,6 +1036,15 @@ static bool clos_solve(struct search_ctx *s, const sow_position *p)
     }
     }
     return false;
+}
+
+enum sow_status search_save(struct search_ctx *s, const sow_position *root, const char *path,
+                            struct sow_error *e)
+{
+    if (s->o.level_budget >= 0 || s->o.tb || s->o.attractor || !clos_find(s->clos, root, NULL, NULL, NULL, NULL))
+        return sow_fail(e, SOW_E_INPUT,
+                        "%s: a solution file is written from a solve by the closure alone", path);
+    return sol_save(s->rs, s->clos, root, path, e);
 }
 
 /* lo, hi and V of p, from the kept closure or a new one. */
