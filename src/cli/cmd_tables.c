@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sow/search.h"
 #include "sow/position.h"
 #include "sow/tables.h"
 #include "sow/util.h"
@@ -23,7 +24,7 @@ static const char usage[] =
     "         counts of values > 0, = 0, < 0 and the histogram of level n\n"
     "  verify [DIR] [--threads T] checksums, then every level recomputed from the levels\n"
     "         below and checked entry by entry against its successors\n"
-    "  probe  [--rules R] [--pits N] [--dir DIR] POS\n"
+    "  probe  [--rules R] [--pits N] [--dir DIR | --solution FILE] POS\n"
     "         the value of POS and of each of its moves\n"
     "DIR defaults to $SOW_TABLES, else ./tables.  Rule set default oware, 2x6.\n"
     "exit status: 0 ok, 1 failure (I/O, verification), 2 bad input, 130 interrupted\n";
@@ -37,7 +38,7 @@ static void on_signal(int sig)
 }
 
 struct topts {
-    const char *rules, *dir, *pos;
+    const char *rules, *dir, *pos, *solution;
     long pits, seeds, threads;
     double memory;
     bool json;
@@ -81,6 +82,9 @@ static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool p
                                "--memory %ld GB is more than this machine has (%.1f GB of RAM); "
                                "give at most %ld",
                                l, ram / 1e9, (long)(ram / 1e9));
+        } else if ((r = cli_opt(cmd, argc, argv, &i, "--solution", &o->solution)) != 0) {
+            if (r < 0)
+                return CLI_BAD;
         } else if ((r = cli_opt(cmd, argc, argv, &i, "--dir", &v)) != 0) {
             if (r < 0)
                 return CLI_BAD;
@@ -477,6 +481,49 @@ static int tables_verify(int argc, char **argv)
 
 /* ---- probe ----------------------------------------------------------------- */
 
+/* probe --solution FILE: the position's value and every move's from a
+ * solution file (sow solve --save; docs/solutions.md). */
+static int probe_solution(const struct cli_game *g, const char *path)
+{
+    struct sol *sol;
+    struct sow_error e = {0};
+    enum sow_status st = search_solution_open(&g->rs, path, &sol, &e);
+    if (st != SOW_OK) {
+        fprintf(stderr, "sow tables probe: %s\n", e.msg);
+        return cli_exit_code(st);
+    }
+    struct search_result r;
+    int vals[SOW_MAX_PITS + 1];
+    int nm = search_solution_answer(sol, &g->p, &r, vals);
+    search_solution_close(sol);
+    if (nm < 0) {
+        fprintf(stderr, "sow tables probe: %s: the position is not in this solution\n", path);
+        return CLI_BAD;
+    }
+    char buf[SOW_POS_MAXLEN];
+    pos_format(&g->rs, &g->p, buf, sizeof buf);
+    printf("position %s\nrules    %s 2x%d, %d seeds on the board\nvalue    %+d (net seeds the "
+           "player to move captures from here on; from %s)\n",
+           buf, g->rs.name, g->rs.pits, rules_board_seeds(&g->rs, &g->p), r.value, path);
+    struct sow_movelist ml;
+    rules_generate(&g->rs, &g->p, &ml);
+    int me = g->p.side;
+    if (ml.n == 0) {
+        printf("game over (%s): settlement %d-%d\n", rules_end_name(ml.end), ml.settle[0],
+               ml.settle[1]);
+        return CLI_OK;
+    }
+    printf("%-8s %-9s %6s  %s\n", "move", "captured", "value", "result");
+    for (int k = 0; k < ml.n; k++) {
+        const struct sow_child *c = &ml.c[k];
+        char mv[SOW_MOVE_MAXLEN], cb[SOW_POS_MAXLEN];
+        move_format(&g->rs, me, c->move, mv, sizeof mv);
+        pos_format(&g->rs, &c->pos, cb, sizeof cb);
+        printf("%-8s %3d-%-5d %+6d  %s\n", mv, c->captured[0], c->captured[1], vals[k], cb);
+    }
+    return CLI_OK;
+}
+
 static int tables_probe(int argc, char **argv)
 {
     struct topts o;
@@ -496,6 +543,8 @@ static int tables_probe(int argc, char **argv)
     g.pits = pits_given ? o.pits : 0;
     if (cli_game_setup("tables probe", &g))
         return CLI_BAD;
+    if (o.solution)
+        return probe_solution(&g, o.solution);
     char err[512];
     struct tb_set *set = tb_open(&g.rs, o.dir, err, sizeof err);
     if (!set)

@@ -276,6 +276,8 @@ bad 2 solve --rules odu --pits 3 --seeds 2 --solution g.sol
 head -c 300 s.sol > t.sol
 bad 2 solve --rules odu --pits 3 --seeds 2 --solution t.sol
 bad 2 solve --solution missing.sol "$POS6"
+ok tables probe --rules odu --pits 3 --solution s.sol 2,2,2/2,2,2/A
+bad 2 tables probe --rules odu --pits 3 --solution g.sol 2,2,2/2,2,2/A
 bad 2 solve --save x.sol --levels 3 "$POS6"
 bad 2 solve --save x.sol --solution s.sol "$POS6"
 bad 2 solve --save x.sol --depth 2 "$POS6"
