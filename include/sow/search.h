@@ -66,6 +66,9 @@ struct search_opts {
     /* Exact mode: bytes the closure may hold (0: 3/4 of RAM), checked
      * before each of its breadth-first layers (docs/solver.md "Memory"). */
     double memory;
+    /* Exact mode: checkpoint directory of the closure (NULL: none); a solve
+     * stopped there resumes from its finished levels (docs/solutions.md). */
+    const char *work;
 };
 
 struct search_result {

@@ -1,5 +1,7 @@
 /* sow solve: exact value, best move and principal variation of a position. */
+#include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +14,7 @@
 static const char usage[] =
     "usage: sow solve [--rules R] [--pits N] [--seeds S] [POS] [--threads T] [--hash MB]\n"
     "                 [--tables DIR] [--levels MPOS] [--memory GB] [--depth D | --time S]\n"
-    "                 [--moves] [--json] [--save FILE | --solution FILE]\n"
+    "                 [--moves] [--json] [--save FILE | --solution FILE] [--work DIR]\n"
     "Solve POS (default: the start): the value is the net number of seeds the player\n"
     "to move captures from now on under perfect play (docs/rules.md, \"Value of a\n"
     "position\"; endless cycles settled by the repetition rule).  Prints the value,\n"
@@ -32,6 +34,8 @@ static const char usage[] =
     "                (exit 2)\n"
     "  --save FILE   solve by the position's closure alone and write it, every\n"
     "                position with its value, as a solution file (docs/solutions.md)\n"
+    "  --work DIR    keep the closure's checkpoints in DIR (made if missing): a solve\n"
+    "                stopped (Ctrl-C) resumes there from its finished levels\n"
     "  --solution FILE  answer POS from a solution file at once, with every move's\n"
     "                value (no search)\n"
     "  --depth D     bounded search to D plies: proven bounds and a heuristic value\n"
@@ -100,7 +104,8 @@ int cmd_solve(int argc, char **argv)
     double memgb = 0;
     const char *mstr = NULL;
     double tlimit = 0;
-    const char *tables = NULL, *tstr = NULL, *save = NULL, *solution = NULL;
+    const char *tables = NULL, *tstr = NULL, *save = NULL, *solution = NULL,
+               *work = NULL;
     bool moves = false, json = false, have_depth = false;
     for (int i = 1; i < argc; i++) {
         int r;
@@ -149,6 +154,10 @@ int cmd_solve(int argc, char **argv)
             continue;
         }
         if ((r = cli_opt("solve", argc, argv, &i, "--save", &save)) < 0)
+            return CLI_BAD;
+        if (r)
+            continue;
+        if ((r = cli_opt("solve", argc, argv, &i, "--work", &work)) < 0)
             return CLI_BAD;
         if (r)
             continue;
@@ -204,6 +213,15 @@ int cmd_solve(int argc, char **argv)
     if (solution && (tables || levels >= 0 || memgb))
         return cli_bad("solve", "--solution answers from the file: not with --tables, --levels "
                                 "or --memory");
+    if (work && (have_depth || tstr || solution))
+        return cli_bad("solve", "--work is for exact solves: not with --depth/--time/--solution");
+    if (work) {
+        struct stat sb;
+        if (mkdir(work, 0777) < 0 && errno != EEXIST)
+            return cli_bad("solve", "--work %s: cannot create: %s", work, strerror(errno));
+        if (stat(work, &sb) < 0 || !S_ISDIR(sb.st_mode))
+            return cli_bad("solve", "--work %s: not a directory", work);
+    }
     if (cli_game_setup("solve", &g))
         return CLI_BAD;
     if (save)
@@ -227,6 +245,7 @@ int cmd_solve(int argc, char **argv)
         .tb = tb,
         .level_budget = levels < 0 ? 0 : levels == 0 ? -1 : levels * 1000000LL,
         .memory = memgb * 1e9,
+        .work = work,
         .stop = &g_stop,
         .progress = on_progress,
         .progress_arg = &pr,

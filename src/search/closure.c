@@ -50,6 +50,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "closure.h"
 #include "sow/util.h"
 
@@ -64,6 +69,7 @@
 #define LOAD_NUM 3 /* set load at most 3/5 */
 #define LOAD_DEN 5
 #define BIG_LINE 1000000 /* layers and levels this large always report */
+#define CKPT_EVERY 30.0  /* seconds between checkpoints of the levels solved */
 
 _Static_assert(2 + SOW_MAX_SEEDS + SOW_MAX_HOLES <= 64 * MAX_KEY_WORDS, "keys fit");
 
@@ -576,7 +582,7 @@ static enum clos_err expand_all(struct clos *c, const struct clos_env *env, int 
             double dt = util_now() - t0;
             say(env, &last, frontier >= BIG_LINE,
                 "closure layer %llu: %llu positions (%llu to expand), %.2f M/s, %.2f GB held "
-                "(%.1f B/position), next layer needs ~%.2f GB",
+                "(%.1f B/position); with the next layer the solve needs ~%.2f GB",
                 (unsigned long long)info->layers, (unsigned long long)c->n,
                 (unsigned long long)frontier, dt > 0 ? (double)a / dt / 1e6 : 0.0,
                 arrays_bytes(c, c->cap, c->scap) / 1e9,
@@ -881,8 +887,11 @@ static void free_work(struct level_work *w)
     free(w->stack);
 }
 
+static bool ck_save_values(const struct clos *c, const struct clos_env *env, int done);
+
+/* Levels above `done` (those up to it are solved: a resumed solve). */
 static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, int tbmax,
-                                  struct clos_info *info)
+                                  struct clos_info *info, int done_level)
 {
     const uint64_t slots = (uint64_t)c->slots;
     uint64_t L = 0;
@@ -906,15 +915,24 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
     enum clos_err e = CLOS_OK;
     if (!w.be || !w.cnt || !w.fwd || !w.roff || !w.rev || !w.next || !w.stack)
         e = CLOS_OOM;
-    double last = 0, t0 = util_now();
-    uint64_t done = 0;
-    for (int m = 0; e == CLOS_OK && m <= SOW_MAX_SEEDS; m++) {
+    double last = 0, t0 = util_now(), lastck = t0;
+    uint64_t done = done_level >= 0 ? c->start[done_level + 1] : 0, resumed = done;
+    int saved = done_level;
+    for (int m = done_level + 1; e == CLOS_OK && m <= SOW_MAX_SEEDS; m++) {
         uint64_t s0 = c->start[m], Nl = c->start[m + 1] - s0;
         if (!Nl)
             continue;
         if (stopped(env)) {
+            /* Ctrl-C: keep the levels solved for a rerun */
+            if (env->work && m - 1 > saved && ck_save_values(c, env, m - 1))
+                say(env, &last, true, "stopped: levels up to %d kept in %s", m - 1, env->work);
             e = CLOS_STOPPED;
             break;
+        }
+        if (env->work && m - 1 > saved && util_now() - lastck >= CKPT_EVERY) {
+            if (ck_save_values(c, env, m - 1))
+                saved = m - 1;
+            lastck = util_now();
         }
         bool missing = false;
         w.nl = Nl;
@@ -942,15 +960,218 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
         }
         solve_level(c, m, s0, Nl, &w);
         done += Nl;
-        double dt = util_now() - t0, rate = dt > 0 ? (double)done / dt : 0;
+        double dt = util_now() - t0, rate = dt > 0 ? (double)(done - resumed) / dt : 0;
         say(env, &last, Nl >= BIG_LINE,
             "closure level %d solved: %llu positions, %llu of %llu done, %.2f M/s, ETA %.0f s", m,
             (unsigned long long)Nl, (unsigned long long)done, (unsigned long long)c->n, rate / 1e6,
             rate > 0 ? (double)(c->n - done) / rate : 0.0);
     }
     free_work(&w);
+    if (e == CLOS_OK && env->work && saved < SOW_MAX_SEEDS)
+        ck_save_values(c, env, SOW_MAX_SEEDS); /* a rerun answers at once */
     info->solve_s = util_now() - t0;
     return e;
+}
+
+/* ---- checkpoints (env->work; docs/solutions.md "Resuming") ----
+ *
+ * DIR/closure.keys: written once the closure is expanded and numbered by
+ * level; DIR/closure.values: lo, hi, v of the levels solved so far,
+ * rewritten (temporary file, renamed) at most every CKPT_EVERY seconds and
+ * when the solve is stopped.  Both: a 64-byte header
+ *   magic[8] | u64 payload bytes | u64 XXH3-64 of the payload | u64 XXH3-64
+ *   of the header's first 24 bytes | 32 reserved
+ * then the payload: struct ck_meta, and the keys (N x K x u64) or the
+ * values (3 arrays of start[levels_done + 1] int8).  A checkpoint whose
+ * rule set, size, root key or table cut differ from the solve's, or whose
+ * checksums fail, is ignored (the solve starts over and replaces it). */
+
+#define CK_HEAD 64
+
+struct ck_meta {
+    char rules[24];
+    uint32_t pits, K;
+    int32_t tbmax, levels_done;
+    uint64_t n;
+    uint64_t root[MAX_KEY_WORDS];
+    uint64_t start[SOW_MAX_SEEDS + 2];
+    uint64_t nodes, visits, tb_hits; /* the expansion's counters */
+};
+
+static bool ck_write(const char *dir, const char *name, const char *magic, const void *const *parts,
+                     const uint64_t *sizes, int np)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    XXH3_state_t *xs = XXH3_createState();
+    if (!xs)
+        return false;
+    XXH3_64bits_reset(xs);
+    uint64_t total = 0;
+    for (int k = 0; k < np; k++) {
+        XXH3_64bits_update(xs, parts[k], (size_t)sizes[k]);
+        total += sizes[k];
+    }
+    uint8_t h[CK_HEAD] = {0};
+    memcpy(h, magic, 8);
+    memcpy(h + 8, &total, 8);
+    uint64_t x = XXH3_64bits_digest(xs);
+    XXH3_freeState(xs);
+    memcpy(h + 16, &x, 8);
+    x = XXH3_64bits(h, 24);
+    memcpy(h + 24, &x, 8);
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(h, 1, CK_HEAD, f) == CK_HEAD;
+    for (int k = 0; ok && k < np; k++)
+        ok = fwrite(parts[k], 1, (size_t)sizes[k], f) == (size_t)sizes[k];
+    ok = (fflush(f) == 0) && ok;
+    ok = (fsync(fileno(f)) == 0) && ok;
+    ok = (fclose(f) == 0) && ok;
+    if (ok && rename(tmp, path) == 0)
+        return true;
+    unlink(tmp);
+    return false;
+}
+
+/* Read DIR/name into parts (sizes known: the header must agree). */
+static bool ck_read(const char *dir, const char *name, const char *magic, void *const *parts,
+                    const uint64_t *sizes, int np)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    uint8_t h[CK_HEAD];
+    uint64_t total = 0, want = 0, sum, hsum;
+    for (int k = 0; k < np; k++)
+        want += sizes[k];
+    bool ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && memcmp(h, magic, 8) == 0;
+    if (ok) {
+        memcpy(&total, h + 8, 8);
+        memcpy(&sum, h + 16, 8);
+        memcpy(&hsum, h + 24, 8);
+        ok = XXH3_64bits(h, 24) == hsum && total == want;
+    }
+    XXH3_state_t *xs = ok ? XXH3_createState() : NULL;
+    ok = ok && xs;
+    if (ok)
+        XXH3_64bits_reset(xs);
+    for (int k = 0; ok && k < np; k++) {
+        ok = fread(parts[k], 1, (size_t)sizes[k], f) == (size_t)sizes[k];
+        if (ok)
+            XXH3_64bits_update(xs, parts[k], (size_t)sizes[k]);
+    }
+    ok = ok && fgetc(f) == EOF && XXH3_64bits_digest(xs) == sum;
+    if (xs)
+        XXH3_freeState(xs);
+    fclose(f);
+    return ok;
+}
+
+static void ck_meta_of(const struct clos *c, const struct clos_env *env, int tbmax,
+                       const uint64_t *root, struct ck_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->rules, sizeof m->rules, "%s", c->rs->name);
+    m->pits = (uint32_t)c->pits;
+    m->K = (uint32_t)c->K;
+    m->tbmax = tbmax;
+    m->levels_done = -1;
+    m->n = c->n;
+    memcpy(m->root, root, sizeof *root * (size_t)c->K);
+    memcpy(m->start, c->start, sizeof m->start);
+    for (int t = 0; t < env->threads; t++) {
+        m->nodes += env->nodes[t];
+        m->visits += env->visits[t];
+        m->tb_hits += env->tb_hits[t];
+    }
+}
+
+static bool ck_save_keys(const struct clos *c, const struct clos_env *env, int tbmax,
+                         const uint64_t *root, const struct ck_meta *base)
+{
+    struct ck_meta m;
+    ck_meta_of(c, env, tbmax, root, &m);
+    /* the counters of this build's expansion alone */
+    m.nodes -= base->nodes;
+    m.visits -= base->visits;
+    m.tb_hits -= base->tb_hits;
+    const void *parts[2] = {&m, c->key};
+    uint64_t sizes[2] = {sizeof m, c->n * 8 * (uint64_t)c->K};
+    return ck_write(env->work, "closure.keys", "SOWCKPK1", parts, sizes, 2);
+}
+
+static bool ck_save_values(const struct clos *c, const struct clos_env *env, int done)
+{
+    struct ck_meta m;
+    memset(&m, 0, sizeof m);
+    m.levels_done = done;
+    m.n = c->n;
+    uint64_t upto = c->start[done + 1];
+    const void *parts[4] = {&m, c->lo, c->hi, c->v};
+    uint64_t sizes[4] = {sizeof m, upto, upto, upto};
+    return ck_write(env->work, "closure.values", "SOWCKPV1", parts, sizes, 4);
+}
+
+/* Load the keys checkpoint if it is this solve's; then the values of the
+ * levels it had solved (*done, -1 if none). */
+static enum clos_err ck_load(struct clos *c, const struct clos_env *env, int tbmax,
+                             const uint64_t *root, int *done, bool *loaded)
+{
+    *loaded = false;
+    *done = -1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/closure.keys", env->work);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return CLOS_OK;
+    struct ck_meta m;
+    uint8_t h[CK_HEAD];
+    bool ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && fread(&m, 1, sizeof m, f) == sizeof m;
+    fclose(f);
+    struct ck_meta want;
+    ck_meta_of(c, env, tbmax, root, &want);
+    if (!ok || strcmp(m.rules, want.rules) != 0 || m.pits != want.pits || m.K != want.K ||
+        m.tbmax != tbmax || memcmp(m.root, root, 8 * (size_t)c->K) != 0 || !m.n ||
+        m.n > MAX_NODES || m.start[SOW_MAX_SEEDS + 1] != m.n)
+        return CLOS_OK;
+    enum clos_err e = grow_nodes(c, env, m.n);
+    if (e != CLOS_OK)
+        return e;
+    void *parts[2] = {&want, c->key};
+    uint64_t sizes[2] = {sizeof m, m.n * 8 * (uint64_t)c->K};
+    if (!ck_read(env->work, "closure.keys", "SOWCKPK1", parts, sizes, 2))
+        return CLOS_OK;
+    for (uint64_t i = 0; i < m.n; i++) { /* the keys are where their levels say */
+        int lv = key_level(&c->key[i * c->K], c->K);
+        if (i < m.start[lv] || i >= m.start[lv + 1])
+            return CLOS_OK;
+    }
+    c->n = m.n;
+    memcpy(c->start, m.start, sizeof c->start);
+    env->nodes[0] += m.nodes;
+    env->visits[0] += m.visits;
+    env->tb_hits[0] += m.tb_hits;
+    *loaded = true;
+    /* values */
+    snprintf(path, sizeof path, "%s/closure.values", env->work);
+    f = fopen(path, "rb");
+    if (!f)
+        return CLOS_OK;
+    ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && fread(&m, 1, sizeof m, f) == sizeof m;
+    fclose(f);
+    if (!ok || m.n != c->n || m.levels_done < 0 || m.levels_done > SOW_MAX_SEEDS)
+        return CLOS_OK;
+    uint64_t upto = c->start[m.levels_done + 1];
+    void *vp[4] = {&want, c->lo, c->hi, c->v};
+    uint64_t vs[4] = {sizeof m, upto, upto, upto};
+    if (ck_read(env->work, "closure.values", "SOWCKPV1", vp, vs, 4))
+        *done = m.levels_done;
+    return CLOS_OK;
 }
 
 enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_position *root)
@@ -994,19 +1215,35 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
         e = grow_nodes(c, env, 1);
     /* exits into levels the tables hold are answered by them */
     int tbmax = env->tb ? tb_max_level(env->tb) : -1;
-    uint64_t lvl[SOW_MAX_SEEDS + 1];
-    if (e == CLOS_OK) {
-        uint64_t w[MAX_KEY_WORDS];
+    uint64_t lvl[SOW_MAX_SEEDS + 1] = {0}, rootw[MAX_KEY_WORDS] = {0};
+    clos_pack(c->rs, K, root, rootw);
+    int done = -1;
+    bool loaded = false;
+    double last = 0;
+    if (e == CLOS_OK && env->work)
+        e = ck_load(c, env, tbmax, rootw, &done, &loaded);
+    if (e == CLOS_OK && loaded) {
+        for (int m = 0; m <= SOW_MAX_SEEDS; m++)
+            lvl[m] = c->start[m + 1] - c->start[m];
+        info->layers = 0;
+        e = rebuild_set(c, env, set_cap_for(c->n));
+        say(env, &last, true, "closure resumed from %s: %llu positions, levels up to %d solved",
+            env->work, (unsigned long long)c->n, done);
+    } else if (e == CLOS_OK) {
+        struct ck_meta base;
+        ck_meta_of(c, env, tbmax, rootw, &base);
         bool added;
-        clos_pack(c->rs, K, root, w);
-        set_insert(c, w, clos_hash(w, K), false, &added);
+        set_insert(c, rootw, clos_hash(rootw, K), false, &added);
         e = expand_all(c, env, tbmax, info, lvl);
+        if (e == CLOS_OK)
+            e = renumber(c, env, lvl);
+        if (e == CLOS_OK && env->work && !ck_save_keys(c, env, tbmax, rootw, &base))
+            say(env, &last, true, "cannot write the checkpoint in %s: continuing without",
+                env->work);
     }
     info->positions = c->n;
     if (e == CLOS_OK)
-        e = renumber(c, env, lvl);
-    if (e == CLOS_OK)
-        e = solve_levels(c, env, tbmax, info);
+        e = solve_levels(c, env, tbmax, info, done);
     info->bytes = arrays_bytes(c, c->cap, c->scap);
     info->peak = c->peak;
     if (e == CLOS_OK)

@@ -88,6 +88,10 @@ struct clos_env {
     void (*progress)(void *arg, const char *line);
     void *progress_arg;
     struct clos_info *info;           /* may be NULL */
+    /* Checkpoint directory (may be NULL): the expanded closure and the
+     * levels solved are kept there, and a build of the same root with the
+     * same tables resumes from them (closure.c "checkpoints"). */
+    const char *work;
 };
 
 enum clos_err { CLOS_OK = 0, CLOS_STOPPED, CLOS_OOM, CLOS_TOO_BIG };

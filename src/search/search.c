@@ -990,6 +990,7 @@ static enum clos_err clos_run(struct search_ctx *s, const sow_position *p, uint6
         .tb_hits = s->ctbh,
         .max_nodes = cap,
         .memory = clos_budget(s),
+        .work = s->o.work,
         .progress = clos_progress,
         .progress_arg = s,
         .info = info,
