@@ -87,11 +87,11 @@ Test(closure, pack_roundtrip)
 
 static struct search_ctx *closure_ctx(const struct ruleset *rs, int threads, double memory)
 {
-    char err[128];
+    struct sow_error e;
     struct search_opts o = {
         .threads = threads, .hash_mb = 1, .level_budget = -1, .memory = memory};
-    struct search_ctx *s = search_new(rs, &o, err, sizeof err);
-    cr_assert(s, "%s", err);
+    struct search_ctx *s;
+    cr_assert_eq(search_new(rs, &o, &s, &e), SOW_OK, "%s", e.msg);
     return s;
 }
 
@@ -105,9 +105,9 @@ Test(closure, memory_refusal)
     sow_position p = rules_start(&rs);
     struct search_ctx *s = closure_ctx(&rs, 2, 4e6);
     int v;
-    cr_assert_eq(search_value(s, &p, &v), -1);
-    cr_assert_eq(search_status(s), SOW_E_TOO_BIG);
-    const char *why = search_error(s);
+    cr_assert_eq(search_value(s, &p, &v), SOW_E_TOO_BIG);
+    cr_assert_eq(search_last_error(s)->status, SOW_E_TOO_BIG);
+    const char *why = search_last_error(s)->msg;
     cr_assert(why && strstr(why, "reached") && strstr(why, "--memory"), "%s", why);
     search_free(s);
 }
@@ -222,7 +222,7 @@ static void stop_after_level(void *arg, const char *line)
 
 static struct search_ctx *work_ctx(const struct ruleset *rs, const char *work, struct stopper *st)
 {
-    char err[128];
+    struct sow_error e;
     struct search_opts o = {.threads = 1,
                             .hash_mb = 1,
                             .level_budget = -1,
@@ -230,8 +230,8 @@ static struct search_ctx *work_ctx(const struct ruleset *rs, const char *work, s
                             .stop = st ? &st->stop : NULL,
                             .progress = st ? stop_after_level : NULL,
                             .progress_arg = st};
-    struct search_ctx *s = search_new(rs, &o, err, sizeof err);
-    cr_assert(s, "%s", err);
+    struct search_ctx *s;
+    cr_assert_eq(search_new(rs, &o, &s, &e), SOW_OK, "%s", e.msg);
     return s;
 }
 
@@ -276,9 +276,9 @@ Test(closure, resumed_identical, .timeout = 120)
         /* stopped, then resumed */
         struct stopper st = {0};
         s = work_ctx(&rs, work, &st);
-        int rc = search_value(s, &root, &v1);
-        if (rc < 0) {
-            cr_assert_eq(search_status(s), SOW_E_INTERRUPTED);
+        enum sow_status rc = search_value(s, &root, &v1);
+        if (rc != SOW_OK) {
+            cr_assert_eq(rc, SOW_E_INTERRUPTED);
             interrupted++;
         }
         search_free(s);

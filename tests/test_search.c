@@ -56,14 +56,14 @@ static long long closure_first;
 
 static struct search_ctx *ctx_for(const struct ruleset *rs, int threads)
 {
-    char err[128];
     struct search_opts o = {.threads = threads,
                             .hash_mb = 2,
                             .attractor = use_attractor,
                             .level_budget = level_budget,
                             .closure_first = closure_first};
-    struct search_ctx *s = search_new(rs, &o, err, sizeof err);
-    cr_assert(s, "search_new: %s", err);
+    struct search_ctx *s;
+    struct sow_error e;
+    cr_assert_eq(search_new(rs, &o, &s, &e), SOW_OK, "search_new: %s", e.msg);
     return s;
 }
 
@@ -371,7 +371,9 @@ Test(search, bounded_bounds, .timeout = 120)
             int rv = ref_value(ref, &p, NULL, NULL);
             for (int d = 1; d <= 6; d += 2) {
                 struct search_opts o = {.threads = 1, .hash_mb = 1, .depth = d};
-                struct search_ctx *s = search_new(&rs, &o, err, sizeof err);
+                struct search_ctx *s;
+                struct sow_error e;
+                cr_assert_eq(search_new(&rs, &o, &s, &e), SOW_OK, "%s", e.msg);
                 struct search_result res;
                 cr_assert_eq(search_solve(s, &p, &res), 0);
                 char buf[SOW_POS_MAXLEN];

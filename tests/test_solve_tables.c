@@ -44,9 +44,11 @@ static void check(const char *name, int pits, int levels, int above)
     cr_assert_eq(rules_init(&rs, name, pits, 1, err, sizeof err), 0, "%s", err);
     cr_assert(mkdtemp(dir), "mkdtemp");
     struct tb_build_opts bo = {.threads = 1};
-    cr_assert_eq(tb_build(&rs, dir, levels, &bo, err, sizeof err), 0, "%s", err);
-    struct tb_set *tb = tb_open(&rs, dir, err, sizeof err);
-    cr_assert(tb, "%s", err);
+    struct sow_error e;
+    cr_assert_eq(tb_build(&rs, dir, levels, &bo, &e), SOW_OK, "%s", e.msg);
+    struct tb_set *tb;
+    tb_open(&rs, dir, &tb, &e);
+    cr_assert(tb, "%s", e.msg);
     cr_assert_geq(tb_max_level(tb), levels);
 
     /* a: the closure alone; b: the closure over the loaded tables; c: the
@@ -55,10 +57,10 @@ static void check(const char *name, int pits, int levels, int above)
     struct search_opts plain = {.threads = 1, .hash_mb = 2, .level_budget = -1};
     struct search_opts probed = {.threads = 1, .hash_mb = 2, .tb = tb, .level_budget = -1};
     struct search_opts built = {.threads = 1, .hash_mb = 2, .tb = tb, .level_budget = 20000};
-    struct search_ctx *a = search_new(&rs, &plain, err, sizeof err);
-    struct search_ctx *b = search_new(&rs, &probed, err, sizeof err);
-    struct search_ctx *c = search_new(&rs, &built, err, sizeof err);
-    cr_assert(a && b && c, "%s", err);
+    struct search_ctx *a, *b, *c;
+    cr_assert_eq(search_new(&rs, &plain, &a, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(search_new(&rs, &probed, &b, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(search_new(&rs, &built, &c, &e), SOW_OK, "%s", e.msg);
     uint64_t hits = 0;
     int count = (int)test_scaled(300);
     for (int i = 0; i < count; i++) {

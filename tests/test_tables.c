@@ -134,12 +134,14 @@ static void flip_ref(const struct ref_pos *p, struct ref_pos *q)
 static void check_against_ref(const char *name, int pits, int max_level, int threads)
 {
     struct ruleset rs = rules(name, pits);
-    char dir[64], err[512];
+    char dir[64];
+    struct sow_error e;
     tmpdir(dir);
     struct tb_build_opts opt = {threads, 0, NULL, NULL, NULL, NULL, NULL};
-    cr_assert_eq(tb_build(&rs, dir, max_level, &opt, err, sizeof err), 0, "%s", err);
-    struct tb_set *set = tb_open(&rs, dir, err, sizeof err);
-    cr_assert(set, "%s", err);
+    cr_assert_eq(tb_build(&rs, dir, max_level, &opt, &e), SOW_OK, "%s", e.msg);
+    struct tb_set *set;
+    tb_open(&rs, dir, &set, &e);
+    cr_assert(set, "%s", e.msg);
     cr_assert_eq(tb_max_level(set), max_level);
     struct ref_retro *ref = ref_retro_solve(rs.family, pits, max_level);
     cr_assert(ref);
@@ -149,7 +151,7 @@ static void check_against_ref(const char *name, int pits, int max_level, int thr
         cr_assert_eq((uint64_t)ref_retro_count(ref, n), E, "%s 2x%d level %d: entry count", name,
                      pits, n);
         int8_t *v = malloc(E), *lohi = malloc(2 * E);
-        cr_assert_eq(tb_solve_level(&rs, set, n, v, lohi, &opt, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(tb_solve_level(&rs, set, n, v, lohi, &opt, &e), SOW_OK, "%s", e.msg);
         for (int i = 0; i < (int)E; i++) {
             struct ref_pos rp, fp;
             int val, lo, hi, got, lv;
@@ -217,24 +219,35 @@ static void poke(const char *path, long off, int xor)
 
 static void expect_rejected(const struct ruleset *rs, const char *dir, const char *what)
 {
-    char err[512] = "";
-    struct tb_set *s = tb_open(rs, dir, err, sizeof err);
+    struct sow_error e = {0};
+    struct tb_set *s;
+    cr_assert_eq(tb_open(rs, dir, &s, &e), SOW_E_INPUT, "damaged set: %s", e.msg);
     cr_assert_null(s, "damaged set accepted (%s)", what);
-    cr_assert(strstr(err, what), "error '%s' does not say '%s'", err, what);
-    cr_assert(!strchr(err, '\n'), "one-line error");
+    cr_assert(strstr(e.msg, what), "error '%s' does not say '%s'", e.msg, what);
+    cr_assert(!strchr(e.msg, '\n'), "one-line error");
+}
+
+/* tb_verify_level's count of bad entries, -1 if it failed. */
+static int64_t verify_bad(const struct tb_set *s, int n, const struct tb_build_opts *opt,
+                          struct sow_error *e)
+{
+    int64_t bad = -1;
+    return tb_verify_level(s, n, opt, &bad, e) == SOW_OK ? bad : -1;
 }
 
 Test(tables, damaged_truncated_foreign_files_rejected)
 {
     struct ruleset rs = rules("oware", 2), ra = rules("awari", 2);
-    char dir[64], other[64], err[512], path[4200], apath[4200], save[4200];
+    char dir[64], other[64], path[4200], apath[4200], save[4200];
+    struct sow_error e;
     tmpdir(dir);
     tmpdir(other);
     struct tb_build_opts opt = {1, 0, NULL, NULL, NULL, NULL, NULL};
-    cr_assert_eq(tb_build(&rs, dir, 6, &opt, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(tb_build(&ra, other, 6, &opt, err, sizeof err), 0, "%s", err);
-    struct tb_set *s = tb_open(&rs, dir, err, sizeof err);
-    cr_assert(s, "%s", err);
+    cr_assert_eq(tb_build(&rs, dir, 6, &opt, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(tb_build(&ra, other, 6, &opt, &e), SOW_OK, "%s", e.msg);
+    struct tb_set *s;
+    tb_open(&rs, dir, &s, &e);
+    cr_assert(s, "%s", e.msg);
     cr_assert_eq(tb_max_level(s), 6);
     tb_close(s);
     tb_file_name(dir, rs.name, 2, 5, path, sizeof path);
@@ -263,12 +276,12 @@ Test(tables, damaged_truncated_foreign_files_rejected)
     expect_rejected(&rs, dir, "foreign");
     /* A good file again is accepted; a build over a damaged file refuses. */
     copy_file(save, path);
-    s = tb_open(&rs, dir, err, sizeof err);
-    cr_assert(s, "%s", err);
+    tb_open(&rs, dir, &s, &e);
+    cr_assert(s, "%s", e.msg);
     tb_close(s);
     poke(path, TB_HEADER_SIZE + 3, 0x40);
-    cr_assert_eq(tb_build(&rs, dir, 6, &opt, err, sizeof err), -1);
-    cr_assert(strstr(err, "checksum"), "%s", err);
+    cr_assert_eq(tb_build(&rs, dir, 6, &opt, &e), SOW_E_INPUT);
+    cr_assert(strstr(e.msg, "checksum"), "%s", e.msg);
     util_rmdir_flat(dir);
     util_rmdir_flat(other);
 }
@@ -276,26 +289,28 @@ Test(tables, damaged_truncated_foreign_files_rejected)
 Test(tables, verify_detects_wrong_values)
 {
     struct ruleset rs = rules("jodu", 2);
-    char dir[64], err[512];
+    char dir[64];
+    struct sow_error e;
     tmpdir(dir);
     struct tb_build_opts opt = {2, 0, NULL, NULL, NULL, NULL, NULL};
-    cr_assert_eq(tb_build(&rs, dir, 9, &opt, err, sizeof err), 0, "%s", err);
-    struct tb_set *s = tb_open(&rs, dir, err, sizeof err);
-    cr_assert(s, "%s", err);
+    cr_assert_eq(tb_build(&rs, dir, 9, &opt, &e), SOW_OK, "%s", e.msg);
+    struct tb_set *s;
+    tb_open(&rs, dir, &s, &e);
+    cr_assert(s, "%s", e.msg);
     for (int n = 0; n <= 9; n++)
-        cr_assert_eq(tb_verify_level(s, n, &opt, err, sizeof err), 0, "level %d: %s", n, err);
+        cr_assert_eq(verify_bad(s, n, &opt, &e), 0, "level %d: %s", n, e.msg);
     uint64_t E;
     const int8_t *v = tb_level_values(s, 7, &E);
     int8_t *w = malloc(E);
     memcpy(w, v, E);
     w[E / 2] = (int8_t)(w[E / 2] == 7 ? 5 : w[E / 2] + 1); /* well-formed file, wrong value */
     tb_close(s);
-    cr_assert_eq(tb_file_write(dir, &rs, 7, w, E, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_file_write(dir, &rs, 7, w, E, &e), SOW_OK, "%s", e.msg);
     free(w);
-    s = tb_open(&rs, dir, err, sizeof err);
-    cr_assert(s, "%s", err);
-    cr_assert_gt(tb_verify_level(s, 7, &opt, err, sizeof err), 0);
-    cr_assert(strstr(err, "entry"), "%s", err);
+    tb_open(&rs, dir, &s, &e);
+    cr_assert(s, "%s", e.msg);
+    cr_assert_gt(verify_bad(s, 7, &opt, &e), 0);
+    cr_assert(strstr(e.msg, "entry"), "%s", e.msg);
     tb_close(s);
     util_rmdir_flat(dir);
 }
@@ -313,9 +328,11 @@ static void die_mid_level(void *ctx, int level, uint64_t entries, double frac, c
 
 static void compare_dirs(const struct ruleset *rs, const char *a, const char *b, int max)
 {
-    char err[512];
-    struct tb_set *x = tb_open(rs, a, err, sizeof err), *y = tb_open(rs, b, err, sizeof err);
-    cr_assert(x && y, "%s", err);
+    struct tb_set *x, *y = NULL;
+    struct sow_error e;
+    if (tb_open(rs, a, &x, &e) == SOW_OK)
+        tb_open(rs, b, &y, &e);
+    cr_assert(x && y, "%s", e.msg);
     cr_assert_eq(tb_max_level(x), max);
     cr_assert_eq(tb_max_level(y), max);
     for (int n = 0; n <= max; n++) {
@@ -330,14 +347,15 @@ static void compare_dirs(const struct ruleset *rs, const char *a, const char *b,
 Test(tables, killed_build_leaves_complete_levels_and_resumes)
 {
     struct ruleset rs = rules("oware", 6);
-    char dir[64], fresh[64], err[512], path[4200];
+    char dir[64], fresh[64], path[4200];
+    struct sow_error e;
     tmpdir(dir);
     tmpdir(fresh);
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
         struct tb_build_opts opt = {1, 0, NULL, die_mid_level, NULL, NULL, NULL};
-        tb_build(&rs, dir, 11, &opt, err, sizeof err);
+        tb_build(&rs, dir, 11, &opt, &e);
         _exit(0); /* not reached if the hook fired */
     }
     int status;
@@ -348,13 +366,14 @@ Test(tables, killed_build_leaves_complete_levels_and_resumes)
         cr_assert_eq(access(path, F_OK) == 0, n < 10, "level %d present after the kill: %d", n,
                      access(path, F_OK) == 0);
     }
-    struct tb_set *s = tb_open(&rs, dir, err, sizeof err);
-    cr_assert(s, "%s", err);
+    struct tb_set *s;
+    tb_open(&rs, dir, &s, &e);
+    cr_assert(s, "%s", e.msg);
     cr_assert_eq(tb_max_level(s), 9);
     tb_close(s);
     struct tb_build_opts opt = {2, 0, NULL, NULL, NULL, NULL, NULL};
-    cr_assert_eq(tb_build(&rs, dir, 11, &opt, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(tb_build(&rs, fresh, 11, &opt, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_build(&rs, dir, 11, &opt, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(tb_build(&rs, fresh, 11, &opt, &e), SOW_OK, "%s", e.msg);
     compare_dirs(&rs, dir, fresh, 11);
     util_rmdir_flat(dir);
     util_rmdir_flat(fresh);
@@ -374,18 +393,19 @@ static void stop_mid_level(void *ctx, int level, uint64_t entries, double frac, 
 Test(tables, interrupted_build_resumes)
 {
     struct ruleset rs = rules("darra", 6);
-    char dir[64], fresh[64], err[512], path[4200];
+    char dir[64], fresh[64], path[4200];
+    struct sow_error e;
     tmpdir(dir);
     tmpdir(fresh);
     stop_flag = 0;
     struct tb_build_opts opt = {2, 0, &stop_flag, stop_mid_level, NULL, NULL, NULL};
-    cr_assert_eq(tb_build(&rs, dir, 10, &opt, err, sizeof err), TB_INTERRUPTED);
+    cr_assert_eq(tb_build(&rs, dir, 10, &opt, &e), SOW_E_INTERRUPTED);
     tb_file_name(dir, rs.name, 6, 9, path, sizeof path);
     cr_assert_neq(access(path, F_OK), 0, "interrupted level written");
     stop_flag = 0;
     struct tb_build_opts plain = {2, 0, NULL, NULL, NULL, NULL, NULL};
-    cr_assert_eq(tb_build(&rs, dir, 10, &plain, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(tb_build(&rs, fresh, 10, &plain, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_build(&rs, dir, 10, &plain, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(tb_build(&rs, fresh, 10, &plain, &e), SOW_OK, "%s", e.msg);
     compare_dirs(&rs, dir, fresh, 10);
     util_rmdir_flat(dir);
     util_rmdir_flat(fresh);
@@ -394,16 +414,18 @@ Test(tables, interrupted_build_resumes)
 Test(tables, memory_limit_refuses_up_front)
 {
     struct ruleset rs = rules("oware", 6);
-    char dir[64], err[512];
+    char dir[64];
+    struct sow_error e;
     tmpdir(dir);
     struct tb_build_opts opt = {1, 2e6, NULL, NULL, NULL, NULL, NULL};
-    cr_assert_eq(tb_build(&rs, dir, 12, &opt, err, sizeof err), -1);
-    cr_assert(strstr(err, "memory") && strstr(err, "fit"), "%s", err);
+    cr_assert_eq(tb_build(&rs, dir, 12, &opt, &e), SOW_E_TOO_BIG);
+    cr_assert(strstr(e.msg, "memory") && strstr(e.msg, "fit"), "%s", e.msg);
     struct ruleset big = rules("oware", 6);
-    cr_assert_eq(tb_build(&big, dir, 128, &opt, err, sizeof err), -1);
-    cr_assert(strstr(err, "127"), "%s", err);
+    cr_assert_eq(tb_build(&big, dir, 128, &opt, &e), SOW_E_INPUT);
+    cr_assert(strstr(e.msg, "127"), "%s", e.msg);
     /* Nothing was built: the refusal comes before any work. */
-    struct tb_set *s = tb_open(&rs, dir, err, sizeof err);
+    struct tb_set *s;
+    tb_open(&rs, dir, &s, &e);
     cr_assert_eq(tb_max_level(s), -1);
     tb_close(s);
     util_rmdir_flat(dir);
@@ -418,19 +440,21 @@ Test(tables, memory_limit_refuses_up_front)
 static void check_threads_agree(const char *name, int max_level)
 {
     struct ruleset rs = rules(name, 6);
-    char one[64], three[64], err[512];
+    char one[64], three[64];
+    struct sow_error e;
     tmpdir(one);
     tmpdir(three);
     struct tb_build_opts o1 = {1, 0, NULL, NULL, NULL, NULL, NULL}, o3 = {3, 0, NULL, NULL, NULL, NULL, NULL};
-    cr_assert_eq(tb_build(&rs, one, max_level, &o1, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(tb_build(&rs, three, max_level, &o3, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tb_build(&rs, one, max_level, &o1, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(tb_build(&rs, three, max_level, &o3, &e), SOW_OK, "%s", e.msg);
     compare_dirs(&rs, one, three, max_level);
-    struct tb_set *s = tb_open(&rs, three, err, sizeof err);
-    cr_assert(s, "%s", err);
+    struct tb_set *s;
+    tb_open(&rs, three, &s, &e);
+    cr_assert(s, "%s", e.msg);
     uint64_t E;
     cr_assert(tb_level_values(s, max_level, &E));
     cr_assert_gt(E, 16 * 65536, "%s level %d has fewer than 16 blocks", name, max_level);
-    cr_assert_eq(tb_verify_level(s, max_level, &o3, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(verify_bad(s, max_level, &o3, &e), 0, "%s", e.msg);
     tb_close(s);
     util_rmdir_flat(one);
     util_rmdir_flat(three);

@@ -54,11 +54,12 @@ static void check_atlas(const char *name)
         ref_value_free(rv);
 
         /* The tables of every level up to the start's, built here. */
-        cr_assert_eq(tb_build(&rs, dir, n, &(struct tb_build_opts){.threads = 1}, err,
-                              sizeof err),
-                     0, "%s", err);
-        struct tb_set *set = tb_open(&rs, dir, err, sizeof err);
-        cr_assert_not_null(set, "%s", err);
+        struct sow_error e;
+        cr_assert_eq(tb_build(&rs, dir, n, &(struct tb_build_opts){.threads = 1}, &e),
+                     SOW_OK, "%s", e.msg);
+        struct tb_set *set;
+        tb_open(&rs, dir, &set, &e);
+        cr_assert_not_null(set, "%s", e.msg);
         cr_assert_geq(tb_max_level(set), n);
         int tbv;
         if (tb_probe(set, &start, &tbv)) { /* jerin's opening is not indexed */

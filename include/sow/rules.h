@@ -107,6 +107,12 @@ struct sow_stats {
     uint64_t cache_hits;
 };
 
+/* How the repetition rule settles an endless cycle (docs/rules.md). */
+enum sow_cycle {
+    SOW_CYCLE_OWN_SIDES = 0, /* each player takes the seeds on his own side */
+    SOW_CYCLE_SPLIT,         /* the board is split evenly (awari): net 0 */
+};
+
 struct ruleset {
     const char *name;      /* canonical name, e.g. "oware" */
     enum sow_family family;
@@ -115,8 +121,15 @@ struct ruleset {
     int nwords;            /* words of the board in use */
     int seeds;             /* starting seeds per hole */
     bool relay;            /* relay (multi-lap) sowing */
-    bool skip_origin;      /* origin skipped when sowing a full lap (oware, awari) */
-    bool has_state;        /* position state is meaningful */
+    enum sow_cycle cycle;  /* repetition settlement (rules_cycle_net) */
+    /* Normalisation for the endgame tables' index: index_states rule-specific
+     * states are indexed (darra 3: nobody / the mover / the opponent captured
+     * last; else 1); rel_state gives p's state relative to its mover in
+     * 0..index_states-1, or -1 if p is not indexed (jerin's opening);
+     * state_of_rel is its inverse for a position with `side` to move. */
+    int index_states;
+    int (*rel_state)(const sow_position *p);
+    uint8_t (*state_of_rel)(int rel, int side);
     /* Fill `out` with every legal move of `p` and its result. */
     void (*generate)(const struct ruleset *rs, const sow_position *p, struct sow_movelist *out,
                      struct sow_relay_cache *cache, struct sow_stats *st);
@@ -130,7 +143,8 @@ struct ruleset {
  * one-line reason in err (size errlen). */
 int rules_init(struct ruleset *rs, const char *name, int pits, int seeds, char *err, int errlen);
 
-/* Canonical names of all rule sets, NULL-terminated. */
+/* Canonical names of all rule sets, NULL-terminated, in enum sow_family
+ * order (the registry, rules.c, is indexed by it). */
 extern const char *const sow_rule_names[];
 
 /* The start position. */
@@ -153,13 +167,26 @@ int rules_find_move(const struct sow_movelist *ml, sow_move m);
 int rules_board_seeds(const struct ruleset *rs, const sow_position *p);
 int rules_side_seeds(const struct ruleset *rs, const sow_position *p, int side);
 
-/* Endless-cycle (repetition) settlement, as net seeds for the player to move:
- * awari 0 (split evenly); every other rule set: own side minus opponent's. */
+/* The repetition settlement as net seeds for the player to move, from the
+ * seeds on his side (own) and on the opponent's (other): the one place it is
+ * computed (rules.c, the table builder and the closure solver all call it).
+ * Example: own 3, other 1: oware +2, awari 0. */
+static inline int rules_cycle_net(const struct ruleset *rs, int own, int other)
+{
+    return rs->cycle == SOW_CYCLE_SPLIT ? 0 : own - other;
+}
+
+/* Endless-cycle (repetition) settlement of p, as net seeds for the player to
+ * move: rules_cycle_net of p's sides. */
 int rules_cycle_value(const struct ruleset *rs, const sow_position *p);
 
 /* Seeds the repetition settlement gives each player, times two (awari may
  * split an odd count into halves). */
 void rules_repetition_settle2(const struct ruleset *rs, const sow_position *p, int out2[2]);
+
+/* "oware awari ... darra" (and, if aliases, "; aliases abapa ...") into buf,
+ * from the registry. */
+void rules_names_line(char *buf, size_t len, bool aliases);
 
 /* Human-readable name of an ending. */
 const char *rules_end_name(enum sow_end e);

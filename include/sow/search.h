@@ -30,7 +30,7 @@
 
 #include "sow/rules.h"
 #include "sow/status.h"
-#include "sow/tables.h"
+#include "sow/tables_probe.h"
 
 #define SEARCH_MAX_PV 256
 /* Exact mode: default budget of the levels solved in memory on the fly
@@ -74,7 +74,7 @@ struct search_opts {
 struct search_result {
     bool over;                /* no legal move: value is the settlement */
     bool exact;               /* value is the exact value */
-    bool interrupted;         /* stopped before finishing: nothing is valid */
+    bool interrupted;         /* did not finish (any status but SOW_OK): nothing is valid */
     int value;                /* exact value, or heuristic if !exact */
     int lower, upper;         /* proven bounds (lower == upper == value if exact) */
     int depth;                /* bounded mode: last completed depth */
@@ -92,29 +92,32 @@ struct search_result {
 
 struct search_ctx;
 
-/* A solver for one rule set (rs must outlive it).  NULL with a reason. */
-struct search_ctx *search_new(const struct ruleset *rs, const struct search_opts *o, char *err,
-                              int errlen);
+/* A solver for one rule set (rs must outlive it) into *out: SOW_OK, or
+ * SOW_E_NOMEM with a reason (*out NULL). */
+enum sow_status search_new(const struct ruleset *rs, const struct search_opts *o,
+                           struct search_ctx **out, struct sow_error *e);
 void search_free(struct search_ctx *s);
 /* Forget the transposition table (for reproducible node counts). */
 void search_clear(struct search_ctx *s);
 
 /* Solve p: value (exact, or bounds + heuristic in bounded mode), best move,
- * principal variation.  0, or -1 if interrupted (r->interrupted). */
-int search_solve(struct search_ctx *s, const sow_position *p, struct search_result *r);
+ * principal variation.  SOW_OK; SOW_E_INTERRUPTED (the stop flag);
+ * SOW_E_NOMEM (out of memory); SOW_E_TOO_BIG (the exact mode's closure would
+ * not fit the --memory budget, search_opts.memory) with the reason in
+ * search_last_error.  Not SOW_OK: r->interrupted, nothing valid. */
+enum sow_status search_solve(struct search_ctx *s, const sow_position *p,
+                             struct search_result *r);
 
-/* Exact value of p only (exact mode). 0 or -1 if interrupted. */
-int search_value(struct search_ctx *s, const sow_position *p, int *value);
+/* Exact value of p only (exact mode).  Statuses as search_solve. */
+enum sow_status search_value(struct search_ctx *s, const sow_position *p, int *value);
 
 /* Exact value of each legal move of p, in rules_generate order (vals[i] for
- * move i).  Returns the number of moves, or -1 if interrupted. */
+ * move i).  Returns the number of moves, or -1 (status in search_last_error). */
 int search_move_values(struct search_ctx *s, const sow_position *p, int *vals);
 
-/* After a -1 return: why, if it was not an interrupt (NULL then). */
-const char *search_error(const struct search_ctx *s);
-/* After a -1 return: what kind of failure (SOW_E_TOO_BIG: refused by the
- * memory budget or a size limit; SOW_E_NOMEM; SOW_E_INTERRUPTED). */
-enum sow_status search_status(const struct search_ctx *s);
+/* The status and message of the last call (SOW_OK, "" if it succeeded);
+ * valid until the next call on s. */
+const struct sow_error *search_last_error(const struct search_ctx *s);
 
 /* Nodes (positions visited) and table hits counted since search_new / the
  * last reset; search_expanded: positions expanded (see search_result). */

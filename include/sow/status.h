@@ -13,11 +13,15 @@
  *   SOW_E_TOO_BIG     refused up front: needs more than the    2
  *                     --memory budget or a format limit allows
  *   SOW_E_IO          failure while working: read, write       1
- *   SOW_E_NOMEM       an allocation failed while working       1
+ *   SOW_E_NOMEM       an allocation failed while working, or   1
+ *                     a solve passed the solver's in-memory
+ *                     limits (search_solve)
  *   SOW_E_INTERRUPTED stopped by Ctrl-C (SIGINT) or SIGTERM    130
  *
- * Example: tb_open on a file whose header names another rule set returns
- * SOW_E_INPUT with msg "tables/oware-2x6-012.sowtb: foreign file (awari)".
+ * Example: tb_open for oware 2x6 on a directory whose oware-2x6-012.sowtb
+ * holds an awari table returns SOW_E_INPUT with msg
+ * "tables/oware-2x6-012.sowtb: foreign table: holds awari 2x6 level 12,
+ * expected oware 2x6 level 12".
  *
  * Thread-safety: sow_fail writes only the struct it is given.
  */

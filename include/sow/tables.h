@@ -1,38 +1,17 @@
-/* sow — endgame tables: index, retrograde builder, files and the probe the
- * solver uses.  docs/tables.md explains the algorithm and the file format.
+/* sow — endgame tables, the build side: the retrograde builder, the
+ * verifier, build options and memory estimates, and the levels the exact
+ * solver builds in memory.  It uses the probe side (sow/tables_probe.h:
+ * index, files, loaded sets, probes), which knows nothing of building.
+ * docs/tables.md explains the algorithm and the file format.
  *
- * A table set covers, for one rule set and board size, every level (seed count
- * on the board) 0..max_level that is present on disk.  Values are those of
- * docs/rules.md "Value of a position": net future captures for the player to
- * move under perfect play, endless cycles settled by the repetition rule.
+ *   sow/tables_probe.h  index.c, file.c    index, files, tb_set, tb_probe
+ *          ^
+ *   sow/tables.h        build.c            tb_build, tb_solve_level,
+ *                                          tb_verify_level, tb_mem (OpenMP)
  *
- * Index (scheme 1)
- * ----------------
- * A position is first normalised to its mover: the board is rotated so that
- * the mover's row comes first (h[0..N-1] = mover's holes 1..N, h[N..2N-1] =
- * opponent's holes 1..N), the side is then implicit, stores are ignored, and
- * darra's last-capturer state becomes relative: 0 = nobody, 1 = the mover,
- * 2 = the opponent.  Jerin positions in state `open` are not indexed.
- *
- * The H = 2N counts (h[0], ..., h[H-1]) with sum n are ranked by stars and
- * bars: prefix sums s_i = h[0] + ... + h[i] give the strictly increasing
- * "bars" b_i = s_i + i (i = 0..H-2) in [0, n+H-2], ranked in colex order:
- *
- *       rank = sum_{i=0}^{H-2} C(s_i + i, i + 1)          in [0, C(n+H-1, H-1))
- *
- *       index = state * C(n+H-1, H-1) + rank        (states = 3 for darra, else 1)
- *
- * Worked example, 2x2 board (H = 4), n = 3, h = (1,0,2,0):
- *   s = (1,1,3); rank = C(1,1) + C(2,2) + C(5,3) = 1 + 1 + 10 = 12 of C(6,3) = 20.
- * Rank 0 is all seeds in h[H-1]; the last rank is all seeds in h[0].
- * Successor in this order (tb_index_next): take the first j >= 1 with h[j] > 0,
- * then h[j] -= 1, h[j-1] = h[0] + 1 and (if j > 1) h[0] = 0.
- *
- * Thread-safety: a built `struct tb_index` and a loaded `struct tb_set` are
- * read-only; tb_rank/tb_unrank/tb_index_of/tb_position_of/tb_probe may be
- * called from any number of threads at once; tb_open/tb_close are not
- * concurrent with probes.  tb_build/tb_solve_level use OpenMP internally and
- * must not be called concurrently on the same directory.
+ * Thread-safety: tb_build/tb_solve_level/tb_verify_level/tb_mem_extend use
+ * OpenMP internally; none may run concurrently on the same directory or set,
+ * nor with probes of the set they add levels to.
  */
 #ifndef SOW_TABLES_H
 #define SOW_TABLES_H
@@ -43,146 +22,8 @@
 #include <stdint.h>
 
 #include "sow/rules.h"
-
-/* Highest level a table can hold: values are int8 and |V| <= n. */
-#define TB_MAX_LEVEL 127
-/* Entries of one level must fit 31-bit indices (solve updates keep a kind bit). */
-#define TB_MAX_ENTRIES 0x7FFFFFFFULL
-/* Value encoding 1: int8 two's complement, -n..n. */
-#define TB_FORMAT_VERSION 1
-#define TB_INDEX_SCHEME 1
-#define TB_VALUE_INT8 1
-#define TB_HEADER_SIZE 128
-
-/* tb_build's results besides 0 and -1. */
-#define TB_INTERRUPTED 1
-
-/* ---- index ------------------------------------------------------------- */
-
-/* Binomial terms of the rank for one board size: t[i][s] = C(s + i, i + 1),
- * saturated at UINT64_MAX.  Immutable after tb_index_init. */
-struct tb_index {
-    int pits, holes;   /* N and H = 2N */
-    int states;        /* 3 for darra (relative last capturer), else 1 */
-    bool jerin;        /* state `open` is not indexed */
-    uint64_t t[SOW_MAX_HOLES][TB_MAX_LEVEL + 1];
-};
-
-void tb_index_init(struct tb_index *ix, const struct ruleset *rs);
-
-/* Boards of one level (per state) and entries of one level, saturated. */
-uint64_t tb_level_boards(const struct tb_index *ix, int n);
-uint64_t tb_level_entries(const struct tb_index *ix, int n);
-
-/* Rank of the normalised counts h[0..H-1] (sum n <= TB_MAX_LEVEL). */
-static inline uint64_t tb_rank(const struct tb_index *ix, const uint8_t *h)
-{
-    uint64_t r = 0;
-    int s = 0;
-    for (int i = 0; i < ix->holes - 1; i++) {
-        s += h[i];
-        r += ix->t[i][s];
-    }
-    return r;
-}
-
-/* Rank of an absolute board as seen by `side` (side 1: rotated by N). */
-static inline uint64_t tb_rank_side(const struct tb_index *ix, const uint8_t *abs, int side)
-{
-    if (!side)
-        return tb_rank(ix, abs);
-    uint64_t r = 0;
-    int s = 0, N = ix->pits, i = 0;
-    for (int k = N; k < 2 * N; k++, i++) {
-        s += abs[k];
-        r += ix->t[i][s];
-    }
-    for (int k = 0; k < N - 1; k++, i++) {
-        s += abs[k];
-        r += ix->t[i][s];
-    }
-    return r;
-}
-
-/* Counts h[0..H-1] of rank r at level n (r < tb_level_boards). */
-void tb_unrank(const struct tb_index *ix, int n, uint64_t r, uint8_t *h);
-
-/* Step h to the next rank of its level; false if it was the last. */
-static inline bool tb_index_next(const struct tb_index *ix, uint8_t *h)
-{
-    int j = 1;
-    while (j < ix->holes && !h[j])
-        j++;
-    if (j >= ix->holes)
-        return false;
-    int h0 = h[0];
-    h[j]--;
-    if (j > 1)
-        h[0] = 0;
-    h[j - 1] = (uint8_t)(h0 + 1);
-    return true;
-}
-
-/* Relative state of p for its mover (0 none, 1 mover, 2 opponent) or -1 if
- * not indexed (jerin `open`). */
-int tb_rel_state(const struct tb_index *ix, const sow_position *p);
-
-/* Level (seeds on the board) and index of p; false if not indexed or the
- * level is above TB_MAX_LEVEL. */
-bool tb_index_of(const struct tb_index *ix, const sow_position *p, int *level, uint64_t *idx);
-
-/* The normalised position (side A to move, stores 0) of entry idx of level n. */
-void tb_position_of(const struct tb_index *ix, int n, uint64_t idx, sow_position *p);
-
-/* ---- loaded table sets -------------------------------------------------- */
-
-struct tb_set;
-
-/* Load every level present in dir for this rule set and size (missing or
- * empty dir: an empty set).  Returns NULL with a one-line reason on a damaged
- * or foreign file. */
-struct tb_set *tb_open(const struct ruleset *rs, const char *dir, char *err, int errlen);
-void tb_close(struct tb_set *set);
-
-/* Highest seed count n such that levels 0..n are all loaded, or -1. */
-int tb_max_level(const struct tb_set *set);
-
-/* Value of p if its level is loaded (and the position is one the tables
- * index, e.g. not jerin's opening): true and *value set; else false. */
-bool tb_probe(const struct tb_set *set, const sow_position *p, int *value);
-
-/* The values of level n (entries in index order), or NULL if not loaded. */
-const int8_t *tb_level_values(const struct tb_set *set, int n, uint64_t *entries);
-const struct tb_index *tb_set_index(const struct tb_set *set);
-
-/* ---- files -------------------------------------------------------------- */
-
-/* The header of a level file (docs/tables.md, 128 bytes little-endian). */
-struct tb_header {
-    char rules[24];        /* canonical rule-set name */
-    uint32_t version, index_scheme, value_encoding;
-    uint32_t pits, level, states;
-    uint64_t entries;
-    uint64_t checksum;     /* XXH3-64 of the payload */
-};
-
-/* "DIR/RULES-2xN-LLL.sowtb" into buf. */
-void tb_file_name(const char *dir, const char *rules, int pits, int level, char *buf, size_t len);
-
-/* Read and check a level file completely (header fields, size, payload
- * checksum, and, if rs != NULL, that it belongs to rs at `level`).  On success
- * fills *h and, if values != NULL, maps the payload read-only into *values
- * (release with tb_file_unmap).  -1 with a one-line reason otherwise. */
-int tb_file_load(const char *path, const struct ruleset *rs, int level, struct tb_header *h,
-                 const int8_t **values, void **map, size_t *maplen, char *err, int errlen);
-void tb_file_unmap(void *map, size_t maplen);
-
-/* Write a level: temp file, fsync, rename, fsync of the directory. */
-int tb_file_write(const char *dir, const struct ruleset *rs, int level, const int8_t *values,
-                  uint64_t entries, char *err, int errlen);
-
-/* Default table directory: $SOW_TABLES, else "tables". */
-const char *tb_default_dir(void);
+#include "sow/status.h"
+#include "sow/tables_probe.h"
 
 /* ---- building ----------------------------------------------------------- */
 
@@ -205,46 +46,73 @@ struct tb_build_opts {
 double tb_level_memory(const struct tb_index *ix, int level);
 
 /* Build every missing level 0..max_level of rs into dir (created if needed).
- * Returns 0, TB_INTERRUPTED (only complete levels left on disk) or -1 with a
- * one-line reason (too much memory, I/O error, damaged existing file). */
-int tb_build(const struct ruleset *rs, const char *dir, int max_level,
-             const struct tb_build_opts *opt, char *err, int errlen);
+ * SOW_OK; SOW_E_INTERRUPTED (only complete levels left on disk); SOW_E_TOO_BIG
+ * (a level needs more than the memory limit or the index width allows,
+ * refused before building); SOW_E_INPUT (a damaged or foreign existing file);
+ * SOW_E_IO or SOW_E_NOMEM while working.  A one-line reason in *e. */
+enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_level,
+                         const struct tb_build_opts *opt, struct sow_error *e);
 
 /* Solve level n in memory into out[entries], probing lower levels in `lower`
- * (which must hold 0..n-1).  Returns 0, TB_INTERRUPTED or -1 (out of memory).
- * Optional lohi[2*entries] receives the forced bounds (lo, hi) per entry. */
-int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
-                   int8_t *lohi, const struct tb_build_opts *opt, char *err, int errlen);
+ * (which must hold 0..n-1).  SOW_OK, SOW_E_INTERRUPTED, SOW_E_TOO_BIG (the
+ * level does not fit 31-bit indices), SOW_E_INPUT (a lower level missing) or
+ * SOW_E_NOMEM.  Optional lohi[2*entries] receives the forced bounds (lo, hi)
+ * per entry. */
+enum sow_status tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n,
+                               int8_t *out, int8_t *lohi, const struct tb_build_opts *opt,
+                               struct sow_error *e);
 
 /* Re-check level n of a loaded set: recompute it from levels < n and compare,
  * plus local checks (|V| <= n, V >= every exit, V equals the best exit where no
- * move stays in the level).  Returns the number of bad entries (0 = ok), or -1
- * with a reason; the first bad entry is described in err. */
-int64_t tb_verify_level(const struct tb_set *set, int n, const struct tb_build_opts *opt,
-                        char *err, int errlen);
+ * move stays in the level).  SOW_OK with the number of bad entries in *bad
+ * (0 = ok; the first described in e->msg), or another status (no count). */
+enum sow_status tb_verify_level(const struct tb_set *set, int n, const struct tb_build_opts *opt,
+                                int64_t *bad, struct sow_error *e);
 
-/* An empty set for rs in dir, to which levels are added as they are built. */
-struct tb_set *tb_set_new(const struct ruleset *rs, const char *dir);
-/* Load level n from dir into the set (replacing nothing).  0 or -1 + reason. */
-int tb_set_load_level(struct tb_set *set, int n, char *err, int errlen);
+/* ---- levels built in memory (the exact solver, docs/solver.md) ----------
+ *
+ * A tb_mem is a set of levels 0..top: those of loaded tables borrowed, the
+ * next ones solved whole in memory from the bottom up, each kept with its
+ * values and forced bounds (probe with tb_probe/tb_probe_bounds on
+ * tb_mem_set).  A level is added while the levels built stay within the
+ * caller's budget (positions), it fits 31-bit indices, and its build (the
+ * builder's workspace, plus 3 bytes per position kept) stays within 3/4 of
+ * RAM; once a level is refused for RAM, no higher one is tried.  The
+ * builder's workspace (about 33 bytes per position of the largest level
+ * built) lives only inside tb_mem_extend.
+ *
+ * Example: oware 2x6, no tables, a budget of 32 M positions (sow solve's
+ * default): tb_mem_extend(m, 20) builds levels 0..16 and stops there, the
+ * next level passing the budget (README "Solving a position"). */
 
-/* In-memory levels (the exact solver builds the small levels it needs on the
- * fly, docs/solver.md).  tb_set_borrow makes levels 0..tb_max_level(src) of
- * dst point at src's values (src must outlive dst; same rule set and size).
- * tb_set_build_level solves level n (levels 0..n-1 must be present) with
- * tb_solve_level and keeps, owned by the set and freed by tb_close, its
- * values and its forced bounds (lo, hi): 0, TB_INTERRUPTED or -1 + reason.
- * Neither may run concurrently with probes of dst. */
-void tb_set_borrow(struct tb_set *dst, const struct tb_set *src);
-int tb_set_build_level(struct tb_set *set, int n, const struct tb_build_opts *opt, char *err,
-                       int errlen);
-/* tb_set_build_level keeps the builder's workspace (about 33 bytes per
- * position of the largest level built) for the next level; this frees it. */
-void tb_set_release_work(struct tb_set *set);
+struct tb_mem;
 
-/* p's value and forced bounds lo <= V <= hi (docs/rules.md), if p's level was
- * built by tb_set_build_level; false otherwise (or p not indexed). */
-bool tb_probe_bounds(const struct tb_set *set, const sow_position *p, int *lo, int *hi,
-                     int *value);
+struct tb_mem_opts {
+    int threads;              /* for levels of >= 100,000 positions; smaller ones use 1 */
+    uint64_t budget;          /* most positions built, over all levels (0: none) */
+    volatile sig_atomic_t *stop; /* set asynchronously to interrupt; may be NULL */
+    /* Called after a level is built (refused = false, need = 0) and when a
+     * level is refused for RAM (refused = true, need = bytes it would need);
+     * may be NULL. */
+    void (*note)(void *ctx, int level, uint64_t entries, double need, bool refused);
+    void *ctx;
+    uint64_t *moves;          /* if not NULL, += moves generated (node count) */
+    uint64_t *entries;        /* if not NULL, += positions built */
+};
+
+/* Levels for rs, borrowing tables' levels if tables != NULL (it must outlive
+ * the tb_mem).  NULL if out of memory. */
+struct tb_mem *tb_mem_new(const struct ruleset *rs, const struct tb_set *tables);
+void tb_mem_free(struct tb_mem *m);
+/* The set to probe (valid until tb_mem_free). */
+const struct tb_set *tb_mem_set(const struct tb_mem *m);
+/* Highest level held (borrowed or built), -1 if none. */
+int tb_mem_top(const struct tb_mem *m);
+/* Positions tb_mem_extend(m, n, o) would build (a dry run). */
+uint64_t tb_mem_plan(const struct tb_mem *m, int n, const struct tb_mem_opts *o);
+/* Build levels top+1..n as far as they fit (see above): SOW_OK (also when
+ * some did not fit: see tb_mem_top), SOW_E_INTERRUPTED or SOW_E_NOMEM. */
+enum sow_status tb_mem_extend(struct tb_mem *m, int n, const struct tb_mem_opts *o,
+                              struct sow_error *e);
 
 #endif

@@ -97,27 +97,25 @@ int bench_solve_once(const struct ruleset *rs, const sow_position *p, int thread
                      volatile sig_atomic_t *stop, int *val, uint64_t *nodes, uint64_t *expanded,
                      double *secs, double *cpu)
 {
-    char err[256];
+    struct sow_error e;
     struct search_opts o = {.threads = threads, .hash_mb = hash, .stop = stop};
-    struct search_ctx *s = search_new(rs, &o, err, sizeof err);
-    if (!s) {
-        fprintf(stderr, "sow bench: %s\n", err);
-        return CLI_FAIL;
+    struct search_ctx *s;
+    enum sow_status st = search_new(rs, &o, &s, &e);
+    if (st != SOW_OK) {
+        fprintf(stderr, "sow bench: %s\n", e.msg);
+        return cli_exit_code(st);
     }
     double t0 = util_now(), c0 = cpu_now();
-    int rc = search_value(s, p, val);
+    st = search_value(s, p, val);
     *secs = util_now() - t0;
     *cpu = cpu_now() - c0;
     uint64_t hits;
     *expanded = search_expanded(s);
     search_counters(s, nodes, &hits);
-    const char *why = rc < 0 ? search_error(s) : NULL;
-    if (rc < 0)
-        fprintf(stderr, "sow bench: %s\n", why ? why : "interrupted");
+    if (st != SOW_OK)
+        fprintf(stderr, "sow bench: %s\n", search_last_error(s)->msg);
     search_free(s);
-    if (rc < 0)
-        return why ? CLI_FAIL : CLI_INTERRUPTED;
-    return 0;
+    return cli_exit_code(st);
 }
 
 /* What was measured for one position with one thread count: the fastest of

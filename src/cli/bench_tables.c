@@ -130,10 +130,11 @@ int bench_tables(int argc, char **argv)
                                     level_done, &b, NULL};
         printf("%s 2x%ld levels 0..%ld, %s threads:\n", rs.name, pits, seeds,
                threads ? "" : "all");
-        int r = tb_build(&rs, dir, (int)seeds, &opt, err, sizeof err);
+        struct sow_error e;
+        enum sow_status st = tb_build(&rs, dir, (int)seeds, &opt, &e);
         util_rmdir_flat(dir);
-        if (r != 0) {
-            fprintf(stderr, "sow bench tables: %s\n", err);
+        if (st != SOW_OK) {
+            fprintf(stderr, "sow bench tables: %s\n", e.msg);
             return CLI_FAIL;
         }
         printf("%s total: %llu positions in %.2f s = %.2f Mpos/s, %.2f cpu-s = %.2f Mpos/cpu-s\n",

@@ -11,9 +11,8 @@ static const char usage[] =
     "  search [--file F] [--hash MB] [--threads T]\n"
     "      solver nodes/second over bench/positions.txt, 1 then T (2) threads.\n"
     "  movegen [--rules R|all] [--positions N] [--time S]\n"
-    "      moves generated per second per rule set over a fixed position set,\n"
-    "      the seed-by-seed reference alongside; then oware perft against the\n"
-    "      obvious C perft (int arrays, copy-make, seed by seed).\n"
+    "      moves generated per second per rule set over a fixed position set;\n"
+    "      then oware perft.  (Against the slow twins: build/bench/sow-bench-twin.)\n"
     "  tables [--rules R[,R..]|all] [--pits N] [--seeds N] [--threads T]\n"
     "      endgame-table build speed: positions per second per level.\n";
 

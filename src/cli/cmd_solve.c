@@ -227,14 +227,13 @@ int cmd_solve(int argc, char **argv)
     if (save)
         levels = 0; /* the closure alone: every position the start reaches, in the file */
 
-    char err[256];
     struct tb_set *tb = NULL;
     if (tables) {
         if (cli_check_dir("solve", tables))
             return CLI_BAD; /* a mistyped --tables would otherwise solve without them */
-        tb = tb_open(&g.rs, tables, err, sizeof err);
-        if (!tb)
-            return cli_bad("solve", "--tables %s: %s", tables, err);
+        struct sow_error e;
+        if (tb_open(&g.rs, tables, &tb, &e) != SOW_OK) /* missing or damaged: bad input */
+            return cli_bad("solve", "--tables %s: %s", tables, e.msg);
     }
     struct prog pr = {util_now()};
     struct search_opts o = {
@@ -250,11 +249,13 @@ int cmd_solve(int argc, char **argv)
         .progress = on_progress,
         .progress_arg = &pr,
     };
-    struct search_ctx *s = search_new(&g.rs, &o, err, sizeof err);
-    if (!s) {
+    struct search_ctx *s;
+    struct sow_error e;
+    enum sow_status st = search_new(&g.rs, &o, &s, &e);
+    if (st != SOW_OK) {
         tb_close(tb);
-        fprintf(stderr, "sow solve: %s\n", err);
-        return CLI_FAIL;
+        fprintf(stderr, "sow solve: %s\n", e.msg);
+        return cli_exit_code(st);
     }
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
@@ -268,12 +269,12 @@ int cmd_solve(int argc, char **argv)
     struct search_result r;
     struct sow_movelist ml;
     int vals[SOW_MAX_PITS + 1];
-    int nmv = 0, rc;
+    int nmv = 0;
     rules_generate(&g.rs, &g.p, &ml);
     if (solution) {
         struct sol *sol = NULL;
         struct sow_error se = {0};
-        enum sow_status st = search_solution_open(&g.rs, solution, &sol, &se);
+        st = search_solution_open(&g.rs, solution, &sol, &se);
         if (st == SOW_OK) {
             nmv = search_solution_answer(sol, &g.p, &r, vals);
             search_solution_close(sol);
@@ -289,37 +290,30 @@ int cmd_solve(int argc, char **argv)
             return cli_exit_code(st);
         }
         moves = true;
-        rc = 0;
     } else {
-        rc = search_solve(s, &g.p, &r);
-        if (rc == 0 && moves) {
+        st = search_solve(s, &g.p, &r);
+        if (st == SOW_OK && moves) {
             nmv = search_move_values(s, &g.p, vals);
             if (nmv < 0)
-                rc = -1;
+                st = search_last_error(s)->status;
         }
     }
     sigaction(SIGINT, &old, NULL);
-    if (rc == 0 && save) {
+    if (st != SOW_OK) {
+        fprintf(stderr, "sow solve: %s\n", search_last_error(s)->msg);
+        search_free(s);
+        tb_close(tb);
+        return cli_exit_code(st);
+    }
+    if (save) {
         struct sow_error se = {0};
-        enum sow_status st = search_save(s, &g.p, save, &se);
+        st = search_save(s, &g.p, save, &se);
         if (st != SOW_OK) {
             fprintf(stderr, "sow solve: %s\n", se.msg);
             search_free(s);
             tb_close(tb);
             return cli_exit_code(st);
         }
-    }
-    if (rc < 0) {
-        const char *why = search_error(s);
-        enum sow_status st = search_status(s);
-        if (why)
-            fprintf(stderr, "sow solve: %s\n", why);
-        search_free(s);
-        tb_close(tb);
-        if (why)
-            return cli_exit_code(st);
-        fprintf(stderr, "sow solve: interrupted\n");
-        return CLI_INTERRUPTED;
     }
     /* Counters over the whole command (solve, PV and --moves). */
     uint64_t nodes, hits, expanded = search_expanded(s);

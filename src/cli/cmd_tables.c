@@ -199,21 +199,18 @@ static int tables_build(int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    char err[512];
+    struct sow_error e;
     double t0 = util_now();
-    r = tb_build(&rs, o.dir, (int)o.seeds, &opt, err, sizeof err);
+    enum sow_status st = tb_build(&rs, o.dir, (int)o.seeds, &opt, &e);
     if (b.tty)
         fputs("\r\033[K", stderr);
-    if (r == TB_INTERRUPTED || g_stop) {
+    if (st == SOW_E_INTERRUPTED || g_stop) {
         fprintf(stderr, "sow tables build: interrupted; complete levels are kept, rerun to resume\n");
-        return CLI_INTERRUPTED;
+        return cli_exit_code(SOW_E_INTERRUPTED);
     }
-    if (r < 0) {
-        fprintf(stderr, "sow tables build: %s\n", err);
-        return strstr(err, "memory limit") || strstr(err, "--seeds") || strstr(err, "damaged") ||
-                       strstr(err, "foreign") || strstr(err, "truncated") || strstr(err, "not a sow")
-                   ? CLI_BAD
-                   : CLI_FAIL;
+    if (st != SOW_OK) {
+        fprintf(stderr, "sow tables build: %s\n", e.msg);
+        return cli_exit_code(st);
     }
     printf("%s 2x%d levels 0..%ld in %s: done in %.2f s\n", rs.name, rs.pits, o.seeds, o.dir,
            util_now() - t0);
@@ -287,7 +284,7 @@ static int tables_info(int argc, char **argv)
     printf("%-28s %-12s %-6s %5s %14s %14s  %-16s %s\n", "file", "rules", "board", "level",
            "entries", "bytes", "xxh3-64", "status");
     for (int i = 0; i < count; i++) {
-        char path[4200], err[512];
+        char path[4200];
         snprintf(path, sizeof path, "%s/%s", o.dir, names[i]);
         size_t l = strlen(names[i]);
         if (strcmp(names[i] + l - 4, ".tmp") == 0) {
@@ -297,8 +294,9 @@ static int tables_info(int argc, char **argv)
             continue;
         }
         struct tb_header h;
-        if (tb_file_load(path, NULL, 0, &h, NULL, NULL, NULL, err, sizeof err) < 0) {
-            printf("%-28s BAD: %s\n", names[i], err);
+        struct sow_error e;
+        if (tb_file_load(path, NULL, 0, &h, NULL, NULL, NULL, &e) != SOW_OK) {
+            printf("%-28s BAD: %s\n", names[i], e.msg);
             bad++;
         } else {
             char board[16];
@@ -333,7 +331,7 @@ static int tables_stats(int argc, char **argv)
     if (setup_rules("tables stats", &o, &rs))
         return CLI_BAD;
     int n = (int)o.seeds;
-    char path[4200], err[512];
+    char path[4200];
     tb_file_name(o.dir, rs.name, rs.pits, n, path, sizeof path);
     if (access(path, F_OK) != 0) {
         fprintf(stderr, "sow tables stats: %s: level %d not built (sow tables build --rules %s "
@@ -344,8 +342,9 @@ static int tables_stats(int argc, char **argv)
     const int8_t *v;
     void *map;
     size_t maplen;
-    if (tb_file_load(path, &rs, n, &h, &v, &map, &maplen, err, sizeof err) < 0)
-        return cli_bad("tables stats", "%s", err);
+    struct sow_error e;
+    if (tb_file_load(path, &rs, n, &h, &v, &map, &maplen, &e) != SOW_OK)
+        return cli_bad("tables stats", "%s", e.msg); /* a damaged table file is bad input */
     int states = (int)h.states;
     uint64_t per = h.entries / (uint64_t)states;
     uint64_t hist[4][2 * TB_MAX_LEVEL + 1];
@@ -423,10 +422,11 @@ static int tables_verify(int argc, char **argv)
         if (strstr(names[i], ".tmp"))
             continue;
         struct tb_header h;
-        if (tb_file_load(path, NULL, 0, &h, NULL, NULL, NULL, err, sizeof err) < 0) {
-            if (strcmp(err, lastbad) != 0) /* its group may have listed it already */
-                printf("BAD  %s\n", err);
-            snprintf(lastbad, sizeof lastbad, "%s", err);
+        struct sow_error e;
+        if (tb_file_load(path, NULL, 0, &h, NULL, NULL, NULL, &e) != SOW_OK) {
+            if (strcmp(e.msg, lastbad) != 0) /* its group may have listed it already */
+                printf("BAD  %s\n", e.msg);
+            snprintf(lastbad, sizeof lastbad, "%s", e.msg);
             rc = CLI_BAD;
             continue;
         }
@@ -440,11 +440,11 @@ static int tables_verify(int argc, char **argv)
         snprintf(done[ndone++], sizeof done[0], "%s", key);
         struct ruleset rs;
         rules_init(&rs, h.rules, (int)h.pits, 0, err, sizeof err);
-        struct tb_set *set = tb_open(&rs, o.dir, err, sizeof err);
-        if (!set) {
-            if (strcmp(err, lastbad) != 0) /* the same damaged file, already listed */
-                printf("BAD  %s\n", err);
-            snprintf(lastbad, sizeof lastbad, "%s", err);
+        struct tb_set *set;
+        if (tb_open(&rs, o.dir, &set, &e) != SOW_OK) {
+            if (strcmp(e.msg, lastbad) != 0) /* the same damaged file, already listed */
+                printf("BAD  %s\n", e.msg);
+            snprintf(lastbad, sizeof lastbad, "%s", e.msg);
             rc = CLI_BAD;
             continue;
         }
@@ -458,11 +458,13 @@ static int tables_verify(int argc, char **argv)
         struct tb_build_opts opt = {(int)o.threads, 0, &g_stop, NULL, NULL, NULL, NULL};
         for (int n = 0; n <= top && !g_stop; n++) {
             double t0 = util_now();
-            int64_t bad = tb_verify_level(set, n, &opt, err, sizeof err);
+            int64_t bad = -1;
+            if (tb_verify_level(set, n, &opt, &bad, &e) != SOW_OK)
+                bad = -1;
             if (bad == 0)
                 printf("ok   %s 2x%d level %d (%.2f s)\n", rs.name, rs.pits, n, util_now() - t0);
             else {
-                printf("BAD  %s 2x%d %s\n", rs.name, rs.pits, err);
+                printf("BAD  %s 2x%d %s\n", rs.name, rs.pits, e.msg);
                 rc = CLI_FAIL;
             }
             fflush(stdout);
@@ -545,10 +547,10 @@ static int tables_probe(int argc, char **argv)
         return CLI_BAD;
     if (o.solution)
         return probe_solution(&g, o.solution);
-    char err[512];
-    struct tb_set *set = tb_open(&g.rs, o.dir, err, sizeof err);
-    if (!set)
-        return cli_bad("tables probe", "%s", err);
+    struct sow_error e;
+    struct tb_set *set;
+    if (tb_open(&g.rs, o.dir, &set, &e) != SOW_OK)
+        return cli_bad("tables probe", "%s", e.msg); /* missing or damaged tables: bad input */
     char buf[SOW_POS_MAXLEN];
     pos_format(&g.rs, &g.p, buf, sizeof buf);
     int n = rules_board_seeds(&g.rs, &g.p), v;

@@ -24,8 +24,10 @@ static void usage(FILE *f)
     fprintf(f, "usage: sow COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nrule sets: oware awari jodu jodu-ibadan jodu-starve odu jerin darra\n"
-               "positions: A1,...,AN/B1,...,BN/SIDE[/SA-SB[/STATE]]\n"
+    char names[256];
+    rules_names_line(names, sizeof names, false);
+    fprintf(f, "\nrule sets: %s\n", names);
+    fprintf(f, "positions: A1,...,AN/B1,...,BN/SIDE[/SA-SB[/STATE]]\n"
                "'sow COMMAND --help' for each command's options.\n"
                "exit status: 0 ok, 1 failure while working, 2 bad input, 130 interrupted\n");
 }

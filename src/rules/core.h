@@ -10,7 +10,8 @@
 
 #include "sow/rules.h"
 
-#define CORE_INLINE_FWD static inline __attribute__((always_inline))
+/* Inlined into every generator (the hot path). */
+#define CORE_INLINE static inline __attribute__((always_inline))
 
 /* Lanes [0, holes) as 0x01 bytes, word w. */
 static inline uint64_t core_all_word(const struct ruleset *rs, int w)
@@ -44,7 +45,7 @@ static inline uint64_t core_after_mask(const struct ruleset *rs, int origin, int
 
 /* Plain sowing of s seeds from `origin` (already emptied), one per hole, the
  * origin not skipped.  Returns the hole of the last seed. */
-CORE_INLINE_FWD int core_sow(const struct ruleset *rs, board_t *b, int origin, int s, int nw)
+CORE_INLINE int core_sow(const struct ruleset *rs, board_t *b, int origin, int s, int nw)
 {
     int H = rs->holes;
     if (s < H) { /* the common case: no full lap, no division */
@@ -61,7 +62,7 @@ CORE_INLINE_FWD int core_sow(const struct ruleset *rs, board_t *b, int origin, i
 }
 
 /* Sowing that skips the origin on every lap (oware, awari). */
-CORE_INLINE_FWD int core_sow_skip(const struct ruleset *rs, board_t *b, int origin, int s, int nw)
+CORE_INLINE int core_sow_skip(const struct ruleset *rs, board_t *b, int origin, int s, int nw)
 {
     int H = rs->holes, ring = H - 1;
     if (ring == 0) /* 2x1 ... only for H == 1, which cannot happen (H >= 2) */
@@ -93,7 +94,7 @@ struct core_four {
  * that makes a hole exactly 4 gives those 4 to the hole's owner at once.  The
  * last seed is added but not judged: the caller applies its rule.  Returns
  * the hole of the last seed. */
-CORE_INLINE_FWD int core_sow_four(const struct ruleset *rs, board_t *b, int origin, int s,
+CORE_INLINE int core_sow_four(const struct ruleset *rs, board_t *b, int origin, int s,
                                 struct core_four *f, int nw)
 {
     int H = rs->holes, P = rs->pits, n = s - 1;
@@ -259,7 +260,6 @@ typedef void (*core_generate_fn)(const struct ruleset *, const sow_position *,
     const core_generate_fn body##_by_width[SOW_BOARD_WORDS + 1] = {                            \
         0, body##_nw1, body##_nw2, body##_nw3, body##_nw4, body##_nw5}
 
-#define CORE_INLINE static inline __attribute__((always_inline))
 
 typedef int (*core_count_fn)(const struct ruleset *, const sow_position *,
                              struct sow_relay_cache *);

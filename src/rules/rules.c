@@ -4,27 +4,77 @@
 
 #include "core.h"
 
+/* ---- normalisation hooks for the tables' index (struct ruleset) ---- */
+
+static int rel_state_none(const sow_position *p)
+{
+    (void)p;
+    return 0;
+}
+
+static uint8_t state_of_rel_none(int rel, int side)
+{
+    (void)rel;
+    (void)side;
+    return SOW_STATE_NONE;
+}
+
+/* darra: the last capturer relative to the mover, 0 nobody, 1 mover, 2 opponent. */
+static int rel_state_darra(const sow_position *p)
+{
+    if (p->state == SOW_STATE_NONE)
+        return 0;
+    int who = p->state == SOW_STATE_A ? SOW_A : SOW_B;
+    return who == p->side ? 1 : 2;
+}
+
+static uint8_t state_of_rel_darra(int rel, int side)
+{
+    if (rel == 0)
+        return SOW_STATE_NONE;
+    int who = rel == 1 ? side : !side;
+    return who == SOW_A ? SOW_STATE_A : SOW_STATE_B;
+}
+
+/* jerin: positions with the opening double move due are not indexed. */
+static int rel_state_jerin(const sow_position *p)
+{
+    return p->state == SOW_STATE_OPEN ? -1 : 0;
+}
+
+/* The registry, indexed by enum sow_family; names in sow_rule_names. */
 struct family_desc {
-    const char *name;
     enum sow_family family;
-    bool relay, skip_origin, has_state;
+    bool relay;
+    enum sow_cycle cycle;
+    int index_states;
+    int (*rel_state)(const sow_position *p);
+    uint8_t (*state_of_rel)(int rel, int side);
     const core_generate_fn *by_width;
     core_count_fn count;
 };
 
+#define OWN SOW_CYCLE_OWN_SIDES
+#define NORM1 1, rel_state_none, state_of_rel_none
 static const struct family_desc families[SOW_FAMILY_COUNT] = {
-    {"oware", SOW_OWARE, false, true, false, oware_by_width, oware_count},
-    {"awari", SOW_AWARI, false, true, false, oware_by_width, core_count_generic},
-    {"jodu", SOW_JODU, true, false, false, jodu_by_width, core_count_generic},
-    {"jodu-ibadan", SOW_JODU_IBADAN, true, false, false, jodu_by_width, core_count_generic},
-    {"jodu-starve", SOW_JODU_STARVE, true, false, false, jodu_by_width, core_count_generic},
-    {"odu", SOW_ODU, true, false, false, odu_by_width, core_count_generic},
-    {"jerin", SOW_JERIN, true, false, true, odu_by_width, core_count_generic},
-    {"darra", SOW_DARRA, false, false, true, darra_by_width, core_count_generic},
+    {SOW_OWARE, false, OWN, NORM1, oware_by_width, oware_count},
+    {SOW_AWARI, false, SOW_CYCLE_SPLIT, NORM1, oware_by_width, core_count_generic},
+    {SOW_JODU, true, OWN, NORM1, jodu_by_width, core_count_generic},
+    {SOW_JODU_IBADAN, true, OWN, NORM1, jodu_by_width, core_count_generic},
+    {SOW_JODU_STARVE, true, OWN, NORM1, jodu_by_width, core_count_generic},
+    {SOW_ODU, true, OWN, NORM1, odu_by_width, core_count_generic},
+    {SOW_JERIN, true, OWN, 1, rel_state_jerin, state_of_rel_none, odu_by_width,
+     core_count_generic},
+    {SOW_DARRA, false, OWN, 3, rel_state_darra, state_of_rel_darra, darra_by_width,
+     core_count_generic},
 };
+#undef OWN
+#undef NORM1
 
-const char *const sow_rule_names[] = {"oware", "awari",     "jodu",  "jodu-ibadan", "jodu-starve",
-                                      "odu",   "jerin",     "darra", NULL};
+const char *const sow_rule_names[] = {"oware", "awari", "jodu",  "jodu-ibadan", "jodu-starve",
+                                      "odu",   "jerin", "darra", NULL};
+_Static_assert(sizeof sow_rule_names / sizeof sow_rule_names[0] == SOW_FAMILY_COUNT + 1,
+               "one name per family");
 
 static const struct {
     const char *alias, *name;
@@ -33,6 +83,16 @@ static const struct {
     {"kyekyemapuduo", "jodu"}, {"ayoayo", "jodu-ibadan"},
 };
 
+void rules_names_line(char *buf, size_t len, bool with_aliases)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (int i = 0; sow_rule_names[i] && k < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? " " : "", sow_rule_names[i]);
+    for (size_t i = 0; with_aliases && i < sizeof aliases / sizeof aliases[0] && k < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? " " : "; aliases ", aliases[i].alias);
+}
+
 int rules_init(struct ruleset *rs, const char *name, int pits, int seeds, char *err, int errlen)
 {
     const char *canon = name;
@@ -40,14 +100,16 @@ int rules_init(struct ruleset *rs, const char *name, int pits, int seeds, char *
         if (strcmp(name, aliases[i].alias) == 0)
             canon = aliases[i].name;
     const struct family_desc *fd = NULL;
+    const char *fname = NULL;
     for (int i = 0; i < SOW_FAMILY_COUNT; i++)
-        if (strcmp(canon, families[i].name) == 0)
+        if (strcmp(canon, sow_rule_names[i]) == 0) {
             fd = &families[i];
+            fname = sow_rule_names[i];
+        }
     if (!fd) {
-        snprintf(err, (size_t)errlen,
-                 "unknown rule set '%s' (known: oware awari jodu jodu-ibadan jodu-starve odu jerin "
-                 "darra; aliases abapa ayo-eleh ba-awa kyekyemapuduo ayoayo)",
-                 name);
+        char known[256];
+        rules_names_line(known, sizeof known, true);
+        snprintf(err, (size_t)errlen, "unknown rule set '%s' (known: %s)", name, known);
         return -1;
     }
     if (pits == 0)
@@ -67,15 +129,17 @@ int rules_init(struct ruleset *rs, const char *name, int pits, int seeds, char *
         return -1;
     }
     memset(rs, 0, sizeof *rs);
-    rs->name = fd->name;
+    rs->name = fname;
     rs->family = fd->family;
     rs->pits = pits;
     rs->holes = 2 * pits;
     rs->nwords = (rs->holes + 7) / 8;
     rs->seeds = seeds;
     rs->relay = fd->relay;
-    rs->skip_origin = fd->skip_origin;
-    rs->has_state = fd->has_state;
+    rs->cycle = fd->cycle;
+    rs->index_states = fd->index_states;
+    rs->rel_state = fd->rel_state;
+    rs->state_of_rel = fd->state_of_rel;
     rs->generate = fd->by_width[rs->nwords];
     rs->count = fd->count;
     return 0;
@@ -160,14 +224,12 @@ int rules_side_seeds(const struct ruleset *rs, const sow_position *p, int side)
 
 int rules_cycle_value(const struct ruleset *rs, const sow_position *p)
 {
-    if (rs->family == SOW_AWARI)
-        return 0;
-    return rules_side_seeds(rs, p, p->side) - rules_side_seeds(rs, p, !p->side);
+    return rules_cycle_net(rs, rules_side_seeds(rs, p, p->side), rules_side_seeds(rs, p, !p->side));
 }
 
 void rules_repetition_settle2(const struct ruleset *rs, const sow_position *p, int out2[2])
 {
-    if (rs->family == SOW_AWARI) {
+    if (rs->cycle == SOW_CYCLE_SPLIT) {
         int n = rules_board_seeds(rs, p);
         out2[0] = out2[1] = n;
         return;

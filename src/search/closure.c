@@ -76,7 +76,6 @@ _Static_assert(2 + SOW_MAX_SEEDS + SOW_MAX_HOLES <= 64 * MAX_KEY_WORDS, "keys fi
 struct clos {
     const struct ruleset *rs;
     int pits, holes, slots, K;
-    bool awari;                        /* cycle value 0, else own - other side */
     uint64_t n, cap;                   /* nodes, capacity of the node arrays */
     uint64_t *key;                     /* [cap * K] */
     int8_t *lo, *hi, *v;               /* [cap] */
@@ -235,7 +234,6 @@ struct clos *clos_new(const struct ruleset *rs)
     c->slots = SOW_MAX_PITS + 1;
     if (rs->pits + 1 < c->slots)
         c->slots = rs->pits + 1;
-    c->awari = rs->family == SOW_AWARI;
     c->K = 1;
     return c;
 }
@@ -694,14 +692,12 @@ static enum clos_err renumber(struct clos *c, const struct clos_env *env, const 
 /* The cycle value of the normalised node (mover = side A). */
 static inline int cycle_value(const struct clos *c, const sow_position *p)
 {
-    if (c->awari)
-        return 0;
     int s0 = 0, s1 = 0;
     for (int j = 0; j < c->pits; j++) {
         s0 += p->board.h[j];
         s1 += p->board.h[j + c->pits];
     }
-    return s0 - s1;
+    return rules_cycle_net(c->rs, s0, s1);
 }
 
 static inline int8_t clamp8(int x, int lo, int hi)

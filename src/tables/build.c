@@ -1,5 +1,7 @@
-/* Endgame tables: retrograde analysis of one level, and the level-by-level
- * builder.  docs/tables.md "Algorithm" explains why this computes exactly the
+/* Endgame tables, build side (sow/tables.h): retrograde analysis of one
+ * level, the level-by-level builder, the verifier and the levels the solver
+ * builds in memory (tb_mem).  It uses the probe side (file.c, index.c), never
+ * the other way round.  docs/tables.md "Algorithm" explains why this computes exactly the
  * value of docs/rules.md; the comments here say how.
  *
  * Per level n (E entries, mover-normalised), the index range is cut into
@@ -83,7 +85,7 @@ static void *region_get(struct region *r, size_t need, bool huge)
     if (need <= r->len)
         return r->p;
     /* A region that has to grow is being reused by levels of increasing
-     * size (tb_set_build_level: one level at a time, the largest unknown):
+     * size (tb_mem_extend: one level at a time, the largest unknown):
      * reserve 4 times what is needed, so that the next levels fit and reuse
      * the pages already touched instead of having fresh ones zeroed again
      * (untouched pages cost only address space; the exact size if that
@@ -317,9 +319,9 @@ static void entry_next(const struct lvl *L, uint64_t idx, sow_position *p)
 /* In-level child's index (child c of a normalised position, mover B). */
 static inline uint64_t child_index(const struct lvl *L, const sow_position *c, int n, uint64_t boards)
 {
-    int st = 0;
-    if (L->ix->states == 3 && c->state != SOW_STATE_NONE)
-        st = (c->state == SOW_STATE_B) ? 1 : 2; /* relative to B, the child's mover */
+    /* relative to B, the child's mover (rules' hook; a call only where the
+     * rule set indexes states) */
+    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0;
     (void)n;
     return (uint64_t)st * boards + tb_rank_side(L->ix, c->board.h, 1);
 }
@@ -329,9 +331,9 @@ static inline uint64_t child_index(const struct lvl *L, const sow_position *c, i
 static inline __attribute__((always_inline)) uint64_t
 child_index_n(const struct lvl *L, const sow_position *c, uint64_t boards, int N)
 {
-    int st = 0;
-    if (L->ix->states == 3 && c->state != SOW_STATE_NONE)
-        st = (c->state == SOW_STATE_B) ? 1 : 2; /* relative to B, the child's mover */
+    /* relative to B, the child's mover (rules' hook; a call only where the
+     * rule set indexes states) */
+    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0;
     const uint8_t *h = c->board.h;
     uint64_t r = 0;
     int s = 0, i = 0;
@@ -382,7 +384,6 @@ moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *
 {
     int sh = L->bshift, n = L->n;
     uint32_t qmask = (1u << sh) - 1;
-    bool awari = L->rs->family == SOW_AWARI;
     sow_position p;
     entry_pos(L, a, &p);
     for (uint64_t g = a; g < b; g += MGROUP) {
@@ -413,9 +414,8 @@ moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *
             }
             L->nd[idx].cnt = (uint8_t)deg;
             /* The repetition settlement, for the values pass. */
-            L->out[idx] = (int8_t)(awari ? 0
-                                         : board_sum_range(&p.board, 0, N) -
-                                               board_sum_range(&p.board, N, 2 * N));
+            L->out[idx] = (int8_t)rules_cycle_net(L->rs, board_sum_range(&p.board, 0, N),
+                                                  board_sum_range(&p.board, N, 2 * N));
             if (idx + 1 < b)
                 entry_next(L, idx, &p);
         }
@@ -884,7 +884,7 @@ static int solve(struct lvl *L)
     }
     if (!ok)
         return -1;
-    return stopped(L) ? TB_INTERRUPTED : 0;
+    return stopped(L) ? 1 : 0;
 }
 
 /* lo/hi from the game, V = clamp(cyc, lo, hi) (cyc is in out[] since the move
@@ -966,9 +966,9 @@ static void work_free(struct tb_work *wk)
     }
 }
 
-static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
-                       int8_t *lohi, const struct tb_build_opts *opt, struct tb_work *wk,
-                       char *err, int errlen)
+static enum sow_status solve_level(const struct ruleset *rs, const struct tb_set *lower, int n,
+                                   int8_t *out, int8_t *lohi, const struct tb_build_opts *opt,
+                                   struct tb_work *wk, struct sow_error *e)
 {
     struct lvl L;
     memset(&L, 0, sizeof L);
@@ -984,18 +984,18 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
     /* Small chunks on small levels, so that threads do interleave there too. */
     L.chunk = L.E < (1u << 20) ? 256 : 4096;
     if (n > TB_MAX_LEVEL || L.E > TB_MAX_ENTRIES) {
-        snprintf(err, (size_t)errlen, "level %d: too large for one process (31-bit indices)", n);
-        return -1;
+        return sow_fail(e, SOW_E_TOO_BIG, "level %d: too large for one process (31-bit indices)",
+                        n);
     }
     for (int m = 0; m < n; m++)
         if (!lower->lv[m].v) {
-            snprintf(err, (size_t)errlen, "level %d needs level %d, which is not loaded", n, m);
-            return -1;
+            return sow_fail(e, SOW_E_INPUT, "level %d needs level %d, which is not loaded", n, m);
         }
     L.nchunks = (L.E + L.chunk - 1) / L.chunk;
     L.bshift = BSHIFT;
     L.nblocks = level_blocks(L.E);
-    int T = L.threads, rc = -1;
+    int T = L.threads;
+    enum sow_status rc = SOW_E_NOMEM;
     uint64_t nb = L.nblocks, V = 2 * (uint64_t)n + 1;
     uint32_t *ebase = NULL, *cnt = NULL;
     if (!work_reserve(wk, L.E, rs->pits, T))
@@ -1022,12 +1022,12 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
         goto oom;
     pass_moves(&L);
     if (stopped(&L)) {
-        rc = TB_INTERRUPTED;
+        rc = SOW_E_INTERRUPTED;
         goto done;
     }
     for (int w = 0; w < T; w++)
         if (L.pool[w].failed) {
-            snprintf(err, (size_t)errlen, "level %d: internal error: edge bins overflow", n);
+            rc = sow_fail(e, SOW_E_NOMEM, "level %d: internal error: edge bins overflow", n);
             goto done;
         }
     uint64_t total = 0;
@@ -1036,8 +1036,8 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
         for (int w = 0; w < T; w++)
             total += L.ebin[(uint64_t)w * L.ebstride + c].edges;
         if (total > UINT32_MAX) {
-            snprintf(err, (size_t)errlen, "level %d: more than 2^32 in-level moves (uint32 edges)",
-                     n);
+            rc = sow_fail(e, SOW_E_TOO_BIG, "level %d: more than 2^32 in-level moves (uint32 edges)",
+                          n);
             goto done;
         }
     }
@@ -1050,31 +1050,32 @@ static int solve_level(const struct ruleset *rs, const struct tb_set *lower, int
      * (already touched, so not zeroed again). */
     L.seeds = (uint32_t *)(void *)L.arena;
     if (stopped(&L)) {
-        rc = TB_INTERRUPTED;
+        rc = SOW_E_INTERRUPTED;
         goto done;
     }
     pass_seeds(&L, cnt);
-    rc = solve(&L);
-    if (rc == TB_INTERRUPTED)
+    int sr = solve(&L);
+    if (sr > 0) {
+        rc = SOW_E_INTERRUPTED;
         goto done;
-    if (rc < 0) {
-        snprintf(err, (size_t)errlen, "level %d: out of memory in the solve", n);
+    }
+    if (sr < 0) {
+        rc = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the solve", n);
         goto done;
     }
     if (finish(&L, out, lohi)) {
-        snprintf(err, (size_t)errlen, "level %d: internal error: lo > hi", n);
-        rc = -1;
+        /* a bug, not the user's input: reported as a failure while working */
+        rc = sow_fail(e, SOW_E_NOMEM, "level %d: internal error: lo > hi", n);
         goto done;
     }
     if (opt && opt->progress)
         opt->progress(opt->ctx, n, L.E, 1.0, "done");
     if (opt && opt->moves)
         *opt->moves += L.moves;
-    rc = 0;
+    rc = SOW_OK;
     goto done;
 oom:
-    snprintf(err, (size_t)errlen, "level %d: out of memory", n);
-    rc = -1;
+    rc = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
 done:
     free(L.ebin);
     free(ebase);
@@ -1083,32 +1084,13 @@ done:
     return rc;
 }
 
-struct tb_work *tb_work_alloc(void)
-{
-    return calloc(1, sizeof(struct tb_work));
-}
-
-void tb_work_destroy(struct tb_work *wk)
-{
-    if (!wk)
-        return;
-    work_free(wk);
-    free(wk);
-}
-
-int tb_solve_level_in(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
-                      int8_t *lohi, const struct tb_build_opts *opt, struct tb_work *wk,
-                      char *err, int errlen)
-{
-    return solve_level(rs, lower, n, out, lohi, opt, wk, err, errlen);
-}
-
-int tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
-                   int8_t *lohi, const struct tb_build_opts *opt, char *err, int errlen)
+enum sow_status tb_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n,
+                               int8_t *out, int8_t *lohi, const struct tb_build_opts *opt,
+                               struct sow_error *e)
 {
     struct tb_work wk;
     memset(&wk, 0, sizeof wk);
-    int rc = solve_level(rs, lower, n, out, lohi, opt, &wk, err, errlen);
+    enum sow_status rc = solve_level(rs, lower, n, out, lohi, opt, &wk, e);
     work_free(&wk);
     return rc;
 }
@@ -1119,21 +1101,17 @@ static double machine_memory(void)
     return pages > 0 && psize > 0 ? (double)pages * (double)psize : 4e9;
 }
 
-int tb_build(const struct ruleset *rs, const char *dir, int max_level,
-             const struct tb_build_opts *opt, char *err, int errlen)
+enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_level,
+                         const struct tb_build_opts *opt, struct sow_error *e)
 {
-    if (max_level < 0 || max_level > TB_MAX_LEVEL) {
-        snprintf(err, (size_t)errlen,
-                 "--seeds %d: levels go up to %d (values are signed bytes, |V| <= n)", max_level,
-                 TB_MAX_LEVEL);
-        return -1;
-    }
+    if (max_level < 0 || max_level > TB_MAX_LEVEL)
+        return sow_fail(e, SOW_E_INPUT,
+                        "--seeds %d: levels go up to %d (values are signed bytes, |V| <= n)",
+                        max_level, TB_MAX_LEVEL);
     struct tb_set *set = tb_set_new(rs, dir);
-    if (!set) {
-        snprintf(err, (size_t)errlen, "out of memory");
-        return -1;
-    }
-    int rc = 0;
+    if (!set)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
+    enum sow_status rc = SOW_OK;
     struct tb_work wk;
     memset(&wk, 0, sizeof wk);
     /* Levels built here, kept in memory for the levels above (huge pages:
@@ -1141,8 +1119,7 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
     struct region *built = calloc(TB_MAX_LEVEL + 1, sizeof *built);
     if (!built) {
         tb_close(set);
-        snprintf(err, (size_t)errlen, "out of memory");
-        return -1;
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
     }
     uint64_t maxE = 0;
     double limit = opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * machine_memory();
@@ -1154,31 +1131,31 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
         tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
         uint64_t E = tb_level_entries(&set->ix, n);
         if (access(path, F_OK) == 0) {
-            if (tb_set_load_level(set, n, err, errlen) < 0) {
-                size_t l = strlen(err);
-                snprintf(err + l, (size_t)errlen - l, " (delete it to rebuild)");
-                rc = -1;
+            rc = tb_set_load_level(set, n, e);
+            if (rc != SOW_OK) {
+                if (e) {
+                    size_t l = strlen(e->msg);
+                    snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
+                }
                 goto out;
             }
         } else {
             missing[n] = true;
             maxE = E > maxE ? E : maxE;
             if (E > TB_MAX_ENTRIES) {
-                snprintf(err, (size_t)errlen,
-                         "level %d has %llu entries, more than one process indexes (%llu); "
-                         "build up to level %d",
-                         n, (unsigned long long)E, (unsigned long long)TB_MAX_ENTRIES, n - 1);
-                rc = -1;
+                rc = sow_fail(e, SOW_E_TOO_BIG,
+                              "level %d has %llu entries, more than one process indexes (%llu); "
+                              "build up to level %d",
+                              n, (unsigned long long)E, (unsigned long long)TB_MAX_ENTRIES, n - 1);
                 goto out;
             }
             double need = tb_level_memory(&set->ix, n) + lower_bytes;
             if (need > limit) {
                 int fit = n - 1;
-                snprintf(err, (size_t)errlen,
-                         "level %d needs about %.1f GB but the memory limit is %.1f GB "
-                         "(--memory); levels up to %d fit: use --seeds %d or raise --memory",
-                         n, need / 1e9, limit / 1e9, fit, fit);
-                rc = -1;
+                rc = sow_fail(e, SOW_E_TOO_BIG,
+                              "level %d needs about %.1f GB but the memory limit is %.1f GB "
+                              "(--memory); levels up to %d fit: use --seeds %d or raise --memory",
+                              n, need / 1e9, limit / 1e9, fit, fit);
                 goto out;
             }
         }
@@ -1186,8 +1163,7 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
     }
     /* One workspace for every level, sized for the largest. */
     if (maxE && !work_reserve(&wk, maxE, rs->pits, level_threads(opt, maxE))) {
-        snprintf(err, (size_t)errlen, "out of address space for level %d", max_level);
-        rc = -1;
+        rc = sow_fail(e, SOW_E_NOMEM, "out of address space for level %d", max_level);
         goto out;
     }
     for (int n = 0; n <= max_level; n++) {
@@ -1200,22 +1176,20 @@ int tb_build(const struct ruleset *rs, const char *dir, int max_level,
         uint64_t E = tb_level_entries(&set->ix, n);
         int8_t *v = region_get(&built[n], E ? E : 1, E >= HUGE_2M);
         if (!v) {
-            snprintf(err, (size_t)errlen, "level %d: out of memory", n);
-            rc = -1;
+            rc = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
             goto out;
         }
-        rc = solve_level(rs, set, n, v, NULL, opt, &wk, err, errlen);
-        if (rc == 0)
-            rc = tb_file_write(dir, rs, n, v, E, err, errlen);
-        if (rc != 0) {
+        rc = solve_level(rs, set, n, v, NULL, opt, &wk, e);
+        if (rc == SOW_OK)
+            rc = tb_file_write(dir, rs, n, v, E, e);
+        if (rc != SOW_OK)
             goto out;
-        }
         /* The written file holds exactly v: the next levels probe v itself. */
         tb_set_put_level(set, n, v, E);
         if (opt && opt->level_done)
             opt->level_done(opt->ctx, n, E, util_now() - t0, true);
         if (opt && opt->stop && *opt->stop) {
-            rc = TB_INTERRUPTED;
+            rc = SOW_E_INTERRUPTED;
             goto out;
         }
     }
@@ -1230,29 +1204,26 @@ out:
 
 /* ---- verification --------------------------------------------------------- */
 
-int64_t tb_verify_level(const struct tb_set *set, int n, const struct tb_build_opts *opt,
-                        char *err, int errlen)
+enum sow_status tb_verify_level(const struct tb_set *set, int n, const struct tb_build_opts *opt,
+                                int64_t *nbad, struct sow_error *e)
 {
     uint64_t E;
     const int8_t *v = tb_level_values(set, n, &E);
-    if (!v) {
-        snprintf(err, (size_t)errlen, "level %d is not loaded", n);
-        return -1;
-    }
+    if (!v)
+        return sow_fail(e, SOW_E_INPUT, "level %d is not loaded", n);
     int8_t *re = malloc(E ? E : 1), *lohi = malloc(2 * (E ? E : 1));
     if (!re || !lohi) {
         free(re);
         free(lohi);
-        snprintf(err, (size_t)errlen, "level %d: out of memory", n);
-        return -1;
+        return sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
     }
-    int rc = tb_solve_level(&set->rs, set, n, re, lohi, opt, err, errlen);
-    if (rc != 0) {
+    enum sow_status rc = tb_solve_level(&set->rs, set, n, re, lohi, opt, e);
+    if (rc != SOW_OK) {
         free(re);
         free(lohi);
-        if (rc == TB_INTERRUPTED)
-            snprintf(err, (size_t)errlen, "interrupted");
-        return -1;
+        if (rc == SOW_E_INTERRUPTED)
+            sow_fail(e, rc, "interrupted");
+        return rc;
     }
     struct lvl L;
     memset(&L, 0, sizeof L);
@@ -1334,6 +1305,137 @@ int64_t tb_verify_level(const struct tb_set *set, int n, const struct tb_build_o
     free(re);
     free(lohi);
     if (bad)
-        snprintf(err, (size_t)errlen, "%s; %llu bad entries", why, (unsigned long long)bad);
-    return (int64_t)bad;
+        sow_fail(e, SOW_OK, "%s; %llu bad entries", why, (unsigned long long)bad);
+    *nbad = (int64_t)bad;
+    return SOW_OK;
+}
+
+/* ---- levels built in memory (tb_mem, sow/tables.h) ------------------------- */
+
+struct tb_mem {
+    struct tb_set *set;
+    int top;            /* levels 0..top held */
+    bool full;          /* a level was refused for RAM: try no higher one */
+    uint64_t used;      /* positions built (borrowed levels not counted) */
+};
+
+struct tb_mem *tb_mem_new(const struct ruleset *rs, const struct tb_set *tables)
+{
+    struct tb_mem *m = calloc(1, sizeof *m);
+    if (!m || !(m->set = tb_set_new(rs, ""))) {
+        free(m);
+        return NULL;
+    }
+    if (tables)
+        tb_set_borrow(m->set, tables);
+    m->top = tb_max_level(m->set);
+    return m;
+}
+
+void tb_mem_free(struct tb_mem *m)
+{
+    if (!m)
+        return;
+    tb_close(m->set);
+    free(m);
+}
+
+const struct tb_set *tb_mem_set(const struct tb_mem *m)
+{
+    return m->set;
+}
+
+int tb_mem_top(const struct tb_mem *m)
+{
+    return m->top;
+}
+
+/* May level k (the next one) be built, `used` positions being built already?
+ * Its positions in *E, the bytes its build needs in *need; *ram tells a
+ * refusal for RAM from one for the budget or the index width. */
+static bool mem_fits(const struct tb_mem *m, int k, uint64_t used, const struct tb_mem_opts *o,
+                     uint64_t *E, double *need, bool *ram)
+{
+    *ram = false;
+    if (m->full || k > TB_MAX_LEVEL)
+        return false;
+    *E = tb_level_entries(&m->set->ix, k);
+    if (*E > o->budget || used > o->budget - *E || *E > TB_MAX_ENTRIES)
+        return false;
+    double mem = util_phys_memory();
+    *need = tb_level_memory(&m->set->ix, k) + 3.0 * (double)(used + *E);
+    *ram = mem > 0 && *need > 0.75 * mem;
+    return !*ram;
+}
+
+uint64_t tb_mem_plan(const struct tb_mem *m, int n, const struct tb_mem_opts *o)
+{
+    uint64_t used = m->used, add = 0, E;
+    double need;
+    bool ram;
+    for (int k = m->top + 1; k <= n && mem_fits(m, k, used, o, &E, &need, &ram); k++) {
+        used += E;
+        add += E;
+    }
+    return add;
+}
+
+static void mem_progress(void *ctx, int level, uint64_t entries, double frac, const char *phase)
+{
+    const struct tb_mem_opts *o = ctx;
+    if (frac >= 1.0 && o->note)
+        o->note(o->ctx, level, entries, 0, false);
+    (void)phase;
+}
+
+enum sow_status tb_mem_extend(struct tb_mem *m, int n, const struct tb_mem_opts *o,
+                              struct sow_error *e)
+{
+    struct tb_work wk;
+    memset(&wk, 0, sizeof wk);
+    enum sow_status st = SOW_OK;
+    while (m->top < n) {
+        int k = m->top + 1;
+        uint64_t E;
+        double need;
+        bool ram;
+        if (!mem_fits(m, k, m->used, o, &E, &need, &ram)) {
+            if (ram) {
+                m->full = true;
+                if (o->note)
+                    o->note(o->ctx, k, E, need, true);
+            }
+            break;
+        }
+        /* levels under 100,000 positions on one thread: there start-up and
+         * barriers cost more than a second thread saves (measured) */
+        struct tb_build_opts bo = {
+            .threads = E >= 100000 ? o->threads : 1,
+            .stop = o->stop,
+            .progress = mem_progress,
+            .ctx = (void *)o,
+            .moves = o->moves,
+        };
+        int8_t *v = malloc(E ? E : 1), *lohi = malloc(E ? 2 * E : 1);
+        if (!v || !lohi) {
+            free(v);
+            free(lohi);
+            st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", k);
+            break;
+        }
+        st = solve_level(&m->set->rs, m->set, k, v, lohi, &bo, &wk, e);
+        if (st != SOW_OK) {
+            free(v);
+            free(lohi);
+            break;
+        }
+        tb_set_own_level(m->set, k, v, lohi, E);
+        if (o->entries)
+            *o->entries += E;
+        m->used += E;
+        m->top = k;
+    }
+    /* The workspace is kept across the levels of one call only. */
+    work_free(&wk);
+    return st;
 }

@@ -1,5 +1,6 @@
-/* Endgame tables: level files (write, load, check) and loaded sets (probe).
- * The format is the contract: docs/tables.md "File format". */
+/* Endgame tables, probe side: level files (write, load, check) and loaded
+ * sets (probe).  Nothing here builds (sow/tables_probe.h).  The format is the
+ * contract: docs/tables.md "File format". */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -13,7 +14,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "sow/tables.h"
+#include "sow/tables_probe.h"
 #include "tables_internal.h"
 
 static const char MAGIC[8] = {'S', 'O', 'W', 'T', 'B', 'L', '\r', '\n'};
@@ -54,7 +55,7 @@ void tb_file_name(const char *dir, const char *rules, int pits, int level, char 
     snprintf(buf, len, "%s/%s-2x%d-%03d.sowtb", dir, rules, pits, level);
 }
 
-static int mkdir_p(const char *dir, char *err, int errlen)
+static enum sow_status mkdir_p(const char *dir, struct sow_error *e)
 {
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s", dir);
@@ -67,17 +68,16 @@ static int mkdir_p(const char *dir, char *err, int errlen)
         }
     if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
         goto fail;
-    return 0;
+    return SOW_OK;
 fail:
-    snprintf(err, (size_t)errlen, "cannot create directory %s: %s", tmp, strerror(errno));
-    return -1;
+    return sow_fail(e, SOW_E_IO, "cannot create directory %s: %s", tmp, strerror(errno));
 }
 
-int tb_file_write(const char *dir, const struct ruleset *rs, int level, const int8_t *values,
-                  uint64_t entries, char *err, int errlen)
+enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int level,
+                              const int8_t *values, uint64_t entries, struct sow_error *e)
 {
-    if (mkdir_p(dir, err, errlen) < 0)
-        return -1;
+    if (mkdir_p(dir, e) != SOW_OK)
+        return SOW_E_IO;
     char path[4096], tmp[4200];
     tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -90,7 +90,12 @@ int tb_file_write(const char *dir, const struct ruleset *rs, int level, const in
     put32(h + H_PITS, (uint32_t)rs->pits);
     put32(h + H_LEVEL, (uint32_t)level);
     put32(h + H_SCHEME, TB_INDEX_SCHEME);
-    put32(h + H_STATES, rs->family == SOW_DARRA ? 3 : 1);
+    struct tb_index *ix = malloc(sizeof *ix);
+    if (!ix)
+        return sow_fail(e, SOW_E_NOMEM, "writing %s: out of memory", path);
+    tb_index_init(ix, rs);
+    put32(h + H_STATES, (uint32_t)ix->states);
+    free(ix);
     put64(h + H_ENTRIES, entries);
     put32(h + H_ENCODING, TB_VALUE_INT8);
     put64(h + H_CHECKSUM, XXH3_64bits(values, (size_t)entries));
@@ -99,8 +104,7 @@ int tb_file_write(const char *dir, const struct ruleset *rs, int level, const in
 
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) {
-        snprintf(err, (size_t)errlen, "cannot create %s: %s", tmp, strerror(errno));
-        return -1;
+        return sow_fail(e, SOW_E_IO, "cannot create %s: %s", tmp, strerror(errno));
     }
     const uint8_t *parts[2] = {h, (const uint8_t *)values};
     size_t sizes[2] = {TB_HEADER_SIZE, (size_t)entries};
@@ -112,31 +116,31 @@ int tb_file_write(const char *dir, const struct ruleset *rs, int level, const in
             if (w < 0 && errno == EINTR)
                 continue;
             if (w <= 0) {
-                snprintf(err, (size_t)errlen, "writing %s: %s", tmp,
+                sow_fail(e, SOW_E_IO, "writing %s: %s", tmp,
                          w < 0 ? strerror(errno) : "short write");
                 close(fd);
                 unlink(tmp);
-                return -1;
+                return SOW_E_IO;
             }
             off += (size_t)w;
         }
     }
     if (fsync(fd) < 0 || close(fd) < 0) {
-        snprintf(err, (size_t)errlen, "writing %s: %s", tmp, strerror(errno));
+        sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
         unlink(tmp);
-        return -1;
+        return SOW_E_IO;
     }
     if (rename(tmp, path) < 0) {
-        snprintf(err, (size_t)errlen, "renaming %s: %s", tmp, strerror(errno));
+        sow_fail(e, SOW_E_IO, "renaming %s: %s", tmp, strerror(errno));
         unlink(tmp);
-        return -1;
+        return SOW_E_IO;
     }
     int dfd = open(dir, O_RDONLY | O_DIRECTORY);
     if (dfd >= 0) {
         fsync(dfd); /* make the rename durable; best effort on odd file systems */
         close(dfd);
     }
-    return 0;
+    return SOW_OK;
 }
 
 void tb_file_unmap(void *map, size_t maplen)
@@ -145,28 +149,31 @@ void tb_file_unmap(void *map, size_t maplen)
         munmap(map, maplen);
 }
 
-int tb_file_load(const char *path, const struct ruleset *rs, int level, struct tb_header *out,
-                 const int8_t **values, void **mapout, size_t *maplen, char *err, int errlen)
+enum sow_status tb_file_load(const char *path, const struct ruleset *rs, int level,
+                             struct tb_header *out, const int8_t **values, void **mapout,
+                             size_t *maplen, struct sow_error *e)
 {
-#define BAD(...) do { snprintf(err, (size_t)errlen, __VA_ARGS__); goto fail; } while (0)
+    /* BAD: the file's content is wrong (bad input); FAIL: the system failed. */
+    enum sow_status st = SOW_E_INPUT;
+#define BAD(...) do { sow_fail(e, st = SOW_E_INPUT, __VA_ARGS__); goto fail; } while (0)
+#define FAIL(kind, ...) do { sow_fail(e, st = (kind), __VA_ARGS__); goto fail; } while (0)
     int fd = open(path, O_RDONLY);
     void *map = NULL;
-    struct stat st;
+    struct stat sb;
     size_t size = 0;
     if (fd < 0) {
-        snprintf(err, (size_t)errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
+        return sow_fail(e, SOW_E_IO, "%s: cannot open: %s", path, strerror(errno));
     }
-    if (fstat(fd, &st) < 0)
-        BAD("%s: cannot stat: %s", path, strerror(errno));
-    size = (size_t)st.st_size;
+    if (fstat(fd, &sb) < 0)
+        FAIL(SOW_E_IO, "%s: cannot stat: %s", path, strerror(errno));
+    size = (size_t)sb.st_size;
     if (size < TB_HEADER_SIZE)
         BAD("%s: truncated or not a table file (%zu bytes, header needs %d)", path, size,
             TB_HEADER_SIZE);
     map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED) {
         map = NULL;
-        BAD("%s: cannot map: %s", path, strerror(errno));
+        FAIL(SOW_E_IO, "%s: cannot map: %s", path, strerror(errno));
     }
     const uint8_t *h = map;
     if (memcmp(h + H_MAGIC, MAGIC, 8) != 0)
@@ -207,7 +214,7 @@ int tb_file_load(const char *path, const struct ruleset *rs, int level, struct t
             hd.rules, hd.pits, hd.level, rs->name, rs->pits, level);
     struct tb_index *ix = malloc(sizeof *ix);
     if (!ix)
-        BAD("%s: out of memory", path);
+        FAIL(SOW_E_NOMEM, "%s: out of memory", path);
     tb_index_init(ix, &frs);
     uint64_t want = tb_level_entries(ix, (int)hd.level);
     uint32_t wstates = (uint32_t)ix->states;
@@ -244,17 +251,18 @@ int tb_file_load(const char *path, const struct ruleset *rs, int level, struct t
     } else {
         munmap(map, size);
     }
-    return 0;
+    return SOW_OK;
 fail:
     /* The message may quote the file's rule-set name: keep it one printable line. */
-    for (char *c = err; *c; c++)
+    for (char *c = e ? e->msg : ""; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
     if (map)
         munmap(map, size);
     close(fd);
-    return -1;
+    return st;
 #undef BAD
+#undef FAIL
 }
 
 /* ---- sets ---------------------------------------------------------------- */
@@ -272,19 +280,20 @@ struct tb_set *tb_set_new(const struct ruleset *rs, const char *dir)
     return s;
 }
 
-int tb_set_load_level(struct tb_set *s, int n, char *err, int errlen)
+enum sow_status tb_set_load_level(struct tb_set *s, int n, struct sow_error *e)
 {
     char path[4096];
     tb_file_name(s->dir, s->rs.name, s->rs.pits, n, path, sizeof path);
     struct tb_header h;
     struct tb_level *lv = &s->lv[n];
     if (lv->v)
-        return 0;
-    if (tb_file_load(path, &s->rs, n, &h, &lv->v, &lv->map, &lv->maplen, err, errlen) < 0)
-        return -1;
+        return SOW_OK;
+    enum sow_status st = tb_file_load(path, &s->rs, n, &h, &lv->v, &lv->map, &lv->maplen, e);
+    if (st != SOW_OK)
+        return st;
     lv->entries = h.entries;
     lv->checksum = h.checksum;
-    return 0;
+    return SOW_OK;
 }
 
 void tb_set_put_level(struct tb_set *s, int n, const int8_t *v, uint64_t entries)
@@ -293,24 +302,34 @@ void tb_set_put_level(struct tb_set *s, int n, const int8_t *v, uint64_t entries
     s->lv[n].entries = entries;
 }
 
-struct tb_set *tb_open(const struct ruleset *rs, const char *dir, char *err, int errlen)
+void tb_set_own_level(struct tb_set *s, int n, int8_t *v, int8_t *lohi, uint64_t entries)
 {
+    tb_file_unmap(s->lv[n].map, s->lv[n].maplen);
+    free(s->lv[n].own);
+    free(s->lv[n].lohi);
+    s->lv[n] = (struct tb_level){.v = v, .entries = entries, .own = v, .lohi = lohi};
+}
+
+enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set **out,
+                        struct sow_error *e)
+{
+    *out = NULL;
     struct tb_set *s = tb_set_new(rs, dir);
-    if (!s) {
-        snprintf(err, (size_t)errlen, "out of memory");
-        return NULL;
-    }
+    if (!s)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
     for (int n = 0; n <= TB_MAX_LEVEL; n++) {
         char path[4096];
         tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
         if (access(path, F_OK) != 0)
             continue;
-        if (tb_set_load_level(s, n, err, errlen) < 0) {
+        enum sow_status st = tb_set_load_level(s, n, e);
+        if (st != SOW_OK) {
             tb_close(s);
-            return NULL;
+            return st;
         }
     }
-    return s;
+    *out = s;
+    return SOW_OK;
 }
 
 void tb_close(struct tb_set *s)
@@ -322,7 +341,6 @@ void tb_close(struct tb_set *s)
         free(s->lv[n].own);
         free(s->lv[n].lohi);
     }
-    tb_work_destroy(s->work);
     free(s);
 }
 
@@ -375,45 +393,6 @@ void tb_set_borrow(struct tb_set *dst, const struct tb_set *src)
 {
     for (int n = 0; n <= tb_max_level(src); n++)
         tb_set_put_level(dst, n, src->lv[n].v, src->lv[n].entries);
-}
-
-int tb_set_build_level(struct tb_set *s, int n, const struct tb_build_opts *opt, char *err,
-                       int errlen)
-{
-    uint64_t E = tb_level_entries(&s->ix, n);
-    if (n < 0 || n > TB_MAX_LEVEL || E > TB_MAX_ENTRIES) {
-        snprintf(err, (size_t)errlen, "level %d: too large for the in-memory levels", n);
-        return -1;
-    }
-    int8_t *v = malloc(E ? E : 1), *lohi = malloc(E ? 2 * E : 1);
-    if (!v || !lohi) {
-        free(v);
-        free(lohi);
-        snprintf(err, (size_t)errlen, "level %d: out of memory", n);
-        return -1;
-    }
-    if (!s->work && !(s->work = tb_work_alloc())) {
-        free(v);
-        free(lohi);
-        snprintf(err, (size_t)errlen, "level %d: out of memory", n);
-        return -1;
-    }
-    int rc = tb_solve_level_in(&s->rs, s, n, v, lohi, opt, s->work, err, errlen);
-    if (rc != 0) {
-        free(v);
-        free(lohi);
-        return rc;
-    }
-    free(s->lv[n].own);
-    free(s->lv[n].lohi);
-    s->lv[n] = (struct tb_level){.v = v, .entries = E, .own = v, .lohi = lohi};
-    return 0;
-}
-
-void tb_set_release_work(struct tb_set *s)
-{
-    tb_work_destroy(s->work);
-    s->work = NULL;
 }
 
 const int8_t *tb_level_values(const struct tb_set *s, int n, uint64_t *entries)

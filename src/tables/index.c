@@ -1,15 +1,16 @@
 /* Endgame tables: the combinatorial index (see sow/tables.h for the scheme). */
 #include <string.h>
 
-#include "sow/tables.h"
+#include "sow/tables_probe.h"
 
 void tb_index_init(struct tb_index *ix, const struct ruleset *rs)
 {
     memset(ix, 0, sizeof *ix);
     ix->pits = rs->pits;
     ix->holes = rs->holes;
-    ix->states = rs->family == SOW_DARRA ? 3 : 1;
-    ix->jerin = rs->family == SOW_JERIN;
+    ix->states = rs->index_states;
+    ix->rel_state = rs->rel_state;
+    ix->state_of_rel = rs->state_of_rel;
     /* Pascal's triangle, saturating: C(m, k) for m <= TB_MAX_LEVEL + H. */
     enum { M = TB_MAX_LEVEL + SOW_MAX_HOLES + 1 };
     static const uint64_t SAT = UINT64_MAX;
@@ -83,15 +84,7 @@ void tb_unrank(const struct tb_index *ix, int n, uint64_t r, uint8_t *h)
 
 int tb_rel_state(const struct tb_index *ix, const sow_position *p)
 {
-    if (ix->states == 3) {
-        if (p->state == SOW_STATE_NONE)
-            return 0;
-        int who = p->state == SOW_STATE_A ? SOW_A : SOW_B;
-        return who == p->side ? 1 : 2;
-    }
-    if (ix->jerin && p->state == SOW_STATE_OPEN)
-        return -1;
-    return 0;
+    return ix->rel_state(p);
 }
 
 bool tb_index_of(const struct tb_index *ix, const sow_position *p, int *level, uint64_t *idx)
@@ -116,5 +109,5 @@ void tb_position_of(const struct tb_index *ix, int n, uint64_t idx, sow_position
     int st = (int)(idx / boards);
     tb_unrank(ix, n, idx % boards, p->board.h);
     p->side = SOW_A;
-    p->state = st == 1 ? SOW_STATE_A : st == 2 ? SOW_STATE_B : SOW_STATE_NONE;
+    p->state = ix->state_of_rel(st, SOW_A);
 }

@@ -121,7 +121,7 @@ static void tb_level_note(void *ctx, int level, uint64_t entries, double seconds
 static struct tb_set *tables_prepare(const struct ruleset *rs, const struct var_atlas_opts *o,
                                      int total, struct var_atlas_result *r)
 {
-    char err[256];
+    struct sow_error e;
     if (!o->tables_dir)
         return NULL;
     if (o->tb_build_entries > 0) {
@@ -139,18 +139,18 @@ static struct tb_set *tables_prepare(const struct ruleset *rs, const struct var_
             bo.level_done = tb_level_note;
             bo.ctx = &tn;
             double t0 = util_now();
-            int rc = tb_build(rs, o->tables_dir, top, &bo, err, sizeof err);
+            enum sow_status rc = tb_build(rs, o->tables_dir, top, &bo, &e);
             r->tb_seconds = util_now() - t0;
-            if (rc < 0)
+            if (rc != SOW_OK && rc != SOW_E_INTERRUPTED)
                 note(o, "tables %s 2x%d: not built (%s); going on without", rs->name, rs->pits,
-                     err);
-            if (rc == TB_INTERRUPTED || user_stopped(o))
+                     e.msg);
+            if (rc == SOW_E_INTERRUPTED || user_stopped(o))
                 return NULL;
         }
     }
-    struct tb_set *set = tb_open(rs, o->tables_dir, err, sizeof err);
-    if (!set) {
-        note(o, "tables %s 2x%d: not used (%s)", rs->name, rs->pits, err);
+    struct tb_set *set;
+    if (tb_open(rs, o->tables_dir, &set, &e) != SOW_OK) {
+        note(o, "tables %s 2x%d: not used (%s)", rs->name, rs->pits, e.msg);
         return NULL;
     }
     r->tb_level = tb_max_level(set);
@@ -242,14 +242,16 @@ int var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
     so.stop = &wd.flag;
     so.progress = o->progress ? search_note : NULL;
     so.progress_arg = (void *)o;
-    struct search_ctx *s = search_new(rs, &so, err, errlen);
-    if (!s) {
+    struct search_ctx *s;
+    struct sow_error se;
+    if (search_new(rs, &so, &s, &se) != SOW_OK) {
+        snprintf(err, (size_t)errlen, "%s", se.msg);
         watchdog_stop(&wd);
         tb_close(tb);
         return -1;
     }
     struct search_result sr;
-    int rc = search_solve(s, &p, &sr);
+    int rc = search_solve(s, &p, &sr) == SOW_OK ? 0 : -1;
     r->nodes = sr.nodes;
     r->tb_hits = sr.tb_hits;
     if (rc == 0 && sr.exact) {
@@ -293,15 +295,15 @@ int var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
             tl = 1;
         watchdog_start(&wd, o->budget > 0 ? tl + o->budget : 0, o->stop);
         so.time_limit = tl;
-        s = search_new(rs, &so, err, errlen);
-        if (!s) {
+        if (search_new(rs, &so, &s, &se) != SOW_OK) {
+            snprintf(err, (size_t)errlen, "%s", se.msg);
             watchdog_stop(&wd);
             tb_close(tb);
             return -1;
         }
         r->lower = -n;
         r->upper = n;
-        rc = search_solve(s, &p, &sr);
+        rc = search_solve(s, &p, &sr) == SOW_OK ? 0 : -1;
         r->nodes += sr.nodes;
         r->tb_hits += sr.tb_hits;
         if (rc == 0) {

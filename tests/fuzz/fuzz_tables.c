@@ -36,10 +36,11 @@ static void load(const uint8_t *data, size_t size, const char *what)
     void *map = NULL;
     size_t maplen = 0;
     char err[512];
-    memset(err, 'x', sizeof err - 1);
-    err[sizeof err - 1] = 0;
-    if (tb_file_load(path, NULL, 0, &h, &v, &map, &maplen, err, sizeof err) < 0) {
-        fuzz_check_message(what, err);
+    struct sow_error e;
+    memset(e.msg, 'x', sizeof e.msg - 1);
+    e.msg[sizeof e.msg - 1] = 0;
+    if (tb_file_load(path, NULL, 0, &h, &v, &map, &maplen, &e) != SOW_OK) {
+        fuzz_check_message(what, e.msg);
         return;
     }
     if (h.entries + TB_HEADER_SIZE != size || maplen != size)
@@ -57,9 +58,9 @@ static void load(const uint8_t *data, size_t size, const char *what)
     struct ruleset rs;
     if (rules_init(&rs, h.rules, (int)h.pits, 0, err, sizeof err) < 0)
         fuzz_fail("%s: accepted a file of unknown rules '%s' 2x%u: %s", what, h.rules, h.pits, err);
-    if (tb_file_load(path, &rs, (int)h.level, &h, NULL, NULL, NULL, err, sizeof err) < 0)
+    if (tb_file_load(path, &rs, (int)h.level, &h, NULL, NULL, NULL, &e) != SOW_OK)
         fuzz_fail("%s: accepted without rules, rejected as %s level %u: %s", what, rs.name,
-                  h.level, err);
+                  h.level, e.msg);
     (void)sum;
 }
 

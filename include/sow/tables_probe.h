@@ -1,0 +1,207 @@
+/* sow — endgame tables, the probe side: index, level files, loaded sets and
+ * the probe the solver uses.  It knows nothing of building (sow/tables.h, the
+ * build side, uses it): index.c and file.c reference nothing of build.c, so a
+ * program that only probes pulls no builder (no OpenMP) code out of libsow.a.
+ * docs/tables.md explains the algorithm and the file format.
+ *
+ * A table set covers, for one rule set and board size, every level (seed count
+ * on the board) 0..max_level that is present on disk.  Values are those of
+ * docs/rules.md "Value of a position": net future captures for the player to
+ * move under perfect play, endless cycles settled by the repetition rule.
+ *
+ * Index (scheme 1)
+ * ----------------
+ * A position is first normalised to its mover: the board is rotated so that
+ * the mover's row comes first (h[0..N-1] = mover's holes 1..N, h[N..2N-1] =
+ * opponent's holes 1..N), the side is then implicit, stores are ignored, and
+ * darra's last-capturer state becomes relative: 0 = nobody, 1 = the mover,
+ * 2 = the opponent.  Jerin positions in state `open` are not indexed.
+ *
+ * The H = 2N counts (h[0], ..., h[H-1]) with sum n are ranked by stars and
+ * bars: prefix sums s_i = h[0] + ... + h[i] give the strictly increasing
+ * "bars" b_i = s_i + i (i = 0..H-2) in [0, n+H-2], ranked in colex order:
+ *
+ *       rank = sum_{i=0}^{H-2} C(s_i + i, i + 1)          in [0, C(n+H-1, H-1))
+ *
+ *       index = state * C(n+H-1, H-1) + rank        (states = 3 for darra, else 1)
+ *
+ * Worked example, 2x2 board (H = 4), n = 3, h = (1,0,2,0):
+ *   s = (1,1,3); rank = C(1,1) + C(2,2) + C(5,3) = 1 + 1 + 10 = 12 of C(6,3) = 20.
+ * Rank 0 is all seeds in h[H-1]; the last rank is all seeds in h[0].
+ * Successor in this order (tb_index_next): take the first j >= 1 with h[j] > 0,
+ * then h[j] -= 1, h[j-1] = h[0] + 1 and (if j > 1) h[0] = 0.
+ *
+ * Thread-safety: a built `struct tb_index` and a loaded `struct tb_set` are
+ * read-only; tb_rank/tb_unrank/tb_index_of/tb_position_of/tb_probe may be
+ * called from any number of threads at once; tb_open/tb_close are not
+ * concurrent with probes.
+ */
+#ifndef SOW_TABLES_PROBE_H
+#define SOW_TABLES_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sow/rules.h"
+#include "sow/status.h"
+
+/* Highest level a table can hold: values are int8 and |V| <= n. */
+#define TB_MAX_LEVEL 127
+/* Entries of one level must fit 31-bit indices (solve updates keep a kind bit). */
+#define TB_MAX_ENTRIES 0x7FFFFFFFULL
+/* Value encoding 1: int8 two's complement, -n..n. */
+#define TB_FORMAT_VERSION 1
+#define TB_INDEX_SCHEME 1
+#define TB_VALUE_INT8 1
+#define TB_HEADER_SIZE 128
+
+/* ---- index ------------------------------------------------------------- */
+
+/* Binomial terms of the rank for one board size: t[i][s] = C(s + i, i + 1),
+ * saturated at UINT64_MAX.  Immutable after tb_index_init. */
+struct tb_index {
+    int pits, holes;   /* N and H = 2N */
+    int states;        /* rs->index_states: 3 for darra (relative last capturer), else 1 */
+    int (*rel_state)(const sow_position *p);     /* rs->rel_state (-1: not indexed) */
+    uint8_t (*state_of_rel)(int rel, int side);  /* rs->state_of_rel */
+    uint64_t t[SOW_MAX_HOLES][TB_MAX_LEVEL + 1];
+};
+
+void tb_index_init(struct tb_index *ix, const struct ruleset *rs);
+
+/* Boards of one level (per state) and entries of one level, saturated. */
+uint64_t tb_level_boards(const struct tb_index *ix, int n);
+uint64_t tb_level_entries(const struct tb_index *ix, int n);
+
+/* Rank of the normalised counts h[0..H-1] (sum n <= TB_MAX_LEVEL). */
+static inline uint64_t tb_rank(const struct tb_index *ix, const uint8_t *h)
+{
+    uint64_t r = 0;
+    int s = 0;
+    for (int i = 0; i < ix->holes - 1; i++) {
+        s += h[i];
+        r += ix->t[i][s];
+    }
+    return r;
+}
+
+/* Rank of an absolute board as seen by `side` (side 1: rotated by N). */
+static inline uint64_t tb_rank_side(const struct tb_index *ix, const uint8_t *abs, int side)
+{
+    if (!side)
+        return tb_rank(ix, abs);
+    uint64_t r = 0;
+    int s = 0, N = ix->pits, i = 0;
+    for (int k = N; k < 2 * N; k++, i++) {
+        s += abs[k];
+        r += ix->t[i][s];
+    }
+    for (int k = 0; k < N - 1; k++, i++) {
+        s += abs[k];
+        r += ix->t[i][s];
+    }
+    return r;
+}
+
+/* Counts h[0..H-1] of rank r at level n (r < tb_level_boards). */
+void tb_unrank(const struct tb_index *ix, int n, uint64_t r, uint8_t *h);
+
+/* Step h to the next rank of its level; false if it was the last. */
+static inline bool tb_index_next(const struct tb_index *ix, uint8_t *h)
+{
+    int j = 1;
+    while (j < ix->holes && !h[j])
+        j++;
+    if (j >= ix->holes)
+        return false;
+    int h0 = h[0];
+    h[j]--;
+    if (j > 1)
+        h[0] = 0;
+    h[j - 1] = (uint8_t)(h0 + 1);
+    return true;
+}
+
+/* Relative state of p for its mover (the rule set's normalisation hook,
+ * sow/rules.h: darra 0 none, 1 mover, 2 opponent; else 0) or -1 if not
+ * indexed (jerin `open`). */
+int tb_rel_state(const struct tb_index *ix, const sow_position *p);
+
+/* Level (seeds on the board) and index of p; false if not indexed or the
+ * level is above TB_MAX_LEVEL. */
+bool tb_index_of(const struct tb_index *ix, const sow_position *p, int *level, uint64_t *idx);
+
+/* The normalised position (side A to move, stores 0) of entry idx of level n. */
+void tb_position_of(const struct tb_index *ix, int n, uint64_t idx, sow_position *p);
+
+/* ---- loaded table sets -------------------------------------------------- */
+
+struct tb_set;
+
+/* Load every level present in dir for this rule set and size (missing or
+ * empty dir: an empty set) into *out.  SOW_E_INPUT on a damaged or foreign
+ * file, SOW_E_IO if one cannot be read, SOW_E_NOMEM; *out is NULL then. */
+enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set **out,
+                        struct sow_error *e);
+void tb_close(struct tb_set *set);
+
+/* An empty set for rs in dir, to which levels are added (NULL: out of memory). */
+struct tb_set *tb_set_new(const struct ruleset *rs, const char *dir);
+/* Load level n from dir into the set (replacing nothing); as tb_file_load. */
+enum sow_status tb_set_load_level(struct tb_set *set, int n, struct sow_error *e);
+/* Make levels 0..tb_max_level(src) of dst point at src's values (src must
+ * outlive dst; same rule set and size).  Not concurrent with probes of dst. */
+void tb_set_borrow(struct tb_set *dst, const struct tb_set *src);
+
+/* Highest seed count n such that levels 0..n are all loaded, or -1. */
+int tb_max_level(const struct tb_set *set);
+
+/* Value of p if its level is loaded (and the position is one the tables
+ * index, e.g. not jerin's opening): true and *value set; else false. */
+bool tb_probe(const struct tb_set *set, const sow_position *p, int *value);
+
+/* p's value and forced bounds lo <= V <= hi (docs/rules.md), if p's level
+ * holds bounds (levels built in memory, tb_mem in sow/tables.h); false
+ * otherwise (or p not indexed). */
+bool tb_probe_bounds(const struct tb_set *set, const sow_position *p, int *lo, int *hi,
+                     int *value);
+
+/* The values of level n (entries in index order), or NULL if not loaded. */
+const int8_t *tb_level_values(const struct tb_set *set, int n, uint64_t *entries);
+const struct tb_index *tb_set_index(const struct tb_set *set);
+
+/* ---- files -------------------------------------------------------------- */
+
+/* The header of a level file (docs/tables.md, 128 bytes little-endian). */
+struct tb_header {
+    char rules[24];        /* canonical rule-set name */
+    uint32_t version, index_scheme, value_encoding;
+    uint32_t pits, level, states;
+    uint64_t entries;
+    uint64_t checksum;     /* XXH3-64 of the payload */
+};
+
+/* "DIR/RULES-2xN-LLL.sowtb" into buf. */
+void tb_file_name(const char *dir, const char *rules, int pits, int level, char *buf, size_t len);
+
+/* Read and check a level file completely (header fields, size, payload
+ * checksum, and, if rs != NULL, that it belongs to rs at `level`).  On success
+ * fills *h and, if values != NULL, maps the payload read-only into *values
+ * (release with tb_file_unmap).  Otherwise SOW_E_INPUT (damaged, foreign
+ * or not a table file), SOW_E_IO (cannot open, stat or map) or SOW_E_NOMEM,
+ * with a one-line reason naming the file. */
+enum sow_status tb_file_load(const char *path, const struct ruleset *rs, int level,
+                             struct tb_header *h, const int8_t **values, void **map,
+                             size_t *maplen, struct sow_error *e);
+void tb_file_unmap(void *map, size_t maplen);
+
+/* Write a level: temp file, fsync, rename, fsync of the directory.
+ * SOW_OK or SOW_E_IO (the temp file removed). */
+enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int level,
+                              const int8_t *values, uint64_t entries, struct sow_error *e);
+
+/* Default table directory: $SOW_TABLES, else "tables". */
+const char *tb_default_dir(void);
+
+#endif

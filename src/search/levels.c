@@ -1,0 +1,309 @@
+/* The exact mode: level by level, fewest seeds first.  The lowest levels
+ * are solved whole in memory by the table builder (tables.h, tb_mem: loaded
+ * tables borrowed, the next levels built within search_opts.level_budget);
+ * above them the position's reachable closure is solved by the same
+ * retrograde method (closure.h).  docs/solver.md explains why this is exact.
+ *
+ *   level n+k ..   closure of p (clos_build), probing below it
+ *   level memmax   -----------------------------------------
+ *     ..           built in memory (values + forced bounds)
+ *   level diskmax  -----------------------------------------
+ *     0 ..         loaded endgame tables (o.tb), borrowed
+ */
+#include <stdio.h>
+
+#include "sow/tables.h"
+#include "sow/util.h"
+#include "closure.h"
+#include "solution.h"
+#include "search_internal.h"
+
+/* ---- exact mode: the levels solved in memory (tables.h) ---- */
+
+static void level_note(void *arg, int level, uint64_t entries, double need, bool refused)
+{
+    struct search_ctx *s = arg;
+    if (refused)
+        search_progress(s, "level %d (%llu positions) would need %.1f GB to build in memory: "
+                    "left to the closure",
+                 level, (unsigned long long)entries, need / 1e9);
+    else
+        search_progress(s, "level %d solved in memory: %llu positions", level,
+                 (unsigned long long)entries);
+}
+
+/* The levels in memory, created on first use (borrowing the loaded tables);
+ * stays NULL when there are neither tables nor a budget. */
+static bool mem_init(struct search_ctx *s)
+{
+    if (s->mem || (s->o.level_budget < 0 && !s->o.tb))
+        return true;
+    s->mem = tb_mem_new(s->rs, s->o.tb);
+    if (!s->mem) {
+        s->oom = true;
+        return false;
+    }
+    s->memmax = s->diskmax = tb_mem_top(s->mem);
+    return true;
+}
+
+/* How the levels are built: within o.level_budget positions (the user's
+ * budget; tb_mem also keeps each build within 3/4 of RAM, the machine's);
+ * what is refused is left to the closure. */
+static struct tb_mem_opts mem_opts(struct search_ctx *s)
+{
+    uint64_t budget = s->o.level_budget < 0   ? 0
+                      : s->o.level_budget > 0 ? (uint64_t)s->o.level_budget
+                                              : SEARCH_LEVEL_BUDGET;
+    return (struct tb_mem_opts){
+        .threads = s->nthreads,
+        .budget = budget,
+        .stop = s->o.stop,
+        .note = level_note,
+        .ctx = s,
+        .moves = &s->dmoves,
+        .entries = &s->dentries,
+    };
+}
+
+/* Positions ensure_levels(s, n) would build (a dry run). */
+static uint64_t levels_plan(struct search_ctx *s, int n)
+{
+    struct tb_mem_opts mo = mem_opts(s);
+    return s->mem ? tb_mem_plan(s->mem, n, &mo) : 0;
+}
+
+/* Solve the lowest levels up to n whole in memory, as far as they fit.
+ * false if stopped or failed. */
+static bool ensure_levels(struct search_ctx *s, int n)
+{
+    if (!mem_init(s))
+        return false;
+    if (!s->mem || s->memmax >= n)
+        return true;
+    struct tb_mem_opts mo = mem_opts(s);
+    struct sow_error e;
+    enum sow_status st = tb_mem_extend(s->mem, n, &mo, &e);
+    s->memmax = tb_mem_top(s->mem);
+    if (st == SOW_E_INTERRUPTED) {
+        s->interrupted = true;
+        return false;
+    }
+    if (st != SOW_OK) {
+        s->oom = true;
+        snprintf(s->why, sizeof s->why, "%s", e.msg);
+        return false;
+    }
+    return true;
+}
+
+/* ---- exact mode: the closure solver (closure.h) ---- */
+/* (closure: memory budget, refusal, checkpoints and solution files; issue 11) */
+
+static void clos_progress(void *arg, const char *line)
+{
+    search_progress(arg, "%s", line);
+}
+
+/* The closure's memory budget: --memory, else 3/4 of RAM.  (The levels in
+ * memory keep 3 bytes a position besides: about 0.1 GB with the default
+ * --levels budget.) */
+static double clos_budget(const struct search_ctx *s)
+{
+    double b = s->o.memory;
+    if (b <= 0) {
+        double ram = util_phys_memory();
+        b = ram > 0 ? 0.75 * ram : 0;
+    }
+    return b;
+}
+
+/* Solve p's closure (replacing the kept one), refusing more than cap
+ * positions.  Flags set for a stop or a lack of memory, not for the cap;
+ * *info says what the build reached. */
+static enum clos_err clos_run(struct search_ctx *s, const sow_position *p, uint64_t cap,
+                              struct clos_info *info)
+{
+    struct clos_env env = {
+        .threads = s->nthreads,
+        .cache = s->caches,
+        .stop = s->o.stop,
+        .tb = s->mem ? tb_mem_set(s->mem) : s->o.tb,
+        .tb_hits_max = s->mem ? s->diskmax : s->o.tb ? tb_max_level(s->o.tb) : -1,
+        .nodes = s->cnodes,
+        .visits = s->cvisits,
+        .tb_hits = s->ctbh,
+        .max_nodes = cap,
+        .memory = clos_budget(s),
+        .work = s->o.work,
+        .progress = clos_progress,
+        .progress_arg = s,
+        .info = info,
+    };
+    enum clos_err e = clos_build(s->clos, &env, p);
+    if (e == CLOS_OK)
+        search_progress(s, "closure of %llu positions solved (%.1f GB peak, %.1f bytes/position)",
+                        (unsigned long long)clos_size(s->clos), info->peak / 1e9,
+                        info->peak / (double)(info->positions ? info->positions : 1));
+    else if (e == CLOS_STOPPED)
+        s->interrupted = true;
+    else if (e == CLOS_OOM)
+        s->oom = true;
+    return e;
+}
+
+/* Solve p's closure within the memory budget.  false if stopped/failed. */
+static bool clos_solve(struct search_ctx *s, const sow_position *p)
+{
+    struct clos_info info;
+    switch (clos_run(s, p, UINT64_MAX, &info)) {
+    case CLOS_OK:
+        return true;
+    case CLOS_STOPPED:
+    case CLOS_OOM:
+        break;
+    case CLOS_TOO_BIG: {
+        s->too_deep = true;
+        char below[96] = "";
+        if (s->mem && s->memmax >= 0)
+            snprintf(below, sizeof below, " above level %d (levels 0..%d solved in memory)",
+                     s->memmax, s->memmax);
+        if (info.why[0])
+            snprintf(s->why, sizeof s->why, "the position's closure%s: %s", below, info.why);
+        else
+            snprintf(s->why, sizeof s->why,
+                     "the position's closure%s reached %llu positions in %llu layers; the next "
+                     "layer (~%llu positions) would need %.3g GB, the budget is %.3g GB: raise "
+                     "--memory, or solve more levels first (--levels, or --tables with tables "
+                     "built by sow tables build)",
+                     below, (unsigned long long)info.positions, (unsigned long long)info.layers,
+                     (unsigned long long)info.next_est, info.need / 1e9, clos_budget(s) / 1e9);
+        break;
+    }
+    }
+    return false;
+}
+
+enum sow_status search_save(struct search_ctx *s, const sow_position *root, const char *path,
+                            struct sow_error *e)
+{
+    if (s->o.level_budget >= 0 || s->o.tb || s->o.attractor ||
+        !clos_find(s->clos, root, NULL, NULL, NULL, NULL))
+        return sow_fail(e, SOW_E_INPUT,
+                        "%s: a solution file is written from a solve by the closure alone", path);
+    return sol_save(s->rs, s->clos, root, path, e);
+}
+
+/* lo, hi and V of p from the levels in memory, if they hold p with bounds. */
+static bool levels_lohi(const struct search_ctx *s, const sow_position *p, int n, int *lo, int *hi,
+                        int *v)
+{
+    int l, h, vv;
+    if (!s->mem || n > s->memmax || !tb_probe_bounds(tb_mem_set(s->mem), p, &l, &h, &vv))
+        return false;
+    if (lo)
+        *lo = l;
+    if (hi)
+        *hi = h;
+    if (v)
+        *v = vv;
+    return true;
+}
+
+/* lo, hi and V of p: from the levels in memory, the kept closure, or a new
+ * solve.  A new solve that would build many positions of levels first tries
+ * p's closure alone, capped at 1/256 of them (a closure position costs about
+ * 3 level positions): some positions reach very little of their levels (the
+ * game ends fast, or the board is big) and are then solved at once;
+ * otherwise the try costs about 1%. */
+static bool exact_lohi(struct search_ctx *s, const sow_position *p, int *lo, int *hi, int *v)
+{
+    int n = rules_board_seeds(s->rs, p);
+    if (!mem_init(s))
+        return false;
+    if (levels_lohi(s, p, n, lo, hi, v) || clos_find(s->clos, p, lo, hi, v, NULL))
+        return true;
+    uint64_t plan = levels_plan(s, n);
+    uint64_t first = s->o.closure_first ? (uint64_t)s->o.closure_first : SEARCH_CLOSURE_FIRST;
+    if (s->o.closure_first >= 0 && plan >= first) {
+        uint64_t cap = plan / 256 > 64 ? plan / 256 : 64;
+        struct clos_info info;
+        enum clos_err e = clos_run(s, p, cap, &info);
+        if (e == CLOS_OK)
+            return clos_find(s->clos, p, lo, hi, v, NULL);
+        if (e != CLOS_TOO_BIG)
+            return false;
+        search_progress(s, "closure passed %llu positions: solving levels in memory first",
+                 (unsigned long long)cap);
+    }
+    if (!ensure_levels(s, n))
+        return false;
+    if (levels_lohi(s, p, n, lo, hi, v))
+        return true;
+    if (!clos_solve(s, p))
+        return false;
+    return clos_find(s->clos, p, lo, hi, v, NULL);
+}
+
+/* V(p): the endgame tables if they hold p's level, else the closure. */
+bool exact_value(struct search_ctx *s, const sow_position *p, int *v)
+{
+    int n = rules_board_seeds(s->rs, p);
+    if (!mem_init(s))
+        return false;
+    if (s->mem && n <= s->memmax && tb_probe(tb_mem_set(s->mem), p, v)) {
+        if (n <= s->diskmax)
+            s->ctbh[0]++;
+        return true;
+    }
+    return exact_lohi(s, p, NULL, NULL, v);
+}
+
+/* Value of p's move ch: an exit nets d - V(q); a move staying in the level
+ * is worth clamp(cyc(p), -hi(q), -lo(q)). */
+static bool exact_move_value(struct search_ctx *s, const sow_position *p,
+                             const struct sow_child *ch, int *val)
+{
+    int cap = ch->captured[0] + ch->captured[1];
+    if (cap) {
+        int vq;
+        if (!exact_value(s, &ch->pos, &vq))
+            return false;
+        *val = ch->captured[p->side] - ch->captured[!p->side] - vq;
+        return true;
+    }
+    int lo, hi;
+    if (!exact_lohi(s, &ch->pos, &lo, &hi, NULL))
+        return false;
+    *val = clampi(rules_cycle_value(s->rs, p), -hi, -lo);
+    return true;
+}
+
+int exact_move_values(struct search_ctx *s, const sow_position *p, int *vals)
+{
+    struct sow_movelist ml;
+    s->rs->generate(s->rs, p, &ml, s->th[0]->cache, NULL);
+    if (ml.n && !exact_lohi(s, p, NULL, NULL, NULL)) /* children now in the closure */
+        return -1;
+    for (int i = 0; i < ml.n; i++)
+        if (!exact_move_value(s, p, &ml.c[i], &vals[i]))
+            return -1;
+    return ml.n;
+}
+
+/* Exact mode: the first move (generation order) worth v, from the levels or
+ * the kept closure. */
+bool exact_pick(struct search_ctx *s, const sow_position *p, const struct sow_movelist *ml, int v,
+                int *pick)
+{
+    if (!exact_lohi(s, p, NULL, NULL, NULL))
+        return false;
+    for (int i = 0; i < ml->n && *pick < 0; i++) {
+        int mv;
+        if (!exact_move_value(s, p, &ml->c[i], &mv))
+            return false;
+        if (mv == v)
+            *pick = i;
+    }
+    return true;
+}

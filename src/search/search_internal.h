@@ -1,0 +1,115 @@
+/* The solver's files share this (not part of the API): the context, the
+ * per-thread state, and what each method file offers the entry points.
+ *
+ *   search.c      public entry points (sow/search.h), the PV walk
+ *      |-- levels.c     exact mode: levels in memory (tables.h tb_mem), then
+ *      |                the position's closure (closure.h)
+ *      `-- threshold.c  threshold (attractor) tests, their MTD(f) driver and
+ *                       the bounded mode; move order from movepick.c
+ *
+ * Thread-safety: as sow/search.h; the functions below run on the caller's
+ * thread and start their own OpenMP threads where they say so.
+ */
+#ifndef SOW_SEARCH_INTERNAL_H
+#define SOW_SEARCH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sow/search.h"
+#include "sow/status.h"
+
+#define MAX_LEVELS (SOW_MAX_SEEDS + 2) /* nested level tests: one per seed count */
+
+enum cutmode { CUT_EXACT, CUT_BOUND, CUT_HEUR };
+
+struct level;
+
+struct thr {
+    struct search_ctx *s;
+    const struct ruleset *rs;
+    struct tt *tt;
+    const struct tb_set *tb;
+    int tbmax;
+    struct sow_relay_cache *cache;
+    int tid;
+    uint64_t nodes, visits, tb_hits; /* nodes: positions expanded */
+    enum cutmode cut;
+    bool abort;
+    bool tainted;                 /* a depth cut was used: store nothing */
+    volatile int *done;           /* another thread answered this test */
+    int lvl;                      /* nesting of level tests */
+    struct level *levels;         /* [MAX_LEVELS] work areas */
+    struct sow_movelist *ml;      /* [MAX_LEVELS + 1] */
+};
+
+struct search_ctx {
+    const struct ruleset *rs;
+    struct search_opts o;
+    struct tt *tt;
+    int nthreads;
+    struct thr **th;
+    double deadline;              /* 0 = none */
+    /* What stopped the last call: flags any thread may set (each set once,
+     * read after the threads joined); fail_status turns them into err. */
+    bool timed_out, too_deep, oom, interrupted;
+    char why[320];                /* the message when it is specific */
+    struct sow_error err;         /* search_last_error */
+    bool quiet;                   /* no progress lines (PV, move values) */
+    /* exact mode (closure.h): the last solved closure, kept for the PV and
+     * move values; per-thread counters and relay caches */
+    struct clos *clos;
+    struct sow_relay_cache **caches;
+    uint64_t *cnodes, *cvisits, *ctbh;
+    /* exact mode: levels 0..memmax solved whole in memory (those of o.tb,
+     * 0..diskmax, borrowed; the rest built on the fly: tables.h, tb_mem) */
+    struct tb_mem *mem;
+    int memmax, diskmax;
+    uint64_t dmoves, dentries;
+};
+
+static inline int clampi(int x, int lo, int hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* ---- search.c ---- */
+
+/* A progress line through o.progress (unless quiet). */
+void search_progress(struct search_ctx *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Nodes (positions visited) over every method and thread. */
+uint64_t search_total_nodes(const struct search_ctx *s);
+
+/* ---- levels.c: exact mode ---- */
+
+/* V(p); false if stopped or failed (flags in s). */
+bool exact_value(struct search_ctx *s, const sow_position *p, int *v);
+/* Every move's value (rules_generate order); -1 if stopped or failed. */
+int exact_move_values(struct search_ctx *s, const sow_position *p, int *vals);
+/* The first move of ml (generation order) worth v into *pick; false if stopped. */
+bool exact_pick(struct search_ctx *s, const sow_position *p, const struct sow_movelist *ml, int v,
+                int *pick);
+
+/* ---- threshold.c: the threshold (attractor) method and the bounded mode ---- */
+
+/* Per-thread work areas of the level tests: [MAX_LEVELS], NULL if out of
+ * memory; freed with threshold_levels_free. */
+struct level *threshold_levels_new(void);
+void threshold_levels_free(struct level *levels);
+/* V(p), and the value of p's move ch, by MTD(f)-driven exact tests; false if
+ * stopped or failed. */
+bool threshold_value(struct search_ctx *s, const sow_position *p, int *v);
+bool threshold_move_value(struct search_ctx *s, const sow_position *p, const struct sow_child *ch,
+                          int *v);
+/* The table's move if it reaches v, else the first (generation order) that
+ * does, each by one exact test; false if stopped. */
+bool threshold_pick(struct search_ctx *s, const sow_position *p, const struct sow_movelist *ml,
+                    int v, int *pick);
+/* Bounded mode from p (moves ml, not empty; started at t0): iterative
+ * deepening to o.depth or o.time_limit, filling r's bounds, heuristic value,
+ * best move and depth.  false if stopped or failed (flags in s). */
+bool threshold_bounded(struct search_ctx *s, const sow_position *p,
+                       const struct sow_movelist *ml, double t0, struct search_result *r);
+
+#endif
