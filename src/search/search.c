@@ -19,7 +19,7 @@ void search_progress(struct search_ctx *s, const char *fmt, ...)
 {
     if (!s->o.progress || s->quiet)
         return;
-    char line[448];
+    char line[640];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
