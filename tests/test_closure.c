@@ -133,7 +133,7 @@ Test(closure, solution_roundtrip, .timeout = 120)
         for (uint64_t i = 0; i < sol_size(f); i++) {
             sow_position p;
             sol_position(f, i, &p);
-            int v, sv, fv, vals[SOW_MAX_PITS + 1], fvals[SOW_MAX_PITS + 1];
+            int v, fv, vals[SOW_MAX_PITS + 1], fvals[SOW_MAX_PITS + 1];
             cr_assert(sol_find(f, &p, NULL, NULL, &fv));
             cr_assert_eq(search_value(s, &p, &v), 0);
             cr_assert_eq(fv, v, "%s node %llu: file %d, solve %d", rs.name,
@@ -143,7 +143,6 @@ Test(closure, solution_roundtrip, .timeout = 120)
             for (int k = 0; k < n; k++)
                 cr_assert_eq(fvals[k], vals[k], "%s node %llu move %d", rs.name,
                              (unsigned long long)i, k);
-            (void)sv;
         }
         cr_assert_eq(search_solution_answer(f, &root, &res, (int[SOW_MAX_PITS + 1]){0}) >= 0,
                      true);
