@@ -601,9 +601,10 @@ static enum clos_err expand_all(struct clos *c, const struct clos_env *env, int 
         uint64_t limit = c->scap / LOAD_DEN * LOAD_NUM;
         uint64_t room = limit > c->n ? (limit - c->n) / slots : 0;
         if (room < want && room < 4096) {
-            if ((e = rebuild_set(c, env, set_cap_for(c->n + want * slots) > c->scap * 3 / 2
-                                             ? set_cap_for(c->n + want * slots)
-                                             : c->scap * 3 / 2)) != CLOS_OK) {
+            /* by half each time (rounds shrink to the room left), so that
+             * the set never jumps to a layer's worst case of all moves new */
+            uint64_t ncap = c->scap * 3 / 2, least = set_cap_for(c->n + 4096 * slots);
+            if ((e = rebuild_set(c, env, ncap > least ? ncap : least)) != CLOS_OK) {
                 info->by_memory = e == CLOS_TOO_BIG;
                 break;
             }
