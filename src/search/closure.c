@@ -895,10 +895,11 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
     for (int m = 0; m <= SOW_MAX_SEEDS; m++)
         if (c->start[m + 1] - c->start[m] > L)
             L = c->start[m + 1] - c->start[m];
+    /* the budget is checked with every move an in-level edge (the bound);
+     * the peak noted is what was held: reverse edges as the levels had */
     double b = arrays_bytes(c, c->cap, c->scap) + level_work_per(c) * (double)L;
     if (over_budget(env, b))
         return CLOS_TOO_BIG;
-    note_peak(c, b);
     if (L * slots >= UINT32_MAX)
         return CLOS_TOO_BIG;
     struct level_work w = {0};
@@ -906,7 +907,8 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
     w.cnt = malloc(L + 1);
     w.fwd = malloc(sizeof *w.fwd * (size_t)(L * slots + 1));
     w.roff = malloc(sizeof *w.roff * (size_t)(L + 1));
-    w.rev = malloc(sizeof *w.rev * (size_t)(L * slots + 1));
+    w.rev = malloc(sizeof *w.rev * 1024); /* sized per level to its in-level edges */
+    uint64_t revcap = 1024;
     w.next = malloc(sizeof *w.next * (size_t)(2 * L + 1));
     w.stack = malloc(sizeof *w.stack * (size_t)(2 * L + 1));
     enum clos_err e = CLOS_OK;
@@ -951,6 +953,18 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
             for (uint64_t i = s0; i < s0 + Nl; i++)
                 level_moves(c, env, m, s0, i, 0, tbmax, &ml, &w, &missing);
         }
+        uint64_t edges = 0;
+        for (uint64_t p = 0; p < Nl; p++)
+            edges += w.cnt[p];
+        if (edges > revcap) {
+            uint32_t *nr = realloc(w.rev, sizeof *nr * (size_t)edges);
+            if (!nr) {
+                e = CLOS_OOM;
+                break;
+            }
+            w.rev = nr;
+            revcap = edges;
+        }
         if (missing) { /* a child not in the closure: cannot happen */
             e = CLOS_OOM;
             break;
@@ -963,6 +977,8 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
             (unsigned long long)Nl, (unsigned long long)done, (unsigned long long)c->n, rate / 1e6,
             rate > 0 ? (double)(c->n - done) / rate : 0.0);
     }
+    note_peak(c, arrays_bytes(c, c->cap, c->scap) + (level_work_per(c) - 4.0 * c->slots) * (double)L +
+                     4.0 * (double)revcap);
     free_work(&w);
     if (e == CLOS_OK && env->work && saved < SOW_MAX_SEEDS)
         ck_save_values(c, env, SOW_MAX_SEEDS); /* a rerun answers at once */
