@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sow/position.h"
+#include "sow/status.h"
 
 static int fail(char *err, int errlen, const char *fmt, ...)
 {
@@ -13,10 +14,7 @@ static int fail(char *err, int errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, (size_t)errlen, fmt, ap);
     va_end(ap);
-    /* Messages quote the input; keep them one printable line. */
-    for (char *c = err; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
+    sow_scrub(err); /* messages quote the input: one printable line */
     return -1;
 }
 

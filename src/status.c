@@ -11,9 +11,19 @@ enum sow_status sow_fail(struct sow_error *e, enum sow_status st, const char *fm
         va_start(ap, fmt);
         vsnprintf(e->msg, sizeof e->msg, fmt, ap);
         va_end(ap);
+        /* Messages quote paths and names: a control character in one (a
+         * newline in a --dir) must not break the one-line promise. */
+        sow_scrub(e->msg);
         e->status = st;
     }
     return st;
+}
+
+void sow_scrub(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
 }
 
 const char *sow_status_name(enum sow_status st)

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,7 +16,7 @@ void util_rmdir_flat(const char *dir)
     struct dirent *e;
     char path[4200];
     while ((e = readdir(d)))
-        if (e->d_name[0] != '.') {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) { /* .sowtb.lock too */
             snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
             unlink(path);
         }

@@ -33,6 +33,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "sow/export.h"
+
 #define SOW_MAX_PITS 18
 #define SOW_MAX_HOLES (2 * SOW_MAX_PITS)
 #define SOW_BOARD_WORDS 5
@@ -53,7 +55,7 @@ _Static_assert(sizeof(board_t) == 40, "board is five words");
 
 /* Lanes [0, k) of one word set to 0x01, for any k in -40..48 (clamped to 0..8):
  * one table load, no branch. */
-extern const uint64_t board_ones_tab[89];
+SOW_API extern const uint64_t board_ones_tab[89];
 static inline uint64_t board_ones_below(int k)
 {
     return board_ones_tab[k + 40];

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "sow/rules.h"
+#include "sow/export.h"
 
 /* Longest formatted position: 36 holes * 4 chars + fields. */
 #define SOW_POS_MAXLEN 192
@@ -25,25 +26,26 @@
 
 /* Holes per side that a token describes (counts the first row), or -1 with
  * a reason if the token is malformed. */
-int pos_token_pits(const char *s, char *err, int errlen);
+SOW_API int pos_token_pits(const char *s, char *err, int errlen);
 
 /* Parse a token for rule set rs.  Returns 0, or -1 with a one-line reason
  * naming the field. */
-int pos_parse(const struct ruleset *rs, const char *s, sow_position *out, char *err, int errlen);
+SOW_API int pos_parse(const struct ruleset *rs, const char *s, sow_position *out, char *err,
+                      int errlen);
 
 /* Write all five fields; returns the length. */
-int pos_format(const struct ruleset *rs, const sow_position *p, char *buf, size_t len);
+SOW_API int pos_format(const struct ruleset *rs, const sow_position *p, char *buf, size_t len);
 
 /* Parse a move name relative to position p (its side to move).  Returns 0 or
  * -1 with a reason.  Does not check legality. */
-int move_parse(const struct ruleset *rs, const sow_position *p, const char *s, sow_move *out,
-               char *err, int errlen);
+SOW_API int move_parse(const struct ruleset *rs, const sow_position *p, const char *s,
+                       sow_move *out, char *err, int errlen);
 
 /* Name of move m played by `side`. */
-void move_format(const struct ruleset *rs, int side, sow_move m, char *buf, size_t len);
+SOW_API void move_format(const struct ruleset *rs, int side, sow_move m, char *buf, size_t len);
 
 /* Draw the board as in the texts: A's row on top (holes N..1 left to right),
  * B's row below (1..N), then stores, side to move and state. */
-void pos_draw(FILE *f, const struct ruleset *rs, const sow_position *p);
+SOW_API void pos_draw(FILE *f, const struct ruleset *rs, const sow_position *p);
 
 #endif

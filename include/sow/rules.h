@@ -25,10 +25,12 @@
 #ifndef SOW_RULES_H
 #define SOW_RULES_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "sow/board.h"
+#include "sow/export.h"
 
 enum sow_family {
     SOW_OWARE,
@@ -96,8 +98,14 @@ struct sow_movelist {
 /* Optional memo of relay sowings (what never ends, and where the rest end).
  * Owned by one thread; pass NULL to go without. */
 struct sow_relay_cache;
-struct sow_relay_cache *rules_cache_new(unsigned log2_entries);
-void rules_cache_free(struct sow_relay_cache *c);
+SOW_API struct sow_relay_cache *rules_cache_new(unsigned log2_entries);
+SOW_API void rules_cache_free(struct sow_relay_cache *c);
+/* Let a long relay sowing (one that may never end: proving it can take
+ * minutes) be cut when *stop becomes non-zero (a Ctrl-C handler's flag).
+ * A cut relay counts as never ending, so once *stop is set, move lists made
+ * with this cache may miss moves: the caller must discard what it computed
+ * after the stop.  stop NULL: never cut (the default). */
+SOW_API void rules_cache_set_stop(struct sow_relay_cache *c, volatile sig_atomic_t *stop);
 
 /* Counters a move generator may bump (for benchmarks and statistics). */
 struct sow_stats {
@@ -141,18 +149,19 @@ struct ruleset {
 /* Look a rule set up by name or alias and fill `rs` for the given size.
  * pits = 0 or seeds < 0 take the defaults (6 and 4).  Returns 0, or -1 with a
  * one-line reason in err (size errlen). */
-int rules_init(struct ruleset *rs, const char *name, int pits, int seeds, char *err, int errlen);
+SOW_API int rules_init(struct ruleset *rs, const char *name, int pits, int seeds, char *err,
+                       int errlen);
 
 /* Canonical names of all rule sets, NULL-terminated, in enum sow_family
  * order (the registry, rules.c, is indexed by it). */
-extern const char *const sow_rule_names[];
+SOW_API extern const char *const sow_rule_names[];
 
 /* The start position. */
-sow_position rules_start(const struct ruleset *rs);
+SOW_API sow_position rules_start(const struct ruleset *rs);
 
 /* Check that p is a position this rule set can hold (sizes, totals, state).
  * Returns 0, or -1 with a reason. */
-int rules_validate(const struct ruleset *rs, const sow_position *p, char *err, int errlen);
+SOW_API int rules_validate(const struct ruleset *rs, const sow_position *p, char *err, int errlen);
 
 static inline void rules_generate(const struct ruleset *rs, const sow_position *p,
                                   struct sow_movelist *out)
@@ -161,11 +170,11 @@ static inline void rules_generate(const struct ruleset *rs, const sow_position *
 }
 
 /* Apply one move by name: returns index into `ml` of the move, or -1. */
-int rules_find_move(const struct sow_movelist *ml, sow_move m);
+SOW_API int rules_find_move(const struct sow_movelist *ml, sow_move m);
 
 /* Seeds on the board, on one side. */
-int rules_board_seeds(const struct ruleset *rs, const sow_position *p);
-int rules_side_seeds(const struct ruleset *rs, const sow_position *p, int side);
+SOW_API int rules_board_seeds(const struct ruleset *rs, const sow_position *p);
+SOW_API int rules_side_seeds(const struct ruleset *rs, const sow_position *p, int side);
 
 /* The repetition settlement as net seeds for the player to move, from the
  * seeds on his side (own) and on the opponent's (other): the one place it is
@@ -178,19 +187,19 @@ static inline int rules_cycle_net(const struct ruleset *rs, int own, int other)
 
 /* Endless-cycle (repetition) settlement of p, as net seeds for the player to
  * move: rules_cycle_net of p's sides. */
-int rules_cycle_value(const struct ruleset *rs, const sow_position *p);
+SOW_API int rules_cycle_value(const struct ruleset *rs, const sow_position *p);
 
 /* Seeds the repetition settlement gives each player, times two (awari may
  * split an odd count into halves). */
-void rules_repetition_settle2(const struct ruleset *rs, const sow_position *p, int out2[2]);
+SOW_API void rules_repetition_settle2(const struct ruleset *rs, const sow_position *p, int out2[2]);
 
 /* "oware awari ... darra" (and, if aliases, "; aliases abapa ...") into buf,
  * from the registry. */
-void rules_names_line(char *buf, size_t len, bool aliases);
+SOW_API void rules_names_line(char *buf, size_t len, bool aliases);
 
 /* Human-readable name of an ending. */
-const char *rules_end_name(enum sow_end e);
+SOW_API const char *rules_end_name(enum sow_end e);
 
-bool rules_same_position(const sow_position *x, const sow_position *y);
+SOW_API bool rules_same_position(const sow_position *x, const sow_position *y);
 
 #endif

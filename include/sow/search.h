@@ -31,6 +31,7 @@
 #include "sow/rules.h"
 #include "sow/status.h"
 #include "sow/tables_probe.h"
+#include "sow/export.h"
 
 #define SEARCH_MAX_PV 256
 /* Exact mode: default budget of the levels solved in memory on the fly
@@ -43,9 +44,12 @@
  * the try (which, small as it is, costs its allocations and threads). */
 #define SEARCH_CLOSURE_FIRST ((uint64_t)1 << 23)
 
+/* The transposition table's default size, MiB (sow solve --hash, atlas). */
+#define SEARCH_HASH_MB 64
+
 struct search_opts {
     int threads;              /* >= 1 */
-    unsigned hash_mb;         /* bounded mode's transposition table, MiB (>= 1) */
+    unsigned hash_mb;         /* bounded mode's transposition table, MiB (0: SEARCH_HASH_MB) */
     int depth;                /* 0: exact; > 0: bounded to this many plies */
     double time_limit;        /* seconds, 0 = none (bounded mode: deepen until) */
     const struct tb_set *tb;  /* endgame tables, or NULL */
@@ -94,36 +98,36 @@ struct search_ctx;
 
 /* A solver for one rule set (rs must outlive it) into *out: SOW_OK, or
  * SOW_E_NOMEM with a reason (*out NULL). */
-enum sow_status search_new(const struct ruleset *rs, const struct search_opts *o,
-                           struct search_ctx **out, struct sow_error *e);
-void search_free(struct search_ctx *s);
+SOW_API enum sow_status search_new(const struct ruleset *rs, const struct search_opts *o,
+                                   struct search_ctx **out, struct sow_error *e);
+SOW_API void search_free(struct search_ctx *s);
 /* Forget the transposition table (for reproducible node counts). */
-void search_clear(struct search_ctx *s);
+SOW_API void search_clear(struct search_ctx *s);
 
 /* Solve p: value (exact, or bounds + heuristic in bounded mode), best move,
  * principal variation.  SOW_OK; SOW_E_INTERRUPTED (the stop flag);
  * SOW_E_NOMEM (out of memory); SOW_E_TOO_BIG (the exact mode's closure would
  * not fit the --memory budget, search_opts.memory) with the reason in
  * search_last_error.  Not SOW_OK: r->interrupted, nothing valid. */
-enum sow_status search_solve(struct search_ctx *s, const sow_position *p,
-                             struct search_result *r);
+SOW_API enum sow_status search_solve(struct search_ctx *s, const sow_position *p,
+                                     struct search_result *r);
 
 /* Exact value of p only (exact mode).  Statuses as search_solve. */
-enum sow_status search_value(struct search_ctx *s, const sow_position *p, int *value);
+SOW_API enum sow_status search_value(struct search_ctx *s, const sow_position *p, int *value);
 
 /* Exact value of each legal move of p, in rules_generate order (vals[i] for
  * move i).  Returns the number of moves, or -1 (status in search_last_error). */
-int search_move_values(struct search_ctx *s, const sow_position *p, int *vals);
+SOW_API int search_move_values(struct search_ctx *s, const sow_position *p, int *vals);
 
 /* The status and message of the last call (SOW_OK, "" if it succeeded);
  * valid until the next call on s. */
-const struct sow_error *search_last_error(const struct search_ctx *s);
+SOW_API const struct sow_error *search_last_error(const struct search_ctx *s);
 
 /* Nodes (positions visited) and table hits counted since search_new / the
  * last reset; search_expanded: positions expanded (see search_result). */
-void search_counters(const struct search_ctx *s, uint64_t *nodes, uint64_t *tb_hits);
-uint64_t search_expanded(const struct search_ctx *s);
-void search_reset_counters(struct search_ctx *s);
+SOW_API void search_counters(const struct search_ctx *s, uint64_t *nodes, uint64_t *tb_hits);
+SOW_API uint64_t search_expanded(const struct search_ctx *s);
+SOW_API void search_reset_counters(struct search_ctx *s);
 
 /* ---- solution files (docs/solutions.md; closure: issue 11) ---- */
 

@@ -23,10 +23,15 @@
  * "tables/oware-2x6-012.sowtb: foreign table: holds awari 2x6 level 12,
  * expected oware 2x6 level 12".
  *
+ * sow_fail replaces control characters in the message by '?': one line,
+ * whatever the quoted paths hold.
+ *
  * Thread-safety: sow_fail writes only the struct it is given.
  */
 #ifndef SOW_STATUS_H
 #define SOW_STATUS_H
+
+#include "sow/export.h"
 
 enum sow_status {
     SOW_OK = 0,
@@ -46,10 +51,14 @@ struct sow_error {
 
 /* Record st with a printf-style message in *e (if e is not NULL); returns st,
  * so that a failing path reads `return sow_fail(e, SOW_E_IO, "...", ...);`. */
-enum sow_status sow_fail(struct sow_error *e, enum sow_status st, const char *fmt, ...)
+SOW_API enum sow_status sow_fail(struct sow_error *e, enum sow_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Replace control characters in s by '?' in place: messages quote paths,
+ * names and arguments, and must stay one printable line. */
+SOW_API void sow_scrub(char *s);
+
 /* A short name of the status ("bad input", "I/O error", ...). */
-const char *sow_status_name(enum sow_status st);
+SOW_API const char *sow_status_name(enum sow_status st);
 
 #endif

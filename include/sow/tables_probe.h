@@ -45,6 +45,7 @@
 
 #include "sow/rules.h"
 #include "sow/status.h"
+#include "sow/export.h"
 
 /* Highest level a table can hold: values are int8 and |V| <= n. */
 #define TB_MAX_LEVEL 127
@@ -68,11 +69,11 @@ struct tb_index {
     uint64_t t[SOW_MAX_HOLES][TB_MAX_LEVEL + 1];
 };
 
-void tb_index_init(struct tb_index *ix, const struct ruleset *rs);
+SOW_API void tb_index_init(struct tb_index *ix, const struct ruleset *rs);
 
 /* Boards of one level (per state) and entries of one level, saturated. */
-uint64_t tb_level_boards(const struct tb_index *ix, int n);
-uint64_t tb_level_entries(const struct tb_index *ix, int n);
+SOW_API uint64_t tb_level_boards(const struct tb_index *ix, int n);
+SOW_API uint64_t tb_level_entries(const struct tb_index *ix, int n);
 
 /* Rank of the normalised counts h[0..H-1] (sum n <= TB_MAX_LEVEL). */
 static inline uint64_t tb_rank(const struct tb_index *ix, const uint8_t *h)
@@ -105,7 +106,7 @@ static inline uint64_t tb_rank_side(const struct tb_index *ix, const uint8_t *ab
 }
 
 /* Counts h[0..H-1] of rank r at level n (r < tb_level_boards). */
-void tb_unrank(const struct tb_index *ix, int n, uint64_t r, uint8_t *h);
+SOW_API void tb_unrank(const struct tb_index *ix, int n, uint64_t r, uint8_t *h);
 
 /* Step h to the next rank of its level; false if it was the last. */
 static inline bool tb_index_next(const struct tb_index *ix, uint8_t *h)
@@ -126,14 +127,15 @@ static inline bool tb_index_next(const struct tb_index *ix, uint8_t *h)
 /* Relative state of p for its mover (the rule set's normalisation hook,
  * sow/rules.h: darra 0 none, 1 mover, 2 opponent; else 0) or -1 if not
  * indexed (jerin `open`). */
-int tb_rel_state(const struct tb_index *ix, const sow_position *p);
+SOW_API int tb_rel_state(const struct tb_index *ix, const sow_position *p);
 
 /* Level (seeds on the board) and index of p; false if not indexed or the
  * level is above TB_MAX_LEVEL. */
-bool tb_index_of(const struct tb_index *ix, const sow_position *p, int *level, uint64_t *idx);
+SOW_API bool tb_index_of(const struct tb_index *ix, const sow_position *p, int *level,
+                         uint64_t *idx);
 
 /* The normalised position (side A to move, stores 0) of entry idx of level n. */
-void tb_position_of(const struct tb_index *ix, int n, uint64_t idx, sow_position *p);
+SOW_API void tb_position_of(const struct tb_index *ix, int n, uint64_t idx, sow_position *p);
 
 /* ---- loaded table sets -------------------------------------------------- */
 
@@ -142,11 +144,13 @@ struct tb_set;
 /* Load every level present in dir for this rule set and size (missing or
  * empty dir: an empty set) into *out.  SOW_E_INPUT on a damaged or foreign
  * file, SOW_E_IO if one cannot be read, SOW_E_NOMEM; *out is NULL then. */
-enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set **out,
-                        struct sow_error *e);
-void tb_close(struct tb_set *set);
+SOW_API enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set **out,
+                                struct sow_error *e);
+SOW_API void tb_close(struct tb_set *set);
 
-/* An empty set for rs in dir, to which levels are added (NULL: out of memory). */
+/* Internal to libsow (the builder and the solver fill sets with these): not
+ * exported by the shared library.
+ * An empty set for rs in dir, to which levels are added (NULL: out of memory). */
 struct tb_set *tb_set_new(const struct ruleset *rs, const char *dir);
 /* Load level n from dir into the set (replacing nothing); as tb_file_load. */
 enum sow_status tb_set_load_level(struct tb_set *set, int n, struct sow_error *e);
@@ -155,21 +159,21 @@ enum sow_status tb_set_load_level(struct tb_set *set, int n, struct sow_error *e
 void tb_set_borrow(struct tb_set *dst, const struct tb_set *src);
 
 /* Highest seed count n such that levels 0..n are all loaded, or -1. */
-int tb_max_level(const struct tb_set *set);
+SOW_API int tb_max_level(const struct tb_set *set);
 
 /* Value of p if its level is loaded (and the position is one the tables
  * index, e.g. not jerin's opening): true and *value set; else false. */
-bool tb_probe(const struct tb_set *set, const sow_position *p, int *value);
+SOW_API bool tb_probe(const struct tb_set *set, const sow_position *p, int *value);
 
 /* p's value and forced bounds lo <= V <= hi (docs/rules.md), if p's level
  * holds bounds (levels built in memory, tb_mem in sow/tables.h); false
  * otherwise (or p not indexed). */
-bool tb_probe_bounds(const struct tb_set *set, const sow_position *p, int *lo, int *hi,
-                     int *value);
+SOW_API bool tb_probe_bounds(const struct tb_set *set, const sow_position *p, int *lo, int *hi,
+                             int *value);
 
 /* The values of level n (entries in index order), or NULL if not loaded. */
-const int8_t *tb_level_values(const struct tb_set *set, int n, uint64_t *entries);
-const struct tb_index *tb_set_index(const struct tb_set *set);
+SOW_API const int8_t *tb_level_values(const struct tb_set *set, int n, uint64_t *entries);
+SOW_API const struct tb_index *tb_set_index(const struct tb_set *set);
 
 /* ---- files -------------------------------------------------------------- */
 
@@ -183,7 +187,8 @@ struct tb_header {
 };
 
 /* "DIR/RULES-2xN-LLL.sowtb" into buf. */
-void tb_file_name(const char *dir, const char *rules, int pits, int level, char *buf, size_t len);
+SOW_API void tb_file_name(const char *dir, const char *rules, int pits, int level, char *buf,
+                          size_t len);
 
 /* Read and check a level file completely (header fields, size, payload
  * checksum, and, if rs != NULL, that it belongs to rs at `level`).  On success
@@ -191,17 +196,18 @@ void tb_file_name(const char *dir, const char *rules, int pits, int level, char 
  * (release with tb_file_unmap).  Otherwise SOW_E_INPUT (damaged, foreign
  * or not a table file), SOW_E_IO (cannot open, stat or map) or SOW_E_NOMEM,
  * with a one-line reason naming the file. */
-enum sow_status tb_file_load(const char *path, const struct ruleset *rs, int level,
-                             struct tb_header *h, const int8_t **values, void **map,
-                             size_t *maplen, struct sow_error *e);
-void tb_file_unmap(void *map, size_t maplen);
+SOW_API enum sow_status tb_file_load(const char *path, const struct ruleset *rs, int level,
+                                     struct tb_header *h, const int8_t **values, void **map,
+                                     size_t *maplen, struct sow_error *e);
+SOW_API void tb_file_unmap(void *map, size_t maplen);
 
-/* Write a level: temp file, fsync, rename, fsync of the directory.
+/* Write a level: temp file, fsync, rename, fsync of the directory (internal to
+ * libsow, the builder's: not exported by the shared library).
  * SOW_OK or SOW_E_IO (the temp file removed). */
 enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int level,
                               const int8_t *values, uint64_t entries, struct sow_error *e);
 
 /* Default table directory: $SOW_TABLES, else "tables". */
-const char *tb_default_dir(void);
+SOW_API const char *tb_default_dir(void);
 
 #endif

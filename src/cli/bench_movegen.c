@@ -104,36 +104,16 @@ int bench_movegen(const char *rules, int argc, char **argv)
 {
     long npos = 4096, depth = 9;
     double secs = 1.0;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        const char *v;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
-        if ((r = cli_opt("bench", argc, argv, &i, "--rules", &rules)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if ((r = cli_opt_long("bench", argc, argv, &i, "--positions", 1, 1 << 20, &npos)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if ((r = cli_opt_long("bench", argc, argv, &i, "--perft-depth", 1, 14, &depth)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if ((r = cli_opt("bench", argc, argv, &i, "--time", &v)) < 0)
-            return CLI_BAD;
-        if (r) {
-            char *end;
-            secs = strtod(v, &end);
-            if (*end || !(secs > 0 && secs <= 600))
-                return cli_bad("bench", "--time '%s': expected seconds in (0, 600]", v);
-            continue;
-        }
-        return cli_unknown("bench", argv[i]);
-    }
+    const struct cli_option opts[] = {
+        {"--rules", CLI_STR, &rules, 0, 0, "R", NULL, 0, 0},
+        {"--positions", CLI_LONG, &npos, 1, 1 << 20, "N", NULL, 0, 0},
+        {"--perft-depth", CLI_LONG, &depth, 1, 14, "D", NULL, 0, 0},
+        {"--time", CLI_DOUBLE, &secs, 0, 600, "S", NULL, true, 0},
+        {0}};
+    const struct cli_spec spec = {"bench", usage, opts, NULL, 0, NULL};
+    int pr = cli_parse(&spec, argc, argv, NULL, NULL);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
     const char *list[16];
     int nl = 0;
     if (strcmp(rules, "all") == 0) {

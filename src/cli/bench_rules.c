@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sow/fileio.h"
 #include "sow/search.h"
 #include "sow/util.h"
 
@@ -23,14 +24,6 @@ static const char usage[] =
     "           a fresh MB MiB table per position (default 16): nodes, nodes/second\n"
     "           and the speed-up; the values must agree.\n"
     "--csv FILE: rules,threads,positions,nodes,seconds,nodes_per_s,moves_per_s\n";
-
-static volatile sig_atomic_t r_stop;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    r_stop = 1;
-}
 
 static uint64_t mix(uint64_t *s)
 {
@@ -78,7 +71,7 @@ static int search_positions(const struct ruleset *rs, sow_position *out, int n, 
     return k;
 }
 
-static double movegen_rate(const struct ruleset *rs, double secs)
+static double movegen_rate(const struct ruleset *rs, double secs, volatile sig_atomic_t *r_stop)
 {
     enum { NPOS = 2048 };
     static sow_position set[NPOS];
@@ -91,12 +84,12 @@ static double movegen_rate(const struct ruleset *rs, double secs)
             rs->generate(rs, &set[i], &ml, NULL, NULL);
             moves += (uint64_t)ml.n;
         }
-    } while ((dt = util_now() - t0) < secs && !r_stop);
+    } while ((dt = util_now() - t0) < secs && !*r_stop);
     return (double)moves / dt;
 }
 
 /* Solve every position; 0, or an exit status. */
-static int solve_all(const struct ruleset *rs, const sow_position *v, int n, int threads,
+static int solve_all(volatile sig_atomic_t *r_stop, const struct ruleset *rs, const sow_position *v, int n, int threads,
                      unsigned hash, int *values, bool check, uint64_t *nodes, double *secs)
 {
     *nodes = 0;
@@ -105,7 +98,7 @@ static int solve_all(const struct ruleset *rs, const sow_position *v, int n, int
         int val;
         uint64_t nn, ne;
         double dt, cpu;
-        int rc = bench_solve_once(rs, &v[i], threads, hash, &r_stop, &val, &nn, &ne, &dt, &cpu);
+        int rc = bench_solve_once(rs, &v[i], threads, hash, r_stop, &val, &nn, &ne, &dt, &cpu);
         if (rc)
             return rc;
         *secs += dt;
@@ -122,37 +115,23 @@ static int solve_all(const struct ruleset *rs, const sow_position *v, int n, int
 
 int bench_rules(int argc, char **argv)
 {
-    const char *cmd = "bench", *spec = "all", *csv = NULL, *v;
+    const char *cmd = "bench", *spec = "all", *csv = NULL;
     long npos = 6, maxseeds = 10, pits = 3, threads = 2, hash = 16;
     double secs = 0.5;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
-        if ((r = cli_opt(cmd, argc, argv, &i, "--rules", &spec)) ||
-            (r = cli_opt(cmd, argc, argv, &i, "--csv", &csv)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--positions", 1, 64, &npos)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--bench-seeds", 1, 48, &maxseeds)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--threads", 1, 256, &threads)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--pits", 1, SOW_MAX_PITS, &pits)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--hash", 1, 1 << 16, &hash))) {
-            if (r < 0)
-                return CLI_BAD;
-            continue;
-        }
-        if ((r = cli_opt(cmd, argc, argv, &i, "--time", &v)) != 0) {
-            char *end;
-            if (r < 0)
-                return CLI_BAD;
-            secs = strtod(v, &end);
-            if (*end || end == v || !(secs > 0) || secs > 3600)
-                return cli_bad(cmd, "--time '%s': expected seconds in (0, 3600]", v);
-            continue;
-        }
-        return cli_unknown(cmd, argv[i]);
-    }
+    const struct cli_option opts[] = {
+        {"--rules", CLI_STR, &spec, 0, 0, "R,...", NULL, 0, 0},
+        {"--csv", CLI_STR, &csv, 0, 0, "FILE", NULL, 0, 0},
+        {"--positions", CLI_LONG, &npos, 1, 64, "N", NULL, 0, 0},
+        {"--bench-seeds", CLI_LONG, &maxseeds, 1, 48, "N", NULL, 0, 0},
+        {"--threads", CLI_LONG, &threads, 1, (double)cli_max_threads(), "T", NULL, 0, 0},
+        {"--pits", CLI_LONG, &pits, 1, SOW_MAX_PITS, "N", NULL, 0, 0},
+        {"--hash", CLI_LONG, &hash, 1, 1 << 16, "MB", NULL, 0, 0},
+        {"--time", CLI_DOUBLE, &secs, 0, 3600, "S", NULL, true, 0},
+        {0}};
+    const struct cli_spec pspec = {cmd, usage, opts, NULL, 0, NULL};
+    int pr = cli_parse(&pspec, argc, argv, NULL, NULL);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
     const char *names[SOW_FAMILY_COUNT];
     int nnames = 0;
     char buf[256], err[256];
@@ -174,19 +153,21 @@ int bench_rules(int argc, char **argv)
         }
     }
     FILE *out = NULL;
-    char tmp[4200];
-    if (csv) {
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", csv, (long)getpid());
-        if (!(out = fopen(tmp, "w"))) {
-            fprintf(stderr, "sow bench: cannot write %s\n", tmp);
+    struct fio_out fo = {.fd = -1};
+    struct sow_error fe;
+    if (csv) { /* fileio: a regular file replaced whole, anything else refused */
+        if (fio_out_begin(&fo, csv, NULL, &fe)) {
+            cli_bad(cmd, "%s", fe.msg);
+            return cli_exit_code(fe.status);
+        }
+        if (!(out = fio_out_stream(&fo))) {
+            fio_out_abort(&fo);
+            cli_bad(cmd, "%s: out of memory", csv);
             return CLI_FAIL;
         }
         fprintf(out, "rules,threads,positions,nodes,seconds,nodes_per_s,moves_per_s\n");
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, NULL);
+    volatile sig_atomic_t *stop = cli_catch_signals(false);
 
     printf("2x%ld, 4 seeds per hole; search: %ld positions with <= %ld seeds per rule set\n",
            pits, npos, maxseeds);
@@ -202,12 +183,12 @@ int bench_rules(int argc, char **argv)
         int values[64];
         rules_init(&rs, names[a], (int)pits, 4, err, sizeof err);
         fprintf(stderr, "bench: %s...\n", rs.name);
-        double mg = movegen_rate(&rs, secs);
+        double mg = movegen_rate(&rs, secs, stop);
         int n = search_positions(&rs, set, (int)npos, (int)maxseeds);
         uint64_t n1, nt;
         double s1, st;
-        if ((rc = solve_all(&rs, set, n, 1, (unsigned)hash, values, false, &n1, &s1)) ||
-            (rc = solve_all(&rs, set, n, (int)threads, (unsigned)hash, values, true, &nt, &st)))
+        if ((rc = solve_all(stop, &rs, set, n, 1, (unsigned)hash, values, false, &n1, &s1)) ||
+            (rc = solve_all(stop, &rs, set, n, (int)threads, (unsigned)hash, values, true, &nt, &st)))
             break;
         double r1 = s1 > 0 ? (double)n1 / s1 : 0, rt = st > 0 ? (double)nt / st : 0;
         printf("%-12s %12.0f %10d %14llu %12.0f %14llu %12.0f %7.2fx\n", rs.name, mg, n,
@@ -231,17 +212,16 @@ int bench_rules(int argc, char **argv)
                tot_st > 0 ? tot_nt / tot_st : 0, tot_st > 0 ? tot_s1 / tot_st : 0);
     }
     if (out) {
-        bool bad = ferror(out) | (fflush(out) != 0) | (fsync(fileno(out)) != 0);
-        bad |= fclose(out) != 0;
-        if (rc || bad || rename(tmp, csv) != 0) {
-            unlink(tmp);
-            if (!rc) {
-                fprintf(stderr, "sow bench: writing %s failed\n", csv);
-                rc = CLI_FAIL;
-            }
+        if (rc) {
+            fio_out_abort(&fo);
+        } else if (fio_out_commit(&fo, &fe)) {
+            cli_bad(cmd, "%s", fe.msg);
+            rc = cli_exit_code(fe.status);
         }
     }
-    if (rc == CLI_INTERRUPTED)
+    if (rc == CLI_INTERRUPTED) {
         fprintf(stderr, "sow bench: interrupted\n");
+        rc = cli_interrupted();
+    }
     return rc;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sow/fileio.h"
 #include "sow/search.h"
 #include "sow/util.h"
 
@@ -21,7 +22,6 @@ struct bpos {
     char pos[SOW_POS_MAXLEN];
 };
 
-static volatile sig_atomic_t b_stop;
 
 /* CPU seconds of the whole process (all threads): on a loaded shared machine
  * wall time says little, so the totals print both. */
@@ -32,11 +32,6 @@ static double cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void on_sigint(int sig)
-{
-    (void)sig;
-    b_stop = 1;
-}
 
 static FILE *open_positions(const char *file, char *used, size_t len)
 {
@@ -52,14 +47,20 @@ static FILE *open_positions(const char *file, char *used, size_t len)
             tries[1] = rel;
         }
     }
+    struct sow_error e = {0};
     for (int i = 0; i < 2 && tries[i]; i++) {
-        FILE *f = fopen(tries[i], "r");
-        if (f) {
+        int fd;
+        /* fileio: a FIFO or directory given as --file is refused, not waited on */
+        if (fio_open_input(tries[i], &fd, &e) == SOW_OK) {
+            FILE *f = fdopen(fd, "r");
+            if (!f)
+                close(fd);
             snprintf(used, len, "%s", tries[i]);
             return f;
         }
+        if (i == 0)
+            snprintf(used, len, "%s", e.msg);
     }
-    snprintf(used, len, "%s", tries[0]);
     return NULL;
 }
 
@@ -68,7 +69,7 @@ static int load(const char *file, struct bpos *v, int *n)
     char used[PATH_MAX + 64], line[512];
     FILE *f = open_positions(file, used, sizeof used);
     if (!f)
-        return cli_bad("bench", "cannot open position file %s: %s", used, strerror(errno));
+        return cli_bad("bench", "position file %s", used);
     int k = 0, ln = 0;
     while (fgets(line, sizeof line, f)) {
         ln++;
@@ -131,7 +132,7 @@ struct meas {
  * shared machine hits both alike.  m[i * ntc + k]: position i, count tc[k].
  * Values and node counts must be the same every time. */
 static int measure(const struct bpos *v, int n, const int *tc, int ntc, unsigned hash, int repeat,
-                   struct meas *m)
+                   struct meas *m, volatile sig_atomic_t *stop)
 {
     for (int i = 0; i < n; i++) {
         char err[256];
@@ -144,7 +145,7 @@ static int measure(const struct bpos *v, int n, const int *tc, int ntc, unsigned
         for (int r = 0; r < repeat; r++)
             for (int k = 0; k < ntc; k++) {
                 struct meas x, *b = &m[i * ntc + k];
-                int st = bench_solve_once(&rs, &p, tc[k], hash, &b_stop, &x.value, &x.nodes,
+                int st = bench_solve_once(&rs, &p, tc[k], hash, stop, &x.value, &x.nodes,
                                           &x.expanded, &x.secs, &x.cpu);
                 if (st)
                     return st;
@@ -202,54 +203,39 @@ int bench_search(int argc, char **argv)
 {
     const char *file = NULL;
     long hash = 16, threads = 2, repeat = 3;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            printf("usage: sow bench search [--file F] [--hash MB] [--threads T] [--repeat R]\n"
-                   "Solve every position of F (default bench/positions.txt) with 1 thread,\n"
-                   "then with T threads (default 2); per position and in total print\n"
-                   "'Nodes searched : N' and 'Nodes/second : M', then the speed-up.\n"
-                   "Each position is solved R times (default 3) with each thread count,\n"
-                   "the counts interleaved, each time from scratch; the fastest counts\n"
-                   "(other jobs only ever add time).\n"
-                   "Nodes = positions visited: child positions made by a move and looked\n"
-                   "up (docs/solver.md); positions expanded are printed beside them.\n"
-                   "Values and node counts must not depend on the thread count.\n"
-                   "Totals also give process CPU time (wall time is noisy on shared machines).\n"
-                   "Each position gets a fresh table of MB MiB (default 16).\n");
-            return CLI_OK;
-        }
-        if ((r = cli_opt("bench", argc, argv, &i, "--file", &file)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if ((r = cli_opt_long("bench", argc, argv, &i, "--hash", 1, 1 << 16, &hash)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if ((r = cli_opt_long("bench", argc, argv, &i, "--threads", 1, 256, &threads)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if ((r = cli_opt_long("bench", argc, argv, &i, "--repeat", 1, 100, &repeat)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        return cli_unknown("bench", argv[i]);
-    }
+    static const char usage[] =
+        "usage: sow bench search [--file F] [--hash MB] [--threads T] [--repeat R]\n"
+        "Solve every position of F (default bench/positions.txt) with 1 thread,\n"
+        "then with T threads (default 2); per position and in total print\n"
+        "'Nodes searched : N' and 'Nodes/second : M', then the speed-up.\n"
+        "Each position is solved R times (default 3) with each thread count,\n"
+        "the counts interleaved, each time from scratch; the fastest counts\n"
+        "(other jobs only ever add time).\n"
+        "Nodes = positions visited: child positions made by a move and looked\n"
+        "up (docs/solver.md); positions expanded are printed beside them.\n"
+        "Values and node counts must not depend on the thread count.\n"
+        "Totals also give process CPU time (wall time is noisy on shared machines).\n"
+        "Each position gets a fresh table of MB MiB (default 16).\n";
+    const struct cli_option opts[] = {
+        {"--file", CLI_STR, &file, 0, 0, "F", "positions, default bench/positions.txt", 0, 0},
+        {"--hash", CLI_LONG, &hash, 1, 1 << 16, "MB", "table per position, default 16", 0, 0},
+        {"--threads", CLI_LONG, &threads, 1, (double)cli_max_threads(), "T",
+         "threads of the second pass, default 2", 0, 0},
+        {"--repeat", CLI_LONG, &repeat, 1, 100, "R", "solves per position, default 3", 0, 0},
+        {0}};
+    const struct cli_spec spec = {"bench", usage, opts, NULL, 0, NULL};
+    int pr = cli_parse(&spec, argc, argv, NULL, NULL);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
     static struct bpos v[BENCH_MAX];
     int n = 0;
     static struct meas m[2 * BENCH_MAX];
     if (load(file, v, &n))
         return CLI_BAD;
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old);
+    volatile sig_atomic_t *stop = cli_catch_signals(false);
     struct tally t1, t2;
     int tc[2] = {1, (int)threads}, ntc = threads > 1 ? 2 : 1;
-    int rc = measure(v, n, tc, ntc, (unsigned)hash, (int)repeat, m);
+    int rc = measure(v, n, tc, ntc, (unsigned)hash, (int)repeat, m, stop);
     if (rc)
         goto out;
     printf("search bench: %d positions, 1 thread, fastest of %ld solves each\n", n, repeat);
@@ -264,6 +250,5 @@ int bench_search(int argc, char **argv)
         printf("Values and nodes identical with 1 and %ld threads: yes\n", threads);
     }
 out:
-    sigaction(SIGINT, &old, NULL);
-    return rc;
+    return rc == CLI_INTERRUPTED ? cli_interrupted() : rc;
 }

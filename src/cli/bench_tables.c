@@ -82,30 +82,24 @@ int bench_tables(int argc, char **argv)
     const char *rules = "oware,awari";
     long pits = 6, seeds = 14, threads = 0;
     bool phases = false;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (strcmp(argv[i], "--phases") == 0) {
-            phases = true;
-            continue;
-        }
-        if (cli_is_help(argv[i])) {
-            printf("usage: sow bench tables [--rules R[,R...]|all] [--pits N] [--seeds N] "
-                   "[--threads T] [--phases]\n  builds levels 0..N (default oware,awari 2x6 up to "
-                   "14) into a temporary directory,\n  printing positions per second (wall and CPU) "
-                   "per level;\n"
-                   "  --phases adds the wall seconds of each build phase\n");
-            return CLI_OK;
-        }
-        if ((r = cli_opt("bench tables", argc, argv, &i, "--rules", &rules)) ||
-            (r = cli_opt_long("bench tables", argc, argv, &i, "--pits", 1, SOW_MAX_PITS, &pits)) ||
-            (r = cli_opt_long("bench tables", argc, argv, &i, "--seeds", 0, TB_MAX_LEVEL, &seeds)) ||
-            (r = cli_opt_long("bench tables", argc, argv, &i, "--threads", 1, 1024, &threads))) {
-            if (r < 0)
-                return CLI_BAD;
-            continue;
-        }
-        return cli_unknown("bench tables", argv[i]);
-    }
+    static const char usage[] =
+        "usage: sow bench tables [--rules R[,R...]|all] [--pits N] [--seeds N] [--threads T]\n"
+        "                        [--phases]\n"
+        "  builds levels 0..N (default oware,awari 2x6 up to 14) into a temporary directory,\n"
+        "  printing positions per second (wall and CPU) per level\n";
+    const struct cli_option opts[] = {
+        {"--rules", CLI_STR, &rules, 0, 0, "R,...", "rule sets, or all", 0, 0},
+        {"--pits", CLI_LONG, &pits, 1, SOW_MAX_PITS, "N", "holes per side, default 6", 0, 0},
+        {"--seeds", CLI_LONG, &seeds, 0, TB_MAX_LEVEL, "N", "highest level, default 14", 0, 0},
+        {"--threads", CLI_LONG, &threads, 1, (double)cli_max_threads(), "T",
+         "threads, default all", 0, 0},
+        {"--phases", CLI_FLAG, &phases, 0, 0, NULL, "the wall seconds of each build phase", 0,
+         0},
+        {0}};
+    const struct cli_spec spec = {"bench tables", usage, opts, NULL, 0, NULL};
+    int pr = cli_parse(&spec, argc, argv, NULL, NULL);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
     char list[512];
     snprintf(list, sizeof list, "%s",
              strcmp(rules, "all") == 0 ? "oware,awari,jodu,jodu-ibadan,jodu-starve,odu,jerin,darra"

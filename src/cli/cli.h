@@ -1,19 +1,97 @@
-/* sow command line: shared option handling.
+/* sow command line: the one option parser, signals, shared helpers.
  *
- * Exit statuses (README "Trust"): 0 success, 1 failure while working
+ * Exit statuses (README "Exit statuses"): 0 success, 1 failure while working
  * (I/O, out of memory), 2 bad input (usage, rule set, position, move, file),
- * 130 interrupted by Ctrl-C. */
+ * 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM.  Every error is
+ * one line on stderr, "sow CMD: ..." (control characters in quoted arguments
+ * become '?'); --help prints usage on stdout and exits 0.
+ *
+ * Options are tables (struct cli_option: name, argument, range, help line),
+ * read by cli_parse, which also writes the option part of --help from them:
+ *
+ *   long threads = 1;
+ *   const struct cli_option opts[] = {
+ *       {"--threads", CLI_LONG, &threads, 1, 64, "T", "threads, default 1"},
+ *       {0}};
+ *   --threads 3      -> threads = 3
+ *   --threads=0      -> "sow solve: --threads '0': expected a whole number
+ *                        in 1..64", exit 2
+ *
+ * Thread-safety: everything here is for the main thread (signal handlers
+ * only set the flag). */
 #ifndef SOW_CLI_H
 #define SOW_CLI_H
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "sow/position.h"
 #include "sow/rules.h"
 #include "sow/status.h"
 
-enum { CLI_OK = 0, CLI_FAIL = 1, CLI_BAD = 2, CLI_INTERRUPTED = 130 };
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_BAD = 2, CLI_INTERRUPTED = 130, CLI_TERMINATED = 143 };
+
+/* cli_parse's result when --help was asked for (usage printed): exit 0. */
+#define CLI_HELP (-1)
+
+enum cli_kind {
+    CLI_FLAG,   /* no argument; dst is a bool */
+    CLI_STR,    /* dst is a const char * (argv storage) */
+    CLI_LONG,   /* whole number in [lo, hi]; dst is a long */
+    CLI_DOUBLE, /* number in [lo, hi] (lo excluded if open_lo); dst is a double */
+};
+
+struct cli_option {
+    const char *name;  /* "--threads"; NULL ends the table */
+    enum cli_kind kind;
+    void *dst;
+    double lo, hi;     /* CLI_LONG / CLI_DOUBLE range */
+    const char *arg;   /* the argument's name in usage ("T"), NULL for flags */
+    const char *help;  /* one line of usage; NULL: not listed */
+    bool open_lo;      /* CLI_DOUBLE: the value must be > lo */
+    bool *seen;        /* if not NULL, set when the option is given */
+};
+
+/* The rule-set options every game command takes (struct cli_game g). */
+#define CLI_GAME_OPTIONS(g)                                                                   \
+    {"--rules", CLI_STR, &(g).rules, 0, 0, "R", "rule set, default oware", 0, 0},            \
+    {"--pits", CLI_LONG, &(g).pits, 1, SOW_MAX_PITS, "N", "holes per side, default 6", 0, 0}, \
+    {"--seeds", CLI_LONG, &(g).seeds, 0, SOW_MAX_SEEDS, "S", "seeds per hole, default 4", 0, 0}
+
+struct cli_spec {
+    const char *cmd;      /* "solve", "tables build": the messages' prefix */
+    const char *usage;    /* usage line(s) and prose, before the options */
+    const struct cli_option *opts;
+    const char *notes;    /* after the options (may be NULL) */
+    int max_pos;          /* positional arguments allowed */
+    const char *pos_name; /* "position": "more than one position given" */
+};
+
+/* Parse argv[1..argc-1] by spec: options into their dst, positional
+ * arguments into pos[0..*npos-1] (pos may be NULL if max_pos is 0).
+ * 0; CLI_HELP (usage on stdout); or CLI_BAD after one line on stderr. */
+int cli_parse(const struct cli_spec *spec, int argc, char **argv, const char **pos, int *npos);
+
+/* Usage of spec on f: its text, then one line per listed option. */
+void cli_usage(const struct cli_spec *spec, FILE *f);
+
+/* Most threads a command accepts: what the machine runs at once, at least 8
+ * (more only slows down and costs memory: README "Exit statuses"). */
+long cli_max_threads(void);
+
+/* Install the SIGINT and SIGTERM handlers; returns the flag they set.  With
+ * second_kills, a second signal ends the process at once (commands that
+ * write no file).  One flag per process: a handler cannot be given a context. */
+volatile sig_atomic_t *cli_catch_signals(bool second_kills);
+
+/* Exit status of an interrupted command: 130 after SIGINT, 143 after SIGTERM. */
+int cli_interrupted(void);
+
+/* A relay cache for rs (NULL if rs has no relay sowing or memory is short),
+ * cut by *stop when it is set (rules_cache_set_stop). */
+struct sow_relay_cache *cli_relay_cache(const struct ruleset *rs, unsigned log2_entries,
+                                        volatile sig_atomic_t *stop);
 
 /* Options every game command takes. */
 struct cli_game {
@@ -25,22 +103,12 @@ struct cli_game {
     sow_position p;
 };
 
-/* The one place a library status becomes an exit code (sow/status.h). */
+/* The one place a library status becomes an exit code (sow/status.h);
+ * SOW_E_INTERRUPTED gives cli_interrupted(). */
 int cli_exit_code(enum sow_status st);
 
 /* "sow CMD: message" on stderr; returns CLI_BAD. */
 int cli_bad(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* If argv[*i] is option `name` ("--name V" or "--name=V"), store V in *val,
- * advance *i and return 1; missing value: message, return -1; else 0. */
-int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
-
-/* Same for an integer option in [lo, hi]. */
-int cli_opt_long(const char *cmd, int argc, char **argv, int *i, const char *name, long lo,
-                 long hi, long *val);
-
-/* Try --rules/--pits/--seeds at argv[*i]: 1 consumed, 0 not one of them, -1 error. */
-int cli_game_opt(const char *cmd, int argc, char **argv, int *i, struct cli_game *g);
 
 /* Resolve rule set and position from g's fields. 0 or CLI_BAD (message printed). */
 int cli_game_setup(const char *cmd, struct cli_game *g);

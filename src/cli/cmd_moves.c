@@ -29,30 +29,18 @@ int cmd_moves(int argc, char **argv)
 {
     struct cli_game g = {.seeds = -1};
     bool json = false;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(moves_usage, stdout);
-            return CLI_OK;
-        }
-        if ((r = cli_game_opt("moves", argc, argv, &i, &g)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if (strcmp(argv[i], "--json") == 0) {
-            json = true;
-            continue;
-        }
-        if (argv[i][0] == '-' && argv[i][1])
-            return cli_unknown("moves", argv[i]);
-        if (g.pos)
-            return cli_bad("moves", "more than one position given ('%s')", argv[i]);
-        g.pos = argv[i];
-    }
+    const struct cli_option opts[] = {
+        CLI_GAME_OPTIONS(g),
+        {"--json", CLI_FLAG, &json, 0, 0, NULL, "one JSON object (below)", 0, 0},
+        {0}};
+    const struct cli_spec spec = {"moves", moves_usage, opts, NULL, 1, "position"};
+    int r = cli_parse(&spec, argc, argv, &g.pos, NULL);
+    if (r)
+        return r == CLI_HELP ? CLI_OK : r;
     if (cli_game_setup("moves", &g))
         return CLI_BAD;
     struct sow_movelist ml;
-    struct sow_relay_cache *cache = g.rs.relay ? rules_cache_new(12) : NULL;
+    struct sow_relay_cache *cache = cli_relay_cache(&g.rs, 12, NULL);
     g.rs.generate(&g.rs, &g.p, &ml, cache, NULL);
     rules_cache_free(cache);
     char tok[SOW_POS_MAXLEN], mv[SOW_MOVE_MAXLEN];
@@ -102,50 +90,41 @@ static const char play_usage[] =
 int cmd_play(int argc, char **argv)
 {
     struct cli_game g = {.seeds = -1};
-    const char **moves = calloc((size_t)argc, sizeof *moves);
-    int nmoves = 0;
-    if (!moves)
+    const char **args = calloc((size_t)argc + 1, sizeof *args), **moves = args;
+    int nargs = 0, nmoves;
+    if (!args)
         return CLI_FAIL;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(play_usage, stdout);
-            free(moves);
-            return CLI_OK;
-        }
-        if ((r = cli_game_opt("play", argc, argv, &i, &g)) < 0) {
-            free(moves);
-            return CLI_BAD;
-        }
-        if (r)
-            continue;
-        if (argv[i][0] == '-' && argv[i][1]) {
-            free(moves);
-            return cli_unknown("play", argv[i]);
-        }
-        if (strchr(argv[i], '/')) {
-            if (g.pos || nmoves) {
-                free(moves);
-                return cli_bad("play", "the position must come once, before the moves ('%s')",
-                               argv[i]);
-            }
-            g.pos = argv[i];
-        } else {
-            moves[nmoves++] = argv[i];
-        }
+    const struct cli_option opts[] = {CLI_GAME_OPTIONS(g), {0}};
+    const struct cli_spec spec = {"play", play_usage, opts, NULL, argc, NULL};
+    int r = cli_parse(&spec, argc, argv, args, &nargs);
+    if (r) {
+        free(args);
+        return r == CLI_HELP ? CLI_OK : r;
     }
+    /* A position (it has a '/') may come first; the rest are moves. */
+    for (int i = 0; i < nargs; i++)
+        if (strchr(args[i], '/') && (i > 0 || g.pos)) {
+            r = cli_bad("play", "the position must come once, before the moves ('%s')", args[i]);
+            free(args);
+            return r;
+        } else if (strchr(args[i], '/')) {
+            g.pos = args[i];
+        }
+    if (g.pos)
+        moves++;
+    nmoves = nargs - (g.pos ? 1 : 0);
     if (cli_game_setup("play", &g)) {
-        free(moves);
+        free(args);
         return CLI_BAD;
     }
     if (!nmoves) {
-        free(moves);
+        free(args);
         return cli_bad("play", "no moves given (see 'sow play --help')");
     }
     /* Work everything out first so that a bad move prints nothing but the error. */
     sow_position *hist = malloc(sizeof *hist * (size_t)(nmoves + 1));
     struct sow_child *steps = malloc(sizeof *steps * (size_t)nmoves);
-    struct sow_relay_cache *cache = g.rs.relay ? rules_cache_new(12) : NULL;
+    struct sow_relay_cache *cache = cli_relay_cache(&g.rs, 12, NULL);
     int rc = CLI_OK, repeated = -1;
     if (!hist || !steps) {
         rc = CLI_FAIL;
@@ -161,15 +140,17 @@ int cmd_play(int argc, char **argv)
                          i + 1, moves[i], repeated);
             goto out;
         }
+        /* The name first: generating the moves can take long where a relay
+         * may never end, and a misspelt move must not wait for that. */
+        sow_move m;
+        if (move_parse(&g.rs, cur, moves[i], &m, err, sizeof err) < 0) {
+            rc = cli_bad("play", "move %d: %s", i + 1, err);
+            goto out;
+        }
         g.rs.generate(&g.rs, cur, &ml, cache, NULL);
         if (!ml.n) {
             rc = cli_bad("play", "move %d '%s': the game is over (%s)", i + 1, moves[i],
                          rules_end_name(ml.end));
-            goto out;
-        }
-        sow_move m;
-        if (move_parse(&g.rs, cur, moves[i], &m, err, sizeof err) < 0) {
-            rc = cli_bad("play", "move %d: %s", i + 1, err);
             goto out;
         }
         int k = rules_find_move(&ml, m);
@@ -213,6 +194,6 @@ out:
     rules_cache_free(cache);
     free(hist);
     free(steps);
-    free(moves);
+    free(args);
     return rc;
 }

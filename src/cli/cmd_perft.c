@@ -17,35 +17,20 @@ int cmd_perft(int argc, char **argv)
     struct cli_game g = {.seeds = -1};
     long depth = -1;
     bool divide = false;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
-        if ((r = cli_game_opt("perft", argc, argv, &i, &g)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if ((r = cli_opt_long("perft", argc, argv, &i, "--depth", 0, 100, &depth)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if (strcmp(argv[i], "--divide") == 0) {
-            divide = true;
-            continue;
-        }
-        if (argv[i][0] == '-' && argv[i][1])
-            return cli_unknown("perft", argv[i]);
-        if (g.pos)
-            return cli_bad("perft", "more than one position given ('%s')", argv[i]);
-        g.pos = argv[i];
-    }
+    const struct cli_option opts[] = {
+        CLI_GAME_OPTIONS(g),
+        {"--depth", CLI_LONG, &depth, 0, 100, "D", "sequence length (required, 0..100)", 0, 0},
+        {"--divide", CLI_FLAG, &divide, 0, 0, NULL, "the count below each first move", 0, 0},
+        {0}};
+    const struct cli_spec spec = {"perft", usage, opts, NULL, 1, "position"};
+    int r = cli_parse(&spec, argc, argv, &g.pos, NULL);
+    if (r)
+        return r == CLI_HELP ? CLI_OK : r;
     if (depth < 0)
         return cli_bad("perft", "--depth D is required (0..100)");
     if (cli_game_setup("perft", &g))
         return CLI_BAD;
-    struct sow_relay_cache *cache = g.rs.relay ? rules_cache_new(16) : NULL;
+    struct sow_relay_cache *cache = cli_relay_cache(&g.rs, 16, NULL);
     double t0 = util_now();
     uint64_t total = 0;
     if (divide && depth > 0) {

@@ -10,22 +10,11 @@ static const char usage[] =
 int cmd_show(int argc, char **argv)
 {
     struct cli_game g = {.seeds = -1};
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
-        if ((r = cli_game_opt("show", argc, argv, &i, &g)) < 0)
-            return CLI_BAD;
-        if (r)
-            continue;
-        if (argv[i][0] == '-' && argv[i][1])
-            return cli_unknown("show", argv[i]);
-        if (g.pos)
-            return cli_bad("show", "more than one position given ('%s')", argv[i]);
-        g.pos = argv[i];
-    }
+    const struct cli_option opts[] = {CLI_GAME_OPTIONS(g), {0}};
+    const struct cli_spec spec = {"show", usage, opts, NULL, 1, "position"};
+    int r = cli_parse(&spec, argc, argv, &g.pos, NULL);
+    if (r)
+        return r == CLI_HELP ? CLI_OK : r;
     if (cli_game_setup("show", &g))
         return CLI_BAD;
     char tok[SOW_POS_MAXLEN];

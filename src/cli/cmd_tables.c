@@ -27,79 +27,66 @@ static const char usage[] =
     "  probe  [--rules R] [--pits N] [--dir DIR | --solution FILE] POS\n"
     "         the value of POS and of each of its moves\n"
     "DIR defaults to $SOW_TABLES, else ./tables.  Rule set default oware, 2x6.\n"
-    "exit status: 0 ok, 1 failure (I/O, verification), 2 bad input, 130 interrupted\n";
-
-static volatile sig_atomic_t g_stop;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    g_stop = 1;
-}
+    "exit status: 0 ok, 1 failure (I/O, verification), 2 bad input, 130 interrupted,\n"
+    "143 SIGTERM.  A second builder in the same DIR waits for the first (a lock).\n";
 
 struct topts {
     const char *rules, *dir, *pos, *solution;
-    long pits, seeds, threads;
+    long pits, seeds, threads, memory_gb;
     double memory;
-    bool json;
+    bool json, pits_given;
 };
 
-/* Parse the options every subcommand may take; positional args into pos. */
-static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool pos_is_dir)
+/* Which options a subcommand takes (bits of the table in parse). */
+enum { T_RULES = 1, T_PITS = 2, T_SEEDS = 4, T_THREADS = 8, T_MEMORY = 16, T_DIR = 32,
+       T_JSON = 64, T_SOLUTION = 128 };
+
+/* Parse a subcommand's options (those in `which`); the positional argument
+ * into o->pos (and o->dir if pos_is_dir).  0, CLI_HELP or CLI_BAD. */
+static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool pos_is_dir,
+                 unsigned which)
 {
     memset(o, 0, sizeof *o);
     o->rules = "oware";
     o->pits = 6;
     o->seeds = -1;
     o->dir = tb_default_dir();
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        long l;
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return 1;
-        }
-        if ((r = cli_opt(cmd, argc, argv, &i, "--rules", &o->rules)) != 0) {
-            if (r < 0)
-                return CLI_BAD;
-        } else if ((r = cli_opt_long(cmd, argc, argv, &i, "--pits", 1, SOW_MAX_PITS, &o->pits)) != 0) {
-            if (r < 0)
-                return CLI_BAD;
-        } else if ((r = cli_opt_long(cmd, argc, argv, &i, "--seeds", 0, 255, &o->seeds)) != 0) {
-            if (r < 0)
-                return CLI_BAD;
-        } else if ((r = cli_opt_long(cmd, argc, argv, &i, "--threads", 1, 1024, &o->threads)) != 0) {
-            if (r < 0)
-                return CLI_BAD;
-        } else if ((r = cli_opt_long(cmd, argc, argv, &i, "--memory", 1, 1 << 20, &l)) != 0) {
-            if (r < 0)
-                return CLI_BAD;
-            o->memory = (double)l * 1e9;
-            double ram = util_phys_memory();
-            if (ram > 0 && o->memory > ram)
-                return cli_bad(cmd,
-                               "--memory %ld GB is more than this machine has (%.1f GB of RAM); "
-                               "give at most %ld",
-                               l, ram / 1e9, (long)(ram / 1e9));
-        } else if ((r = cli_opt(cmd, argc, argv, &i, "--solution", &o->solution)) != 0) {
-            if (r < 0)
-                return CLI_BAD;
-        } else if ((r = cli_opt(cmd, argc, argv, &i, "--dir", &v)) != 0) {
-            if (r < 0)
-                return CLI_BAD;
-            o->dir = v;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            o->json = true;
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            return cli_unknown(cmd, argv[i]);
-        } else if (!o->pos) {
-            o->pos = argv[i];
-            if (pos_is_dir)
-                o->dir = argv[i];
-        } else {
-            return cli_bad(cmd, "unexpected argument '%s'", argv[i]);
-        }
+    const struct cli_option all[] = {
+        {"--rules", CLI_STR, &o->rules, 0, 0, "R", "rule set, default oware", 0, 0},
+        {"--pits", CLI_LONG, &o->pits, 1, SOW_MAX_PITS, "N", "holes per side, default 6", 0,
+         &o->pits_given},
+        {"--seeds", CLI_LONG, &o->seeds, 0, 255, "N", "seeds on the board: the level (0..127)",
+         0, 0},
+        {"--threads", CLI_LONG, &o->threads, 1, (double)cli_max_threads(), "T",
+         "threads, default all", 0, 0},
+        {"--memory", CLI_LONG, &o->memory_gb, 1, 1 << 20, "GB", "memory limit, default 3/4 of RAM",
+         0, 0},
+        {"--dir", CLI_STR, &o->dir, 0, 0, "DIR", "table directory, default $SOW_TABLES or ./tables",
+         0, 0},
+        {"--json", CLI_FLAG, &o->json, 0, 0, NULL, "JSON output", 0, 0},
+        {"--solution", CLI_STR, &o->solution, 0, 0, "FILE",
+         "probe: answer from a solution file (sow solve --save) instead", 0, 0},
+    };
+    struct cli_option opts[sizeof all / sizeof all[0] + 1];
+    int k = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (which & (1u << i))
+            opts[k++] = all[i];
+    opts[k] = (struct cli_option){0};
+    const struct cli_spec spec = {cmd, usage, opts, NULL, 1, pos_is_dir ? "directory" : NULL};
+    int r = cli_parse(&spec, argc, argv, &o->pos, NULL);
+    if (r)
+        return r;
+    if (o->pos && pos_is_dir)
+        o->dir = o->pos;
+    if (o->memory_gb) {
+        o->memory = (double)o->memory_gb * 1e9;
+        double ram = util_phys_memory();
+        if (ram > 0 && o->memory > ram)
+            return cli_bad(cmd,
+                           "--memory %ld GB is more than this machine has (%.1f GB of RAM); "
+                           "give at most %ld",
+                           o->memory_gb, ram / 1e9, (long)(ram / 1e9));
     }
     return 0;
 }
@@ -136,6 +123,10 @@ static void fmt_count(double x, char *buf, size_t len)
 static void on_progress(void *ctx, int level, uint64_t entries, double frac, const char *phase)
 {
     struct bar *b = ctx;
+    if (level < 0) { /* a note (another builder holds the directory) */
+        fprintf(stderr, "sow tables build: %s\n", phase);
+        return;
+    }
     if (level != b->level) {
         b->level = level;
         b->t0 = util_now();
@@ -178,9 +169,10 @@ static void on_level(void *ctx, int level, uint64_t entries, double secs, bool b
 static int tables_build(int argc, char **argv)
 {
     struct topts o;
-    int r = parse("tables build", argc, argv, &o, false);
+    int r = parse("tables build", argc, argv, &o, false,
+                  T_RULES | T_PITS | T_SEEDS | T_THREADS | T_MEMORY | T_DIR);
     if (r)
-        return r == 1 ? CLI_OK : r;
+        return r == CLI_HELP ? CLI_OK : r;
     if (o.pos)
         return cli_bad("tables build", "unexpected argument '%s'", o.pos);
     if (o.seeds < 0)
@@ -193,20 +185,16 @@ static int tables_build(int argc, char **argv)
     if (setup_rules("tables build", &o, &rs))
         return CLI_BAD;
     struct bar b = {(int)o.seeds, isatty(2), util_now(), -1};
-    struct tb_build_opts opt = {(int)o.threads, o.memory, &g_stop, on_progress, on_level, &b, NULL};
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    volatile sig_atomic_t *stop = cli_catch_signals(false);
+    struct tb_build_opts opt = {(int)o.threads, o.memory, stop, on_progress, on_level, &b, NULL};
     struct sow_error e;
     double t0 = util_now();
     enum sow_status st = tb_build(&rs, o.dir, (int)o.seeds, &opt, &e);
     if (b.tty)
         fputs("\r\033[K", stderr);
-    if (st == SOW_E_INTERRUPTED || g_stop) {
+    if (st == SOW_E_INTERRUPTED || *stop) {
         fprintf(stderr, "sow tables build: interrupted; complete levels are kept, rerun to resume\n");
-        return cli_exit_code(SOW_E_INTERRUPTED);
+        return cli_interrupted();
     }
     if (st != SOW_OK) {
         fprintf(stderr, "sow tables build: %s\n", e.msg);
@@ -258,9 +246,9 @@ static char **list_dir(const char *dir, int *count)
 static int list_tables(const char *cmd, int argc, char **argv, struct topts *o, char ***names,
                        int *count)
 {
-    int r = parse(cmd, argc, argv, o, true);
+    int r = parse(cmd, argc, argv, o, true, T_THREADS | T_DIR);
     if (r)
-        return r == 1 ? CLI_OK : r;
+        return r == CLI_HELP ? CLI_OK : r;
     if (cli_check_dir(cmd, o->dir))
         return CLI_BAD;
     *names = list_dir(o->dir, count);
@@ -269,6 +257,29 @@ static int list_tables(const char *cmd, int argc, char **argv, struct topts *o, 
         return CLI_OK;
     }
     return -1;
+}
+
+/* What a level file's name says it holds: "RULES-2xN-LLL.sowtb" (rule-set
+ * names may hold '-').  false if the name is not of that form or names no
+ * rule set. */
+static bool name_says(const char *name, struct ruleset *rs, int *level)
+{
+    const char *x = strstr(name, "-2x"), *nx;
+    while (x && (nx = strstr(x + 1, "-2x")))
+        x = nx;
+    char rules[64], err[256];
+    int pits, n, end = 0;
+    if (!x || (size_t)(x - name) >= sizeof rules)
+        return false;
+    memcpy(rules, name, (size_t)(x - name));
+    rules[x - name] = 0;
+    if (sscanf(x, "-2x%d-%3d.sowtb%n", &pits, &n, &end) != 2 || x[end] || pits < 1 ||
+        pits > SOW_MAX_PITS || n < 0 || n > TB_MAX_LEVEL)
+        return false;
+    if (rules_init(rs, rules, pits, 0, err, sizeof err) < 0 || strcmp(rs->name, rules) != 0)
+        return false;
+    *level = n;
+    return true;
 }
 
 static int tables_info(int argc, char **argv)
@@ -294,8 +305,15 @@ static int tables_info(int argc, char **argv)
             continue;
         }
         struct tb_header h;
+        struct ruleset nrs;
+        int nlevel;
         struct sow_error e;
-        if (tb_file_load(path, NULL, 0, &h, NULL, NULL, NULL, &e) != SOW_OK) {
+        /* The header must say what the name says, as probe and verify check. */
+        bool named = name_says(names[i], &nrs, &nlevel);
+        if (!named) {
+            printf("%-28s BAD: not a level file name (RULES-2xN-LLL.sowtb)\n", names[i]);
+            bad++;
+        } else if (tb_file_load(path, &nrs, nlevel, &h, NULL, NULL, NULL, &e) != SOW_OK) {
             printf("%-28s BAD: %s\n", names[i], e.msg);
             bad++;
         } else {
@@ -318,9 +336,9 @@ static int tables_info(int argc, char **argv)
 static int tables_stats(int argc, char **argv)
 {
     struct topts o;
-    int r = parse("tables stats", argc, argv, &o, false);
+    int r = parse("tables stats", argc, argv, &o, false, T_RULES | T_PITS | T_SEEDS | T_DIR | T_JSON);
     if (r)
-        return r == 1 ? CLI_OK : r;
+        return r == CLI_HELP ? CLI_OK : r;
     if (o.pos)
         return cli_bad("tables stats", "unexpected argument '%s'", o.pos);
     if (o.seeds < 0)
@@ -409,14 +427,11 @@ static int tables_verify(int argc, char **argv)
     if (r >= 0)
         return r;
     int rc = CLI_OK;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
+    volatile sig_atomic_t *stop = cli_catch_signals(false);
     /* Group the files by rule set and board; check each group's levels in order. */
     char done[256][40], lastbad[512] = "";
     int ndone = 0;
-    for (int i = 0; i < count && !g_stop; i++) {
+    for (int i = 0; i < count && !*stop; i++) {
         char path[4200], err[512];
         snprintf(path, sizeof path, "%s/%s", o.dir, names[i]);
         if (strstr(names[i], ".tmp"))
@@ -455,8 +470,8 @@ static int tables_verify(int argc, char **argv)
                        rs.pits, n, top + 1);
                 rc = CLI_FAIL;
             }
-        struct tb_build_opts opt = {(int)o.threads, 0, &g_stop, NULL, NULL, NULL, NULL};
-        for (int n = 0; n <= top && !g_stop; n++) {
+        struct tb_build_opts opt = {(int)o.threads, 0, stop, NULL, NULL, NULL, NULL};
+        for (int n = 0; n <= top && !*stop; n++) {
             double t0 = util_now();
             int64_t bad = -1;
             if (tb_verify_level(set, n, &opt, &bad, &e) != SOW_OK)
@@ -474,9 +489,9 @@ static int tables_verify(int argc, char **argv)
     for (int i = 0; i < count; i++)
         free(names[i]);
     free(names);
-    if (g_stop) {
+    if (*stop) {
         fprintf(stderr, "sow tables verify: interrupted\n");
-        return CLI_INTERRUPTED;
+        return cli_interrupted();
     }
     return rc;
 }
@@ -484,24 +499,22 @@ static int tables_verify(int argc, char **argv)
 /* ---- probe ----------------------------------------------------------------- */
 
 /* probe --solution FILE: the position's value and every move's from a
- * solution file (sow solve --save; docs/solutions.md). */
+ * solution file (sow solve --save; docs/solutions.md).  (closure: issue 11) */
 static int probe_solution(const struct cli_game *g, const char *path)
 {
     struct sol *sol;
     struct sow_error e = {0};
     enum sow_status st = search_solution_open(&g->rs, path, &sol, &e);
     if (st != SOW_OK) {
-        fprintf(stderr, "sow tables probe: %s\n", e.msg);
+        cli_bad("tables probe", "%s", e.msg);
         return cli_exit_code(st);
     }
     struct search_result r;
     int vals[SOW_MAX_PITS + 1];
     int nm = search_solution_answer(sol, &g->p, &r, vals);
     search_solution_close(sol);
-    if (nm < 0) {
-        fprintf(stderr, "sow tables probe: %s: the position is not in this solution\n", path);
-        return CLI_BAD;
-    }
+    if (nm < 0)
+        return cli_bad("tables probe", "%s: the position is not in this solution", path);
     char buf[SOW_POS_MAXLEN];
     pos_format(&g->rs, &g->p, buf, sizeof buf);
     printf("position %s\nrules    %s 2x%d, %d seeds on the board\nvalue    %+d (net seeds the "
@@ -529,9 +542,9 @@ static int probe_solution(const struct cli_game *g, const char *path)
 static int tables_probe(int argc, char **argv)
 {
     struct topts o;
-    int r = parse("tables probe", argc, argv, &o, false);
+    int r = parse("tables probe", argc, argv, &o, false, T_RULES | T_PITS | T_DIR | T_SOLUTION);
     if (r)
-        return r == 1 ? CLI_OK : r;
+        return r == CLI_HELP ? CLI_OK : r;
     if (!o.pos)
         return cli_bad("tables probe", "a position is required (see 'sow tables --help')");
     struct cli_game g;
@@ -539,18 +552,17 @@ static int tables_probe(int argc, char **argv)
     g.rules = o.rules;
     g.seeds = -1;
     g.pos = o.pos;
-    bool pits_given = false;
-    for (int i = 1; i < argc; i++)
-        pits_given |= strncmp(argv[i], "--pits", 6) == 0;
-    g.pits = pits_given ? o.pits : 0;
+    g.pits = o.pits_given ? o.pits : 0;
     if (cli_game_setup("tables probe", &g))
         return CLI_BAD;
     if (o.solution)
         return probe_solution(&g, o.solution);
     struct sow_error e;
     struct tb_set *set;
-    if (tb_open(&g.rs, o.dir, &set, &e) != SOW_OK)
-        return cli_bad("tables probe", "%s", e.msg); /* missing or damaged tables: bad input */
+    if (tb_open(&g.rs, o.dir, &set, &e) != SOW_OK) {
+        cli_bad("tables probe", "%s", e.msg); /* missing or damaged tables: bad input */
+        return cli_exit_code(e.status);
+    }
     char buf[SOW_POS_MAXLEN];
     pos_format(&g.rs, &g.p, buf, sizeof buf);
     int n = rules_board_seeds(&g.rs, &g.p), v;
@@ -598,9 +610,12 @@ static int tables_probe(int argc, char **argv)
 
 int cmd_tables(int argc, char **argv)
 {
-    if (argc < 2 || cli_is_help(argv[1])) {
-        fputs(usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? CLI_BAD : CLI_OK;
+    if (argc < 2)
+        return cli_bad("tables", "a subcommand is needed: build, info, stats, verify or probe "
+                                 "(see 'sow tables --help')");
+    if (cli_is_help(argv[1])) {
+        fputs(usage, stdout);
+        return CLI_OK;
     }
     const char *s = argv[1];
     if (strcmp(s, "build") == 0)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sow/fileio.h"
 #include "sow/search.h"
 #include "sow/tables.h"
 #include "sow/util.h"
@@ -47,23 +48,6 @@ static const char usage[] =
     "  player; --lengths: one row per game (rules,players,game,length,result,end).\n";
 
 _Static_assert(VAR_MOVE_CAP == 2000, "usage text states the move cap");
-
-static volatile sig_atomic_t g_stop;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    g_stop = 1;
-}
-
-static void catch_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
 
 /* "3", "1-4", "1..4", "1,3,5-6" → sorted distinct values in [lo, hi]. */
 static int parse_list(const char *cmd, const char *name, const char *spec, int lo, int hi,
@@ -135,52 +119,46 @@ static int parse_rules(const char *cmd, const char *spec, const char **out, int 
     return 0;
 }
 
-/* Output file written to a temporary name and renamed when complete. */
+/* Output files follow sow/fileio.h: a regular file or a new one, written
+ * to a temporary name and renamed when complete; anything else refused. */
 struct outfile {
-    FILE *f;
-    char path[4096], tmp[4200];
+    FILE *f; /* NULL: no file asked for */
+    struct fio_out o;
 };
 
 static int out_open(const char *cmd, struct outfile *o, const char *path)
 {
+    struct sow_error e;
     memset(o, 0, sizeof *o);
+    o->o.fd = -1;
     if (!path)
         return 0;
-    if (strlen(path) >= sizeof o->path)
-        return cli_bad(cmd, "file name too long");
-    strcpy(o->path, path);
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid());
-    o->f = fopen(o->tmp, "w");
-    if (!o->f) {
-        fprintf(stderr, "sow %s: cannot write %s: %s\n", cmd, o->tmp, strerror(errno));
+    if (fio_out_begin(&o->o, path, NULL, &e)) {
+        cli_bad(cmd, "%s", e.msg);
+        return cli_exit_code(e.status);
+    }
+    if (!(o->f = fio_out_stream(&o->o))) {
+        fio_out_abort(&o->o);
+        cli_bad(cmd, "%s: out of memory", path);
         return CLI_FAIL;
     }
     return 0;
 }
 
-/* Commit (ok) or discard the file.  Returns 0 or CLI_FAIL. */
+/* Commit (ok) or discard the file.  Returns 0 or the exit status. */
 static int out_close(const char *cmd, struct outfile *o, bool ok)
 {
     if (!o->f)
         return 0;
-    int bad = ferror(o->f);
-    bad |= fflush(o->f) != 0;
-    bad |= fsync(fileno(o->f)) != 0;
-    bad |= fclose(o->f) != 0;
     o->f = NULL;
-    if (!ok || bad) {
-        unlink(o->tmp);
-        if (ok) {
-            fprintf(stderr, "sow %s: writing %s failed\n", cmd, o->tmp);
-            return CLI_FAIL;
-        }
+    if (!ok) {
+        fio_out_abort(&o->o);
         return 0;
     }
-    if (rename(o->tmp, o->path) != 0) {
-        fprintf(stderr, "sow %s: cannot rename %s to %s: %s\n", cmd, o->tmp, o->path,
-                strerror(errno));
-        unlink(o->tmp);
-        return CLI_FAIL;
+    struct sow_error e;
+    if (fio_out_commit(&o->o, &e)) {
+        cli_bad(cmd, "%s", e.msg);
+        return cli_exit_code(e.status);
     }
     return 0;
 }
@@ -198,53 +176,34 @@ static int cmd_atlas(int argc, char **argv)
 {
     const char *cmd = "variants atlas";
     const char *rules_spec = "all", *pits_spec = "1-3", *seeds_spec = "1-4", *csv = NULL;
-    const char *tables = tb_default_dir(), *v;
-    long threads = 1, hash = 64, tb_entries = 2000000, max_total = 255, min_total = 0;
+    const char *tables = tb_default_dir();
+    long threads = 1, hash = SEARCH_HASH_MB, tb_entries = 2000000, max_total = 255, min_total = 0;
     double budget = 10;
-    bool verbose = false;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
-        if ((r = cli_opt(cmd, argc, argv, &i, "--rules", &rules_spec)) ||
-            (r = cli_opt(cmd, argc, argv, &i, "--pits", &pits_spec)) ||
-            (r = cli_opt(cmd, argc, argv, &i, "--seeds", &seeds_spec)) ||
-            (r = cli_opt(cmd, argc, argv, &i, "--csv", &csv)) ||
-            (r = cli_opt(cmd, argc, argv, &i, "--tables", &tables)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--threads", 1, 256, &threads)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--hash", 1, 1 << 20, &hash)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--tb-entries", 0, 4000000000L,
-                              &tb_entries)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--max-total", 0, 255, &max_total)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--min-total", 0, 255, &min_total))) {
-            if (r < 0)
-                return CLI_BAD;
-            continue;
-        }
-        if ((r = cli_opt(cmd, argc, argv, &i, "--budget", &v)) != 0) {
-            char *end;
-            if (r < 0)
-                return CLI_BAD;
-            errno = 0;
-            budget = strtod(v, &end);
-            if (errno || *end || end == v || !(budget >= 0) || budget > 1e7)
-                return cli_bad(cmd, "--budget '%s': expected seconds (0 = no limit)", v);
-            continue;
-        }
-        if (strcmp(argv[i], "--no-tables") == 0) {
-            tables = NULL;
-            continue;
-        }
-        if (strcmp(argv[i], "--verbose") == 0) {
-            verbose = true;
-            continue;
-        }
-        if (argv[i][0] == '-')
-            return cli_unknown(cmd, argv[i]);
-        return cli_bad(cmd, "unexpected argument '%s'", argv[i]);
-    }
+    bool verbose = false, no_tables = false;
+    const struct cli_option opts[] = {
+        {"--rules", CLI_STR, &rules_spec, 0, 0, "R,...", "rule sets, or all (default)", 0, 0},
+        {"--pits", CLI_STR, &pits_spec, 0, 0, "LIST", "holes per side, default 1-3", 0, 0},
+        {"--seeds", CLI_STR, &seeds_spec, 0, 0, "LIST", "seeds per hole, default 1-4", 0, 0},
+        {"--budget", CLI_DOUBLE, &budget, 0, 1e7, "S", "seconds per instance (0: no limit)", 0,
+         0},
+        {"--csv", CLI_STR, &csv, 0, 0, "FILE", "also write the rows as CSV", 0, 0},
+        {"--threads", CLI_LONG, &threads, 1, (double)cli_max_threads(), "T", "threads, default 1",
+         0, 0},
+        {"--hash", CLI_LONG, &hash, 1, 1 << 20, "MB", "transposition table, MiB", 0, 0},
+        {"--tables", CLI_STR, &tables, 0, 0, "DIR", "endgame tables (built when missing)", 0, 0},
+        {"--no-tables", CLI_FLAG, &no_tables, 0, 0, NULL, "solve without endgame tables", 0, 0},
+        {"--tb-entries", CLI_LONG, &tb_entries, 0, 4000000000.0, "N",
+         "largest level built, positions", 0, 0},
+        {"--min-total", CLI_LONG, &min_total, 0, 255, "N", "skip fewer seeds on the board", 0, 0},
+        {"--max-total", CLI_LONG, &max_total, 0, 255, "N", "skip more seeds on the board", 0, 0},
+        {"--verbose", CLI_FLAG, &verbose, 0, 0, NULL, "the solver's steps on stderr", 0, 0},
+        {0}};
+    const struct cli_spec spec = {cmd, usage, opts, NULL, 0, NULL};
+    int pr = cli_parse(&spec, argc, argv, NULL, NULL);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
+    if (no_tables)
+        tables = NULL;
     const char *rules[SOW_FAMILY_COUNT];
     int nrules, pits[SOW_MAX_PITS], npits, seeds[256], nseeds;
     if (parse_rules(cmd, rules_spec, rules, &nrules) ||
@@ -258,16 +217,16 @@ static int cmd_atlas(int argc, char **argv)
         return rc;
     if (out.f)
         fprintf(out.f, "rules,pits,seeds,value,best,pv_length,nodes,time_ms,status\n");
-    catch_signals();
+    volatile sig_atomic_t *stop = cli_catch_signals(false);
 
     int total = nrules * npits * nseeds, k = 0, nexact = 0, nopen = 0, nskip = 0;
     printf("%-12s %4s %5s %5s %9s %-18s %5s %14s %10s  %s\n", "rules", "pits", "seeds", "total",
            "value", "best", "pv", "nodes", "time_ms", "status");
     fflush(stdout);
     bool failed = false;
-    for (int a = 0; a < nrules && !g_stop && !failed; a++)
-        for (int b = 0; b < npits && !g_stop && !failed; b++)
-            for (int c = 0; c < nseeds && !g_stop && !failed; c++) {
+    for (int a = 0; a < nrules && !*stop && !failed; a++)
+        for (int b = 0; b < npits && !*stop && !failed; b++)
+            for (int c = 0; c < nseeds && !*stop && !failed; c++) {
                 struct ruleset rs;
                 char err[256];
                 k++;
@@ -290,7 +249,7 @@ static int cmd_atlas(int argc, char **argv)
                 ao.budget = budget;
                 ao.tables_dir = tables;
                 ao.tb_build_entries = (uint64_t)tb_entries;
-                ao.stop = (volatile int *)&g_stop;
+                ao.stop = (volatile int *)stop;
                 ao.progress = atlas_note;
                 ao.progress_arg = &verbose;
                 struct var_atlas_result r;
@@ -333,10 +292,10 @@ static int cmd_atlas(int argc, char **argv)
                             r.exact ? r.best_str : "-", csvpv, (unsigned long long)r.nodes, ms,
                             r.exact ? "exact" : "open");
             }
-    if (g_stop) {
+    if (*stop) {
         out_close(cmd, &out, false);
         fprintf(stderr, "sow %s: interrupted (no CSV written)\n", cmd);
-        return CLI_INTERRUPTED;
+        return cli_interrupted();
     }
     if (failed) {
         out_close(cmd, &out, false);
@@ -400,30 +359,26 @@ static int cmd_play_stats(int argc, char **argv)
     const char *cmd = "variants play";
     const char *rules_spec = "all", *csv = NULL, *lengths = NULL;
     long pits = 6, seeds = 4, games = 1000, seed = 1, depth = 2, rplies = 2, threads = 1;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
-        if ((r = cli_opt(cmd, argc, argv, &i, "--rules", &rules_spec)) ||
-            (r = cli_opt(cmd, argc, argv, &i, "--csv", &csv)) ||
-            (r = cli_opt(cmd, argc, argv, &i, "--lengths", &lengths)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--pits", 1, SOW_MAX_PITS, &pits)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--seeds", 1, SOW_MAX_SEEDS, &seeds)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--games", 1, 100000000L, &games)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--seed", 0, 2147483647L, &seed)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--engine-depth", 0, 64, &depth)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--random-plies", 0, 1000, &rplies)) ||
-            (r = cli_opt_long(cmd, argc, argv, &i, "--threads", 1, 256, &threads))) {
-            if (r < 0)
-                return CLI_BAD;
-            continue;
-        }
-        if (argv[i][0] == '-')
-            return cli_unknown(cmd, argv[i]);
-        return cli_bad(cmd, "unexpected argument '%s'", argv[i]);
-    }
+    const struct cli_option opts[] = {
+        {"--rules", CLI_STR, &rules_spec, 0, 0, "R,...", "rule sets, or all (default)", 0, 0},
+        {"--pits", CLI_LONG, &pits, 1, SOW_MAX_PITS, "N", "holes per side, default 6", 0, 0},
+        {"--seeds", CLI_LONG, &seeds, 1, SOW_MAX_SEEDS, "S", "seeds per hole, default 4", 0, 0},
+        {"--games", CLI_LONG, &games, 1, 100000000, "N", "games per rule set, default 1000", 0,
+         0},
+        {"--seed", CLI_LONG, &seed, 0, 2147483647.0, "X", "random seed, default 1", 0, 0},
+        {"--engine-depth", CLI_LONG, &depth, 0, 64, "D", "engine plies, default 2 (0: none)", 0,
+         0},
+        {"--random-plies", CLI_LONG, &rplies, 0, 1000, "K", "random opening plies, default 2", 0,
+         0},
+        {"--threads", CLI_LONG, &threads, 1, (double)cli_max_threads(), "T", "threads, default 1",
+         0, 0},
+        {"--csv", CLI_STR, &csv, 0, 0, "FILE", "one row per rule set and player", 0, 0},
+        {"--lengths", CLI_STR, &lengths, 0, 0, "FILE", "one row per game", 0, 0},
+        {0}};
+    const struct cli_spec spec = {cmd, usage, opts, NULL, 0, NULL};
+    int pr = cli_parse(&spec, argc, argv, NULL, NULL);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
     const char *rules[SOW_FAMILY_COUNT];
     int nrules;
     if (parse_rules(cmd, rules_spec, rules, &nrules))
@@ -442,6 +397,9 @@ static int cmd_play_stats(int argc, char **argv)
         out_close(cmd, &out, false);
         return rc;
     }
+    char *tbuf = NULL;
+    size_t tlen = 0;
+    FILE *tab = NULL;
     int *glen = lout.f ? malloc(sizeof *glen * (size_t)games) : NULL;
     int8_t *gres = lout.f ? malloc((size_t)games) : NULL;
     uint8_t *gend = lout.f ? malloc((size_t)games) : NULL;
@@ -460,19 +418,26 @@ static int cmd_play_stats(int argc, char **argv)
     }
     if (lout.f)
         fprintf(lout.f, "rules,players,game,length,result,end\n");
-    catch_signals();
-    printf("2x%ld, %ld seeds per hole, %ld games each, seed %ld; W/D/L %% for the first "
+    volatile sig_atomic_t *stop = cli_catch_signals(false);
+    /* The table is printed whole at the end: an interrupted run prints
+     * nothing on stdout (README "Exit statuses"). */
+    tab = open_memstream(&tbuf, &tlen);
+    if (!tab) {
+        fprintf(stderr, "sow %s: out of memory\n", cmd);
+        rc = CLI_FAIL;
+        goto done;
+    }
+    fprintf(tab, "2x%ld, %ld seeds per hole, %ld games each, seed %ld; W/D/L %% for the first "
            "player; length in plies; endings in %% of games\n",
            pits, seeds, games, seed);
-    printf("%-12s %-10s %6s %5s %5s %5s %7s %6s %5s %5s %6s %6s %8s %6s", "rules", "players",
+    fprintf(tab, "%-12s %-10s %6s %5s %5s %5s %7s %6s %5s %5s %6s %6s %8s %6s", "rules", "players",
            "games", "W%", "D%", "L%", "len", "sd", "min", "max", "branch", "laps", "endl/1k",
            "cap/mv");
     for (int e = 1; e < VAR_END_COUNT; e++)
-        printf(" %6.6s", var_end_name(e));
-    printf("\n");
-    fflush(stdout);
-    for (int a = 0; a < nrules && !g_stop; a++) {
-        for (int kind = 0; kind < 2 && !g_stop; kind++) {
+        fprintf(tab, " %6.6s", var_end_name(e));
+    fprintf(tab, "\n");
+    for (int a = 0; a < nrules && !*stop; a++) {
+        for (int kind = 0; kind < 2 && !*stop; kind++) {
             if (kind == 1 && depth <= 0)
                 break;
             char players[32];
@@ -488,7 +453,7 @@ static int cmd_play_stats(int argc, char **argv)
             po.engine_depth = (int)depth;
             po.random_plies = (int)rplies;
             po.threads = (int)threads;
-            po.stop = (volatile int *)&g_stop;
+            po.stop = (volatile int *)stop;
             po.progress = play_note;
             po.progress_arg = &pp;
             po.game_len = glen;
@@ -497,14 +462,13 @@ static int cmd_play_stats(int argc, char **argv)
             struct var_play_stats st;
             char err[256];
             if (var_play(&rsets[a], &po, &st, err, sizeof err) < 0) {
-                if (g_stop)
+                if (*stop)
                     break;
                 fprintf(stderr, "sow %s: %s %s: %s\n", cmd, rsets[a].name, players, err);
                 rc = CLI_FAIL;
                 goto done;
             }
-            play_row(stdout, rsets[a].name, players, &st);
-            fflush(stdout);
+            play_row(tab, rsets[a].name, players, &st);
             if (out.f)
                 play_csv(out.f, rsets[a].name, (int)pits, (int)seeds, players, &st);
             if (lout.f)
@@ -513,11 +477,17 @@ static int cmd_play_stats(int argc, char **argv)
                             gres[g], var_end_name(gend[g]));
         }
     }
-    if (g_stop) {
+    if (*stop) {
         fprintf(stderr, "\nsow %s: interrupted (no CSV written)\n", cmd);
-        rc = CLI_INTERRUPTED;
+        rc = cli_interrupted();
     }
 done:
+    if (tab) {
+        fclose(tab);
+        if (rc == 0)
+            fwrite(tbuf, 1, tlen, stdout);
+    }
+    free(tbuf);
     free(glen);
     free(gres);
     free(gend);
@@ -532,9 +502,12 @@ done:
 
 int cmd_variants(int argc, char **argv)
 {
-    if (argc < 2 || cli_is_help(argv[1])) {
-        fputs(usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? CLI_BAD : CLI_OK;
+    if (argc < 2)
+        return cli_bad("variants", "a subcommand is needed: atlas or play (see 'sow variants "
+                                   "--help')");
+    if (cli_is_help(argv[1])) {
+        fputs(usage, stdout);
+        return CLI_OK;
     }
     if (strcmp(argv[1], "atlas") == 0)
         return cmd_atlas(argc - 1, argv + 1);

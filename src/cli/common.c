@@ -1,7 +1,12 @@
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "sow/util.h"
@@ -10,16 +15,177 @@ int cli_bad(const char *cmd, const char *fmt, ...)
 {
     /* Messages quote arguments: control characters in them (a newline in a
      * quoted argument) would break the one-line promise, so they become '?'. */
-    char msg[1024];
+    char msg[1024], c[128];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    for (char *c = msg; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
-    fprintf(stderr, "sow %s: %s\n", cmd, msg);
+    sow_scrub(msg);
+    snprintf(c, sizeof c, "%s", cmd);
+    sow_scrub(c);
+    fprintf(stderr, "sow%s%s: %s\n", *c ? " " : "", c, msg);
     return CLI_BAD;
+}
+
+/* ---- the option parser ----------------------------------------------------- */
+
+void cli_usage(const struct cli_spec *sp, FILE *f)
+{
+    fputs(sp->usage, f);
+    bool head = false;
+    for (const struct cli_option *o = sp->opts; o && o->name; o++) {
+        if (!o->help)
+            continue;
+        if (!head)
+            fputs("options:\n", f);
+        head = true;
+        char left[40];
+        snprintf(left, sizeof left, "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        if (strlen(left) > 16)
+            fprintf(f, "  %s\n  %-16s %s\n", left, "", o->help);
+        else
+            fprintf(f, "  %-16s %s\n", left, o->help);
+    }
+    if (sp->notes)
+        fputs(sp->notes, f);
+}
+
+/* Store value v of option o (from argv).  0 or CLI_BAD after a message. */
+static int set_value(const struct cli_spec *sp, const struct cli_option *o, const char *v)
+{
+    switch (o->kind) {
+    case CLI_FLAG:
+        *(bool *)o->dst = true;
+        break;
+    case CLI_STR:
+        if (!*v) /* an empty --dir or --csv would mean the current directory or nothing */
+            return cli_bad(sp->cmd, "option %s needs a value, not ''", o->name);
+        *(const char **)o->dst = v;
+        break;
+    case CLI_LONG: {
+        long x;
+        if (util_parse_long(v, (long)o->lo, (long)o->hi, &x) < 0)
+            return cli_bad(sp->cmd, "%s '%s': expected a whole number in %ld..%ld", o->name, v,
+                           (long)o->lo, (long)o->hi);
+        *(long *)o->dst = x;
+        break;
+    }
+    case CLI_DOUBLE: {
+        char *end;
+        errno = 0;
+        double x = strtod(v, &end);
+        if (errno || end == v || *end || !isfinite(x) || x < o->lo || x > o->hi ||
+            (o->open_lo && x == o->lo))
+            return cli_bad(sp->cmd, "%s '%s': expected a number %s %g and at most %g", o->name,
+                           v, o->open_lo ? ">" : ">=", o->lo, o->hi);
+        *(double *)o->dst = x;
+        break;
+    }
+    }
+    if (o->seen)
+        *o->seen = true;
+    return 0;
+}
+
+int cli_parse(const struct cli_spec *sp, int argc, char **argv, const char **pos, int *npos)
+{
+    int np = 0;
+    if (npos)
+        *npos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            cli_usage(sp, stdout);
+            return CLI_HELP;
+        }
+        if (a[0] == '-' && a[1]) {
+            const struct cli_option *o = sp->opts;
+            size_t n = 0;
+            for (; o && o->name; o++) {
+                n = strlen(o->name);
+                if (strncmp(a, o->name, n) == 0 && (a[n] == 0 || a[n] == '='))
+                    break;
+            }
+            if (!o || !o->name)
+                return cli_unknown(sp->cmd, a);
+            if (o->kind == CLI_FLAG) {
+                if (a[n] == '=')
+                    return cli_bad(sp->cmd, "option %s takes no value", o->name);
+                if (set_value(sp, o, NULL))
+                    return CLI_BAD;
+                continue;
+            }
+            const char *v;
+            if (a[n] == '=') {
+                v = a + n + 1;
+            } else {
+                if (i + 1 >= argc)
+                    return cli_bad(sp->cmd, "option %s needs a value", o->name);
+                v = argv[++i];
+            }
+            if (set_value(sp, o, v))
+                return CLI_BAD;
+            continue;
+        }
+        if (np >= sp->max_pos) {
+            if (sp->max_pos == 1 && sp->pos_name)
+                return cli_bad(sp->cmd, "more than one %s given ('%s')", sp->pos_name, a);
+            return cli_bad(sp->cmd, "unexpected argument '%s'", a);
+        }
+        pos[np++] = a;
+        if (npos)
+            *npos = np;
+    }
+    return 0;
+}
+
+long cli_max_threads(void)
+{
+    long n = 0;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        n = CPU_COUNT(&set);
+    if (n <= 0)
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 8 ? n : 8;
+}
+
+/* ---- signals ---------------------------------------------------------------- */
+
+/* The one flag of the process: a signal handler cannot be handed a context. */
+static volatile sig_atomic_t cli_stop_flag;
+static volatile sig_atomic_t cli_stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    cli_stop_flag = 1;
+    cli_stop_signal = sig;
+}
+
+volatile sig_atomic_t *cli_catch_signals(bool second_kills)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    /* No SA_RESTART: a blocking call returns EINTR, so the flag is seen. */
+    sa.sa_flags = second_kills ? SA_RESETHAND : 0;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    return &cli_stop_flag;
+}
+
+int cli_interrupted(void)
+{
+    return cli_stop_signal == SIGTERM ? CLI_TERMINATED : CLI_INTERRUPTED;
+}
+
+struct sow_relay_cache *cli_relay_cache(const struct ruleset *rs, unsigned log2_entries,
+                                        volatile sig_atomic_t *stop)
+{
+    struct sow_relay_cache *c = rs->relay ? rules_cache_new(log2_entries) : NULL;
+    rules_cache_set_stop(c, stop);
+    return c;
 }
 
 bool cli_is_help(const char *arg)
@@ -30,52 +196,6 @@ bool cli_is_help(const char *arg)
 int cli_unknown(const char *cmd, const char *arg)
 {
     return cli_bad(cmd, "unknown option '%s' (see 'sow %s --help')", arg, cmd);
-}
-
-int cli_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
-        return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (a[n] != 0)
-        return 0;
-    if (*i + 1 >= argc) {
-        cli_bad(cmd, "option %s needs a value", name);
-        return -1;
-    }
-    *val = argv[++*i];
-    return 1;
-}
-
-int cli_opt_long(const char *cmd, int argc, char **argv, int *i, const char *name, long lo,
-                 long hi, long *val)
-{
-    const char *v;
-    int r = cli_opt(cmd, argc, argv, i, name, &v);
-    if (r <= 0)
-        return r;
-    if (util_parse_long(v, lo, hi, val) < 0) {
-        cli_bad(cmd, "%s '%s': expected a whole number in %ld..%ld", name, v, lo, hi);
-        return -1;
-    }
-    return 1;
-}
-
-int cli_game_opt(const char *cmd, int argc, char **argv, int *i, struct cli_game *g)
-{
-    int r;
-    if ((r = cli_opt(cmd, argc, argv, i, "--rules", &g->rules)) != 0)
-        return r;
-    if ((r = cli_opt_long(cmd, argc, argv, i, "--pits", 1, SOW_MAX_PITS, &g->pits)) != 0)
-        return r;
-    if ((r = cli_opt_long(cmd, argc, argv, i, "--seeds", 0, SOW_MAX_SEEDS, &g->seeds)) != 0)
-        return r;
-    return 0;
 }
 
 int cli_game_setup(const char *cmd, struct cli_game *g)
@@ -121,7 +241,7 @@ int cli_exit_code(enum sow_status st)
     case SOW_E_TOO_BIG: return CLI_BAD;
     case SOW_E_IO:
     case SOW_E_NOMEM: return CLI_FAIL;
-    case SOW_E_INTERRUPTED: return CLI_INTERRUPTED;
+    case SOW_E_INTERRUPTED: return cli_interrupted();
     }
     return CLI_FAIL;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sow/version.h"
 
 static const struct {
     const char *name;
@@ -28,23 +29,26 @@ static void usage(FILE *f)
     rules_names_line(names, sizeof names, false);
     fprintf(f, "\nrule sets: %s\n", names);
     fprintf(f, "positions: A1,...,AN/B1,...,BN/SIDE[/SA-SB[/STATE]]\n"
-               "'sow COMMAND --help' for each command's options.\n"
-               "exit status: 0 ok, 1 failure while working, 2 bad input, 130 interrupted\n");
+               "'sow COMMAND --help' for each command's options; 'sow --version' for the\n"
+               "version and the git commit sow was built from.\n"
+               "exit status: 0 ok, 1 failure while working, 2 bad input, 130 interrupted\n"
+               "(Ctrl-C), 143 stopped by SIGTERM.\n");
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return CLI_BAD;
-    }
+    if (argc < 2)
+        return cli_bad("", "a command is needed (see 'sow --help')");
     if (cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
         usage(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("sow %s (git %s)\n", sow_version(), sow_commit());
         return CLI_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "sow: unknown command '%s' (see 'sow --help')\n", argv[1]);
-    return CLI_BAD;
+    return cli_bad("", "unknown command '%s' (see 'sow --help')", argv[1]);
 }

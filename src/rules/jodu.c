@@ -48,6 +48,8 @@ CORE_INLINE int jodu_relay(const struct ruleset *rs, board_t *b, int h,
                 last = -1;
                 break;
             }
+            if (!(n & (RELAY_POLL_EVERY - 1)) && relay_cache_stopped(cache))
+                return -1; /* cut: nothing stored, the board is not used */
             if (lam == power) {
                 saved = x;
                 saved_hole = last;
@@ -74,6 +76,8 @@ CORE_INLINE int jodu_relay(const struct ruleset *rs, board_t *b, int h,
                 last = -1;
                 break;
             }
+            if (!(n & (RELAY_POLL_EVERY - 1)) && relay_cache_stopped(cache))
+                return -1; /* cut: nothing stored, the board is not used */
             cur = last;
         }
     }

@@ -55,6 +55,8 @@ CORE_INLINE int odu_relay(const struct ruleset *rs, board_t *b, int origin, int 
             last = -1;
             break;
         }
+        if (!(n & (RELAY_POLL_EVERY - 1)) && relay_cache_stopped(cache))
+            return -1; /* cut: nothing stored, the board is not used */
         cur = last;
         s = b->h[cur];
         b->h[cur] = 0;

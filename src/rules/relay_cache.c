@@ -19,6 +19,7 @@ struct relay_entry {
 struct sow_relay_cache {
     size_t mask;
     struct relay_entry *e;
+    volatile sig_atomic_t *stop; /* rules_cache_set_stop; NULL: never cut */
 };
 
 struct sow_relay_cache *rules_cache_new(unsigned log2_entries)
@@ -29,6 +30,7 @@ struct sow_relay_cache *rules_cache_new(unsigned log2_entries)
     if (!c)
         return NULL;
     c->mask = ((size_t)1 << log2_entries) - 1;
+    c->stop = NULL;
     c->e = calloc(c->mask + 1, sizeof *c->e);
     if (!c->e) {
         free(c);
@@ -82,4 +84,15 @@ void relay_cache_put(struct sow_relay_cache *c, const struct ruleset *rs, const 
     e->cap[0] = (uint8_t)cap[0];
     e->cap[1] = (uint8_t)cap[1];
     e->used = 1;
+}
+
+void rules_cache_set_stop(struct sow_relay_cache *c, volatile sig_atomic_t *stop)
+{
+    if (c)
+        c->stop = stop;
+}
+
+bool relay_cache_stopped(const struct sow_relay_cache *c)
+{
+    return c && c->stop && *c->stop;
 }

@@ -17,6 +17,14 @@
 
 #define RELAY_CACHE_AFTER 48
 
+/* A relay polls its cache's stop flag every RELAY_POLL_EVERY pick-ups (a
+ * power of two); a stopped relay returns "never ends" and is not stored.
+ * Proving a relay endless can take minutes (README "Trust"), so Ctrl-C must
+ * reach inside it. */
+#define RELAY_POLL_EVERY (1u << 16)
+
+bool relay_cache_stopped(const struct sow_relay_cache *c);
+
 /* Returns true on a hit: *out, *last (-1 = never ends) and cap[] filled. */
 bool relay_cache_get(struct sow_relay_cache *c, const struct ruleset *rs, const board_t *start,
                      int origin, board_t *out, int *last, int cap[2]);

@@ -50,7 +50,7 @@ enum sow_status search_new(const struct ruleset *rs, const struct search_opts *o
     /* The exact mode's closure solver does not use the table: only the
      * bounded mode and the attractor method get one of hash_mb MiB. */
     bool need_tt = o->attractor || o->depth > 0 || o->time_limit > 0;
-    s->tt = tt_new(need_tt ? (o->hash_mb ? o->hash_mb : 1) : 0);
+    s->tt = tt_new(need_tt ? (o->hash_mb ? o->hash_mb : SEARCH_HASH_MB) : 0);
     s->th = calloc((size_t)s->nthreads, sizeof *s->th);
     if (!s->tt || !s->th) {
         search_free(s);
@@ -80,6 +80,7 @@ enum sow_status search_new(const struct ruleset *rs, const struct search_opts *o
         th->tbmax = o->tb ? tb_max_level(o->tb) : -1;
         th->tid = i;
         th->cache = rs->relay ? rules_cache_new(14) : NULL;
+        rules_cache_set_stop(th->cache, o->stop); /* Ctrl-C reaches long relays */
         s->caches[i] = th->cache;
         th->levels = threshold_levels_new();
         th->ml = calloc(MAX_LEVELS + 1, sizeof *th->ml);

@@ -36,9 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sow/fileio.h"
 #include "sow/tables.h"
 #include "sow/util.h"
 #include "tables_internal.h"
@@ -1101,6 +1103,15 @@ static double machine_memory(void)
     return pages > 0 && psize > 0 ? (double)pages * (double)psize : 4e9;
 }
 
+/* Another builder holds the directory: say so once through the progress
+ * callback (level -1, the phase is the message). */
+static void build_waiting(void *ctx)
+{
+    const struct tb_build_opts *opt = ctx;
+    if (opt && opt->progress)
+        opt->progress(opt->ctx, -1, 0, 0, "waiting for another sow building in this directory");
+}
+
 enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_level,
                          const struct tb_build_opts *opt, struct sow_error *e)
 {
@@ -1108,10 +1119,22 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
         return sow_fail(e, SOW_E_INPUT,
                         "--seeds %d: levels go up to %d (values are signed bytes, |V| <= n)",
                         max_level, TB_MAX_LEVEL);
+    /* Before any work (fileio.h rules 3 and 4): the directory exists, this
+     * process alone builds in it, and it can be written. */
+    struct fio_lock lock = {-1};
+    enum sow_status rc;
+    if ((rc = fio_mkdir_p(dir, e)) ||
+        (rc = fio_lock_dir(dir, &lock, opt ? opt->stop : NULL, build_waiting, (void *)opt, e)) ||
+        (rc = fio_dir_writable(dir, e))) {
+        fio_unlock(&lock);
+        return rc;
+    }
     struct tb_set *set = tb_set_new(rs, dir);
-    if (!set)
+    if (!set) {
+        fio_unlock(&lock);
         return sow_fail(e, SOW_E_NOMEM, "out of memory");
-    enum sow_status rc = SOW_OK;
+    }
+    rc = SOW_OK;
     struct tb_work wk;
     memset(&wk, 0, sizeof wk);
     /* Levels built here, kept in memory for the levels above (huge pages:
@@ -1119,10 +1142,22 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
     struct region *built = calloc(TB_MAX_LEVEL + 1, sizeof *built);
     if (!built) {
         tb_close(set);
+        fio_unlock(&lock);
         return sow_fail(e, SOW_E_NOMEM, "out of memory");
     }
     uint64_t maxE = 0;
     double limit = opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * machine_memory();
+    /* An address-space limit (ulimit -v) refuses like --memory, up front and
+     * saying what fits (README "Exit statuses"); the workspace is reserved
+     * as address space, hence the margin. */
+    const char *by = "the memory limit", *raise = "--memory";
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+        0.75 * (double)as.rlim_cur < limit) {
+        limit = 0.75 * (double)as.rlim_cur;
+        by = "3/4 of the address-space limit";
+        raise = "ulimit -v";
+    }
     /* Existing levels are checked completely; missing ones must fit. */
     double lower_bytes = 0;
     bool missing[TB_MAX_LEVEL + 1] = {0};
@@ -1130,7 +1165,7 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
         char path[4200];
         tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
         uint64_t E = tb_level_entries(&set->ix, n);
-        if (access(path, F_OK) == 0) {
+        if (fio_exists(path)) {
             rc = tb_set_load_level(set, n, e);
             if (rc != SOW_OK) {
                 if (e) {
@@ -1153,9 +1188,9 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
             if (need > limit) {
                 int fit = n - 1;
                 rc = sow_fail(e, SOW_E_TOO_BIG,
-                              "level %d needs about %.1f GB but the memory limit is %.1f GB "
-                              "(--memory); levels up to %d fit: use --seeds %d or raise --memory",
-                              n, need / 1e9, limit / 1e9, fit, fit);
+                              "level %d needs about %.1f GB but %s is %.1f GB (%s); "
+                              "levels up to %d fit: use --seeds %d or raise %s",
+                              n, need / 1e9, by, limit / 1e9, raise, fit, fit, raise);
                 goto out;
             }
         }
@@ -1163,7 +1198,11 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
     }
     /* One workspace for every level, sized for the largest. */
     if (maxE && !work_reserve(&wk, maxE, rs->pits, level_threads(opt, maxE))) {
-        rc = sow_fail(e, SOW_E_NOMEM, "out of address space for level %d", max_level);
+        /* Nothing is built yet: a refusal up front, like the memory limit. */
+        rc = sow_fail(e, SOW_E_TOO_BIG,
+                      "level %d: the workspace does not fit the address space (ulimit -v); "
+                      "use a smaller --seeds or raise the limit",
+                      max_level);
         goto out;
     }
     for (int n = 0; n <= max_level; n++) {
@@ -1195,6 +1234,7 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
     }
 out:
     tb_close(set);
+    fio_unlock(&lock);
     work_free(&wk);
     for (int n = 0; n <= max_level; n++)
         region_free(&built[n]);

@@ -14,6 +14,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "sow/fileio.h"
 #include "sow/tables_probe.h"
 #include "tables_internal.h"
 
@@ -55,29 +56,12 @@ void tb_file_name(const char *dir, const char *rules, int pits, int level, char 
     snprintf(buf, len, "%s/%s-2x%d-%03d.sowtb", dir, rules, pits, level);
 }
 
-static enum sow_status mkdir_p(const char *dir, struct sow_error *e)
-{
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
-                goto fail;
-            *p = '/';
-        }
-    if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
-        goto fail;
-    return SOW_OK;
-fail:
-    return sow_fail(e, SOW_E_IO, "cannot create directory %s: %s", tmp, strerror(errno));
-}
-
 enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int level,
                               const int8_t *values, uint64_t entries, struct sow_error *e)
 {
-    if (mkdir_p(dir, e) != SOW_OK)
-        return SOW_E_IO;
+    enum sow_status st = fio_mkdir_p(dir, e);
+    if (st != SOW_OK)
+        return st;
     char path[4096], tmp[4200];
     tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -102,43 +86,13 @@ enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int lev
     put64(h + H_PAYLOAD, TB_HEADER_SIZE);
     put64(h + H_HCHECK, XXH3_64bits(h, H_HCHECK));
 
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) {
-        return sow_fail(e, SOW_E_IO, "cannot create %s: %s", tmp, strerror(errno));
-    }
-    const uint8_t *parts[2] = {h, (const uint8_t *)values};
-    size_t sizes[2] = {TB_HEADER_SIZE, (size_t)entries};
-    for (int k = 0; k < 2; k++) {
-        size_t off = 0;
-        while (off < sizes[k]) {
-            size_t chunk = sizes[k] - off > (1u << 30) ? (1u << 30) : sizes[k] - off;
-            ssize_t w = write(fd, parts[k] + off, chunk);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                sow_fail(e, SOW_E_IO, "writing %s: %s", tmp,
-                         w < 0 ? strerror(errno) : "short write");
-                close(fd);
-                unlink(tmp);
-                return SOW_E_IO;
-            }
-            off += (size_t)w;
-        }
-    }
-    if (fsync(fd) < 0 || close(fd) < 0) {
-        sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
-        unlink(tmp);
-        return SOW_E_IO;
-    }
-    if (rename(tmp, path) < 0) {
-        sow_fail(e, SOW_E_IO, "renaming %s: %s", tmp, strerror(errno));
-        unlink(tmp);
-        return SOW_E_IO;
-    }
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (dfd >= 0) {
-        fsync(dfd); /* make the rename durable; best effort on odd file systems */
-        close(dfd);
+    /* The builder holds the directory lock (fileio.h rule 3), so the fixed
+     * temporary name is ours: a leftover there is removed, never opened. */
+    struct fio_out o;
+    if ((st = fio_out_begin(&o, path, tmp, e)) || (st = fio_write_all(&o, h, TB_HEADER_SIZE, e)) ||
+        (st = fio_write_all(&o, values, (size_t)entries, e)) || (st = fio_out_commit(&o, e))) {
+        fio_out_abort(&o);
+        return st;
     }
     return SOW_OK;
 }
@@ -157,13 +111,15 @@ enum sow_status tb_file_load(const char *path, const struct ruleset *rs, int lev
     enum sow_status st = SOW_E_INPUT;
 #define BAD(...) do { sow_fail(e, st = SOW_E_INPUT, __VA_ARGS__); goto fail; } while (0)
 #define FAIL(kind, ...) do { sow_fail(e, st = (kind), __VA_ARGS__); goto fail; } while (0)
-    int fd = open(path, O_RDONLY);
+    int fd;
     void *map = NULL;
     struct stat sb;
     size_t size = 0;
-    if (fd < 0) {
-        return sow_fail(e, SOW_E_IO, "%s: cannot open: %s", path, strerror(errno));
-    }
+    /* Not a plain open: a FIFO named like a level must not hang the reader;
+     * missing, unreadable or not a regular file is bad input (fileio.h). */
+    enum sow_status ost = fio_open_input(path, &fd, e);
+    if (ost != SOW_OK)
+        return ost;
     if (fstat(fd, &sb) < 0)
         FAIL(SOW_E_IO, "%s: cannot stat: %s", path, strerror(errno));
     size = (size_t)sb.st_size;
@@ -253,10 +209,8 @@ enum sow_status tb_file_load(const char *path, const struct ruleset *rs, int lev
     }
     return SOW_OK;
 fail:
-    /* The message may quote the file's rule-set name: keep it one printable line. */
-    for (char *c = e ? e->msg : ""; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
+    /* (sow_fail keeps the message one printable line: it may quote the
+     * file's rule-set name.) */
     if (map)
         munmap(map, size);
     close(fd);
@@ -320,7 +274,7 @@ enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set
     for (int n = 0; n <= TB_MAX_LEVEL; n++) {
         char path[4096];
         tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
-        if (access(path, F_OK) != 0)
+        if (!fio_exists(path))
             continue;
         enum sow_status st = tb_set_load_level(s, n, e);
         if (st != SOW_OK) {

@@ -237,7 +237,7 @@ int var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
     }
     struct search_opts so = {0};
     so.threads = o->threads > 0 ? o->threads : 1;
-    so.hash_mb = hash_for(rs, n, o->hash_mb ? o->hash_mb : 64);
+    so.hash_mb = hash_for(rs, n, o->hash_mb ? o->hash_mb : SEARCH_HASH_MB);
     so.tb = tb;
     so.stop = &wd.flag;
     so.progress = o->progress ? search_note : NULL;

@@ -9,13 +9,13 @@
 #   listing STATUS ARGS.. exit STATUS with a report (verify): <= 1 line on stderr
 #   ok   ARGS...          exit 0, something on stdout
 #   help ARGS...          exit 0, "usage:" on stdout, nothing on stderr
-#   usage ARGS...         exit 2, "usage:" on stderr, nothing on stdout
 #   pending "WHY" bad ... a case that documents what should happen but does
 #                         not yet: reported as TAP "not ok ... # TODO WHY"
 #                         (does not fail the run; it says so when it passes).
 #   check DESC CMD...     a shell condition as a case (files left behind, ...)
 # A sanitizer report on stderr fails any case.  Adding a case is one line.
-# Exit statuses (cli.h): 0 ok, 1 failure while working, 2 bad input, 130 Ctrl-C.
+# Exit statuses (cli.h): 0 ok, 1 failure while working, 2 bad input, 130 Ctrl-C,
+# 143 SIGTERM.  The file-safety section's cases each failed before fileio.h.
 set -u
 SOW=$(realpath "${1:-build/src/cli/sow}")
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -59,7 +59,7 @@ report() { # report OK|msg DESC
 }
 common() { # checks every case shares; prints a reason or nothing
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "hang: killed after ${T}s"
-    elif [ "$rc" -gt 128 ] && [ "$rc" -ne 130 ]; then echo "killed by signal $((rc - 128))"
+    elif [ "$rc" -gt 128 ] && [ "$rc" -ne 130 ] && [ "$rc" -ne 143 ]; then echo "killed by signal $((rc - 128))"
     elif ls core* >/dev/null 2>&1; then echo "core dump"; rm -f core*
     elif grep -qE 'Sanitizer|runtime error:|LeakSanitizer' "$err"; then echo "sanitizer report"
     fi
@@ -101,14 +101,6 @@ help() {
     [ -z "$why" ] && [ -s "$err" ] && why="stderr: $(head -c 80 "$err")"
     report "${why:-OK}" "$(desc "help: sow $*")"
 }
-usage() {
-    run "$@"
-    local why; why=$(common)
-    [ -z "$why" ] && [ "$rc" -ne 2 ] && why="exit $rc, expected 2"
-    [ -z "$why" ] && ! grep -q 'usage:' "$err" && why="no usage on stderr"
-    [ -z "$why" ] && [ -s "$out" ] && why="output on stdout"
-    report "${why:-OK}" "$(desc "usage: sow $*")"
-}
 pending() { # pending "WHY" CHECK ARGS...
     PENDING=$1; shift
     "$@"
@@ -128,7 +120,7 @@ START=4,4,4,4,4,4/4,4,4,4,4,4/A
 # ---- global ---------------------------------------------------------------
 help --help
 help help
-usage
+bad 2
 bad 2 nope
 bad 2 --bogus
 
@@ -297,6 +289,7 @@ why=OK; [ -n "$v_all" ] && [ "$v_all" = "$v_none" ] || why="levels in memory: $v
 report "$why" "solve: the same results with and without the levels in memory"
 
 # ---- tables: sizes, memory, directories ---------------------------------------
+bad 2 tables
 bad 2 tables nope
 bad 2 tables build
 bad 2 tables build --seeds -1 --dir "$WORK/t1"
@@ -316,8 +309,8 @@ check "impossible table size says what fits" grep -qE 'fit|at most|up to' "$err"
 check "impossible table size: no file written" nofiles '*.sowtb'
 bad 2 tables build --seeds 3 --memory 1000000 --dir "$WORK/t1"
 touch "$WORK/afile"
-bad 1 tables build --seeds 2 --dir "$WORK/afile"
-bad 1 tables build --seeds 2 --dir "$WORK/afile/sub"
+bad 2 tables build --seeds 2 --dir "$WORK/afile"      # bad input, as for info/verify/solve
+bad 2 tables build --seeds 2 --dir "$WORK/afile/sub"
 bad 2 tables info "$WORK/missing"
 bad 2 tables verify "$WORK/missing"
 bad 2 tables info "$WORK/afile"
@@ -369,18 +362,199 @@ check "interrupted build leaves no temporary file" nofiles '*.tmp'
 ok tables verify "$WORK/int"
 ok tables build --rules oware --seeds 3 --dir "$WORK/int"
 
-# ---- unreadable directory (needs a non-root user: root reads everything) --------
-if [ "$(id -u)" -ne 0 ]; then
+# ---- permissions (need a non-root user: root reads and writes everything) ------
+# As root, the cases run as nobody through setpriv when it is there.
+SOW_REAL=$SOW
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    chmod 755 "$WORK"
+    printf '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups "%s" "$@"\n' "$SOW_REAL" >"$WORK/as-nobody"
+    chmod 755 "$WORK/as-nobody"
+    SOW="$WORK/as-nobody"
+fi
+if [ "$(id -u)" -ne 0 ] || [ "$SOW" != "$SOW_REAL" ]; then
     mkdir -p "$WORK/locked" && cp "$TB"/* "$WORK/locked/" && chmod 000 "$WORK/locked"
     bad 2 tables probe --pits 2 --dir "$WORK/locked" 2,1/1,0/A
-    bad 1 tables build --pits 2 --seeds 5 --dir "$WORK/locked"
+    bad 2 tables build --pits 2 --seeds 5 --dir "$WORK/locked"
     chmod 755 "$WORK/locked"
+    # an unreadable level file: bad input from every command
+    mkdir -p "$WORK/noread" && cp "$TB"/* "$WORK/noread/" && chmod 755 "$WORK/noread"
+    chmod 000 "$WORK/noread/oware-2x2-003.sowtb"
+    bad 2 tables probe --pits 2 --dir "$WORK/noread" 2,1/1,0/A
+    bad 2 solve --tables "$WORK/noread" --pits 2 2,1/1,0/A
+    listing 2 tables verify "$WORK/noread"
+    bad 2 tables build --pits 2 --seeds 5 --dir "$WORK/noread"
+    # a read-only directory is refused before any level is computed
+    mkdir -p "$WORK/ro" && cp "$TB"/* "$WORK/ro/" && chmod 555 "$WORK/ro"
+    bad 2 tables build --pits 2 --seeds 9 --dir "$WORK/ro"
+    check "read-only directory: refused before level 5 is computed" \
+        sh -c "! grep -q 'level *5' '$err' && test ! -e '$WORK/ro/oware-2x2-005.sowtb'"
+    chmod 755 "$WORK/ro"
 else
-    echo "# unreadable-directory cases skipped: running as root"
+    echo "# permission cases skipped: root without setpriv"
+fi
+SOW=$SOW_REAL
+
+# ---- file safety (README "Trust": file-type rules, lock, one error contract) ----
+# Output files: a regular file is replaced whole; a symlink, FIFO, device or
+# directory is refused with exit 2 and left as it was.
+ATLAS=(variants atlas --rules oware --pits 1 --seeds 1 --no-tables)
+mkfifo "$WORK/fifo.csv"
+bad 2 "${ATLAS[@]}" --csv "$WORK/fifo.csv"
+check "--csv FIFO: still a FIFO" test -p "$WORK/fifo.csv"
+bad 2 variants play --rules oware --games 2 --lengths "$WORK/fifo.csv"
+check "--lengths FIFO: still a FIFO" test -p "$WORK/fifo.csv"
+echo "keep me" >"$WORK/victim.txt"
+ln -s victim.txt "$WORK/link.csv"
+bad 2 "${ATLAS[@]}" --csv "$WORK/link.csv"
+check "--csv symlink: still a link, its target untouched" \
+    sh -c "test -L '$WORK/link.csv' && test \"\$(cat '$WORK/victim.txt')\" = 'keep me'"
+mkdir "$WORK/dir.csv"
+bad 2 "${ATLAS[@]}" --csv "$WORK/dir.csv"
+check "--csv directory: still a directory" test -d "$WORK/dir.csv"
+if [ "$(id -u)" -eq 0 ] && mknod "$WORK/null" c 1 3 2>/dev/null; then
+    # a private /dev/null: what `--csv /dev/full` or `/dev/stdout` would meet
+    bad 2 "${ATLAS[@]}" --csv "$WORK/null"
+    check "--csv character device: still a device" test -c "$WORK/null"
+else
+    echo "# device case skipped: mknod needs root"
+fi
+echo "old" >"$WORK/reg.csv"
+ok "${ATLAS[@]}" --csv "$WORK/reg.csv"
+check "--csv regular file: replaced by the CSV" grep -q '^rules,pits,seeds' "$WORK/reg.csv"
+check "--csv: no temporary file left" nofiles '*.csv.tmp*'
+bad 2 "${ATLAS[@]}" --csv ''
+bad 2 "${ATLAS[@]}" --csv "$WORK/missing/"$'x\ny.csv'
+
+# Inputs: a FIFO (or directory) named like a level file is refused, never waited on.
+FD="$WORK/fifo-tables"; rm -rf "$FD"; cp -r "$TB" "$FD"
+rm "$FD/oware-2x2-003.sowtb"; mkfifo "$FD/oware-2x2-003.sowtb"
+listing 2 tables info "$FD"
+listing 2 tables verify "$FD"
+bad 2 tables probe --pits 2 --dir "$FD" 2,1/1,0/A
+bad 2 solve --tables "$FD" --pits 2 2,1/1,0/A
+bad 2 tables stats --pits 2 --seeds 3 --dir "$FD"
+bad 2 tables build --pits 2 --seeds 4 --dir "$FD"
+check "FIFO level file left as it was" test -p "$FD/oware-2x2-003.sowtb"
+DD="$WORK/dir-tables"; rm -rf "$DD"; cp -r "$TB" "$DD"
+rm "$DD/oware-2x2-003.sowtb"; mkdir "$DD/oware-2x2-003.sowtb"
+bad 2 tables probe --pits 2 --dir "$DD" 2,1/1,0/A
+bad 2 tables build --pits 2 --seeds 4 --dir "$DD"
+
+# Temporary files: a FIFO or a symlink at the temporary name is removed,
+# never opened or followed.
+TD="$WORK/tmp-link"; rm -rf "$TD"; cp -r "$TB" "$TD"
+ln -s ../victim.txt "$TD/oware-2x2-005.sowtb.tmp"
+ok tables build --pits 2 --seeds 5 --dir "$TD"
+check "temp-name symlink: its target untouched" test "$(cat "$WORK/victim.txt")" = "keep me"
+check "temp-name symlink: the level is a regular file, not a link" \
+    sh -c "test -f '$TD/oware-2x2-005.sowtb' && ! test -L '$TD/oware-2x2-005.sowtb'"
+TF="$WORK/tmp-fifo"; rm -rf "$TF"; cp -r "$TB" "$TF"
+mkfifo "$TF/oware-2x2-005.sowtb.tmp"
+ok tables build --pits 2 --seeds 5 --dir "$TF"
+check "temp-name FIFO: removed, the level is a regular file" \
+    sh -c "test -f '$TF/oware-2x2-005.sowtb' && ! test -e '$TF/oware-2x2-005.sowtb.tmp'"
+ok tables verify "$TF"
+
+# Names: tables info checks each header against its file name.
+MD="$WORK/misnamed"; rm -rf "$MD"; mkdir "$MD"
+cp "$TB/oware-2x2-003.sowtb" "$MD/oware-2x2-004.sowtb"      # levels swapped
+cp "$TB/oware-2x2-003.sowtb" "$MD/awari-2x2-003.sowtb"      # another rule set
+cp "$WORK/tb3/oware-2x3-003.sowtb" "$MD/oware-2x2-002.sowtb" # another board
+for f in oware-2x2-004 awari-2x2-003 oware-2x2-002; do
+    run tables info "$MD"
+    check "tables info: misnamed $f.sowtb reported BAD (exit $rc)" \
+        sh -c "test $rc -eq 2 && grep -q '^$f.sowtb *BAD' '$out'"
+done
+
+# Exit statuses do not depend on the command: bad input is 2 everywhere.
+bad 2 tables build --seeds 2 --dir ''
+bad 2 tables info --dir ''
+for how in truncated trailing fixed-version fixed-rules "other-file $WORK/tbj/jodu-2x2-004.sowtb"; do
+    # shellcheck disable=SC2086
+    damaged d $how
+    bad 2 tables build --pits 2 --seeds 5 --dir "$WORK/d"
+    check "damaged level 4 ($how): no level built above it" test ! -e "$WORK/d/oware-2x2-005.sowtb"
+done
+
+# An address-space limit (ulimit -v) refuses up front like --memory: exit 2,
+# saying what fits (skipped where the binary cannot start under the limit:
+# sanitizers reserve terabytes of shadow memory).
+printf '#!/bin/sh\nulimit -v 400000\nexec "%s" "$@"\n' "$SOW" >"$WORK/ulimited"
+chmod 755 "$WORK/ulimited"
+if "$WORK/ulimited" --help >/dev/null 2>&1; then
+    SOW_SAVE=$SOW; SOW="$WORK/ulimited"
+    bad 2 tables build --seeds 20 --dir "$WORK/ul"
+    check "ulimit -v refusal says what fits" grep -qE 'levels up to [0-9]+ fit' "$err"
+    check "ulimit -v refusal: no level written" test ! -e "$WORK/ul/oware-2x6-000.sowtb"
+    SOW=$SOW_SAVE
+else
+    echo "# ulimit -v case skipped: this sow does not start under the limit"
 fi
 
+# One line on stderr, whatever the arguments hold.
+bad 2 $'bogus\ncommand'
+bad 2 tables $'bo\ngus'
+bad 2 tables info "$WORK/"$'new\nline'
+bad 2 tables build --seeds 2 --dir "$WORK/afile/"$'a\nb'
+bad 2 solve --tables "$WORK/"$'x\ny' "$POS6"
+for c in "" tables variants; do
+    # shellcheck disable=SC2086
+    run $c; check "bare 'sow $c': one line pointing to --help" \
+        sh -c "test $rc -eq 2 && test \$(awk 'END{print NR}' '$err') -eq 1 && grep -q -- --help '$err' && ! test -s '$out'"
+done
+
+# --threads beyond what the machine runs is refused, saying what fits.
+bad 2 tables verify --threads 255 "$TB"
+check "--threads refusal says the range" grep -qE 'in 1\.\.[0-9]+' "$err"
+bad 2 solve --threads 1024 "$POS6"
+bad 2 variants play --threads 1024 --games 1
+bad 2 tables build --threads 1024 --seeds 2 --dir "$WORK/t2"
+
+# play: a bad move name is refused before any move is generated (this jodu
+# position has a relay that takes minutes to prove endless).
+JODU_SLOW=3,2,3,2,1,0,7,15,2,3/5,6,16,4,1,0,5,2,7,0/A
+T_SAVE=$T; T=10
+bad 2 play --rules jodu "$JODU_SLOW" 9999999999A
+bad 2 play --rules jodu "$JODU_SLOW" 1B
+T=$T_SAVE
+# ... and Ctrl-C reaches inside the relay: solve stops within seconds.
+start=$(date +%s)
+timeout --preserve-status -k 20 -s INT 2 "$SOW" solve --rules jodu "$JODU_SLOW" >"$out" 2>"$err"; rc=$?
+took=$(( $(date +%s) - start ))
+check "Ctrl-C in a long relay: solve exits 130 within seconds (rc $rc, ${took}s)" \
+    test "$rc" -eq 130 -a "$took" -le 8 -a ! -s "$out"
+
+# SIGTERM is handled like Ctrl-C: clean stop, exit 143, no temporary file.
+timeout --preserve-status -k 10 -s TERM 2 "$SOW" tables build --rules oware --seeds 20 --memory 8 --dir "$WORK/term" >"$out" 2>"$err"
+rc=$?
+check "SIGTERM during tables build exits 143 (got $rc)" test "$rc" -eq 143
+check "SIGTERM: no temporary file left" nofiles '*.tmp'
+ok tables verify "$WORK/term"
+timeout --preserve-status -k 10 -s INT 1 "$SOW" variants play --rules oware --games 300000 --engine-depth 0 >"$out" 2>"$err"
+rc=$?
+check "Ctrl-C in variants play: exit 130 and nothing on stdout (rc $rc)" test "$rc" -eq 130 -a ! -s "$out"
+
+# Two builders in one directory: the second waits for the first (lock), both
+# succeed, the levels are complete; a prober running meanwhile never meets a
+# partial level file.
+CD="$WORK/concurrent"
+"$SOW" tables build --rules awari --pits 4 --seeds 18 --threads 1 --dir "$CD" >/dev/null 2>"$WORK/a.err" &
+pa=$!
+sleep 0.3
+"$SOW" tables build --rules awari --pits 4 --seeds 18 --threads 1 --dir "$CD" >/dev/null 2>"$WORK/b.err" &
+pb=$!
+probe_bad=0
+while kill -0 "$pa" 2>/dev/null || kill -0 "$pb" 2>/dev/null; do
+    "$SOW" tables info "$CD" >"$WORK/info.out" 2>&1 || { grep -q BAD "$WORK/info.out" && probe_bad=1; }
+done
+wait "$pa"; ra=$?; wait "$pb"; rb=$?
+check "concurrent builders: both exit 0 (A $ra, B $rb)" test "$ra" -eq 0 -a "$rb" -eq 0
+check "concurrent builders: the second one waited for the lock" grep -q 'waiting' "$WORK/b.err"
+check "concurrent builders: info never saw a partial level" test "$probe_bad" -eq 0
+ok tables verify "$CD"
+
 # ---- variants and bench -----------------------------------------------------
-usage variants
+bad 2 variants
 bad 2 variants nope
 bad 2 variants atlas --rules nope
 bad 2 variants atlas --pits x
@@ -389,7 +563,7 @@ bad 2 variants atlas --seeds 3-1
 bad 2 variants atlas --budget -1
 bad 2 variants play --games -1
 bad 2 variants play --games 0
-bad 1 variants atlas --rules oware --pits 1 --seeds 1 --csv "$WORK/afile/x.csv"
+bad 2 variants atlas --rules oware --pits 1 --seeds 1 --csv "$WORK/afile/x.csv"
 check "no partial csv" nofiles 'x.csv'
 bad 2 bench nope
 bad 2 bench movegen --rules nope
