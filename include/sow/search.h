@@ -133,21 +133,21 @@ SOW_API void search_reset_counters(struct search_ctx *s);
 
 /* Write the solved closure of root (the last exact solve of root by the
  * closure alone: search_opts.level_budget < 0, no tables) to path. */
-enum sow_status search_save(struct search_ctx *s, const sow_position *root, const char *path,
-                            struct sow_error *e);
+SOW_API enum sow_status search_save(struct search_ctx *s, const sow_position *root,
+                                    const char *path, struct sow_error *e);
 
 /* A solution file, memory-mapped and verified (checksums, header, ranges):
  * SOW_E_INPUT with one line for a damaged or foreign file.  Read-only once
  * open: answers may come from many threads. */
 struct sol;
-enum sow_status search_solution_open(const struct ruleset *rs, const char *path, struct sol **out,
-                                     struct sow_error *e);
-void search_solution_close(struct sol *s);
-uint64_t search_solution_size(const struct sol *s);
+SOW_API enum sow_status search_solution_open(const struct ruleset *rs, const char *path,
+                                             struct sol **out, struct sow_error *e);
+SOW_API void search_solution_close(struct sol *s);
+SOW_API uint64_t search_solution_size(const struct sol *s);
 /* p's exact value, best move and PV into *r, every legal move's value into
  * vals (rules_generate order); the number of moves, or -1 if p is not in
  * the solution. */
-int search_solution_answer(const struct sol *s, const sow_position *p, struct search_result *r,
-                           int *vals);
+SOW_API int search_solution_answer(const struct sol *s, const sow_position *p,
+                                   struct search_result *r, int *vals);
 
 #endif
