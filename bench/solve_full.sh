@@ -2,7 +2,8 @@
 # Full-size exact solves (docs/solutions.md "Results"): a benchmark, not a test.
 #
 # usage: bench/solve_full.sh [GAME...]        (default: odu jerin)
-#   SOW=build/src/cli/sow   the binary
+#   SOW=build/src/cli/sow   the binary (built from the worktree's commit, which
+#                           the first line records)
 #   OUT=bench/out           logs, JSON results and solution files
 #   MEM=12                  --memory budget, GB
 #   PITS=6 SEEDS=4          board and seeds per hole
