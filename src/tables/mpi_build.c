@@ -615,6 +615,7 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
     if (M.rank != 0) {
         o.progress = NULL;
         o.level_done = NULL;
+        o.level_info = NULL;
     }
     enum sow_status st = SOW_OK;
     struct fio_lock lock = {-1};
@@ -623,6 +624,9 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
     unsigned char missing[TB_MAX_LEVEL + 1] = {0};
     if (max_level < 0 || max_level > TB_MAX_LEVEL)
         st = sow_fail(e, SOW_E_INPUT, "--seeds %d: levels go up to %d", max_level, TB_MAX_LEVEL);
+    else if (o.builder == TB_BUILDER_LEAN)
+        st = sow_fail(e, SOW_E_INPUT, "--builder lean is not distributed yet: under mpirun "
+                                      "the levels are built as docs/distributed.md says");
     else if (!built || !(set = tb_set_new(rs, dir)))
         st = sow_fail(e, SOW_E_NOMEM, "out of memory");
     /* As tb_build (fileio.h rules 3 and 4), on rank 0 for the job: the
@@ -690,6 +694,8 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
         if (st != SOW_OK)
             goto out;
         tb_set_put_level(set, n, built[n], E);
+        if (o.level_info) /* the estimate of one rank's memory for the level */
+            o.level_info(o.ctx, n, E, "mpi", rank_memory(&set->ix, n, M.size));
         if (o.level_done)
             o.level_done(o.ctx, n, E, util_now() - t0, true);
         int s = o.stop && *o.stop, g = 0;

@@ -251,6 +251,28 @@ ok solve --json --moves "$POS6"
 ok solve --threads 2 "$POS6"
 ok solve --depth 4 "$POS6"
 ok solve --rules jodu 0,0,1/1,0,1/A
+# the closure's memory budget: refused before the layer that would not fit
+bad 2 solve --rules odu --levels 0 --memory 0.004
+bad 2 solve --memory 0 "$POS6"
+bad 2 solve --memory lots "$POS6"
+bad 2 solve --memory 1 --depth 3 "$POS6"
+ok solve --memory 0.01 "$POS6"
+# solution files: written, answered, damaged or foreign ones refused
+ok solve --rules odu --pits 3 --seeds 2 --save s.sol
+ok solve --rules odu --pits 3 --seeds 2 --solution s.sol
+ok solve --rules odu --pits 3 --seeds 2 --json --solution s.sol 1,0,1/3,3,0/B/4-0/-
+bad 2 solve --rules oware --pits 3 --seeds 2 --solution s.sol
+bad 2 solve --rules odu --pits 3 --seeds 2 --solution s.sol 9,0,0/0,0,0/A
+printf 'not a solution file' > g.sol
+bad 2 solve --rules odu --pits 3 --seeds 2 --solution g.sol
+head -c 300 s.sol > t.sol
+bad 2 solve --rules odu --pits 3 --seeds 2 --solution t.sol
+bad 2 solve --solution missing.sol "$POS6"
+ok tables probe --rules odu --pits 3 --solution s.sol 2,2,2/2,2,2/A
+bad 2 tables probe --rules odu --pits 3 --solution g.sol 2,2,2/2,2,2/A
+bad 2 solve --save x.sol --levels 3 "$POS6"
+bad 2 solve --save x.sol --solution s.sol "$POS6"
+bad 2 solve --save x.sol --depth 2 "$POS6"
 bad 2 solve --levels -1 "$POS6"
 bad 2 solve --levels many "$POS6"
 bad 2 solve --levels 1048577 "$POS6"
@@ -310,6 +332,25 @@ ok tables stats --pits 2 --seeds 4 --dir "$TB"
 ok tables probe --pits 2 --dir "$TB" 1,1/1,1/A
 ok solve --tables "$TB" 1,1/1,1/A
 bad 2 solve --tables "$WORK/missing" 1,1/1,1/A
+# ---- lean builder and compressed files (issue 13) ----
+samefiles() { # samefiles A B: every level file of A equals B's
+    local f
+    for f in "$1"/*.sowtb; do cmp -s "$f" "$2/$(basename "$f")" || return 1; done
+}
+run tables build --rules oware --pits 2 --seeds 4 --builder lean --dir "$WORK/tbl"
+check "tables build --builder lean: exit $rc, says so" grep -q "lean builder" "$out"
+check "tables build --builder lean: today's builder's files" samefiles "$WORK/tbl" "$TB"
+bad 2 tables build --seeds 3 --builder nope --dir "$WORK/tbx"
+bad 2 tables build --rules jodu --pits 2 --seeds 2 --builder lean --dir "$WORK/tbx"
+rm -rf "$WORK/tbz"; cp -r "$TB" "$WORK/tbz"
+ok tables compress --pits 2 --dir "$WORK/tbz"
+run tables info "$WORK/tbz"
+check "tables info: compressed files listed as such" grep -q "(compressed)" "$out"
+ok tables verify "$WORK/tbz"
+run tables probe --pits 2 --dir "$TB" 2,1/1,0/A; cp "$out" "$WORK/probe-raw"
+run tables probe --pits 2 --dir "$WORK/tbz" 2,1/1,0/A
+check "tables probe: compressed and raw answer the same" cmp -s "$out" "$WORK/probe-raw"
+ok solve --tables "$WORK/tbz" 1,1/1,1/A
 bad 2 solve --tables "$WORK/afile" 1,1/1,1/A
 damaged() { # damaged NAME HOW: a copy of the level set with level 4 spoilt by HOW
     local d="$WORK/$1"; rm -rf "$d"; cp -r "$TB" "$d"
