@@ -70,6 +70,10 @@ struct search_opts {
     /* Exact mode: try the closure alone first when the levels to build reach
      * this many positions (0: SEARCH_CLOSURE_FIRST; < 0: never). */
     long long closure_first;
+    /* Bounded mode (depth/time): by default the alpha-beta engine
+     * (engine.h, docs/engine.md); true: the older threshold search with
+     * proven bounds (the engine's test twin and match opponent). */
+    bool threshold;
 };
 
 struct search_result {
@@ -89,6 +93,9 @@ struct search_result {
      * attractor method); tb_hits: answers from loaded endgame tables. */
     uint64_t nodes, expanded, tb_hits;
     double seconds;
+    /* Bounded mode by the engine: its score in centi-seeds (value is it
+     * rounded), the deepest ply reached and the table's fill (per mille). */
+    int score_cp, seldepth, hashfull;
 };
 
 struct search_ctx;

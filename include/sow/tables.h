@@ -40,7 +40,19 @@ struct tb_build_opts {
     /* If not NULL, the moves the build generated (every child position made
      * and looked up) are added to *moves: the solver's node count. */
     uint64_t *moves;
+    /* ---- lean builder (issue 13; sow/tb_lean.h) ---- */
+    int builder;              /* enum tb_builder: which builder tb_build uses */
+    /* Called (if not NULL) before level_done of each level built: the
+     * builder used and the bytes its arrays and lists reached for the level
+     * (lower levels not counted). */
+    void (*level_info)(void *ctx, int level, uint64_t entries, const char *builder,
+                       double peak_bytes);
 };
+
+/* TB_BUILDER_AUTO: today's builder (build.c) when every missing level fits
+ * the memory budget with it, else the lean one (lean.c) for the rule sets it
+ * handles (oware, awari, darra); the relay rule sets always use today's. */
+enum tb_builder { TB_BUILDER_AUTO = 0, TB_BUILDER_FAST, TB_BUILDER_LEAN };
 
 /* Bytes one level needs while it is built (upper bound, lower levels not counted). */
 double tb_level_memory(const struct tb_index *ix, int level);

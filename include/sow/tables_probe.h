@@ -183,7 +183,8 @@ struct tb_header {
     uint32_t version, index_scheme, value_encoding;
     uint32_t pits, level, states;
     uint64_t entries;
-    uint64_t checksum;     /* XXH3-64 of the payload */
+    uint64_t checksum;     /* XXH3-64 of the values (the payload of version 1) */
+    uint64_t stored;       /* bytes of the file (version 2: compressed, docs/tables.md) */
 };
 
 /* "DIR/RULES-2xN-LLL.sowtb" into buf. */

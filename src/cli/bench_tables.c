@@ -22,6 +22,8 @@ struct bt {
     const char *name[BT_PHASES];
     double ph_t[BT_PHASES], ph_start;
     int cur;
+    const char *builder; /* of the level last built, and its peak bytes */
+    double peak;
 };
 
 static double cpu_now(void)
@@ -51,6 +53,15 @@ static void on_progress(void *ctx, int level, uint64_t entries, double frac, con
     b->cur = k < BT_PHASES ? k : -1;
 }
 
+static void level_info(void *ctx, int level, uint64_t entries, const char *builder, double peak)
+{
+    struct bt *b = ctx;
+    (void)level;
+    (void)entries;
+    b->builder = builder;
+    b->peak = peak;
+}
+
 static void level_done(void *ctx, int level, uint64_t entries, double secs, bool built)
 {
     struct bt *b = ctx;
@@ -61,10 +72,12 @@ static void level_done(void *ctx, int level, uint64_t entries, double secs, bool
     b->total_s += secs;
     b->total_cpu += c;
     b->total_pos += entries;
-    printf("  level %3d %12llu positions %8.3f s %8.2f Mpos/s %8.3f cpu-s %6.2f Mpos/cpu-s\n",
+    printf("  level %3d %12llu positions %8.3f s %8.2f Mpos/s %8.3f cpu-s %6.2f Mpos/cpu-s"
+           "  %s %5.2f B/pos\n",
            level, (unsigned long long)entries, secs,
            secs > 0 ? (double)entries / secs / 1e6 : 0.0, c,
-           c > 0 ? (double)entries / c / 1e6 : 0.0);
+           c > 0 ? (double)entries / c / 1e6 : 0.0, b->builder ? b->builder : "?",
+           entries ? b->peak / (double)entries : 0.0);
     if (b->phases) {
         printf("           ");
         for (int k = 0; k < b->np; k++)
@@ -81,12 +94,14 @@ int bench_tables(int argc, char **argv)
 {
     const char *rules = "oware,awari";
     long pits = 6, seeds = 14, threads = 0;
+    const char *bname = "auto";
     bool phases = false;
     static const char usage[] =
         "usage: sow bench tables [--rules R[,R...]|all] [--pits N] [--seeds N] [--threads T]\n"
-        "                        [--phases]\n"
+        "                        [--phases] [--builder auto|fast|lean]\n"
         "  builds levels 0..N (default oware,awari 2x6 up to 14) into a temporary directory,\n"
-        "  printing positions per second (wall and CPU) per level\n";
+        "  printing positions per second (wall and CPU) per level, the builder used and its\n"
+        "  bytes per position at the level's peak\n";
     const struct cli_option opts[] = {
         {"--rules", CLI_STR, &rules, 0, 0, "R,...", "rule sets, or all", 0, 0},
         {"--pits", CLI_LONG, &pits, 1, SOW_MAX_PITS, "N", "holes per side, default 6", 0, 0},
@@ -95,11 +110,19 @@ int bench_tables(int argc, char **argv)
          "threads, default all", 0, 0},
         {"--phases", CLI_FLAG, &phases, 0, 0, NULL, "the wall seconds of each build phase", 0,
          0},
+        {"--builder", CLI_STR, &bname, 0, 0, "auto|fast|lean", "which builder (default auto)", 0,
+         0},
         {0}};
     const struct cli_spec spec = {"bench tables", usage, opts, NULL, 0, NULL};
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
     if (pr)
         return pr == CLI_HELP ? CLI_OK : pr;
+    int builder = strcmp(bname, "fast") == 0   ? TB_BUILDER_FAST
+                  : strcmp(bname, "lean") == 0 ? TB_BUILDER_LEAN
+                  : strcmp(bname, "auto") == 0 ? TB_BUILDER_AUTO
+                                               : -1;
+    if (builder < 0)
+        return cli_bad("bench tables", "--builder '%s': expected auto, fast or lean", bname);
     char list[512];
     snprintf(list, sizeof list, "%s",
              strcmp(rules, "all") == 0 ? "oware,awari,jodu,jodu-ibadan,jodu-starve,odu,jerin,darra"
@@ -123,8 +146,10 @@ int bench_tables(int argc, char **argv)
         b.phases = phases;
         b.cur = -1;
         b.cpu0 = cpu_now();
-        struct tb_build_opts opt = {(int)threads, 0, NULL, phases ? on_progress : NULL,
-                                    level_done, &b, NULL};
+        struct tb_build_opts opt = {.threads = (int)threads,
+                                    .progress = phases ? on_progress : NULL,
+                                    .level_done = level_done, .ctx = &b, .builder = builder,
+                                    .level_info = level_info};
         printf("%s 2x%ld levels 0..%ld, %s threads:\n", rs.name, pits, seeds,
                threads ? "" : "all");
         st = tb_build(&rs, dir, (int)seeds, &opt, &e);

@@ -11,7 +11,8 @@
 
 static const char usage[] =
     "usage: sow solve [--rules R] [--pits N] [--seeds S] [POS] [--threads T] [--hash MB]\n"
-    "                 [--tables DIR] [--levels MPOS] [--depth D | --time S] [--moves] [--json]\n"
+    "                 [--tables DIR] [--levels MPOS] [--depth D | --time S [--threshold]]\n"
+    "                 [--moves] [--json]\n"
     "Solve POS (default: the start): the value is the net number of seeds the player\n"
     "to move captures from now on under perfect play (docs/rules.md, \"Value of a\n"
     "position\"; endless cycles settled by the repetition rule).  Prints the value,\n"
@@ -24,9 +25,13 @@ static const char notes[] =
     "use it, docs/solver.md).  --levels: the exact mode solves the lowest levels whole\n"
     "in memory (the table builder, ~3 bytes kept per position) while they add up to\n"
     "at most MPOS million positions; 0: none (the closure of the position\n"
-    "does every level).  Bounded modes give the best move alone as the PV.\n"
+    "does every level).  Bounded modes (--depth, --time) run the alpha-beta engine\n"
+    "(docs/engine.md): a heuristic value (exact when the engine proved it), its PV,\n"
+    "depth, seldepth and hashfull; with --threshold the older threshold search:\n"
+    "proven bounds, the best move alone as the PV.\n"
     "JSON: position, rules, value, exact, best, pv, moves, nodes, nps, time_ms (and\n"
-    "pits, lower, upper, expanded, tb_hits).\n"
+    "pits, lower, upper, expanded, tb_hits; the engine adds score_cp, depth,\n"
+    "seldepth, hashfull).\n"
     "Progress goes to stderr on long solves; Ctrl-C stops (exit 130, no output;\n"
     "SIGTERM: 143); a second Ctrl-C ends it at once.\n";
 
@@ -78,7 +83,7 @@ struct solve_args {
     long threads, hash, depth, levels;
     double tlimit;
     const char *tables;
-    bool moves, json, have_depth, have_time;
+    bool moves, json, have_depth, have_time, threshold;
 };
 
 /* Parse and validate: 0, CLI_HELP or CLI_BAD (message printed). */
@@ -105,6 +110,8 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
          true, &a->have_time},
         {"--moves", CLI_FLAG, &a->moves, 0, 0, NULL, "also every legal move's exact value", 0, 0},
         {"--json", CLI_FLAG, &a->json, 0, 0, NULL, "one JSON object", 0, 0},
+        {"--threshold", CLI_FLAG, &a->threshold, 0, 0, NULL,
+         "bounded modes by the older threshold search", 0, 0},
         {0}};
     const struct cli_spec spec = {"solve", usage, opts, notes, 1, "position"};
     int r = cli_parse(&spec, argc, argv, &a->g.pos, NULL);
@@ -127,6 +134,8 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
                        "machine has %.0f MiB",
                        a->levels, a->levels, (double)a->levels * 3e6 / 1048576.0,
                        ram / 1048576.0);
+    if (a->threshold && !bounded)
+        return cli_bad("solve", "--threshold is for the bounded modes: give --depth or --time");
     if (a->moves && bounded)
         return cli_bad("solve", "--moves gives exact values: not with --depth/--time");
     if (cli_game_setup("solve", &a->g))
@@ -144,6 +153,8 @@ static int solve_print(const struct solve_args *a, struct search_ctx *s,
 {
     const struct cli_game g = a->g;
     bool json = a->json;
+    /* the bounded modes by the alpha-beta engine (docs/engine.md) */
+    const bool engine = (a->have_depth || a->have_time) && !a->threshold;
     struct sow_relay_cache *cache = cli_relay_cache(&g.rs, 12, stop);
     struct sow_movelist ml;
     g.rs.generate(&g.rs, &g.p, &ml, cache, NULL);
@@ -186,15 +197,22 @@ static int solve_print(const struct solve_args *a, struct search_ctx *s,
             printf("%s{\"move\":\"%s\",\"value\":%d}", i ? "," : "", mv, vals[i]);
         }
         printf("],\"nodes\":%llu,\"expanded\":%llu,\"nps\":%.0f,\"time_ms\":%.0f,"
-               "\"tb_hits\":%llu}\n",
+               "\"tb_hits\":%llu",
                (unsigned long long)nodes, (unsigned long long)expanded, nps, secs * 1000,
                (unsigned long long)hits);
+        if (engine)
+            printf(",\"score_cp\":%d,\"depth\":%d,\"seldepth\":%d,\"hashfull\":%d",
+                   r->score_cp, r->depth, r->seldepth, r->hashfull);
+        printf("}\n");
     } else {
         printf("position : %s\n", pos);
         printf("rules    : %s 2x%d\n", g.rs.name, g.rs.pits);
         if (r->exact)
             printf("value    : %d (exact: net seeds the player to move captures from now on)\n",
                    r->value);
+        else if (engine)
+            printf("value    : %d (heuristic, NOT exact: engine score %+.2f seeds)\n", r->value,
+                   r->score_cp / 100.0);
         else
             printf("value    : %d (heuristic, NOT exact; proven bounds [%d, %d] at depth %d)\n",
                    r->value, r->lower, r->upper, r->depth);
@@ -202,7 +220,7 @@ static int solve_print(const struct solve_args *a, struct search_ctx *s,
             printf("best     : none (game over: %s)\n", rules_end_name(ml.end));
         else
             printf("best     : %s\n", best);
-        if (r->exact && !r->over) {
+        if ((r->exact || engine) && !r->over) {
             printf("pv       :");
             for (int k = 0; k < npv; k++)
                 printf(" %s", names[k]);
@@ -217,6 +235,11 @@ static int solve_print(const struct solve_args *a, struct search_ctx *s,
             char mv[SOW_MOVE_MAXLEN];
             move_format(&g.rs, g.p.side, ml.c[i].move, mv, sizeof mv);
             printf("move %-5s: %d%s\n", mv, vals[i], vals[i] == r->value ? " (best)" : "");
+        }
+        if (engine) {
+            printf("depth    : %d (seldepth %d)\n", r->depth, r->seldepth);
+            printf("hashfull : %d (per mille of the table written by this search)\n",
+                   r->hashfull);
         }
         printf("nodes    : %llu (positions visited)\n", (unsigned long long)nodes);
         printf("expanded : %llu (positions whose moves were generated)\n",
@@ -256,6 +279,7 @@ int cmd_solve(int argc, char **argv)
         .stop = stop,
         .progress = on_progress,
         .progress_arg = &pr,
+        .threshold = a.threshold,
     };
     struct search_ctx *s;
     enum sow_status st = search_new(&g.rs, &o, &s, &e);

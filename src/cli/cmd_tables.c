@@ -8,17 +8,24 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sow/fileio.h"
 #include "sow/position.h"
 #include "sow/tables.h"
+#include "sow/tb_lean.h"
 #include "sow/util.h"
 
 static const char usage[] =
     "usage: sow tables SUBCOMMAND [OPTIONS]\n"
     "  build  [--rules R] [--pits N] --seeds N [--dir DIR] [--threads T] [--memory GB]\n"
+    "         [--builder auto|fast|lean]\n"
     "         build the missing levels 0..N (seeds on the board); interrupted builds\n"
     "         leave only complete levels and resume; --memory (default 3/4 of RAM)\n"
-    "         refuses up front what does not fit\n"
-    "  info   [DIR]              the level files present, sizes, checksums\n"
+    "         refuses up front what does not fit; --builder auto (default) uses today's\n"
+    "         fast builder where it fits --memory, else the lean one (oware, awari, darra)\n"
+    "  info   [DIR]              the level files present, sizes (raw and stored), checksums\n"
+    "  compress [--rules R] [--pits N] [--dir DIR] [--threads T]\n"
+    "         rewrite every level present in zstd blocks (probes stay exact; the\n"
+    "         builders read compressed lower levels decompressed)\n"
     "  stats  [--rules R] [--pits N] --seeds n [--dir DIR] [--json]\n"
     "         counts of values > 0, = 0, < 0 and the histogram of level n\n"
     "  verify [DIR] [--threads T] checksums, then every level recomputed from the levels\n"
@@ -34,11 +41,12 @@ struct topts {
     long pits, seeds, threads, memory_gb;
     double memory;
     bool json, pits_given;
+    const char *builder; /* --builder auto|fast|lean */
 };
 
 /* Which options a subcommand takes (bits of the table in parse). */
 enum { T_RULES = 1, T_PITS = 2, T_SEEDS = 4, T_THREADS = 8, T_MEMORY = 16, T_DIR = 32,
-       T_JSON = 64 };
+       T_JSON = 64, T_BUILDER = 128 };
 
 /* Parse a subcommand's options (those in `which`); the positional argument
  * into o->pos (and o->dir if pos_is_dir).  0, CLI_HELP or CLI_BAD. */
@@ -63,6 +71,8 @@ static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool p
         {"--dir", CLI_STR, &o->dir, 0, 0, "DIR", "table directory, default $SOW_TABLES or ./tables",
          0, 0},
         {"--json", CLI_FLAG, &o->json, 0, 0, NULL, "JSON output", 0, 0},
+        {"--builder", CLI_STR, &o->builder, 0, 0, "auto|fast|lean",
+         "today's builder where it fits --memory, else the lean one (default auto)", 0, 0},
     };
     struct cli_option opts[sizeof all / sizeof all[0] + 1];
     int k = 0;
@@ -106,6 +116,8 @@ struct bar {
     bool tty;
     double t0;
     int level;
+    const char *builder; /* of the level last built */
+    double peak;
 };
 
 static void fmt_count(double x, char *buf, size_t len)
@@ -159,20 +171,37 @@ static void on_level(void *ctx, int level, uint64_t entries, double secs, bool b
     if (b->tty)
         fputs("\r\033[K", stderr);
     if (built)
-        fprintf(stderr, "level %3d: %10llu positions (%s) in %7.2f s, %s pos/s\n", level,
-                (unsigned long long)entries, e, secs, r);
+        fprintf(stderr, "level %3d: %10llu positions (%s) in %7.2f s, %s pos/s, %s builder %.1f B/pos\n",
+                level, (unsigned long long)entries, e, secs, r, b->builder ? b->builder : "?",
+                entries ? b->peak / (double)entries : 0.0);
     else
         fprintf(stderr, "level %3d: present, %llu positions (checked)\n", level,
                 (unsigned long long)entries);
+}
+
+static void on_level_info(void *ctx, int level, uint64_t entries, const char *builder, double peak)
+{
+    struct bar *b = ctx;
+    (void)level;
+    (void)entries;
+    b->builder = builder;
+    b->peak = peak;
 }
 
 static int tables_build(int argc, char **argv)
 {
     struct topts o;
     int r = parse("tables build", argc, argv, &o, false,
-                  T_RULES | T_PITS | T_SEEDS | T_THREADS | T_MEMORY | T_DIR);
+                  T_RULES | T_PITS | T_SEEDS | T_THREADS | T_MEMORY | T_DIR | T_BUILDER);
     if (r)
         return r == CLI_HELP ? CLI_OK : r;
+    int builder = TB_BUILDER_AUTO;
+    if (o.builder && strcmp(o.builder, "fast") == 0)
+        builder = TB_BUILDER_FAST;
+    else if (o.builder && strcmp(o.builder, "lean") == 0)
+        builder = TB_BUILDER_LEAN;
+    else if (o.builder && strcmp(o.builder, "auto") != 0)
+        return cli_bad("tables build", "--builder '%s': expected auto, fast or lean", o.builder);
     if (o.pos)
         return cli_bad("tables build", "unexpected argument '%s'", o.pos);
     if (o.seeds < 0)
@@ -184,9 +213,11 @@ static int tables_build(int argc, char **argv)
     struct ruleset rs;
     if (setup_rules("tables build", &o, &rs))
         return CLI_BAD;
-    struct bar b = {(int)o.seeds, isatty(2), util_now(), -1};
+    struct bar b = {(int)o.seeds, isatty(2), util_now(), -1, NULL, 0};
     volatile sig_atomic_t *stop = cli_catch_signals(false);
-    struct tb_build_opts opt = {(int)o.threads, o.memory, stop, on_progress, on_level, &b, NULL};
+    struct tb_build_opts opt = {.threads = (int)o.threads, .memory_bytes = o.memory,
+                                .stop = stop, .progress = on_progress, .level_done = on_level,
+                                .ctx = &b, .builder = builder, .level_info = on_level_info};
     struct sow_error e;
     double t0 = util_now();
     enum sow_status st = tb_build(&rs, o.dir, (int)o.seeds, &opt, &e);
@@ -200,8 +231,9 @@ static int tables_build(int argc, char **argv)
         fprintf(stderr, "sow tables build: %s\n", e.msg);
         return cli_exit_code(st);
     }
-    printf("%s 2x%d levels 0..%ld in %s: done in %.2f s\n", rs.name, rs.pits, o.seeds, o.dir,
-           util_now() - t0);
+    printf("%s 2x%d levels 0..%ld in %s: done in %.2f s%s%s%s\n", rs.name, rs.pits, o.seeds, o.dir,
+           util_now() - t0, b.builder ? " (" : "", b.builder ? b.builder : "",
+           b.builder ? " builder)" : "");
     return CLI_OK;
 }
 
@@ -291,9 +323,9 @@ static int tables_info(int argc, char **argv)
     if (r >= 0)
         return r;
     int bad = 0;
-    double total = 0;
-    printf("%-28s %-12s %-6s %5s %14s %14s  %-16s %s\n", "file", "rules", "board", "level",
-           "entries", "bytes", "xxh3-64", "status");
+    double total = 0, stored = 0;
+    printf("%-28s %-12s %-6s %5s %14s %14s %14s  %-16s %s\n", "file", "rules", "board", "level",
+           "entries", "raw bytes", "stored bytes", "xxh3-64", "status");
     for (int i = 0; i < count; i++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", o.dir, names[i]);
@@ -319,15 +351,20 @@ static int tables_info(int argc, char **argv)
         } else {
             char board[16];
             snprintf(board, sizeof board, "2x%u", h.pits);
-            printf("%-28s %-12s %-6s %5u %14llu %14llu  %016llx ok\n", names[i], h.rules, board,
-                   h.level, (unsigned long long)h.entries,
-                   (unsigned long long)(h.entries + TB_HEADER_SIZE), (unsigned long long)h.checksum);
+            /* raw: the level as version 1 stores it; stored: this file
+             * (smaller when compressed, version 2) */
+            printf("%-28s %-12s %-6s %5u %14llu %14llu %14llu  %016llx ok%s\n", names[i], h.rules,
+                   board, h.level, (unsigned long long)h.entries,
+                   (unsigned long long)(h.entries + TB_HEADER_SIZE), (unsigned long long)h.stored,
+                   (unsigned long long)h.checksum, h.version == 2 ? " (compressed)" : "");
             total += (double)(h.entries + TB_HEADER_SIZE);
+            stored += (double)h.stored;
         }
         free(names[i]);
     }
     free(names);
-    printf("total %.0f bytes in %d files%s\n", total, count, bad ? ", some damaged" : "");
+    printf("total %.0f bytes raw, %.0f stored (%.2fx) in %d files%s\n", total, stored,
+           stored > 0 ? total / stored : 0.0, count, bad ? ", some damaged" : "");
     return bad ? CLI_BAD : CLI_OK;
 }
 
@@ -455,8 +492,8 @@ static int tables_verify(int argc, char **argv)
         snprintf(done[ndone++], sizeof done[0], "%s", key);
         struct ruleset rs;
         rules_init(&rs, h.rules, (int)h.pits, 0, NULL); /* tb_file_load checked the header */
-        struct tb_set *set;
-        if (tb_open(&rs, o.dir, &set, &e) != SOW_OK) {
+        struct tb_set *set; /* whole levels are recomputed: compressed ones decompressed */
+        if (tb_open_values(&rs, o.dir, &set, &e) != SOW_OK) {
             if (strcmp(e.msg, lastbad) != 0) /* the same damaged file, already listed */
                 printf("BAD  %s\n", e.msg);
             snprintf(lastbad, sizeof lastbad, "%s", e.msg);
@@ -470,7 +507,7 @@ static int tables_verify(int argc, char **argv)
                        rs.pits, n, top + 1);
                 rc = CLI_FAIL;
             }
-        struct tb_build_opts opt = {(int)o.threads, 0, stop, NULL, NULL, NULL, NULL};
+        struct tb_build_opts opt = {.threads = (int)o.threads, .stop = stop};
         for (int n = 0; n <= top && !*stop; n++) {
             double t0 = util_now();
             int64_t bad = -1;
@@ -565,6 +602,51 @@ static int tables_probe(int argc, char **argv)
     return CLI_OK;
 }
 
+/* ---- compress ------------------------------------------------------------------ */
+
+static int tables_compress(int argc, char **argv)
+{
+    struct topts o;
+    int r = parse("tables compress", argc, argv, &o, false, T_RULES | T_PITS | T_DIR | T_THREADS);
+    if (r)
+        return r == CLI_HELP ? CLI_OK : r;
+    if (o.pos)
+        return cli_bad("tables compress", "unexpected argument '%s'", o.pos);
+    struct ruleset rs;
+    if (setup_rules("tables compress", &o, &rs))
+        return CLI_BAD;
+    volatile sig_atomic_t *stop = cli_catch_signals(false);
+    int done = 0;
+    double traw = 0, tstored = 0;
+    for (int n = 0; n <= TB_MAX_LEVEL && !*stop; n++) {
+        char path[4200];
+        tb_file_name(o.dir, rs.name, rs.pits, n, path, sizeof path);
+        if (!fio_exists(path))
+            continue;
+        uint64_t raw = 0, stored = 0;
+        struct sow_error e;
+        double t0 = util_now();
+        enum sow_status st = tb_compress_level(&rs, o.dir, n, (int)o.threads, &raw, &stored, &e);
+        if (st != SOW_OK) {
+            fprintf(stderr, "sow tables compress: %s\n", e.msg);
+            return cli_exit_code(st);
+        }
+        printf("level %3d: %14llu raw bytes -> %14llu stored (%.2fx) in %.2f s\n", n,
+               (unsigned long long)raw, (unsigned long long)stored,
+               stored ? (double)raw / (double)stored : 0.0, util_now() - t0);
+        traw += (double)raw;
+        tstored += (double)stored;
+        done++;
+    }
+    if (*stop) {
+        fprintf(stderr, "sow tables compress: interrupted; every level is whole (raw or compressed)\n");
+        return cli_exit_code(SOW_E_INTERRUPTED);
+    }
+    printf("%s 2x%d: %d levels, %.0f raw bytes, %.0f stored (%.2fx)\n", rs.name, rs.pits, done,
+           traw, tstored, tstored > 0 ? traw / tstored : 0.0);
+    return CLI_OK;
+}
+
 int cmd_tables(int argc, char **argv)
 {
     if (argc < 2)
@@ -585,5 +667,7 @@ int cmd_tables(int argc, char **argv)
         return tables_verify(argc - 1, argv + 1);
     if (strcmp(s, "probe") == 0)
         return tables_probe(argc - 1, argv + 1);
+    if (strcmp(s, "compress") == 0)
+        return tables_compress(argc - 1, argv + 1);
     return cli_bad("tables", "unknown subcommand '%s' (see 'sow tables --help')", s);
 }

@@ -43,6 +43,7 @@
 #include "sow/fileio.h"
 #include "sow/tables.h"
 #include "sow/util.h"
+#include "lean.h"
 #include "tables_internal.h"
 
 #define NONE_EXIT ((int8_t)-128) /* bestexit: no exit move */
@@ -1074,6 +1075,12 @@ static enum sow_status solve_level(const struct ruleset *rs, const struct tb_set
         opt->progress(opt->ctx, n, L.E, 1.0, "done");
     if (opt && opt->moves)
         *opt->moves += L.moves;
+    /* ---- lean builder hook: what this level used (nodes, L-final bits,
+     * lists, bins, values), for `sow bench tables` ---- */
+    if (opt && opt->level_info)
+        opt->level_info(opt->ctx, n, L.E, "fast",
+                        (double)((L.E + 1) * sizeof(struct node) + (L.E / 64 + 1) * 8 +
+                                 (uint64_t)L.nd[L.E].off * 4 + L.arena_used + L.E));
     rc = SOW_OK;
     goto done;
 oom:
@@ -1129,6 +1136,15 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
         fio_unlock(&lock);
         return rc;
     }
+    /* ---- lean builder hook (lean.c): by opt->builder or the budget ---- */
+    {
+        enum sow_status lr;
+        if (tb_lean_build_chosen(rs, dir, max_level, opt, &lr, e)) {
+            fio_unlock(&lock);
+            return lr;
+        }
+    }
+    /* ---- end of the hook ---- */
     struct tb_set *set = tb_set_new(rs, dir);
     if (!set) {
         fio_unlock(&lock);

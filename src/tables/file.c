@@ -14,6 +14,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "compress.h"
 #include "sow/fileio.h"
 #include "sow/tables_probe.h"
 #include "tables_internal.h"
@@ -103,9 +104,24 @@ void tb_file_unmap(void *map, size_t maplen)
         munmap(map, maplen);
 }
 
+/* ---- compressed files hook (issue 13; compress.h): file_load also reads
+ * version 2; with zout it keeps the file mapped and compressed in *zout,
+ * else a caller asking for values gets them decompressed (an anonymous
+ * mapping, released by tb_file_unmap like a file's). ---- */
+static enum sow_status file_load(const char *path, const struct ruleset *rs, int level,
+                                 struct tb_header *out, const int8_t **values, void **mapout,
+                                 size_t *maplen, struct tbz *zout, struct sow_error *e);
+
 enum sow_status tb_file_load(const char *path, const struct ruleset *rs, int level,
                              struct tb_header *out, const int8_t **values, void **mapout,
                              size_t *maplen, struct sow_error *e)
+{
+    return file_load(path, rs, level, out, values, mapout, maplen, NULL, e);
+}
+
+static enum sow_status file_load(const char *path, const struct ruleset *rs, int level,
+                                 struct tb_header *out, const int8_t **values, void **mapout,
+                                 size_t *maplen, struct tbz *zout, struct sow_error *e)
 {
     /* BAD: the file's content is wrong (bad input); FAIL: the system failed. */
     enum sow_status st = SOW_E_INPUT;
@@ -139,9 +155,9 @@ enum sow_status tb_file_load(const char *path, const struct ruleset *rs, int lev
     struct tb_header hd;
     memset(&hd, 0, sizeof hd);
     hd.version = get32(h + H_VERSION);
-    if (hd.version != TB_FORMAT_VERSION)
-        BAD("%s: format version %u, this sow reads version %d", path, hd.version,
-            TB_FORMAT_VERSION);
+    if (hd.version != TB_FORMAT_VERSION && hd.version != TBZ_VERSION)
+        BAD("%s: format version %u, this sow reads versions %d and %d", path, hd.version,
+            TB_FORMAT_VERSION, TBZ_VERSION);
     if (get32(h + H_HSIZE) != TB_HEADER_SIZE || get64(h + H_PAYLOAD) != TB_HEADER_SIZE)
         BAD("%s: unexpected header size", path);
     memcpy(hd.rules, h + H_RULES, 24);
@@ -178,6 +194,50 @@ enum sow_status tb_file_load(const char *path, const struct ruleset *rs, int lev
         BAD("%s: header says %llu entries x %u states, %s 2x%u level %u has %llu x %u", path,
             (unsigned long long)hd.entries, hd.states, hd.rules, hd.pits, hd.level,
             (unsigned long long)want, wstates);
+    hd.stored = size;
+    if (hd.version == TBZ_VERSION) {
+        /* compressed: the stored payload's checksum and the index now, each
+         * block's own checksum and range when it is decompressed */
+        struct tbz z;
+        enum sow_status zs = tbz_parse(h, size, hd.entries, (int)hd.level, path, &z, e);
+        if (zs != SOW_OK) {
+            st = zs;
+            goto fail;
+        }
+        hd.checksum = z.rawsum; /* the values' checksum, as version 1's */
+        close(fd);
+        *out = hd;
+        if (zout) {
+            *zout = z;
+            *mapout = map;
+            *maplen = size;
+        } else if (values) {
+            size_t len = hd.entries ? (size_t)hd.entries : 1;
+            void *raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (raw == MAP_FAILED) {
+                munmap(map, size);
+                return sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
+            }
+            for (uint64_t k = 0; k < z.nblocks; k++)
+                if (tbz_block(&z, k, (int8_t *)raw + (k << z.bshift), e) < 0) {
+                    munmap(raw, len);
+                    munmap(map, size);
+                    return SOW_E_INPUT;
+                }
+            munmap(map, size);
+            if (XXH3_64bits(raw, (size_t)hd.entries) != z.rawsum) {
+                munmap(raw, len);
+                return sow_fail(e, SOW_E_INPUT, "%s: values damaged (checksum mismatch)", path);
+            }
+            *values = raw;
+            *mapout = raw;
+            *maplen = len;
+        } else {
+            munmap(map, size);
+        }
+        return SOW_OK;
+    }
+    /* ---- end of the compressed files hook ---- */
     if (size != TB_HEADER_SIZE + hd.entries)
         BAD("%s: %s (%zu bytes, expected %llu)", path,
             size < TB_HEADER_SIZE + hd.entries ? "truncated" : "trailing bytes", size,
@@ -239,11 +299,23 @@ enum sow_status tb_set_load_level(struct tb_set *s, int n, struct sow_error *e)
     tb_file_name(s->dir, s->rs.name, s->rs.pits, n, path, sizeof path);
     struct tb_header h;
     struct tb_level *lv = &s->lv[n];
-    if (lv->v)
+    if (lv->v || lv->z)
         return SOW_OK;
-    enum sow_status st = tb_file_load(path, &s->rs, n, &h, &lv->v, &lv->map, &lv->maplen, e);
+    /* compressed levels stay compressed in sets opened for probing */
+    struct tbz z;
+    enum sow_status st = file_load(path, &s->rs, n, &h, &lv->v, &lv->map, &lv->maplen,
+                                   s->keep_compressed ? &z : NULL, e);
     if (st != SOW_OK)
         return st;
+    if (s->keep_compressed && !lv->v) {
+        lv->z = malloc(sizeof *lv->z);
+        if (!lv->z) {
+            tb_file_unmap(lv->map, lv->maplen);
+            lv->map = NULL;
+            return sow_fail(e, SOW_E_NOMEM, "out of memory");
+        }
+        *lv->z = z;
+    }
     lv->entries = h.entries;
     lv->checksum = h.checksum;
     return SOW_OK;
@@ -260,6 +332,7 @@ void tb_set_own_level(struct tb_set *s, int n, int8_t *v, int8_t *lohi, uint64_t
     tb_file_unmap(s->lv[n].map, s->lv[n].maplen);
     free(s->lv[n].own);
     free(s->lv[n].lohi);
+    free(s->lv[n].z);
     s->lv[n] = (struct tb_level){.v = v, .entries = entries, .own = v, .lohi = lohi};
 }
 
@@ -270,6 +343,7 @@ enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set
     struct tb_set *s = tb_set_new(rs, dir);
     if (!s)
         return sow_fail(e, SOW_E_NOMEM, "out of memory");
+    s->keep_compressed = true; /* probes decompress one block at a time */
     for (int n = 0; n <= TB_MAX_LEVEL; n++) {
         char path[4096];
         tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
@@ -293,6 +367,7 @@ void tb_close(struct tb_set *s)
         tb_file_unmap(s->lv[n].map, s->lv[n].maplen);
         free(s->lv[n].own);
         free(s->lv[n].lohi);
+        free(s->lv[n].z);
     }
     free(s);
 }
@@ -300,7 +375,7 @@ void tb_close(struct tb_set *s)
 int tb_max_level(const struct tb_set *s)
 {
     int n = 0;
-    while (n <= TB_MAX_LEVEL && s->lv[n].v)
+    while (n <= TB_MAX_LEVEL && (s->lv[n].v || s->lv[n].z))
         n++;
     return n - 1;
 }
@@ -314,7 +389,9 @@ static bool probe_index(const struct tb_set *s, const sow_position *p, bool need
     if (st < 0)
         return false;
     *n = board_sum_range(&p->board, 0, s->ix.holes);
-    if (*n > TB_MAX_LEVEL || !(need_bounds ? (const void *)s->lv[*n].lohi : s->lv[*n].v))
+    if (*n > TB_MAX_LEVEL ||
+        !(need_bounds ? (const void *)s->lv[*n].lohi
+                      : s->lv[*n].v ? (const void *)s->lv[*n].v : (const void *)s->lv[*n].z))
         return false;
     *idx = (uint64_t)st * s->boards[*n] + tb_rank_side(&s->ix, p->board.h, p->side);
     return true;
@@ -326,6 +403,8 @@ bool tb_probe(const struct tb_set *s, const sow_position *p, int *value)
     uint64_t idx;
     if (!probe_index(s, p, false, &n, &idx))
         return false;
+    if (!s->lv[n].v) /* compressed: through this thread's cache of blocks */
+        return tbz_probe(s->lv[n].z, idx, value);
     *value = s->lv[n].v[idx];
     return true;
 }
@@ -344,7 +423,8 @@ bool tb_probe_bounds(const struct tb_set *s, const sow_position *p, int *lo, int
 
 void tb_set_borrow(struct tb_set *dst, const struct tb_set *src)
 {
-    for (int n = 0; n <= tb_max_level(src); n++)
+    /* raw levels only: the in-memory levels built above read them as arrays */
+    for (int n = 0; n <= tb_max_level(src) && src->lv[n].v; n++)
         tb_set_put_level(dst, n, src->lv[n].v, src->lv[n].entries);
 }
 

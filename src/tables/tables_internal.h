@@ -6,6 +6,8 @@
 
 #include "sow/tables_probe.h"
 
+struct tbz; /* compress.h */
+
 struct tb_level {
     const int8_t *v;   /* values in index order, NULL if not loaded */
     uint64_t entries;
@@ -14,6 +16,7 @@ struct tb_level {
     size_t maplen;
     int8_t *own;       /* values owned by the set (tb_set_own_level), else NULL */
     int8_t *lohi;      /* owned forced bounds (lo, hi) per entry, or NULL */
+    struct tbz *z;     /* a compressed level kept compressed (v NULL), owned; map is its file */
 };
 
 struct tb_set {
@@ -22,6 +25,7 @@ struct tb_set {
     struct tb_index ix;
     uint64_t boards[TB_MAX_LEVEL + 1]; /* boards per state of each level */
     struct tb_level lv[TB_MAX_LEVEL + 1];
+    bool keep_compressed; /* tb_open: compressed levels stay so (else decompressed on load) */
 };
 
 /* Make level n of s point at values held elsewhere (not owned). */

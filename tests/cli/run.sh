@@ -310,6 +310,25 @@ ok tables stats --pits 2 --seeds 4 --dir "$TB"
 ok tables probe --pits 2 --dir "$TB" 1,1/1,1/A
 ok solve --tables "$TB" 1,1/1,1/A
 bad 2 solve --tables "$WORK/missing" 1,1/1,1/A
+# ---- lean builder and compressed files (issue 13) ----
+samefiles() { # samefiles A B: every level file of A equals B's
+    local f
+    for f in "$1"/*.sowtb; do cmp -s "$f" "$2/$(basename "$f")" || return 1; done
+}
+run tables build --rules oware --pits 2 --seeds 4 --builder lean --dir "$WORK/tbl"
+check "tables build --builder lean: exit $rc, says so" grep -q "lean builder" "$out"
+check "tables build --builder lean: today's builder's files" samefiles "$WORK/tbl" "$TB"
+bad 2 tables build --seeds 3 --builder nope --dir "$WORK/tbx"
+bad 2 tables build --rules jodu --pits 2 --seeds 2 --builder lean --dir "$WORK/tbx"
+rm -rf "$WORK/tbz"; cp -r "$TB" "$WORK/tbz"
+ok tables compress --pits 2 --dir "$WORK/tbz"
+run tables info "$WORK/tbz"
+check "tables info: compressed files listed as such" grep -q "(compressed)" "$out"
+ok tables verify "$WORK/tbz"
+run tables probe --pits 2 --dir "$TB" 2,1/1,0/A; cp "$out" "$WORK/probe-raw"
+run tables probe --pits 2 --dir "$WORK/tbz" 2,1/1,0/A
+check "tables probe: compressed and raw answer the same" cmp -s "$out" "$WORK/probe-raw"
+ok solve --tables "$WORK/tbz" 1,1/1,1/A
 bad 2 solve --tables "$WORK/afile" 1,1/1,1/A
 damaged() { # damaged NAME HOW: a copy of the level set with level 4 spoilt by HOW
     local d="$WORK/$1"; rm -rf "$d"; cp -r "$TB" "$d"

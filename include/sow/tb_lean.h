@@ -1,0 +1,100 @@
+/* sow — the lean retrograde builder: predecessors by un-sowing, no stored
+ * in-level edges.  docs/tables.md "Lean builder" explains the algorithm.
+ *
+ * Unmoves (oware, awari, darra: single sowing)
+ * ---------------------------------------------
+ * An in-level move is one that captures nothing: the board keeps its seeds,
+ * the side changes, darra's last-capturer state stays.  Its predecessors are
+ * found by taking a sowing back: for an origin hole h of the previous mover
+ * and s seeds sown from it, a sowing adds to every hole
+ *
+ *     skip origin (oware, awari), ring = 2N-1:  l = s / ring laps, r = s % ring
+ *         adds[h] = 0,  adds[h+j] = l + (j <= r)       (j = 1..2N-1, mod 2N)
+ *     no skip (darra), ring = 2N:  l = s / 2N, r = s % 2N
+ *         adds[h] = l,  adds[h+j] = l + (j <= r)
+ *
+ * so the candidate predecessor is p = c - adds with p[h] = s, provided
+ * c[h] = adds[h] and c[i] >= adds[i] everywhere (c = the child's board).
+ * Darra also has the pass (the mover's row empty): p = c, side changed.
+ * Whether the candidate really has that move, legal and capturing nothing
+ * (feeding, awari's starving rule, oware's grand slam, captures of four
+ * during the sowing), is decided by the forward generator alone: the
+ * candidate is kept iff rules' generate() of p lists move h with no capture
+ * and exactly c (board and state) as its child.  So no rule is implemented
+ * twice.  Each (p, move) pair is found once, so predecessors come with the
+ * multiplicity of the edges (the builder's counters count moves).
+ *
+ * Worked example (oware 2x2, lanes 0..3 = A1 A2 B1 B2, ring 3): child
+ * c = 1,1,0,2 with A to move, so B moved.  Origin B2 (lane 3): c[3] = 2 is
+ * not 0, nothing.  Origin B1 (lane 2), c[2] = 0: l = 0, r = 1 (lane 3) gives
+ * s = 1, p = 1,1,1,1; r = 2 (lanes 3, 0) gives s = 2, p = 0,1,2,1; r = 3 is
+ * a lap.  l = 1 (every other lane >= 1): r = 0, s = 3, p = 0,0,3,1; r = 1
+ * (lane 3 >= 2), s = 4, p = 0,0,4,0; r = 2 needs lane 0 >= 2, stop.  All
+ * four capture nothing, so 1,1,0,2/A has four in-level predecessors.
+ *
+ * Thread-safety: every function here is reentrant (no shared state).
+ */
+#ifndef SOW_TB_LEAN_H
+#define SOW_TB_LEAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sow/rules.h"
+#include "sow/tables.h"
+
+/* True for the rule sets whose unmoves sow sets up (single sowing). */
+bool tb_unmove_supported(const struct ruleset *rs);
+
+/* Most unmoves one position can have: per origin at most one candidate per
+ * sowing length s <= the level's seeds, plus the pass. */
+#define TB_UNMOVE_MAX (SOW_MAX_PITS * (SOW_MAX_SEEDS + 1) + 1)
+
+struct tb_unmove {
+    sow_position pos; /* the predecessor (stores 0, side = the child's opponent) */
+    sow_move move;    /* its move that leads to the child */
+};
+
+/* Every in-level predecessor of q (q's stores are ignored): positions p with
+ * a legal move that captures nothing and whose child has q's board, side and
+ * state.  Fills out[0..k) and returns k (<= max; candidates beyond max are
+ * dropped, so pass TB_UNMOVE_MAX to get them all).  Only for
+ * tb_unmove_supported rule sets (0 otherwise). */
+int tb_unmoves(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out, int max);
+
+/* The candidates alone, before the forward check (for the tests: every
+ * confirmed unmove is one of them). */
+int tb_unmove_candidates(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out,
+                         int max);
+
+/* ---- the lean builder ------------------------------------------------------ */
+
+/* Bytes the lean builder needs for a level of E entries at its peak (the
+ * level's arrays and the threads' work lists; lower levels not counted). */
+double tb_lean_level_memory(uint64_t E, int threads);
+
+/* Solve level n with the lean builder into out[entries] (lower levels from
+ * `lower`, which must hold 0..n-1).  Same values as tb_solve_level.  SOW_OK,
+ * SOW_E_INTERRUPTED, SOW_E_INPUT (a relay rule set), SOW_E_TOO_BIG or
+ * SOW_E_NOMEM with a reason in *e.  *peak_bytes (if not NULL) gets the bytes
+ * the level's arrays and work lists reached. */
+enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n,
+                                    int8_t *out, const struct tb_build_opts *opt,
+                                    double *peak_bytes, struct sow_error *e);
+
+/* ---- compressed files (format version 2, docs/tables.md) ---------------- */
+
+/* Rewrite level `level` of rs in dir compressed in independent zstd blocks
+ * (temp file and rename; the new file is checked after).  *raw and *stored
+ * get the raw and compressed sizes.  A file already compressed is left as
+ * it is.  SOW_OK, SOW_E_INPUT (damaged), SOW_E_IO or SOW_E_NOMEM. */
+enum sow_status tb_compress_level(const struct ruleset *rs, const char *dir, int level,
+                                  int threads, uint64_t *raw, uint64_t *stored,
+                                  struct sow_error *e);
+
+/* tb_open, but compressed levels are decompressed into memory (1 byte per
+ * position): for what reads whole levels (verify, the builders). */
+enum sow_status tb_open_values(const struct ruleset *rs, const char *dir, struct tb_set **out,
+                               struct sow_error *e);
+
+#endif

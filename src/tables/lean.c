@@ -1,0 +1,934 @@
+/* Endgame tables: the lean retrograde builder (oware, awari, darra).
+ *
+ * The same game and rounds as build.c (docs/tables.md "Algorithm"), without
+ * stored in-level edges: a node that becomes final finds its predecessors by
+ * un-sowing (unmove.h), each candidate confirmed by the forward generator.
+ * Per entry of the level being built (docs/tables.md "Lean builder"):
+ *
+ *     struct lnode  be | cnt | xl | xh          4 bytes
+ *     lfin          L node final                1 bit
+ *     pend          final, not yet propagated   2 bits (L, H), when a
+ *                   thread's work list is full
+ *     work lists    <= E/16 words per thread    (a cap, not a reservation)
+ *
+ * about 4.4 bytes per entry plus at most 0.25 per thread for the work lists;
+ * the values are written over the nodes at the end (V fits where be was, and
+ * is then packed in place to one byte per entry) and go to the file from
+ * there.  Lower levels are read where they are (memory-mapped files).
+ *
+ * Per level: a move pass (best exit, in-level out-degree, as build.c), one
+ * sequential pass marking which best-exit values each block of entries has,
+ * then rounds t = n .. -n: the round's seeds are found by scanning the
+ * blocks that have best exit t or -t; final nodes go to the thread's work
+ * list (a stack); a node taken from it is un-ranked, its candidate
+ * predecessors ranked, claims on L nodes already final dropped by the
+ * bitmap before the (costly) forward check, and the confirmed ones updated
+ * (claims and counter decrements as in build.c, prefetched a batch at a
+ * time).  A full work list spills into the pend bitmap, which is scanned
+ * until empty before the round ends.
+ */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sow/tb_lean.h"
+#include "sow/util.h"
+#include "lean.h"
+#include "tables_internal.h"
+#include "unmove.h"
+
+#define NONE_EXIT ((int8_t)-128)
+#define UNDONE ((int8_t)-128)
+#define LMAX_THREADS 64
+#define SBSHIFT 14          /* seed blocks of 2^14 entries: a 256-bit value mask each */
+#define KIND_H 0x80000000u  /* work list entry: the node's H side became final */
+#define IDX_MASK 0x7FFFFFFFu
+#define FBATCH 16           /* final nodes un-sown per batch */
+
+struct lnode {
+    int8_t be;   /* best exit, NONE_EXIT if none; the value at the end */
+    uint8_t cnt; /* in-level out-degree, counted down */
+    int8_t xl;   /* X-value of (p,L) = lo, UNDONE until final */
+    int8_t xh;   /* X-value of (p,H) = -hi */
+};
+_Static_assert(sizeof(struct lnode) == 4, "lean node is 4 bytes");
+_Static_assert(TB_MAX_ENTRIES <= IDX_MASK, "indices leave the top bit for the kind");
+
+/* ---- memory -------------------------------------------------------------- */
+
+struct lregion {
+    void *p;
+    size_t len;
+};
+
+static void *lregion_get(struct lregion *r, size_t need)
+{
+    if (need <= r->len)
+        return r->p;
+    if (r->p)
+        munmap(r->p, r->len);
+    r->p = NULL;
+    r->len = 0;
+    size_t len = (need + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    madvise(m, len, MADV_HUGEPAGE); /* random accesses over GBs: fewer TLB misses */
+    r->p = m;
+    r->len = len;
+    return m;
+}
+
+static void lregion_free(struct lregion *r)
+{
+    if (r->p)
+        munmap(r->p, r->len);
+    r->p = NULL;
+    r->len = 0;
+}
+
+/* Regions reused from level to level (pages zeroed by the kernel once). */
+struct lean_work {
+    struct lregion nd, lfin, pend, vmask;
+};
+
+static void lean_work_free(struct lean_work *w)
+{
+    lregion_free(&w->nd);
+    lregion_free(&w->lfin);
+    lregion_free(&w->pend);
+    lregion_free(&w->vmask);
+}
+
+/* Work list entries a thread may hold (12 bytes each: 0.25 bytes per entry
+ * of the level), beyond which final nodes spill into the pend bitmap. */
+static uint64_t qcap_for(uint64_t E)
+{
+    uint64_t c = E / 48;
+    return c < 1024 ? 1024 : c;
+}
+
+double tb_lean_level_memory(uint64_t E, int threads)
+{
+    double T = threads > 0 ? threads : 1;
+    return (double)E * (4.0 + 1.0 / 8 + 2.0 / 8) + (double)(E >> SBSHIFT) * 32 +
+           T * (12.0 * (double)qcap_for(E) + (1 << 16)) + (1 << 20);
+}
+
+/* ---- the level ------------------------------------------------------------ */
+
+struct lean {
+    const struct ruleset *rs;
+    const struct tb_set *lower;
+    const struct tb_index *ix;
+    const struct tb_build_opts *opt;
+    int n, threads;
+    uint64_t boards, E, chunk, nchunks, nsb;
+    struct lnode *nd;
+    uint64_t *lfin;  /* bit per entry: L node final */
+    uint64_t *pend;  /* bits 2i (L) and 2i+1 (H): final, waiting in no work list */
+    uint64_t *vmask; /* 4 words per seed block: bit be+128 set if an entry has it */
+    uint64_t gmask[4];
+    int overflow;    /* pend has bits (set by any thread) */
+    uint64_t qcap;
+    uint64_t qpeak;  /* longest work list seen (all threads) */
+    uint64_t listbytes; /* the threads' work lists and buffers at their largest */
+    int pkbits;      /* bits per hole of a packed board, 0 if the board does not fit 63 bits */
+    uint64_t finals; /* final nodes propagated so far (progress) */
+    double expect;   /* of about this many (0: unknown) */
+    uint64_t moves;
+    bool failed;
+    /* progress */
+    uint64_t done;
+    double last, base, weight;
+    const char *phase;
+};
+
+static bool lstopped_opt(const struct tb_build_opts *opt)
+{
+    return opt && opt->stop && *opt->stop;
+}
+
+static bool lstopped(const struct lean *L)
+{
+    return lstopped_opt(L->opt);
+}
+
+static void lprogress(struct lean *L, uint64_t add)
+{
+    uint64_t d = __atomic_add_fetch(&L->done, add, __ATOMIC_RELAXED);
+    if (!L->opt || !L->opt->progress || omp_get_thread_num() != 0)
+        return;
+    double now = util_now();
+    if (now - L->last < 0.2)
+        return;
+    L->last = now;
+    double f = L->base + L->weight * (double)d / (double)(L->E ? L->E : 1);
+    L->opt->progress(L->opt->ctx, L->n, L->E, f > 1 ? 1 : f, L->phase);
+}
+
+static void lphase(struct lean *L, const char *name, double base, double weight)
+{
+    L->done = 0;
+    L->phase = name;
+    L->base = base;
+    L->weight = weight;
+    if (L->opt && L->opt->progress)
+        L->opt->progress(L->opt->ctx, L->n, L->E, base, name);
+}
+
+/* tb_position_of without recomputing the level's size (a 128-bit division). */
+static void lentry_pos(const struct lean *L, uint64_t idx, sow_position *p)
+{
+    memset(p, 0, sizeof *p);
+    int st = L->ix->states > 1 ? (int)(idx / L->boards) : 0;
+    tb_unrank(L->ix, L->n, st ? idx - (uint64_t)st * L->boards : idx, p->board.h);
+    p->state = L->ix->state_of_rel(st, SOW_A);
+}
+
+static void lentry_next(const struct lean *L, uint64_t idx, sow_position *p)
+{
+    if (!tb_index_next(L->ix, p->board.h))
+        lentry_pos(L, idx + 1, p);
+}
+
+/* Index of a position with B to move (a child or a predecessor of a
+ * normalised position): rotated by N, state relative to B. */
+static inline uint64_t index_b(const struct lean *L, const sow_position *c, uint64_t boards)
+{
+    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0; /* relative to B (rules' hook) */
+    return (uint64_t)st * boards + tb_rank_side(L->ix, c->board.h, 1);
+}
+
+/* Move pass: best exit and in-level out-degree of every entry; the lower
+ * levels' values of a group's exits are prefetched while the group is
+ * generated. */
+#define LGROUP 16
+struct lprobe {
+    const int8_t *v;
+    int8_t d;
+    uint8_t j;
+};
+
+static void pass_moves(struct lean *L)
+{
+    lphase(L, "moves", 0.0, 0.2);
+    int n = L->n, N = L->ix->pits;
+#pragma omp parallel num_threads(L->threads)
+    {
+        struct sow_movelist ml;
+        struct lprobe pr[LGROUP * (SOW_MAX_PITS + 1)];
+        int best[LGROUP], deg[LGROUP];
+        uint64_t moves = 0;
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t ch = 0; ch < L->nchunks; ch++) {
+            if (lstopped(L))
+                continue;
+            uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
+            sow_position p;
+            lentry_pos(L, a, &p);
+            for (uint64_t g = a; g < b; g += LGROUP) {
+                uint64_t ge = g + LGROUP < b ? g + LGROUP : b;
+                int np = 0;
+                for (uint64_t idx = g; idx < ge; idx++) {
+                    int j = (int)(idx - g);
+                    L->rs->generate(L->rs, &p, &ml, NULL, NULL);
+                    moves += (uint64_t)ml.n;
+                    best[j] = ml.n == 0 ? ml.settle[0] - ml.settle[1] : NONE_EXIT;
+                    deg[j] = 0;
+                    for (int k = 0; k < ml.n; k++) {
+                        const struct sow_child *c = &ml.c[k];
+                        int cap = c->captured[0] + c->captured[1];
+                        if (!cap) {
+                            deg[j]++;
+                            continue;
+                        }
+                        int m = n - cap;
+                        const int8_t *v = L->lower->lv[m].v + index_b(L, &c->pos, L->lower->boards[m]);
+                        __builtin_prefetch(v);
+                        pr[np].v = v;
+                        pr[np].d = (int8_t)(c->captured[0] - c->captured[1]);
+                        pr[np++].j = (uint8_t)j;
+                    }
+                    if (idx + 1 < b)
+                        lentry_next(L, idx, &p);
+                }
+                for (int i = 0; i < np; i++) {
+                    int e = pr[i].d - *pr[i].v;
+                    if (e > best[pr[i].j])
+                        best[pr[i].j] = e;
+                }
+                for (uint64_t idx = g; idx < ge; idx++) {
+                    struct lnode *x = &L->nd[idx];
+                    x->be = (int8_t)best[idx - g];
+                    x->cnt = (uint8_t)deg[idx - g];
+                    x->xl = x->xh = UNDONE;
+                }
+            }
+            lprogress(L, b - a);
+        }
+        __atomic_fetch_add(&L->moves, moves, __ATOMIC_RELAXED);
+    }
+    (void)N;
+}
+
+/* Which best-exit values each seed block holds (rounds skip the others). */
+static void pass_masks(struct lean *L)
+{
+#pragma omp parallel for schedule(dynamic, 16) num_threads(L->threads)
+    for (uint64_t s = 0; s < L->nsb; s++) {
+        uint64_t a = s << SBSHIFT, b = a + ((uint64_t)1 << SBSHIFT);
+        if (b > L->E)
+            b = L->E;
+        uint64_t m[4] = {0, 0, 0, 0};
+        for (uint64_t i = a; i < b; i++) {
+            unsigned v = (unsigned)(L->nd[i].be + 128);
+            m[v >> 6] |= 1ull << (v & 63);
+        }
+        memcpy(&L->vmask[4 * s], m, sizeof m);
+    }
+    memset(L->gmask, 0, sizeof L->gmask);
+    for (uint64_t s = 0; s < L->nsb; s++)
+        for (int k = 0; k < 4; k++)
+            L->gmask[k] |= L->vmask[4 * s + k];
+}
+
+static inline bool has_value(const uint64_t *m, int v)
+{
+    unsigned u = (unsigned)(v + 128);
+    return (m[u >> 6] >> (u & 63)) & 1;
+}
+
+/* One thread's state in the solve. */
+struct lsolver {
+    struct lean *L;
+    int t;
+    bool par;
+    uint32_t *fin; /* work list (stack) of final nodes: idx | KIND_H */
+    uint64_t *fpk; /* their boards packed (PK_VALID | holes), so that taking
+                    * a node needs no unrank; 0: unrank it */
+    uint64_t nfin, capfin;
+    uint32_t *upd; /* a batch's updates: idx | KIND_H (claim) or idx (decrement) */
+    uint64_t *updpk;
+    uint64_t capupd;
+    sow_position *cand; /* a batch's candidates (FBATCH * maxcand) */
+    sow_move *cmv;
+    uint32_t *cidx;     /* their indices */
+    uint8_t *cown;      /* and which final node of the batch they belong to */
+    int maxcand;
+    bool failed;
+    uint64_t finals; /* nodes taken from the work list, not yet counted in progress */
+    struct sow_movelist ml;
+};
+
+/* Solve progress: final nodes propagated, of the expected number (the
+ * level below's share of its entries, or all 2E nodes). */
+static void lsolve_progress(struct lean *L, uint64_t add)
+{
+    uint64_t d = __atomic_add_fetch(&L->finals, add, __ATOMIC_RELAXED);
+    if (!L->opt || !L->opt->progress || omp_get_thread_num() != 0)
+        return;
+    double now = util_now();
+    if (now - L->last < 0.2)
+        return;
+    L->last = now;
+    double f = (double)d / (L->expect > 0 ? L->expect : 2.0 * (double)(L->E ? L->E : 1));
+    L->opt->progress(L->opt->ctx, L->n, L->E, 0.2 + 0.75 * (f > 1 ? 1 : f), "solve");
+}
+
+#define PK_VALID (1ull << 63)
+
+/* The normalised board of a position with B to move (rotated by N), packed. */
+static inline uint64_t pack_b(const struct lean *L, const sow_position *c)
+{
+    if (!L->pkbits)
+        return 0;
+    int N = L->ix->pits, H = 2 * N, b = L->pkbits;
+    uint64_t x = PK_VALID;
+    for (int i = 0; i < H; i++)
+        x |= (uint64_t)c->board.h[i < N ? i + N : i - N] << (b * i);
+    return x;
+}
+
+/* Final node q (with its packed board, or 0) as a normalised position. */
+static inline void unpack(const struct lean *L, uint32_t q, uint64_t pk, sow_position *p)
+{
+    if (!pk) {
+        lentry_pos(L, q, p);
+        return;
+    }
+    memset(p, 0, sizeof *p);
+    int H = L->ix->holes, b = L->pkbits;
+    uint64_t m = (1ull << b) - 1;
+    for (int i = 0; i < H; i++)
+        p->board.h[i] = (uint8_t)((pk >> (b * i)) & m);
+    int st = L->ix->states > 1 ? (int)(q / L->boards) : 0;
+    p->state = L->ix->state_of_rel(st, SOW_A);
+}
+
+static void push(struct lsolver *S, uint32_t v, uint64_t pk)
+{
+    struct lean *L = S->L;
+    if (S->nfin == S->capfin) {
+        if (S->capfin < L->qcap) {
+            uint64_t nc = S->capfin ? 2 * S->capfin : 512;
+            nc = nc > L->qcap ? L->qcap : nc;
+            uint32_t *f = realloc(S->fin, nc * sizeof *f);
+            if (f)
+                S->fin = f;
+            uint64_t *g = f ? realloc(S->fpk, nc * sizeof *g) : NULL;
+            if (g) {
+                S->fpk = g;
+                S->capfin = nc;
+            }
+        }
+        if (S->nfin == S->capfin) {
+            /* Spill: the node is final (its value is set); its
+             * predecessors hear of it when the round scans pend. */
+            uint64_t bit = 2 * (uint64_t)(v & IDX_MASK) + (v >> 31);
+            __atomic_fetch_or(&L->pend[bit >> 6], 1ull << (bit & 63), __ATOMIC_RELAXED);
+            __atomic_store_n(&L->overflow, 1, __ATOMIC_RELAXED);
+            return;
+        }
+    }
+    S->fpk[S->nfin] = pk;
+    S->fin[S->nfin++] = v;
+    if (S->nfin > L->qpeak)
+        __atomic_store_n(&L->qpeak, S->nfin, __ATOMIC_RELAXED); /* a statistic: races are harmless */
+}
+
+/* Claim: an option worth t for p's L node. */
+static inline void claim_l(struct lsolver *S, uint32_t p, uint64_t pk)
+{
+    struct lean *L = S->L;
+    uint64_t bit = 1ull << (p & 63), *w = &L->lfin[p >> 6];
+    if (S->par) {
+        if (__atomic_load_n(w, __ATOMIC_RELAXED) & bit)
+            return;
+        if (__atomic_fetch_or(w, bit, __ATOMIC_RELAXED) & bit)
+            return;
+    } else {
+        if (*w & bit)
+            return;
+        *w |= bit;
+    }
+    L->nd[p].xl = (int8_t)S->t;
+    push(S, p, pk);
+}
+
+static inline bool claim_xh(int8_t *a, int8_t v, bool par)
+{
+    if (!par) {
+        if (*a != UNDONE)
+            return false;
+        *a = v;
+        return true;
+    }
+    if (__atomic_load_n(a, __ATOMIC_RELAXED) != UNDONE)
+        return false;
+    int8_t expect = UNDONE;
+    return __atomic_compare_exchange_n(a, &expect, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* Decrement: p's H node lost an open child.  As build.c: the thread that
+ * takes the counter to zero owns the node unless -be == t, where this
+ * round's seed scan may race (compare-and-swap decides). */
+static inline void dec_h(struct lsolver *S, uint32_t p, uint64_t pk)
+{
+    struct lean *L = S->L;
+    struct lnode *x = &L->nd[p];
+    uint8_t c = S->par ? __atomic_sub_fetch(&x->cnt, 1, __ATOMIC_RELAXED) : --x->cnt;
+    if (c)
+        return;
+    int be = x->be, t = S->t;
+    if (be == NONE_EXIT || -be > t) {
+        x->xh = (int8_t)t;
+        push(S, p | KIND_H, pk);
+    } else if (-be == t && claim_xh(&x->xh, (int8_t)t, S->par)) {
+        push(S, p | KIND_H, pk);
+    }
+}
+
+/* Take up to FBATCH final nodes, un-sow them, apply the updates. */
+static void drain(struct lsolver *S)
+{
+    struct lean *L = S->L;
+    const struct ruleset *rs = L->rs;
+    int P = L->ix->pits;
+    bool skip = unmove_skips_origin(rs), pass = rs->family == SOW_DARRA;
+    int batches = 0;
+    while (S->nfin && !S->failed) {
+        /* Ctrl-C: the level is given up, so its work lists may be too. */
+        if ((++batches & 255) == 0) {
+            if (lstopped(L)) {
+                S->nfin = 0;
+                return;
+            }
+            lsolve_progress(L, S->finals);
+            S->finals = 0;
+        }
+        uint64_t m = S->nfin < FBATCH ? S->nfin : FBATCH;
+        S->finals += m;
+        uint32_t take[FBATCH];
+        uint64_t tpk[FBATCH];
+        S->nfin -= m;
+        memcpy(take, S->fin + S->nfin, m * sizeof *take);
+        memcpy(tpk, S->fpk + S->nfin, m * sizeof *tpk);
+        /* Candidates of the whole batch first, their nodes' lines (and
+         * L-final bits) prefetched; then the checks, which read them. */
+        sow_position qp[FBATCH];
+        int kc = 0;
+        for (uint64_t i = 0; i < m; i++) {
+            uint32_t v = take[i], q = v & IDX_MASK;
+            bool hfinal = v & KIND_H;
+            unpack(L, q, tpk[i], &qp[i]);
+            int k = unmove_candidates_(&qp[i], P, skip, pass, S->cand + kc, S->cmv + kc,
+                                       S->maxcand);
+            for (int j = kc; j < kc + k; j++) {
+                uint32_t p = (uint32_t)index_b(L, &S->cand[j], L->boards);
+                S->cidx[j] = p;
+                S->cown[j] = (uint8_t)i;
+                if (hfinal)
+                    __builtin_prefetch(&L->lfin[p >> 6]);
+                __builtin_prefetch(&L->nd[p], 1);
+            }
+            kc += k;
+        }
+        uint64_t nu = 0;
+        for (int j = 0; j < kc; j++) {
+            uint32_t p = S->cidx[j];
+            int i = S->cown[j];
+            bool hfinal = take[i] & KIND_H;
+            /* H final -> claims; drop those on L nodes already final
+             * before the forward check (most of them). */
+            if (hfinal && (__atomic_load_n(&L->lfin[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1))
+                continue;
+            if (!unmove_confirm(rs, &S->cand[j], S->cmv[j], &qp[i], &S->ml))
+                continue;
+            if (nu == S->capupd) {
+                uint64_t nc = S->capupd ? 2 * S->capupd : 256;
+                uint32_t *u = realloc(S->upd, nc * sizeof *u);
+                if (u)
+                    S->upd = u;
+                uint64_t *g = u ? realloc(S->updpk, nc * sizeof *g) : NULL;
+                if (!g) {
+                    S->failed = true;
+                    return;
+                }
+                S->updpk = g;
+                S->capupd = nc;
+            }
+            S->updpk[nu] = pack_b(L, &S->cand[j]);
+            S->upd[nu++] = hfinal ? p | KIND_H : p;
+        }
+        for (uint64_t i = 0; i < nu; i++) {
+            uint32_t u = S->upd[i];
+            if (u & KIND_H)
+                claim_l(S, u & IDX_MASK, S->updpk[i]);
+            else
+                dec_h(S, u, S->updpk[i]);
+        }
+    }
+}
+
+/* Seeds of round t in seed block s: L seeds (be == t) are claimed, H seeds
+ * (be == -t) are final if no in-level child is open. */
+static void seed_block(struct lsolver *S, uint64_t s)
+{
+    struct lean *L = S->L;
+    int t = S->t;
+    uint64_t a = s << SBSHIFT, b = a + ((uint64_t)1 << SBSHIFT);
+    if (b > L->E)
+        b = L->E;
+    bool hl = has_value(&L->vmask[4 * s], t), hh = t != 0 && has_value(&L->vmask[4 * s], -t);
+    if ((!hl && !hh) || lstopped(L))
+        return;
+    for (uint64_t i = a; i < b; i++) {
+        int be = L->nd[i].be;
+        if (be == t)
+            claim_l(S, (uint32_t)i, 0);
+        if (be == -t && (S->par ? __atomic_load_n(&L->nd[i].cnt, __ATOMIC_RELAXED) : L->nd[i].cnt) == 0 &&
+            claim_xh(&L->nd[i].xh, (int8_t)t, S->par))
+            push(S, (uint32_t)i | KIND_H, 0);
+        if (S->nfin >= 4096)
+            drain(S);
+    }
+    drain(S);
+}
+
+/* Spilled final nodes of words [a, b) of pend. */
+static void pend_words(struct lsolver *S, uint64_t a, uint64_t b)
+{
+    struct lean *L = S->L;
+    for (uint64_t w = a; w < b; w++) {
+        if (!__atomic_load_n(&L->pend[w], __ATOMIC_RELAXED))
+            continue;
+        uint64_t x = __atomic_exchange_n(&L->pend[w], 0, __ATOMIC_RELAXED);
+        for (; x; x &= x - 1) {
+            uint64_t bit = 64 * w + (uint64_t)__builtin_ctzll(x);
+            push(S, (uint32_t)(bit >> 1) | (bit & 1 ? KIND_H : 0), 0);
+        }
+        drain(S);
+    }
+}
+
+static enum sow_status solve(struct lean *L)
+{
+    int n = L->n, T = L->threads;
+    lphase(L, "solve", 0.2, 0.0);
+    uint64_t pw = (2 * L->E + 63) / 64;
+    uint64_t nextb[2 * TB_MAX_LEVEL + 1][8];
+    memset(nextb, 0, sizeof nextb);
+    volatile bool stopv[2 * TB_MAX_LEVEL + 1] = {false};
+    volatile bool spill_go = false;
+    uint64_t spill_next = 0;
+    bool ok = true;
+#pragma omp parallel num_threads(T)
+    {
+        int me = omp_get_thread_num();
+        struct lsolver S;
+        memset(&S, 0, sizeof S);
+        S.L = L;
+        S.par = T > 1;
+        S.maxcand = L->ix->pits * (n + 1) + 2;
+        size_t nc = (size_t)S.maxcand * FBATCH;
+        S.cand = malloc(nc * sizeof *S.cand);
+        S.cmv = malloc(nc);
+        S.cidx = malloc(nc * sizeof *S.cidx);
+        S.cown = malloc(nc);
+        if (!S.cand || !S.cmv || !S.cidx || !S.cown)
+            S.failed = true;
+        for (int t = n; t >= -n; t--) {
+            if (!has_value(L->gmask, t) && !has_value(L->gmask, -t))
+                continue;
+            if (me == 0)
+                stopv[t + n] = lstopped(L);
+#pragma omp barrier
+            if (stopv[t + n])
+                break;
+            S.t = t;
+            if (!S.failed)
+                for (;;) {
+                    uint64_t s = __atomic_fetch_add(&nextb[t + n][0], 1, __ATOMIC_RELAXED);
+                    if (s >= L->nsb)
+                        break;
+                    seed_block(&S, s);
+                }
+            /* Spilled nodes, until none are left (each scan may spill
+             * again).  Thread 0 decides between barriers, so that all
+             * threads leave together (also when stopped). */
+            for (;;) {
+#pragma omp barrier
+                if (me == 0)
+                    spill_go = __atomic_load_n(&L->overflow, __ATOMIC_RELAXED) && !lstopped(L);
+#pragma omp barrier
+                if (!spill_go)
+                    break;
+                if (me == 0) {
+                    __atomic_store_n(&L->overflow, 0, __ATOMIC_RELAXED);
+                    spill_next = 0;
+                }
+#pragma omp barrier
+                if (!S.failed)
+                    for (;;) {
+                        uint64_t a = __atomic_fetch_add(&spill_next, 4096, __ATOMIC_RELAXED);
+                        if (a >= pw)
+                            break;
+                        pend_words(&S, a, a + 4096 < pw ? a + 4096 : pw);
+                    }
+            }
+            lsolve_progress(L, S.finals);
+            S.finals = 0;
+        }
+        if (S.failed)
+#pragma omp atomic write
+            ok = false;
+        __atomic_fetch_add(&L->listbytes,
+                           S.capfin * 12 + S.capupd * 12 +
+                               (uint64_t)S.maxcand * FBATCH * (sizeof *S.cand + 6),
+                           __ATOMIC_RELAXED);
+        free(S.fin);
+        free(S.fpk);
+        free(S.updpk);
+        free(S.upd);
+        free(S.cand);
+        free(S.cmv);
+        free(S.cidx);
+        free(S.cown);
+    }
+    if (!ok)
+        return SOW_E_NOMEM;
+    return lstopped(L) ? SOW_E_INTERRUPTED : SOW_OK;
+}
+
+/* lo, hi, V = clamp(cyc, lo, hi) into out (which may be the nodes' memory:
+ * then V goes into be first and is packed afterwards). */
+static uint64_t finish(struct lean *L, int8_t *out)
+{
+    lphase(L, "values", 0.95, 0.05);
+    int n = L->n, N = L->ix->pits;
+    bool inplace = (void *)out == (void *)L->nd;
+    uint64_t bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(L->threads) reduction(+ : bad)
+    for (uint64_t ch = 0; ch < L->nchunks; ch++) {
+        uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
+        sow_position p;
+        lentry_pos(L, a, &p);
+        for (uint64_t idx = a; idx < b; idx++) {
+            const struct lnode *x = &L->nd[idx];
+            int lo = x->xl == UNDONE ? -n : x->xl;
+            int hi = x->xh == UNDONE ? n : -x->xh;
+            int cyc = rules_cycle_net(L->rs, board_sum_range(&p.board, 0, N),
+                                      board_sum_range(&p.board, N, 2 * N));
+            int v = cyc < lo ? lo : cyc > hi ? hi : cyc;
+            bad += lo > hi;
+            if (inplace)
+                L->nd[idx].be = (int8_t)v;
+            else
+                out[idx] = (int8_t)v;
+            if (idx + 1 < b)
+                lentry_next(L, idx, &p);
+        }
+        lprogress(L, b - a);
+    }
+    if (inplace) /* byte i <= node i's first byte: forward order never overwrites unread nodes */
+        for (uint64_t i = 0; i < L->E; i++)
+            out[i] = L->nd[i].be;
+    return bad;
+}
+
+static int lthreads(const struct tb_build_opts *opt, uint64_t E)
+{
+    int T = opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
+    if (E < 200000 && !(opt && opt->threads > 0))
+        T = 1;
+    return T < LMAX_THREADS ? T : LMAX_THREADS;
+}
+
+/* Solve level n; out may be NULL (then the values stay in the nodes' memory
+ * and *values points at them). */
+static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
+                      const struct tb_build_opts *opt, struct lean_work *wk, int8_t **values,
+                      double *peak, double *ratio, struct sow_error *e)
+{
+    struct lean L;
+    memset(&L, 0, sizeof L);
+    L.rs = rs;
+    L.lower = lower;
+    L.ix = &lower->ix;
+    L.opt = opt;
+    L.n = n;
+    L.boards = tb_level_boards(L.ix, n);
+    L.E = tb_level_entries(L.ix, n);
+    L.last = util_now();
+    if (!tb_unmove_supported(rs))
+        return sow_fail(e, SOW_E_INPUT,
+                        "the lean builder handles oware, awari and darra (single sowing); %s "
+                        "uses today's builder",
+                        rs->name);
+    if (n > TB_MAX_LEVEL || L.E > TB_MAX_ENTRIES)
+        return sow_fail(e, SOW_E_TOO_BIG, "level %d: too large for one process (31-bit indices)",
+                        n);
+    for (int m = 0; m < n; m++)
+        if (!lower->lv[m].v)
+            return sow_fail(e, SOW_E_INPUT, "level %d needs level %d, which is not loaded", n, m);
+    L.threads = lthreads(opt, L.E);
+    L.chunk = L.E < (1u << 20) ? 256 : 4096;
+    L.nchunks = (L.E + L.chunk - 1) / L.chunk;
+    L.nsb = (L.E + ((uint64_t)1 << SBSHIFT) - 1) >> SBSHIFT;
+    L.qcap = qcap_for(L.E);
+    /* The share of nodes that become final changes slowly from level to
+     * level: the one below predicts this one's (for the ETA). */
+    L.expect = ratio && *ratio > 0 ? *ratio * (double)L.E : 0;
+    {
+        int b = 1;
+        while ((1 << b) <= n)
+            b++;
+        L.pkbits = b * L.ix->holes <= 63 ? b : 0;
+    }
+    uint64_t E1 = L.E ? L.E : 1;
+    size_t ndb = E1 * sizeof(struct lnode), lfb = (E1 / 64 + 1) * 8, pdb = (2 * E1 / 64 + 1) * 8,
+           vmb = (L.nsb + 1) * 32;
+    L.nd = lregion_get(&wk->nd, ndb);
+    L.lfin = lregion_get(&wk->lfin, lfb);
+    L.pend = lregion_get(&wk->pend, pdb);
+    L.vmask = lregion_get(&wk->vmask, vmb);
+    if (!L.nd || !L.lfin || !L.pend || !L.vmask)
+        return sow_fail(e, SOW_E_NOMEM, "level %d: out of memory (lean builder, %.1f GB)", n,
+                        (double)(ndb + lfb + pdb + vmb) / 1e9);
+    memset(L.lfin, 0, lfb);
+    memset(L.pend, 0, pdb);
+    pass_moves(&L);
+    if (lstopped(&L))
+        return sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
+    pass_masks(&L);
+    enum sow_status rc = solve(&L);
+    if (rc == SOW_E_INTERRUPTED)
+        return sow_fail(e, rc, "interrupted");
+    if (rc != SOW_OK)
+        return sow_fail(e, rc, "level %d: out of memory in the solve", n);
+    int8_t *dst = out ? out : (int8_t *)L.nd;
+    if (finish(&L, dst))
+        return sow_fail(e, SOW_E_IO, "level %d: internal error: lo > hi", n);
+    if (values)
+        *values = dst;
+    if (ratio && L.E)
+        *ratio = (double)L.finals / (double)L.E;
+    if (peak) {
+        *peak = (double)(ndb + lfb + pdb + vmb + L.listbytes);
+    }
+    if (opt && opt->progress)
+        opt->progress(opt->ctx, n, L.E, 1.0, "done");
+    if (opt && opt->moves)
+        *opt->moves += L.moves;
+    return 0;
+}
+
+enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n,
+                                    int8_t *out, const struct tb_build_opts *opt,
+                                    double *peak_bytes, struct sow_error *e)
+{
+    struct lean_work wk;
+    memset(&wk, 0, sizeof wk);
+    enum sow_status rc = lean_level(rs, lower, n, out, opt, &wk, NULL, peak_bytes, NULL, e);
+    lean_work_free(&wk);
+    return rc;
+}
+
+/* ---- the build (tb_build's lean path) --------------------------------------- */
+
+static double budget(const struct tb_build_opts *opt)
+{
+    double ram = util_phys_memory();
+    return opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * (ram > 0 ? ram : 4e9);
+}
+
+static bool level_missing(const struct ruleset *rs, const char *dir, int n)
+{
+    char path[4200];
+    tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
+    return access(path, F_OK) != 0;
+}
+
+static enum sow_status lean_build(const struct ruleset *rs, const char *dir, int max_level,
+                                  const struct tb_build_opts *opt, double limit,
+                                  struct sow_error *e)
+{
+    struct tb_set *set = tb_set_new(rs, dir);
+    if (!set)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
+    struct lean_work wk;
+    memset(&wk, 0, sizeof wk);
+    enum sow_status rc = SOW_OK;
+    bool missing[TB_MAX_LEVEL + 1] = {0};
+    double lower = 0, ratio = 0;
+    /* Existing levels are checked completely; missing ones must fit (the
+     * lower levels count: their pages are mapped while the level is built). */
+    for (int n = 0; n <= max_level; n++) {
+        uint64_t E = tb_level_entries(&set->ix, n);
+        if (!level_missing(rs, dir, n)) {
+            rc = tb_set_load_level(set, n, e);
+            if (rc != SOW_OK) {
+                if (e) {
+                    size_t l = strlen(e->msg);
+                    snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
+                }
+                goto out;
+            }
+        } else {
+            missing[n] = true;
+            if (E > TB_MAX_ENTRIES) {
+                rc = sow_fail(e, SOW_E_TOO_BIG,
+                              "level %d has %llu entries, more than one process indexes (%llu); "
+                              "build up to level %d",
+                              n, (unsigned long long)E, (unsigned long long)TB_MAX_ENTRIES, n - 1);
+                goto out;
+            }
+            double need = tb_lean_level_memory(E, lthreads(opt, E)) + lower;
+            if (need > limit) {
+                rc = sow_fail(e, SOW_E_TOO_BIG,
+                              "level %d needs about %.1f GB with the lean builder but the memory "
+                              "limit is %.1f GB (--memory); levels up to %d fit: use --seeds %d "
+                              "or raise --memory",
+                              n, need / 1e9, limit / 1e9, n - 1, n - 1);
+                goto out;
+            }
+        }
+        lower += (double)E;
+    }
+    for (int n = 0; n <= max_level; n++) {
+        uint64_t E = tb_level_entries(&set->ix, n);
+        if (!missing[n]) {
+            if (opt && opt->level_done)
+                opt->level_done(opt->ctx, n, E, 0, false);
+            continue;
+        }
+        double t0 = util_now(), peak = 0;
+        int8_t *v = NULL;
+        rc = lean_level(rs, set, n, NULL, opt, &wk, &v, &peak, &ratio, e);
+        if (rc == SOW_OK)
+            rc = tb_file_write(dir, rs, n, v, E, e);
+        /* The levels above read this one from its file (mapped, checked). */
+        if (rc == SOW_OK)
+            rc = tb_set_load_level(set, n, e);
+        if (rc != SOW_OK)
+            goto out;
+        if (opt && opt->level_info)
+            opt->level_info(opt->ctx, n, E, "lean", peak);
+        if (opt && opt->level_done)
+            opt->level_done(opt->ctx, n, E, util_now() - t0, true);
+        if (lstopped_opt(opt)) {
+            rc = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
+            goto out;
+        }
+    }
+out:
+    tb_close(set);
+    lean_work_free(&wk);
+    return rc;
+}
+
+bool tb_lean_build_chosen(const struct ruleset *rs, const char *dir, int max_level,
+                          const struct tb_build_opts *opt, enum sow_status *rc,
+                          struct sow_error *e)
+{
+    int want = opt ? opt->builder : TB_BUILDER_AUTO;
+    if (want == TB_BUILDER_FAST || max_level < 0 || max_level > TB_MAX_LEVEL)
+        return false; /* build.c reports a bad level */
+    if (!tb_unmove_supported(rs)) {
+        if (want != TB_BUILDER_LEAN)
+            return false;
+        *rc = sow_fail(e, SOW_E_INPUT,
+                       "the lean builder handles oware, awari and darra (single sowing); %s has "
+                       "relay sowing: use today's builder (--builder fast)",
+                       rs->name);
+        return true;
+    }
+    double limit = budget(opt);
+    if (want == TB_BUILDER_AUTO) {
+        /* Today's builder when everything missing fits it (its own check). */
+        struct tb_index *ix = malloc(sizeof *ix);
+        if (!ix)
+            return false;
+        tb_index_init(ix, rs);
+        double lower = 0;
+        bool fits = true;
+        for (int n = 0; n <= max_level && fits; n++) {
+            uint64_t E = tb_level_entries(ix, n);
+            if (E > TB_MAX_ENTRIES)
+                break; /* both refuse it; build.c says so */
+            if (level_missing(rs, dir, n) && tb_level_memory(ix, n) + lower > limit)
+                fits = false;
+            lower += (double)E;
+        }
+        free(ix);
+        if (fits)
+            return false;
+    }
+    *rc = lean_build(rs, dir, max_level, opt, limit, e);
+    return true;
+}

@@ -1,0 +1,47 @@
+/* Endgame tables: unmoves of the single-sowing rule sets (sow/tb_lean.h). */
+#include <stdlib.h>
+
+#include "unmove.h"
+
+bool tb_unmove_supported(const struct ruleset *rs)
+{
+    return rs->family == SOW_OWARE || rs->family == SOW_AWARI || rs->family == SOW_DARRA;
+}
+
+static int candidates(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out,
+                      int max)
+{
+    if (!tb_unmove_supported(rs) || max <= 0)
+        return 0;
+    sow_position *p = malloc((size_t)max * sizeof *p);
+    sow_move *mv = malloc((size_t)max);
+    if (!p || !mv) {
+        free(p);
+        free(mv);
+        return 0;
+    }
+    int k = unmove_candidates_(q, rs->pits, unmove_skips_origin(rs), rs->family == SOW_DARRA, p, mv, max);
+    for (int i = 0; i < k; i++) {
+        out[i].pos = p[i];
+        out[i].move = mv[i];
+    }
+    free(p);
+    free(mv);
+    return k;
+}
+
+int tb_unmove_candidates(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out,
+                         int max)
+{
+    return candidates(rs, q, out, max);
+}
+
+int tb_unmoves(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out, int max)
+{
+    int k = candidates(rs, q, out, max), j = 0;
+    struct sow_movelist ml;
+    for (int i = 0; i < k; i++)
+        if (unmove_confirm(rs, &out[i].pos, out[i].move, q, &ml))
+            out[j++] = out[i];
+    return j;
+}

@@ -1,0 +1,99 @@
+/* Endgame tables: un-sowing (sow/tb_lean.h explains it); inline, so that the
+ * lean builder's inner loop makes no calls for the candidates. */
+#ifndef SOW_TABLES_UNMOVE_H
+#define SOW_TABLES_UNMOVE_H
+
+#include <string.h>
+
+#include "sow/tb_lean.h"
+
+/* Oware and awari skip the origin when a sowing laps; darra does not. */
+static inline bool unmove_skips_origin(const struct ruleset *rs)
+{
+    return rs->family == SOW_OWARE || rs->family == SOW_AWARI;
+}
+
+/* Candidates for child q: calls EMIT(p, move) for each (p: sow_position *).
+ * skip = origin skipped on laps (oware, awari); pass = darra's pass. */
+static inline __attribute__((always_inline)) int
+unmove_candidates_(const sow_position *q, int P, bool skip, bool pass, sow_position *out,
+                   sow_move *mv, int max)
+{
+    int H = 2 * P, ps = !q->side, o = ps * P, ring = skip ? H - 1 : H, k = 0;
+    const uint8_t *c = q->board.h;
+    uint8_t cc[2 * SOW_MAX_HOLES]; /* the board twice: hole h + j without a modulo */
+    memcpy(cc, c, (size_t)H);
+    memcpy(cc + H, c, (size_t)H);
+    for (int m = 0; m < P; m++) {
+        int h = o + m;
+        if (skip && c[h] != 0)
+            continue;
+        int minrest = 255;
+        for (int j = 1; j < H; j++)
+            minrest = cc[h + j] < minrest ? cc[h + j] : minrest;
+        /* laps l: skip needs c[h] == 0 (any l), no skip c[h] == l */
+        int l0 = skip ? 0 : c[h], l1 = skip ? minrest : c[h];
+        for (int l = l0; l <= l1 && l <= minrest; l++) {
+            /* p = c less l on every other hole, then less one per hole of
+             * the remainder as r grows (one hole changes per step) */
+            sow_position cur;
+            memset(&cur, 0, sizeof cur);
+            for (int j = 1; j < H; j++) {
+                int i = h + j < H ? h + j : h + j - H;
+                cur.board.h[i] = (uint8_t)(c[i] - l);
+            }
+            cur.side = (uint8_t)ps;
+            cur.state = q->state;
+            for (int r = 0; r < ring; r++) {
+                if (r > 0) {
+                    int i = h + r < H ? h + r : h + r - H;
+                    if (cc[h + r] < l + 1)
+                        break;
+                    cur.board.h[i]--;
+                }
+                int s = l * ring + r;
+                if (s == 0)
+                    continue;
+                if (s > SOW_MAX_SEEDS)
+                    break;
+                if (k >= max)
+                    return k;
+                cur.board.h[h] = (uint8_t)s;
+                out[k] = cur;
+                mv[k++] = (sow_move)m;
+            }
+        }
+    }
+    if (pass) {
+        bool empty = true;
+        for (int m = 0; m < P; m++)
+            empty &= c[o + m] == 0;
+        if (empty && k < max) {
+            sow_position *p = &out[k];
+            memset(p, 0, sizeof *p);
+            p->board = q->board;
+            p->side = (uint8_t)ps;
+            p->state = q->state;
+            mv[k++] = SOW_MOVE_PASS;
+        }
+    }
+    return k;
+}
+
+/* The forward check: p's generated moves include m, capturing nothing, with
+ * q's board and state as its child. */
+static inline bool unmove_confirm(const struct ruleset *rs, const sow_position *p, sow_move m,
+                                  const sow_position *q, struct sow_movelist *ml)
+{
+    rs->generate(rs, p, ml, NULL, NULL);
+    for (int i = 0; i < ml->n; i++) {
+        const struct sow_child *ch = &ml->c[i];
+        if (ch->move != m)
+            continue;
+        return ch->captured[0] == 0 && ch->captured[1] == 0 && ch->pos.state == q->state &&
+               board_equal(&ch->pos.board, &q->board, rs->nwords);
+    }
+    return false;
+}
+
+#endif

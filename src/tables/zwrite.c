@@ -1,0 +1,284 @@
+/* Endgame tables: block-compressed level files, the build side: write a
+ * level compressed, decompress a whole level (both parallel over blocks). */
+#include <errno.h>
+#include <fcntl.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "compress.h"
+#include "sow/tables.h"
+#include "sow/tb_lean.h"
+
+/* Header offsets: as file.c (version 1), plus the version-2 fields. */
+enum {
+    Z_MAGIC = 0, Z_VERSION = 8, Z_HSIZE = 12, Z_RULES = 16, Z_PITS = 40, Z_LEVEL = 44,
+    Z_SCHEME = 48, Z_STATES = 52, Z_ENTRIES = 56, Z_ENCODING = 64, Z_COMPRESSION = 68,
+    Z_CHECKSUM = 72, Z_PAYLOAD = 80, Z_BSHIFT = 88, Z_NBLOCKS = 96, Z_RAWSUM = 104,
+    Z_HCHECK = 120,
+};
+_Static_assert(Z_HCHECK + 8 == TB_HEADER_SIZE, "version 2 keeps the 128-byte header");
+
+static const char ZMAGIC[8] = {'S', 'O', 'W', 'T', 'B', 'L', '\r', '\n'};
+
+static void put32(uint8_t *b, uint32_t v) { memcpy(b, &v, 4); }
+static void put64(uint8_t *b, uint64_t v) { memcpy(b, &v, 8); }
+
+static int write_all(int fd, const void *buf, size_t len, off_t at)
+{
+    const uint8_t *p = buf;
+    while (len) {
+        ssize_t w = pwrite(fd, p, len > (1u << 30) ? (1u << 30) : len, at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        at += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+enum sow_status tbz_write(const char *dir, const struct ruleset *rs, int level,
+                          const int8_t *values, uint64_t entries, int zlevel, int threads,
+                          struct sow_error *e)
+{
+    unsigned b = TBZ_BSHIFT;
+    uint64_t bs = (uint64_t)1 << b, K = (entries + bs - 1) >> b;
+    char path[4200], tmp[4300];
+    tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    size_t ilen = (size_t)(K + 1) * TBZ_INDEX_ENTRY;
+    uint8_t *index = calloc(1, ilen);
+    int T = threads > 0 ? threads : omp_get_max_threads();
+    /* Blocks go out in batches compressed in parallel, written in order. */
+    uint64_t batch = 32 * (uint64_t)T;
+    size_t cap = ZSTD_compressBound((size_t)bs);
+    uint8_t *out = malloc((size_t)batch * cap);
+    size_t *clen = malloc((size_t)batch * sizeof *clen);
+    ZSTD_CCtx **cc = calloc((size_t)T, sizeof *cc);
+    int fd = -1;
+    enum sow_status rc = SOW_E_IO;
+    if (!index || !out || !clen || !cc) {
+        rc = sow_fail(e, SOW_E_NOMEM, "compressing level %d: out of memory", level);
+        goto done;
+    }
+    for (int t = 0; t < T; t++)
+        if (!(cc[t] = ZSTD_createCCtx())) {
+            rc = sow_fail(e, SOW_E_NOMEM, "compressing level %d: out of memory", level);
+            goto done;
+        }
+    fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0644); /* read back for the checksum */
+    if (fd < 0) {
+        sow_fail(e, SOW_E_IO, "cannot create %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    uint64_t at = TB_HEADER_SIZE + ilen;
+    bool bad = false;
+    for (uint64_t k0 = 0; k0 < K && !bad; k0 += batch) {
+        uint64_t k1 = k0 + batch < K ? k0 + batch : K;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
+        for (uint64_t k = k0; k < k1; k++) {
+            uint64_t a = k << b, len = a + bs < entries ? bs : entries - a;
+            size_t z = ZSTD_compressCCtx(cc[omp_get_thread_num()], out + (k - k0) * cap, cap,
+                                         values + a, (size_t)len, zlevel);
+            clen[k - k0] = z;
+            put64(index + k * TBZ_INDEX_ENTRY + 8, XXH3_64bits(values + a, (size_t)len));
+        }
+        for (uint64_t k = k0; k < k1 && !bad; k++) {
+            if (ZSTD_isError(clen[k - k0])) {
+                sow_fail(e, SOW_E_IO, "compressing level %d: %s", level,
+                         ZSTD_getErrorName(clen[k - k0]));
+                bad = true;
+                break;
+            }
+            put64(index + k * TBZ_INDEX_ENTRY, at);
+            if (write_all(fd, out + (k - k0) * cap, clen[k - k0], (off_t)at) < 0) {
+                sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
+                bad = true;
+            }
+            at += clen[k - k0];
+        }
+    }
+    if (bad)
+        goto done;
+    put64(index + K * TBZ_INDEX_ENTRY, at);
+    /* The stored payload's checksum: the index, then the blocks as written. */
+    XXH3_state_t *st = XXH3_createState();
+    if (!st) {
+        rc = sow_fail(e, SOW_E_NOMEM, "compressing level %d: out of memory", level);
+        goto done;
+    }
+    XXH3_64bits_reset(st);
+    XXH3_64bits_update(st, index, ilen);
+    if (write_all(fd, index, ilen, TB_HEADER_SIZE) < 0) {
+        XXH3_freeState(st);
+        sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    uint8_t *rb = out; /* read the blocks back for the checksum (as stored) */
+    for (uint64_t off = TB_HEADER_SIZE + ilen; off < at;) {
+        size_t want = at - off < batch * cap ? (size_t)(at - off) : (size_t)(batch * cap);
+        ssize_t r = pread(fd, rb, want, (off_t)off);
+        if (r <= 0) {
+            XXH3_freeState(st);
+            sow_fail(e, SOW_E_IO, "reading back %s: %s", tmp,
+                     r < 0 ? strerror(errno) : "short read");
+            goto done;
+        }
+        XXH3_64bits_update(st, rb, (size_t)r);
+        off += (uint64_t)r;
+    }
+    uint64_t sum = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    uint8_t h[TB_HEADER_SIZE];
+    memset(h, 0, sizeof h);
+    memcpy(h + Z_MAGIC, ZMAGIC, 8);
+    put32(h + Z_VERSION, TBZ_VERSION);
+    put32(h + Z_HSIZE, TB_HEADER_SIZE);
+    snprintf((char *)h + Z_RULES, 24, "%s", rs->name);
+    put32(h + Z_PITS, (uint32_t)rs->pits);
+    put32(h + Z_LEVEL, (uint32_t)level);
+    put32(h + Z_SCHEME, TB_INDEX_SCHEME);
+    put32(h + Z_STATES, rs->family == SOW_DARRA ? 3 : 1);
+    put64(h + Z_ENTRIES, entries);
+    put32(h + Z_ENCODING, TB_VALUE_INT8);
+    put32(h + Z_COMPRESSION, TBZ_ZSTD);
+    put64(h + Z_CHECKSUM, sum);
+    put64(h + Z_PAYLOAD, TB_HEADER_SIZE);
+    put32(h + Z_BSHIFT, b);
+    put64(h + Z_NBLOCKS, K);
+    put64(h + Z_RAWSUM, XXH3_64bits(values, (size_t)entries));
+    put64(h + Z_HCHECK, XXH3_64bits(h, Z_HCHECK));
+    if (write_all(fd, h, sizeof h, 0) < 0 || fsync(fd) < 0) {
+        sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    if (close(fd) < 0) {
+        fd = -1;
+        sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    fd = -1;
+    if (rename(tmp, path) < 0) {
+        sow_fail(e, SOW_E_IO, "renaming %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        fsync(dfd); /* the rename made durable; best effort */
+        close(dfd);
+    }
+    rc = SOW_OK;
+done:
+    if (fd >= 0) {
+        close(fd);
+        unlink(tmp);
+    } else if (rc != SOW_OK) {
+        unlink(tmp);
+    }
+    if (cc)
+        for (int t = 0; t < T; t++)
+            ZSTD_freeCCtx(cc[t]);
+    free(cc);
+    free(index);
+    free(out);
+    free(clen);
+    return rc;
+}
+
+enum sow_status tbz_all(const struct tbz *z, int8_t *out, int threads, struct sow_error *e)
+{
+    int T = threads > 0 ? threads : omp_get_max_threads();
+    uint64_t bs = (uint64_t)1 << z->bshift;
+    int bad = 0;
+    char why[SOW_ERROR_MSG] = "";
+#pragma omp parallel num_threads(T)
+    {
+        ZSTD_DCtx *dc = ZSTD_createDCtx();
+        int8_t *buf = malloc((size_t)bs);
+        struct sow_error be;
+#pragma omp for schedule(dynamic, 16)
+        for (uint64_t k = 0; k < z->nblocks; k++) {
+            if (__atomic_load_n(&bad, __ATOMIC_RELAXED))
+                continue;
+            int64_t n = buf ? tbz_block_dctx(z, k, buf, dc, &be) : -1;
+            if (n < 0) {
+#pragma omp critical(tbz_all)
+                if (!bad) {
+                    bad = 1;
+                    snprintf(why, sizeof why, "%s", buf ? be.msg : "out of memory");
+                }
+                continue;
+            }
+            memcpy(out + (k << z->bshift), buf, (size_t)n);
+        }
+        free(buf);
+        ZSTD_freeDCtx(dc);
+    }
+    if (bad)
+        return sow_fail(e, SOW_E_INPUT, "%s", why);
+    if (XXH3_64bits(out, (size_t)z->entries) != z->rawsum)
+        return sow_fail(e, SOW_E_INPUT, "level %d: values damaged (checksum mismatch)", z->level);
+    return SOW_OK;
+}
+
+
+enum sow_status tb_compress_level(const struct ruleset *rs, const char *dir, int level,
+                                  int threads, uint64_t *raw, uint64_t *stored,
+                                  struct sow_error *e)
+{
+    char path[4200];
+    tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
+    struct tb_header h;
+    const int8_t *v;
+    void *map;
+    size_t maplen;
+    enum sow_status st = tb_file_load(path, rs, level, &h, &v, &map, &maplen, e);
+    if (st != SOW_OK)
+        return st;
+    *raw = h.entries + TB_HEADER_SIZE;
+    if (h.version == TBZ_VERSION) { /* already compressed: decompressed copy, nothing to do */
+        tb_file_unmap(map, maplen);
+        *stored = h.stored;
+        return SOW_OK;
+    }
+    st = tbz_write(dir, rs, level, v, h.entries, TBZ_LEVEL, threads, e);
+    tb_file_unmap(map, maplen);
+    if (st != SOW_OK)
+        return st;
+    /* The new file, checked as any other (and its size). */
+    st = tb_file_load(path, rs, level, &h, NULL, NULL, NULL, e);
+    *stored = h.stored;
+    return st;
+}
+
+enum sow_status tb_open_values(const struct ruleset *rs, const char *dir, struct tb_set **out,
+                               struct sow_error *e)
+{
+    *out = NULL;
+    struct tb_set *s = tb_set_new(rs, dir); /* not for probing: levels load decompressed */
+    if (!s)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
+    for (int n = 0; n <= TB_MAX_LEVEL; n++) {
+        char path[4200];
+        tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
+        if (access(path, F_OK) != 0)
+            continue;
+        enum sow_status st = tb_set_load_level(s, n, e);
+        if (st != SOW_OK) {
+            tb_close(s);
+            return st;
+        }
+    }
+    *out = s;
+    return SOW_OK;
+}

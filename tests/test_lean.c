@@ -1,0 +1,482 @@
+/* The lean builder: unmoves against the seed-by-seed reference rules
+ * (exhaustively on small levels), and its levels byte for byte against
+ * today's builder (build.c), with one and two threads. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref_rules.h"
+#include "sow/tables.h"
+#include "../src/tables/tables_internal.h" /* tb_set_own_level: levels built here */
+#include "sow/tb_lean.h"
+#include "sow/util.h"
+
+/* As test_tables.c: passive OpenMP waiting on a shared machine. */
+__attribute__((constructor)) static void passive_wait(int argc, char **argv)
+{
+    (void)argc;
+    if (getenv("OMP_WAIT_POLICY"))
+        return;
+    setenv("OMP_WAIT_POLICY", "passive", 1);
+    execv("/proc/self/exe", argv);
+}
+
+static struct ruleset rules(const char *name, int pits)
+{
+    struct ruleset rs;
+    struct sow_error e;
+    cr_assert_eq(rules_init(&rs, name, pits, 0, &e), SOW_OK, "%s", e.msg);
+    return rs;
+}
+
+static bool same_board_state(const struct ref_pos *a, const struct ref_pos *b)
+{
+    if (a->side != b->side || a->state != b->state)
+        return false;
+    for (int i = 0; i < 2 * a->pits; i++)
+        if (a->hole[i] != b->hole[i])
+            return false;
+    return true;
+}
+
+/* Every position of level n with side `side` to move (the entries' boards
+ * and absolute states, side set). */
+static sow_position *level_positions(const struct ruleset *rs, int n, int side, uint64_t *count)
+{
+    struct tb_index *ix = malloc(sizeof *ix);
+    tb_index_init(ix, rs);
+    uint64_t E = tb_level_entries(ix, n);
+    sow_position *v = malloc(E * sizeof *v);
+    for (uint64_t i = 0; i < E; i++) {
+        tb_position_of(ix, n, i, &v[i]);
+        v[i].side = (uint8_t)side;
+    }
+    free(ix);
+    *count = E;
+    return v;
+}
+
+/* Exhaustive on level n: (1) every unmove of every position q, played
+ * forward by the reference rules, captures nothing and gives q; (2) every
+ * in-level move of every position (reference rules) is found among the
+ * unmoves of its child, and (3) the counts agree (multiplicities too). */
+static void check_unmoves(const char *name, int pits, int n)
+{
+    struct ruleset rs = rules(name, pits);
+    struct tb_unmove *um = malloc(TB_UNMOVE_MAX * sizeof *um);
+    uint64_t back = 0, fwd = 0, E;
+    for (int side = 0; side < 2; side++) {
+        sow_position *qs = level_positions(&rs, n, side, &E);
+        for (uint64_t i = 0; i < E; i++) {
+            struct ref_pos rq, rp;
+            ref_from_sow(&rs, &qs[i], &rq);
+            int k = tb_unmoves(&rs, &qs[i], um, TB_UNMOVE_MAX);
+            back += (uint64_t)k;
+            for (int j = 0; j < k; j++) {
+                cr_assert_eq(um[j].pos.side, !side);
+                ref_from_sow(&rs, &um[j].pos, &rp);
+                struct ref_list rl;
+                ref_generate(rs.family, &rp, &rl);
+                int found = 0;
+                for (int m = 0; m < rl.n; m++)
+                    if (rl.c[m].move == um[j].move) {
+                        found++;
+                        cr_assert(rl.c[m].captured[0] == 0 && rl.c[m].captured[1] == 0,
+                                  "%s 2x%d level %d: unmove captures", name, pits, n);
+                        struct ref_pos child = rl.c[m].pos;
+                        child.store[0] = child.store[1] = 0;
+                        cr_assert(same_board_state(&child, &rq),
+                                  "%s 2x%d level %d: unmove does not lead to its child", name,
+                                  pits, n);
+                    }
+                cr_assert_eq(found, 1, "%s 2x%d level %d: unmove is not a legal move", name, pits,
+                             n);
+            }
+        }
+        /* forward: the same positions as predecessors */
+        for (uint64_t i = 0; i < E; i++) {
+            struct ref_pos rp;
+            ref_from_sow(&rs, &qs[i], &rp);
+            struct ref_list rl;
+            ref_generate(rs.family, &rp, &rl);
+            for (int m = 0; m < rl.n; m++) {
+                if (rl.c[m].captured[0] || rl.c[m].captured[1])
+                    continue;
+                fwd++;
+                sow_position c;
+                struct ref_pos rc = rl.c[m].pos;
+                rc.store[0] = rc.store[1] = 0;
+                ref_to_sow(&rc, &c);
+                int k = tb_unmoves(&rs, &c, um, TB_UNMOVE_MAX), hits = 0;
+                for (int j = 0; j < k; j++)
+                    hits += um[j].move == rl.c[m].move &&
+                            board_equal(&um[j].pos.board, &qs[i].board, SOW_BOARD_WORDS) &&
+                            um[j].pos.state == qs[i].state;
+                cr_assert_eq(hits, 1, "%s 2x%d level %d entry %llu move %d: found %d times", name,
+                             pits, n, (unsigned long long)i, rl.c[m].move, hits);
+            }
+        }
+        free(qs);
+    }
+    cr_assert_eq(back, fwd, "%s 2x%d level %d: %llu unmoves, %llu in-level moves", name, pits, n,
+                 (unsigned long long)back, (unsigned long long)fwd);
+    free(um);
+}
+
+#define UNMOVE_TESTS(id, name)                                                                    \
+    Test(unmoves, id##_2x2_to_16)                                                                 \
+    {                                                                                             \
+        for (int n = 0; n <= 16; n++)                                                             \
+            check_unmoves(name, 2, n);                                                            \
+    }                                                                                             \
+    Test(unmoves, id##_2x3_to_12)                                                                 \
+    {                                                                                             \
+        for (int n = 0; n <= 12; n++)                                                             \
+            check_unmoves(name, 3, n);                                                            \
+    }                                                                                             \
+    Test(unmoves, id##_2x6_to_5) {                                                                \
+        for (int n = 0; n <= 5; n++)                                                              \
+            check_unmoves(name, 6, n);                                                            \
+    }
+
+UNMOVE_TESTS(oware, "oware")
+UNMOVE_TESTS(awari, "awari")
+UNMOVE_TESTS(darra, "darra")
+
+Test(unmoves, worked_example_and_unsupported)
+{
+    /* sow/tb_lean.h: oware 2x2, 1,1,0,2 with A to move has four. */
+    struct ruleset rs = rules("oware", 2);
+    sow_position q;
+    memset(&q, 0, sizeof q);
+    uint8_t h[4] = {1, 1, 0, 2};
+    memcpy(q.board.h, h, 4);
+    struct tb_unmove um[64];
+    cr_assert_eq(tb_unmoves(&rs, &q, um, 64), 4);
+    for (int j = 0; j < 4; j++) {
+        cr_assert_eq(um[j].move, 0); /* B1 */
+        cr_assert_eq(um[j].pos.board.h[2], j + 1);
+    }
+    struct ruleset rj = rules("jodu", 6);
+    cr_assert_not(tb_unmove_supported(&rj));
+    cr_assert_eq(tb_unmoves(&rj, &q, um, 64), 0);
+}
+
+/* ---- lean levels = today's levels ------------------------------------------- */
+
+static void check_identical(const char *name, int pits, int max_level, int threads)
+{
+    struct ruleset rs = rules(name, pits);
+    struct sow_error e;
+    struct tb_set *set = tb_set_new(&rs, "/nonexistent");
+    cr_assert(set);
+    struct tb_build_opts fast = {.threads = 1};
+    struct tb_build_opts lean = {.threads = threads};
+    for (int n = 0; n <= max_level; n++) {
+        uint64_t E = tb_level_entries(tb_set_index(set), n);
+        int8_t *v = malloc(E ? E : 1), *w = malloc(E ? E : 1);
+        cr_assert_eq(tb_solve_level(&rs, set, n, v, NULL, &fast, &e), SOW_OK, "%s", e.msg);
+        double peak = 0;
+        cr_assert_eq(tb_lean_solve_level(&rs, set, n, w, &lean, &peak, &e), SOW_OK, "%s", e.msg);
+        uint64_t d = 0;
+        while (d < E && v[d] == w[d])
+            d++;
+        cr_assert_eq(d, E, "%s 2x%d level %d (%d threads): entry %llu is %d, today's builder %d",
+                     name, pits, n, threads, (unsigned long long)d, d < E ? w[d] : 0,
+                     d < E ? v[d] : 0);
+        /* At most 6 bytes per position, besides buffers of a fixed size per
+         * thread (a batch's candidates: 256 KB is ample on these boards). */
+        cr_assert(peak <= 6.0 * (double)E + threads * 262144.0,
+                  "%s level %d: %.0f bytes for %llu positions", name, n, peak,
+                  (unsigned long long)E);
+        free(w);
+        tb_set_own_level(set, n, v, NULL, E); /* the set frees it */
+    }
+    tb_close(set);
+}
+
+/* Whole small games: 2x2 with 4 seeds a hole, 2x3 with 3 (as test_tables.c). */
+#define LEAN_TESTS(id, name, six)                                                                 \
+    Test(lean, id##_2x2_whole_game) { check_identical(name, 2, 16, 1); }                          \
+    Test(lean, id##_2x3_whole_game_t1) { check_identical(name, 3, 18, 1); }                       \
+    Test(lean, id##_2x3_whole_game_t2) { check_identical(name, 3, 18, 2); }                       \
+    Test(lean, id##_2x6_t1) { check_identical(name, 6, six, 1); }                                 \
+    Test(lean, id##_2x6_t2) { check_identical(name, 6, six, 2); }
+
+LEAN_TESTS(oware, "oware", 9)
+LEAN_TESTS(awari, "awari", 9)
+LEAN_TESTS(darra, "darra", 7)
+
+Test(lean, relay_rules_refused)
+{
+    struct ruleset rs = rules("jodu", 2);
+    struct tb_set *set = tb_set_new(&rs, "/nonexistent");
+    struct sow_error e;
+    int8_t v[4];
+    cr_assert_eq(tb_lean_solve_level(&rs, set, 0, v, NULL, NULL, &e), SOW_E_INPUT);
+    cr_assert(strstr(e.msg, "lean builder"), "%s", e.msg);
+    tb_close(set);
+}
+
+/* ---- tb_build: files, the choice of builder --------------------------------- */
+
+static void note_builder(void *ctx, int level, uint64_t entries, const char *builder, double peak)
+{
+    (void)level;
+    (void)entries;
+    (void)peak;
+    snprintf(ctx, 16, "%s", builder);
+}
+
+static char *slurp(const char *path, long *len)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    *len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)*len + 1);
+    cr_assert_eq(fread(b, 1, (size_t)*len, f), (size_t)*len);
+    fclose(f);
+    return b;
+}
+
+Test(lean, build_files_identical_and_auto_choice)
+{
+    struct ruleset rs = rules("awari", 3);
+    char da[] = "/tmp/sow-test-lean-XXXXXX", db[] = "/tmp/sow-test-lean-XXXXXX", err[4200];
+    struct sow_error e;
+    cr_assert(mkdtemp(da) && mkdtemp(db));
+    char used[16] = "";
+    struct tb_build_opts lean = {.threads = 2, .builder = TB_BUILDER_LEAN,
+                                 .level_info = note_builder, .ctx = used};
+    cr_assert_eq(tb_build(&rs, da, 12, &lean, &e), SOW_OK, "%s", e.msg);
+    cr_assert_str_eq(used, "lean");
+    struct tb_build_opts fast = {.threads = 1, .builder = TB_BUILDER_FAST,
+                                 .level_info = note_builder, .ctx = used};
+    cr_assert_eq(tb_build(&rs, db, 12, &fast, &e), SOW_OK, "%s", e.msg);
+    cr_assert_str_eq(used, "fast");
+    for (int n = 0; n <= 12; n++) {
+        char pa[4200], pb[4200];
+        tb_file_name(da, rs.name, rs.pits, n, pa, sizeof pa);
+        tb_file_name(db, rs.name, rs.pits, n, pb, sizeof pb);
+        long la, lb;
+        char *a = slurp(pa, &la), *b = slurp(pb, &lb);
+        cr_assert(la == lb && memcmp(a, b, (size_t)la) == 0, "level %d files differ", n);
+        free(a);
+        free(b);
+    }
+    /* auto: a budget today's builder does not fit (tb_level_memory) goes
+     * lean; the levels present are kept and the rest resumes */
+    tb_file_name(da, rs.name, rs.pits, 12, err, sizeof err);
+    cr_assert_eq(unlink(err), 0);
+    struct tb_index ix;
+    tb_index_init(&ix, &rs);
+    double need = tb_level_memory(&ix, 13);
+    for (int n = 0; n < 13; n++)
+        need += (double)tb_level_entries(&ix, n);
+    struct tb_build_opts aut = {.threads = 1, .memory_bytes = need - 1000,
+                                .level_info = note_builder, .ctx = used};
+    used[0] = 0;
+    cr_assert_eq(tb_build(&rs, da, 13, &aut, &e), SOW_OK, "%s", e.msg);
+    cr_assert_str_eq(used, "lean");
+    aut.memory_bytes = 0; /* 3/4 of RAM: today's builder */
+    used[0] = 0;
+    cr_assert_eq(tb_build(&rs, da, 14, &aut, &e), SOW_OK, "%s", e.msg);
+    cr_assert_str_eq(used, "fast");
+    struct ruleset rj = rules("jodu", 2);
+    cr_assert_eq(tb_build(&rj, db, 3, &lean, &e), SOW_E_INPUT);
+    cr_assert(strstr(e.msg, "lean builder handles"), "%s", e.msg);
+    util_rmdir_flat(da);
+    util_rmdir_flat(db);
+}
+
+struct stopper {
+    volatile sig_atomic_t flag;
+    int level;
+    const char *phase;
+};
+
+static void stop_at(void *ctx, int level, uint64_t entries, double frac, const char *phase)
+{
+    struct stopper *s = ctx;
+    (void)entries;
+    (void)frac;
+    if (level == s->level && strcmp(phase, s->phase) == 0)
+        s->flag = 1;
+}
+
+/* Ctrl-C in the middle of a level (move pass or solve) loses that level
+ * only; the rerun resumes there, and the files are today's builder's. */
+static void interrupted_resumes(const char *phase)
+{
+    struct ruleset rs = rules("oware", 6);
+    char da[] = "/tmp/sow-test-lean-XXXXXX", db[] = "/tmp/sow-test-lean-XXXXXX";
+    struct sow_error e;
+    cr_assert(mkdtemp(da) && mkdtemp(db));
+    struct stopper st = {0, 8, phase};
+    struct tb_build_opts lean = {.threads = 2, .builder = TB_BUILDER_LEAN, .stop = &st.flag,
+                                 .progress = stop_at, .ctx = &st};
+    cr_assert_eq(tb_build(&rs, da, 9, &lean, &e), SOW_E_INTERRUPTED, "%s", e.msg);
+    char path[4200];
+    for (int n = 0; n <= 9; n++) {
+        tb_file_name(da, rs.name, rs.pits, n, path, sizeof path);
+        cr_assert_eq(access(path, F_OK) == 0, n < 8, "level %d after the interrupt", n);
+    }
+    st.flag = 0;
+    st.level = -1;
+    cr_assert_eq(tb_build(&rs, da, 9, &lean, &e), SOW_OK, "%s", e.msg);
+    struct tb_build_opts fast = {.threads = 1, .builder = TB_BUILDER_FAST};
+    cr_assert_eq(tb_build(&rs, db, 9, &fast, &e), SOW_OK, "%s", e.msg);
+    for (int n = 0; n <= 9; n++) {
+        char pa[4200], pb[4200];
+        tb_file_name(da, rs.name, rs.pits, n, pa, sizeof pa);
+        tb_file_name(db, rs.name, rs.pits, n, pb, sizeof pb);
+        long la, lb;
+        char *a = slurp(pa, &la), *b = slurp(pb, &lb);
+        cr_assert(la == lb && memcmp(a, b, (size_t)la) == 0, "level %d files differ", n);
+        free(a);
+        free(b);
+    }
+    util_rmdir_flat(da);
+    util_rmdir_flat(db);
+}
+
+Test(lean, interrupted_in_solve_resumes) { interrupted_resumes("solve"); }
+Test(lean, interrupted_in_moves_resumes) { interrupted_resumes("moves"); }
+
+/* ---- compressed files --------------------------------------------------------- */
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "../src/tables/compress.h"
+
+static uint8_t *map_file(const char *path, size_t *size)
+{
+    int fd = open(path, O_RDONLY);
+    cr_assert(fd >= 0, "%s", path);
+    struct stat sb;
+    cr_assert_eq(fstat(fd, &sb), 0);
+    *size = (size_t)sb.st_size;
+    uint8_t *m = malloc(*size); /* a private copy: the tests damage it */
+    cr_assert_eq(read(fd, m, *size), (ssize_t)*size);
+    close(fd);
+    return m;
+}
+
+Test(compress, raw_and_compressed_probe_identically_damage_detected)
+{
+    struct ruleset rs = rules("awari", 6);
+    char dr[] = "/tmp/sow-test-lean-XXXXXX", dz[] = "/tmp/sow-test-lean-XXXXXX";
+    struct sow_error e;
+    cr_assert(mkdtemp(dr) && mkdtemp(dz));
+    struct tb_build_opts fast = {.threads = 1, .builder = TB_BUILDER_FAST};
+    cr_assert_eq(tb_build(&rs, dr, 9, &fast, &e), SOW_OK, "%s", e.msg);
+    struct tb_set *set;
+    cr_assert_eq(tb_open(&rs, dr, &set, &e), SOW_OK, "%s", e.msg);
+    for (int n = 0; n <= 9; n++) {
+        uint64_t E;
+        const int8_t *v = tb_level_values(set, n, &E);
+        cr_assert_eq(tbz_write(dz, &rs, n, v, E, 3, 2, &e), SOW_OK, "%s", e.msg);
+        char path[4200];
+        tb_file_name(dz, rs.name, rs.pits, n, path, sizeof path);
+        size_t size;
+        uint8_t *m = map_file(path, &size);
+        struct tbz z;
+        cr_assert_eq(tbz_parse(m, size, E, n, path, &z, &e), SOW_OK, "%s", e.msg);
+        cr_assert_eq(z.rawsum, XXH3_64bits(v, E), "raw checksum = version 1's");
+        /* every entry, in a scattered order (the cache sees misses and hits) */
+        for (uint64_t i = 0, j = 0; i < E; i++, j = (j + 7919) % E) {
+            int got = 99;
+            cr_assert(tbz_probe(&z, j, &got));
+            cr_assert_eq(got, v[j], "level %d entry %llu", n, (unsigned long long)j);
+        }
+        int8_t *all = malloc(E);
+        cr_assert_eq(tbz_all(&z, all, 2, &e), SOW_OK, "%s", e.msg);
+        cr_assert(memcmp(all, v, E) == 0);
+        free(all);
+        if (n == 9) {
+            cr_assert(z.nblocks >= 3, "level 9 has several blocks");
+            /* Damage the middle of block 1: the stored payload's checksum
+             * catches it at load ... */
+            uint64_t a, b;
+            memcpy(&a, m + TB_HEADER_SIZE + 1 * TBZ_INDEX_ENTRY, 8);
+            memcpy(&b, m + TB_HEADER_SIZE + 2 * TBZ_INDEX_ENTRY, 8);
+            m[(a + b) / 2] ^= 0x40;
+            struct tbz y;
+            cr_assert_eq(tbz_parse(m, size, E, n, path, &y, &e), SOW_E_INPUT);
+            cr_assert(strstr(e.msg, "payload damaged"), "%s", e.msg);
+            /* ... and a probe decompressing the block finds it by the
+             * block's own checksum (a file damaged after it was loaded); the
+             * other blocks still answer. */
+            int got;
+            struct tbz d = z;
+            d.base = m;
+            d.rawsum ^= 1; /* another file as far as the cache knows */
+            cr_assert_not(tbz_probe(&d, ((uint64_t)1 << z.bshift) + 5, &got));
+            int8_t *buf = malloc((size_t)1 << z.bshift);
+            cr_assert_eq(tbz_block(&d, 1, buf, &e), -1);
+            cr_assert(strstr(e.msg, "block 1 damaged"), "%s", e.msg);
+            free(buf);
+            cr_assert(tbz_probe(&d, 5, &got));
+            cr_assert_eq(got, v[5]);
+        }
+        free(m);
+    }
+    /* Through the loader: tb_open keeps them compressed and tb_probe answers
+     * as on the raw files; tb_file_load with values decompresses; a set not
+     * opened for probing (the builders') gets them decompressed. */
+    struct tb_set *zs;
+    cr_assert_eq(tb_open(&rs, dz, &zs, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(tb_max_level(zs), 9);
+    const struct tb_index *ix = tb_set_index(set);
+    for (int n = 0; n <= 9; n++) {
+        uint64_t E = tb_level_entries(ix, n);
+        for (uint64_t i = 0; i < E; i++) {
+            sow_position p;
+            tb_position_of(ix, n, i, &p);
+            int a = 99, b = 98;
+            cr_assert(tb_probe(set, &p, &a) && tb_probe(zs, &p, &b));
+            cr_assert_eq(a, b, "level %d entry %llu", n, (unsigned long long)i);
+        }
+        char path[4200];
+        tb_file_name(dz, rs.name, rs.pits, n, path, sizeof path);
+        struct tb_header h;
+        const int8_t *v;
+        void *map;
+        size_t maplen;
+        cr_assert_eq(tb_file_load(path, &rs, n, &h, &v, &map, &maplen, &e), SOW_OK, "%s", e.msg);
+        cr_assert(h.version == TBZ_VERSION && h.stored < TB_HEADER_SIZE + E + 4096);
+        cr_assert(memcmp(v, tb_level_values(set, n, NULL), E) == 0);
+        tb_file_unmap(map, maplen);
+    }
+    cr_assert_null(tb_level_values(zs, 9, NULL), "kept compressed");
+    tb_close(zs);
+    struct tb_set *bs = tb_set_new(&rs, dz);
+    cr_assert_eq(tb_set_load_level(bs, 9, &e), SOW_OK, "%s", e.msg);
+    cr_assert(memcmp(tb_level_values(bs, 9, NULL), tb_level_values(set, 9, NULL),
+                     tb_level_entries(ix, 9)) == 0);
+    tb_close(bs);
+    /* A damaged byte in a block of a file: tb_open refuses it. */
+    char path[4200];
+    tb_file_name(dz, rs.name, rs.pits, 9, path, sizeof path);
+    FILE *f = fopen(path, "r+b");
+    cr_assert(f);
+    fseek(f, -100, SEEK_END);
+    int c = fgetc(f);
+    fseek(f, -100, SEEK_END);
+    fputc(c ^ 1, f);
+    fclose(f);
+    cr_assert_eq(tb_open(&rs, dz, &zs, &e), SOW_E_INPUT);
+    cr_assert(strstr(e.msg, "payload damaged"), "%s", e.msg);
+    tb_close(set);
+    util_rmdir_flat(dr);
+    util_rmdir_flat(dz);
+}
