@@ -20,7 +20,7 @@ void search_progress(struct search_ctx *s, const char *fmt, ...)
 {
     if (!s->o.progress || s->quiet)
         return;
-    char line[256];
+    char line[640];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
@@ -161,14 +161,14 @@ const struct sow_error *search_last_error(const struct search_ctx *s)
 }
 
 /* The status of a call that could not finish, from the flags its threads
- * set: out of memory, or past the solver's in-memory limits (both failures
- * while working), else a stop. */
+ * set: out of memory (a failure while working), past the --memory budget
+ * or a size limit (refused: SOW_E_TOO_BIG), else a stop. */
 static enum sow_status fail_status(struct search_ctx *s)
 {
     if (s->oom)
         return sow_fail(&s->err, SOW_E_NOMEM, "%s", s->why[0] ? s->why : "out of memory");
-    if (s->too_deep)
-        return sow_fail(&s->err, SOW_E_NOMEM, "%s",
+    if (s->too_deep) /* refused by the --memory budget or a size limit */
+        return sow_fail(&s->err, SOW_E_TOO_BIG, "%s",
                         s->why[0] ? s->why
                                   : "a level of the position is too large for the in-memory search");
     return sow_fail(&s->err, SOW_E_INTERRUPTED, "interrupted");
