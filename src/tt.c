@@ -1,6 +1,7 @@
 /* Transposition table: see include/sow/tt.h for layout, replacement and races. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -57,7 +58,15 @@ struct tt *tt_new(size_t mb)
         return NULL;
     size_t bytes = mb << 20;
     t->nbuckets = bytes / 64 ? bytes / 64 : 1;
-    t->e = aligned_alloc(64, t->nbuckets * 64);
+    /* Big tables on 2 MiB pages where the kernel allows: a probe is a
+     * random access, and a TLB miss per probe costs as much as the miss. */
+    size_t sz = t->nbuckets * 64, huge = (size_t)2 << 20;
+    if (sz >= huge)
+        t->e = aligned_alloc(huge, (sz + huge - 1) / huge * huge);
+    else
+        t->e = aligned_alloc(64, sz);
+    if (t->e && sz >= huge)
+        madvise(t->e, (sz + huge - 1) / huge * huge, MADV_HUGEPAGE);
     if (!t->e) {
         free(t);
         return NULL;
@@ -173,4 +182,113 @@ void tt_store(struct tt *t, uint64_t key, int loL, int loU, int hiL, int hiU, so
     uint64_t data = tt_pack(&in, t->gen);
     st(&b[slot].data, data);
     st(&b[slot].check, key ^ data);
+}
+
+/* ---- engine entries (tt.h "engine entries") ---- */
+
+#define E_SCORE 0
+#define E_BOUND 16
+#define E_PROVEN 18
+#define E_MOVE 19
+#define E_DEPTH 27
+#define E_GEN 35
+
+uint64_t tte_pack(const struct tte_info *in, unsigned gen)
+{
+    return (uint64_t)(in->score + 32768) << E_SCORE | (uint64_t)(in->bound & 3) << E_BOUND |
+           (uint64_t)(in->proven ? 1 : 0) << E_PROVEN | (uint64_t)in->move << E_MOVE |
+           (uint64_t)(in->depth & 255) << E_DEPTH | (uint64_t)(gen & 255) << E_GEN;
+}
+
+void tte_unpack(uint64_t d, struct tte_info *out)
+{
+    out->score = (int)(d >> E_SCORE & 0xFFFF) - 32768;
+    out->bound = (int)(d >> E_BOUND & 3);
+    out->proven = d >> E_PROVEN & 1;
+    out->move = (sow_move)(d >> E_MOVE & 255);
+    out->depth = (int)(d >> E_DEPTH & 255);
+}
+
+bool tte_probe(const struct tt *t, uint64_t key, struct tte_info *out)
+{
+    struct tt_entry *b = bucket(t, key);
+    for (int i = 0; i < TT_BUCKET; i++) {
+        uint64_t d = ld(&b[i].data);
+        if ((ld(&b[i].check) ^ d) == key && d) {
+            tte_unpack(d, out);
+            return true;
+        }
+    }
+    return false;
+}
+
+void tte_prefetch(const struct tt *t, uint64_t key)
+{
+    __builtin_prefetch(bucket(t, key));
+}
+
+void tte_store(struct tt *t, uint64_t key, int score, int bound, bool proven, sow_move move,
+               int depth)
+{
+    struct tt_entry *b = bucket(t, key);
+    struct tte_info in = {.score = score, .bound = bound, .proven = proven, .move = move,
+                          .depth = depth > 255 ? 255 : depth < 0 ? 0 : depth};
+    int slot = -1;
+    for (int i = 0; i < TT_BUCKET; i++) {
+        uint64_t d = ld(&b[i].data);
+        if (d && (ld(&b[i].check) ^ d) == key) {
+            struct tte_info old;
+            tte_unpack(d, &old);
+            unsigned og = (unsigned)(d >> E_GEN & 255);
+            /* Keep a deeper current result (or a proven one) unless the new
+             * one is exact; still learn the move. */
+            if (bound != TTE_BOUND_EXACT && og == (t->gen & 255) &&
+                ((old.proven && !proven) || old.depth > in.depth)) {
+                if (move != SOW_MOVE_NONE && move != old.move && !old.proven) {
+                    old.move = move;
+                    d = tte_pack(&old, og);
+                    st(&b[i].data, d);
+                    st(&b[i].check, key ^ d);
+                }
+                return;
+            }
+            if (move == SOW_MOVE_NONE)
+                in.move = old.move;
+            slot = i;
+            break;
+        }
+    }
+    if (slot < 0) {
+        int vscore = 1 << 30, victim = 0;
+        for (int i = 0; i < TT_BUCKET - 1; i++) {
+            uint64_t d = ld(&b[i].data);
+            if (!d) {
+                vscore = -(1 << 20);
+                victim = i;
+                break;
+            }
+            int age = (int)((t->gen - (unsigned)(d >> E_GEN)) & 255);
+            int sc = (int)(d >> E_DEPTH & 255) - 8 * age + ((d >> E_PROVEN & 1) ? 64 : 0);
+            if (sc < vscore) {
+                vscore = sc;
+                victim = i;
+            }
+        }
+        slot = in.depth + (proven ? 64 : 0) >= vscore ? victim : TT_BUCKET - 1;
+    }
+    uint64_t data = tte_pack(&in, t->gen);
+    st(&b[slot].data, data);
+    st(&b[slot].check, key ^ data);
+}
+
+int tte_hashfull(const struct tt *t)
+{
+    size_t n = t->nbuckets * TT_BUCKET < 1000 ? t->nbuckets * TT_BUCKET : 1000;
+    int c = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t d = ld(&t->e[i].data);
+        if (d && (unsigned)(d >> E_GEN & 255) == (t->gen & 255))
+            c++;
+    }
+    return n ? (int)(c * 1000 / n) : 0;
 }

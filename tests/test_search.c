@@ -369,8 +369,10 @@ Test(search, bounded_bounds, .timeout = 120)
             sow_position p;
             random_pos(&rs, 8, &p);
             int rv = ref_value(ref, &p, NULL, NULL);
-            for (int d = 1; d <= 6; d += 2) {
-                struct search_opts o = {.threads = 1, .hash_mb = 1, .depth = d};
+            for (int d = 1; d <= 12; d += 2) {
+                /* depths 1..6, alternately the engine (docs/engine.md) and the threshold search */
+                struct search_opts o = {.threads = 1, .hash_mb = 1, .depth = d / 2 + 1,
+                                        .threshold = d % 4 == 3};
                 struct search_ctx *s;
                 struct sow_error e;
                 cr_assert_eq(search_new(&rs, &o, &s, &e), SOW_OK, "%s", e.msg);

@@ -34,9 +34,6 @@
 #include "sow/export.h"
 
 #define SEARCH_MAX_PV 256
-/* Exact mode: most positions one closure may hold (about 110 bytes each on
- * 2x6 boards, docs/solver.md "Memory"); larger solves stop with an error. */
-#define SEARCH_MAX_CLOSURE ((uint64_t)1 << 24)
 /* Exact mode: default budget of the levels solved in memory on the fly
  * (positions, summed over the levels; 1 byte of value and 2 of bounds
  * each, plus the builder's ~33 bytes per position of the level being built). */
@@ -70,6 +67,16 @@ struct search_opts {
     /* Exact mode: try the closure alone first when the levels to build reach
      * this many positions (0: SEARCH_CLOSURE_FIRST; < 0: never). */
     long long closure_first;
+    /* Bounded mode (depth/time): by default the alpha-beta engine
+     * (engine.h, docs/engine.md); true: the older threshold search with
+     * proven bounds (the engine's test twin and match opponent). */
+    bool threshold;
+    /* Exact mode: bytes the closure may hold (0: 3/4 of RAM), checked
+     * before each of its breadth-first layers (docs/solver.md "Memory"). */
+    double memory;
+    /* Exact mode: checkpoint directory of the closure (NULL: none); a solve
+     * stopped there resumes from its finished levels (docs/solutions.md). */
+    const char *work;
 };
 
 struct search_result {
@@ -89,6 +96,9 @@ struct search_result {
      * attractor method); tb_hits: answers from loaded endgame tables. */
     uint64_t nodes, expanded, tb_hits;
     double seconds;
+    /* Bounded mode by the engine: its score in centi-seeds (value is it
+     * rounded), the deepest ply reached and the table's fill (per mille). */
+    int score_cp, seldepth, hashfull;
 };
 
 struct search_ctx;
@@ -103,8 +113,8 @@ SOW_API void search_clear(struct search_ctx *s);
 
 /* Solve p: value (exact, or bounds + heuristic in bounded mode), best move,
  * principal variation.  SOW_OK; SOW_E_INTERRUPTED (the stop flag);
- * SOW_E_NOMEM (out of memory, or the position passed the exact mode's
- * in-memory limits, e.g. SEARCH_MAX_CLOSURE) with the reason in
+ * SOW_E_NOMEM (out of memory); SOW_E_TOO_BIG (the exact mode's closure would
+ * not fit the --memory budget, search_opts.memory) with the reason in
  * search_last_error.  Not SOW_OK: r->interrupted, nothing valid. */
 SOW_API enum sow_status search_solve(struct search_ctx *s, const sow_position *p,
                                      struct search_result *r);
@@ -125,5 +135,26 @@ SOW_API const struct sow_error *search_last_error(const struct search_ctx *s);
 SOW_API void search_counters(const struct search_ctx *s, uint64_t *nodes, uint64_t *tb_hits);
 SOW_API uint64_t search_expanded(const struct search_ctx *s);
 SOW_API void search_reset_counters(struct search_ctx *s);
+
+/* ---- solution files (docs/solutions.md; closure: issue 11) ---- */
+
+/* Write the solved closure of root (the last exact solve of root by the
+ * closure alone: search_opts.level_budget < 0, no tables) to path. */
+SOW_API enum sow_status search_save(struct search_ctx *s, const sow_position *root,
+                                    const char *path, struct sow_error *e);
+
+/* A solution file, memory-mapped and verified (checksums, header, ranges):
+ * SOW_E_INPUT with one line for a damaged or foreign file.  Read-only once
+ * open: answers may come from many threads. */
+struct sol;
+SOW_API enum sow_status search_solution_open(const struct ruleset *rs, const char *path,
+                                             struct sol **out, struct sow_error *e);
+SOW_API void search_solution_close(struct sol *s);
+SOW_API uint64_t search_solution_size(const struct sol *s);
+/* p's exact value, best move and PV into *r, every legal move's value into
+ * vals (rules_generate order); the number of moves, or -1 if p is not in
+ * the solution. */
+SOW_API int search_solution_answer(const struct sol *s, const sow_position *p,
+                                   struct search_result *r, int *vals);
 
 #endif

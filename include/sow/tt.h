@@ -107,4 +107,57 @@ void tt_store(struct tt *t, uint64_t key, int loL, int loU, int hiL, int hiU, so
 uint64_t tt_pack(const struct tt_info *in, unsigned gen);
 void tt_unpack(uint64_t data, struct tt_info *out);
 
+/* ---- engine entries (the alpha-beta engine, include/sow/engine.h) ----------
+ *
+ * The heuristic engine shares this table type (the same buckets, keys, xor
+ * check and races) but writes its own data word, so a table serves either
+ * the solver or the engine, never both at once (each owns its struct tt).
+ *
+ *   bits  0..15  score + 32768 (centi-seeds, mover's view; |score| <= 25500)
+ *   bits 16..17  bound: 1 upper (score >= value), 2 lower (value >= score),
+ *                3 exact; never 0, so a used data word is never zero
+ *   bit  18      proven: the bound rests only on exact knowledge (terminal
+ *                positions, endgame tables), no evaluation and no repetition:
+ *                a fact about the position, usable at any depth
+ *   bits 19..26  best move (sow_move, 0xFE none)
+ *   bits 27..34  depth searched (plies, 0..255)
+ *   bits 35..42  generation (age)
+ *   bits 43..63  zero
+ *
+ * Example: score -150 (1.5 seeds down), lower bound, not proven, move 3,
+ * depth 9, generation 2:
+ *   data = (32768-150) | 2<<16 | 0<<18 | 3<<19 | 9<<27 | 2<<35
+ *        = 0x00000010481A7F6A
+ *
+ * Replacement (two tiers in each bucket of 4): entries 0..2 are
+ * depth-preferred, entry 3 always-replace.  A store for a key already in the
+ * bucket overwrites it unless the old entry is deeper, of the current
+ * generation and the new one is not exact (then the move alone is updated
+ * if given).  A new key takes the depth-preferred entry with the least
+ * depth - 8 * age if its depth is at least that, else entry 3.
+ * Thread-safety: as for the solver's entries (lock-free, torn pairs miss). */
+#define TTE_BOUND_UPPER 1
+#define TTE_BOUND_LOWER 2
+#define TTE_BOUND_EXACT 3
+#define TTE_SCORE_MAX 32000
+
+struct tte_info {
+    int score;
+    int bound;  /* TTE_BOUND_* */
+    bool proven;
+    sow_move move;
+    int depth;
+};
+
+uint64_t tte_pack(const struct tte_info *in, unsigned gen);
+void tte_unpack(uint64_t data, struct tte_info *out);
+bool tte_probe(const struct tt *t, uint64_t key, struct tte_info *out);
+void tte_store(struct tt *t, uint64_t key, int score, int bound, bool proven, sow_move move,
+               int depth);
+/* Per mille of a sample of 1000 entries written in the current generation
+ * (UCI "hashfull"). */
+int tte_hashfull(const struct tt *t);
+/* Prefetch the bucket of key (a hint; any thread). */
+void tte_prefetch(const struct tt *t, uint64_t key);
+
 #endif

@@ -131,12 +131,15 @@ int cmd_bench(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_tables(int argc, char **argv);
 int cmd_variants(int argc, char **argv);
+int cmd_engine(int argc, char **argv); /* cmd_engine.c */
+int cmd_match(int argc, char **argv);  /* cmd_match.c */
 
 /* bench parts (bench_*.c) */
 int bench_movegen(const char *rules, int argc, char **argv);
 int bench_search(int argc, char **argv);
 int bench_tables(int argc, char **argv);
 int bench_rules(int argc, char **argv);
+int bench_engine(int argc, char **argv);   /* bench_engine.c */
 /* One exact solve of p with a fresh search context (bench_search.c): value,
  * nodes, positions expanded, wall and process CPU seconds.  0, or a CLI
  * status after a one-line message (interrupted: CLI_INTERRUPTED). */

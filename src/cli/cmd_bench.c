@@ -14,7 +14,9 @@ static const char usage[] =
     "      moves generated per second per rule set over a fixed position set;\n"
     "      then oware perft.  (Against the slow twins: build/bench/sow-bench-twin.)\n"
     "  tables [--rules R[,R..]|all] [--pits N] [--seeds N] [--threads T]\n"
-    "      endgame-table build speed: positions per second per level.\n";
+    "      endgame-table build speed: positions per second per level.\n"
+    "  engine [--rules R|all] [--depth D] [--threads T] [--hash MB]\n"
+    "      the alpha-beta engine at a fixed depth over fixed positions per rule set.\n";
 
 int cmd_bench(int argc, char **argv)
 {
@@ -30,5 +32,7 @@ int cmd_bench(int argc, char **argv)
         return bench_movegen("all", argc - 1, argv + 1);
     if (strcmp(argv[1], "tables") == 0)
         return bench_tables(argc - 1, argv + 1);
+    if (strcmp(argv[1], "engine") == 0) /* bench_engine.c */
+        return bench_engine(argc - 1, argv + 1);
     return cli_bad("bench", "unknown part '%s' (see 'sow bench --help')", argv[1]);
 }

@@ -1,5 +1,7 @@
 /* sow solve: exact value, best move and principal variation of a position. */
+#include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +13,9 @@
 
 static const char usage[] =
     "usage: sow solve [--rules R] [--pits N] [--seeds S] [POS] [--threads T] [--hash MB]\n"
-    "                 [--tables DIR] [--levels MPOS] [--depth D | --time S] [--moves] [--json]\n"
+    "                 [--tables DIR] [--levels MPOS] [--memory GB] [--depth D | --time S\n"
+    "                 [--threshold]] [--moves] [--json] [--save FILE | --solution FILE]\n"
+    "                 [--work DIR]\n"
     "Solve POS (default: the start): the value is the net number of seeds the player\n"
     "to move captures from now on under perfect play (docs/rules.md, \"Value of a\n"
     "position\"; endless cycles settled by the repetition rule).  Prints the value,\n"
@@ -24,9 +28,16 @@ static const char notes[] =
     "use it, docs/solver.md).  --levels: the exact mode solves the lowest levels whole\n"
     "in memory (the table builder, ~3 bytes kept per position) while they add up to\n"
     "at most MPOS million positions; 0: none (the closure of the position\n"
-    "does every level).  Bounded modes give the best move alone as the PV.\n"
+    "does every level).  --memory bounds the closure: one that would not fit is\n"
+    "refused before it is built (exit 2).  --save implies --levels 0 (every position\n"
+    "the start reaches goes into the file, docs/solutions.md).  Bounded modes\n"
+    "(--depth, --time) run the alpha-beta engine (docs/engine.md): a heuristic\n"
+    "value (exact when the engine proved it), its PV, depth, seldepth and hashfull;\n"
+    "with --threshold the older threshold search: proven bounds, the best move\n"
+    "alone as the PV.\n"
     "JSON: position, rules, value, exact, best, pv, moves, nodes, nps, time_ms (and\n"
-    "pits, lower, upper, expanded, tb_hits).\n"
+    "pits, lower, upper, expanded, tb_hits; the engine adds score_cp, depth,\n"
+    "seldepth, hashfull).\n"
     "Progress goes to stderr on long solves; Ctrl-C stops (exit 130, no output;\n"
     "SIGTERM: 143); a second Ctrl-C ends it at once.\n";
 
@@ -78,7 +89,9 @@ struct solve_args {
     long threads, hash, depth, levels;
     double tlimit;
     const char *tables;
-    bool moves, json, have_depth, have_time;
+    bool moves, json, have_depth, have_time, threshold;
+    double memgb;                           /* closure: issue 11 */
+    const char *save, *solution, *work;
 };
 
 /* Parse and validate: 0, CLI_HELP or CLI_BAD (message printed). */
@@ -105,6 +118,16 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
          true, &a->have_time},
         {"--moves", CLI_FLAG, &a->moves, 0, 0, NULL, "also every legal move's exact value", 0, 0},
         {"--json", CLI_FLAG, &a->json, 0, 0, NULL, "one JSON object", 0, 0},
+        {"--threshold", CLI_FLAG, &a->threshold, 0, 0, NULL,
+         "bounded modes by the older threshold search", 0, 0},
+        {"--memory", CLI_DOUBLE, &a->memgb, 0.001, 1e6, "GB",
+         "exact mode: memory the closure may use, default 3/4 of RAM", 0, 0},
+        {"--save", CLI_STR, &a->save, 0, 0, "FILE",
+         "solve by the closure alone and keep it as a solution file", 0, 0},
+        {"--solution", CLI_STR, &a->solution, 0, 0, "FILE",
+         "answer POS from a solution file, with every move's value", 0, 0},
+        {"--work", CLI_STR, &a->work, 0, 0, "DIR",
+         "checkpoint the closure in DIR (made if missing); a rerun resumes", 0, 0},
         {0}};
     const struct cli_spec spec = {"solve", usage, opts, notes, 1, "position"};
     int r = cli_parse(&spec, argc, argv, &a->g.pos, NULL);
@@ -127,8 +150,33 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
                        "machine has %.0f MiB",
                        a->levels, a->levels, (double)a->levels * 3e6 / 1048576.0,
                        ram / 1048576.0);
+    if (a->threshold && !bounded)
+        return cli_bad("solve", "--threshold is for the bounded modes: give --depth or --time");
     if (a->moves && bounded)
         return cli_bad("solve", "--moves gives exact values: not with --depth/--time");
+    if (a->memgb > 0 && bounded)
+        return cli_bad("solve", "--memory is for the exact mode: not with --depth/--time");
+    if (a->memgb > 0 && ram > 0 && a->memgb * 1e9 > ram)
+        return cli_bad("solve", "--memory %g GB is more than this machine has (%.1f GB of RAM)",
+                       a->memgb, ram / 1e9);
+    if ((a->save || a->solution || a->work) && bounded)
+        return cli_bad("solve", "--save/--solution/--work are for the exact mode: not with "
+                                "--depth/--time");
+    if (a->save && (a->solution || a->tables || a->levels >= 0))
+        return cli_bad("solve", "--save solves by the closure alone: not with --solution, "
+                                "--tables or --levels");
+    if (a->solution && (a->tables || a->levels >= 0 || a->memgb > 0 || a->work))
+        return cli_bad("solve", "--solution answers from the file: not with --tables, --levels, "
+                                "--memory or --work");
+    if (a->work) {
+        struct stat sb;
+        if (mkdir(a->work, 0777) < 0 && errno != EEXIST)
+            return cli_bad("solve", "--work %s: cannot create: %s", a->work, strerror(errno));
+        if (stat(a->work, &sb) < 0 || !S_ISDIR(sb.st_mode))
+            return cli_bad("solve", "--work %s: not a directory", a->work);
+    }
+    if (a->save)
+        a->levels = 0; /* the closure alone: every position the start reaches, in the file */
     if (cli_game_setup("solve", &a->g))
         return CLI_BAD;
     if (a->tables && cli_check_dir("solve", a->tables))
@@ -144,6 +192,8 @@ static int solve_print(const struct solve_args *a, struct search_ctx *s,
 {
     const struct cli_game g = a->g;
     bool json = a->json;
+    /* the bounded modes by the alpha-beta engine (docs/engine.md) */
+    const bool engine = (a->have_depth || a->have_time) && !a->threshold;
     struct sow_relay_cache *cache = cli_relay_cache(&g.rs, 12, stop);
     struct sow_movelist ml;
     g.rs.generate(&g.rs, &g.p, &ml, cache, NULL);
@@ -186,15 +236,22 @@ static int solve_print(const struct solve_args *a, struct search_ctx *s,
             printf("%s{\"move\":\"%s\",\"value\":%d}", i ? "," : "", mv, vals[i]);
         }
         printf("],\"nodes\":%llu,\"expanded\":%llu,\"nps\":%.0f,\"time_ms\":%.0f,"
-               "\"tb_hits\":%llu}\n",
+               "\"tb_hits\":%llu",
                (unsigned long long)nodes, (unsigned long long)expanded, nps, secs * 1000,
                (unsigned long long)hits);
+        if (engine)
+            printf(",\"score_cp\":%d,\"depth\":%d,\"seldepth\":%d,\"hashfull\":%d",
+                   r->score_cp, r->depth, r->seldepth, r->hashfull);
+        printf("}\n");
     } else {
         printf("position : %s\n", pos);
         printf("rules    : %s 2x%d\n", g.rs.name, g.rs.pits);
         if (r->exact)
             printf("value    : %d (exact: net seeds the player to move captures from now on)\n",
                    r->value);
+        else if (engine)
+            printf("value    : %d (heuristic, NOT exact: engine score %+.2f seeds)\n", r->value,
+                   r->score_cp / 100.0);
         else
             printf("value    : %d (heuristic, NOT exact; proven bounds [%d, %d] at depth %d)\n",
                    r->value, r->lower, r->upper, r->depth);
@@ -202,7 +259,7 @@ static int solve_print(const struct solve_args *a, struct search_ctx *s,
             printf("best     : none (game over: %s)\n", rules_end_name(ml.end));
         else
             printf("best     : %s\n", best);
-        if (r->exact && !r->over) {
+        if ((r->exact || engine) && !r->over) {
             printf("pv       :");
             for (int k = 0; k < npv; k++)
                 printf(" %s", names[k]);
@@ -217,6 +274,11 @@ static int solve_print(const struct solve_args *a, struct search_ctx *s,
             char mv[SOW_MOVE_MAXLEN];
             move_format(&g.rs, g.p.side, ml.c[i].move, mv, sizeof mv);
             printf("move %-5s: %d%s\n", mv, vals[i], vals[i] == r->value ? " (best)" : "");
+        }
+        if (engine) {
+            printf("depth    : %d (seldepth %d)\n", r->depth, r->seldepth);
+            printf("hashfull : %d (per mille of the table written by this search)\n",
+                   r->hashfull);
         }
         printf("nodes    : %llu (positions visited)\n", (unsigned long long)nodes);
         printf("expanded : %llu (positions whose moves were generated)\n",
@@ -253,9 +315,12 @@ int cmd_solve(int argc, char **argv)
         .time_limit = a.tlimit,
         .tb = tb,
         .level_budget = a.levels < 0 ? 0 : a.levels == 0 ? -1 : a.levels * 1000000LL,
+        .memory = a.memgb * 1e9,
+        .work = a.work,
         .stop = stop,
         .progress = on_progress,
         .progress_arg = &pr,
+        .threshold = a.threshold,
     };
     struct search_ctx *s;
     enum sow_status st = search_new(&g.rs, &o, &s, &e);
@@ -265,13 +330,42 @@ int cmd_solve(int argc, char **argv)
         return cli_exit_code(st);
     }
     struct search_result r;
-    st = search_solve(s, &g.p, &r);
     int vals[SOW_MAX_PITS + 1];
     int nmv = 0;
-    if (st == SOW_OK && moves) {
-        nmv = search_move_values(s, &g.p, vals);
-        if (nmv < 0)
-            st = search_last_error(s)->status;
+    if (a.solution) {
+        struct sol *sol = NULL;
+        struct sow_error se = {0};
+        st = search_solution_open(&g.rs, a.solution, &sol, &se);
+        if (st == SOW_OK) {
+            nmv = search_solution_answer(sol, &g.p, &r, vals);
+            search_solution_close(sol);
+            if (nmv < 0)
+                st = sow_fail(&se, SOW_E_INPUT, "%s: the position is not in this solution",
+                              a.solution);
+        }
+        if (st != SOW_OK) {
+            cli_bad("solve", "%s", se.msg);
+            search_free(s);
+            tb_close(tb);
+            return cli_exit_code(st);
+        }
+    } else {
+        st = search_solve(s, &g.p, &r);
+        if (st == SOW_OK && moves) {
+            nmv = search_move_values(s, &g.p, vals);
+            if (nmv < 0)
+                st = search_last_error(s)->status;
+        }
+        if (st == SOW_OK && a.save) {
+            struct sow_error se = {0};
+            st = search_save(s, &g.p, a.save, &se);
+            if (st != SOW_OK) {
+                cli_bad("solve", "%s", se.msg);
+                search_free(s);
+                tb_close(tb);
+                return cli_exit_code(st);
+            }
+        }
     }
     /* After a stop, a relay cut short may have left a move out: nothing
      * computed then is printed (rules_cache_set_stop). */

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "sow/fileio.h"
+#include "sow/search.h"
 #include "sow/position.h"
 #include "sow/tables.h"
 #include "sow/tb_lean.h"
@@ -30,14 +31,14 @@ static const char usage[] =
     "         counts of values > 0, = 0, < 0 and the histogram of level n\n"
     "  verify [DIR] [--threads T] checksums, then every level recomputed from the levels\n"
     "         below and checked entry by entry against its successors\n"
-    "  probe  [--rules R] [--pits N] [--dir DIR] POS\n"
+    "  probe  [--rules R] [--pits N] [--dir DIR | --solution FILE] POS\n"
     "         the value of POS and of each of its moves\n"
     "DIR defaults to $SOW_TABLES, else ./tables.  Rule set default oware, 2x6.\n"
     "exit status: 0 ok, 1 failure (I/O, verification), 2 bad input, 130 interrupted,\n"
     "143 SIGTERM.  A second builder in the same DIR waits for the first (a lock).\n";
 
 struct topts {
-    const char *rules, *dir, *pos;
+    const char *rules, *dir, *pos, *solution;
     long pits, seeds, threads, memory_gb;
     double memory;
     bool json, pits_given;
@@ -46,7 +47,7 @@ struct topts {
 
 /* Which options a subcommand takes (bits of the table in parse). */
 enum { T_RULES = 1, T_PITS = 2, T_SEEDS = 4, T_THREADS = 8, T_MEMORY = 16, T_DIR = 32,
-       T_JSON = 64, T_BUILDER = 128 };
+       T_JSON = 64, T_BUILDER = 128, T_SOLUTION = 256 };
 
 /* Parse a subcommand's options (those in `which`); the positional argument
  * into o->pos (and o->dir if pos_is_dir).  0, CLI_HELP or CLI_BAD. */
@@ -73,6 +74,8 @@ static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool p
         {"--json", CLI_FLAG, &o->json, 0, 0, NULL, "JSON output", 0, 0},
         {"--builder", CLI_STR, &o->builder, 0, 0, "auto|fast|lean",
          "today's builder where it fits --memory, else the lean one (default auto)", 0, 0},
+        {"--solution", CLI_STR, &o->solution, 0, 0, "FILE",
+         "probe: answer from a solution file (sow solve --save) instead", 0, 0},
     };
     struct cli_option opts[sizeof all / sizeof all[0] + 1];
     int k = 0;
@@ -532,10 +535,51 @@ static int tables_verify(int argc, char **argv)
 
 /* ---- probe ----------------------------------------------------------------- */
 
+/* probe --solution FILE: the position's value and every move's from a
+ * solution file (sow solve --save; docs/solutions.md).  (closure: issue 11) */
+static int probe_solution(const struct cli_game *g, const char *path)
+{
+    struct sol *sol;
+    struct sow_error e = {0};
+    enum sow_status st = search_solution_open(&g->rs, path, &sol, &e);
+    if (st != SOW_OK) {
+        cli_bad("tables probe", "%s", e.msg);
+        return cli_exit_code(st);
+    }
+    struct search_result r;
+    int vals[SOW_MAX_PITS + 1];
+    int nm = search_solution_answer(sol, &g->p, &r, vals);
+    search_solution_close(sol);
+    if (nm < 0)
+        return cli_bad("tables probe", "%s: the position is not in this solution", path);
+    char buf[SOW_POS_MAXLEN];
+    pos_format(&g->rs, &g->p, buf, sizeof buf);
+    printf("position %s\nrules    %s 2x%d, %d seeds on the board\nvalue    %+d (net seeds the "
+           "player to move captures from here on; from %s)\n",
+           buf, g->rs.name, g->rs.pits, rules_board_seeds(&g->rs, &g->p), r.value, path);
+    struct sow_movelist ml;
+    rules_generate(&g->rs, &g->p, &ml);
+    int me = g->p.side;
+    if (ml.n == 0) {
+        printf("game over (%s): settlement %d-%d\n", rules_end_name(ml.end), ml.settle[0],
+               ml.settle[1]);
+        return CLI_OK;
+    }
+    printf("%-8s %-9s %6s  %s\n", "move", "captured", "value", "result");
+    for (int k = 0; k < ml.n; k++) {
+        const struct sow_child *c = &ml.c[k];
+        char mv[SOW_MOVE_MAXLEN], cb[SOW_POS_MAXLEN];
+        move_format(&g->rs, me, c->move, mv, sizeof mv);
+        pos_format(&g->rs, &c->pos, cb, sizeof cb);
+        printf("%-8s %3d-%-5d %+6d  %s\n", mv, c->captured[0], c->captured[1], vals[k], cb);
+    }
+    return CLI_OK;
+}
+
 static int tables_probe(int argc, char **argv)
 {
     struct topts o;
-    int r = parse("tables probe", argc, argv, &o, false, T_RULES | T_PITS | T_DIR);
+    int r = parse("tables probe", argc, argv, &o, false, T_RULES | T_PITS | T_DIR | T_SOLUTION);
     if (r)
         return r == CLI_HELP ? CLI_OK : r;
     if (!o.pos)
@@ -548,6 +592,8 @@ static int tables_probe(int argc, char **argv)
     g.pits = o.pits_given ? o.pits : 0;
     if (cli_game_setup("tables probe", &g))
         return CLI_BAD;
+    if (o.solution)
+        return probe_solution(&g, o.solution);
     struct sow_error e;
     struct tb_set *set;
     if (tb_open(&g.rs, o.dir, &set, &e) != SOW_OK) {

@@ -18,6 +18,8 @@ static const struct {
     {"solve", cmd_solve, "exact value, best move and principal variation"},
     {"variants", cmd_variants, "compare rule sets: solved-start atlas, play statistics"},
     {"bench", cmd_bench, "benchmarks (movegen, ...)"},
+    {"engine", cmd_engine, "the alpha-beta engine behind a UCI-style protocol"},
+    {"match", cmd_match, "play two engines against each other"},
 };
 
 static void usage(FILE *f)

@@ -1,14 +1,19 @@
-/* The closure solver (closure.h; docs/solver.md "Algorithm").
+/* The closure solver (closure.h; docs/solver.md "Algorithm", "Memory").
  *
- * 1. Expansion: the root's closure under all moves, discovered in rounds
- *    (each round expands a range of nodes not yet expanded, split between
- *    threads).  Every node's moves are generated once; each child is found or
- *    added in the set; exit children at levels the endgame tables cover are
- *    not added: the edge keeps the exit's value d - V(child) (KID_TB).
- * 2. Values, level by level from the fewest seeds up.  For level m, per node
- *    p: be(p) = best exit value (d - V(child), children one level down are
- *    final; a settlement is an exit), and the in-level out-degree.  Then one
- *    game on the copies (p,L) and (p,H) in X-values (X = the player for whom
+ * 1. Expansion: the root's closure under all moves, mover-normalised,
+ *    discovered in breadth-first layers (each layer's nodes are expanded in
+ *    rounds split between threads).  Every node's moves are generated once;
+ *    each child is found or added in the set; exit children at levels the
+ *    endgame tables cover are not added (the tables answer them).  Nothing
+ *    but the key is kept per node: the children are not stored.
+ * 2. Renumbering: nodes sorted by level (counting sort of the keys), the set
+ *    rebuilt, so that level m is the index range [start[m], start[m+1]).
+ * 3. Values, level by level from the fewest seeds up.  For level m each node
+ *    p's moves are generated again (threads split the level): be(p) = best
+ *    exit value (d - V(child), children one level down are final, from the
+ *    set or the tables; a settlement is an exit), its in-level children (a
+ *    local forward list, inverted into a reverse CSR).  Then one game on
+ *    the copies (p,L) and (p,H) in X-values (X = the player for whom
  *    endless play is -infinity):
  *        (p,L) = max(be(p), (q,H) for in-level q)   = lo(p)
  *        (p,H) = min(-be(p), (q,L) for in-level q)  = -hi(p)
@@ -20,92 +25,203 @@
  *    This is the least-fixed-point (attractor) computation of the definition
  *    (W_t, L_u) for every threshold at once, on exactly the positions the root
  *    can reach, so it is exact with cycles and no result depends on a path.
+ *    Mover normalisation changes none of it: lo, hi, V and the cycle value
+ *    are all the mover's, and the rules are the same for both sides.
  *
- * Races (threads > 1, expansion only): a cell is claimed by CAS on its key;
- * the claimer takes a node index (atomic add), writes the node, then
- * publishes the index with a release store; a thread meeting the key spins
- * until the index is published, then compares the words.  Each node is
- * expanded by exactly one thread (its round range is split), so per-node
- * arrays are written by one thread.  Which index a position gets depends on
- * timing; the closure (a set) and the values do not, and neither does the
- * node count (positions expanded = closure size).
+ * Memory (the budget env->memory): the bytes of the arrays are modelled
+ * exactly from their capacities (bytes_now); before each layer the next one
+ * is estimated from the last layer's growth and the whole solve's need
+ * (expansion, renumbering, the largest level's work) is checked against
+ * the budget; any growth past it during a layer stops the build as well.
+ *
+ * Races (threads > 1, expansion only): a free cell is claimed by CAS to
+ * BUSY; the claimer takes a node index (atomic add), writes the key, then
+ * publishes the index with a release store; a thread meeting BUSY spins
+ * until the index is published, then compares the keys.  Each node is
+ * expanded by exactly one thread (its round range is split), and in the
+ * level phase each node is written by the thread that generates its moves.
+ * Which index a position gets during the expansion depends on timing; the
+ * closure (a set), the level order of the renumbered nodes within a level
+ * does too, but the values, the sizes and the node counts do not.
  */
 #include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "closure.h"
 #include "sow/util.h"
 
-#define KID_TB UINT32_MAX   /* exit answered by the endgame tables */
-#define NMV_OPEN 0xFF       /* not expanded yet */
-#define UNDONE INT16_MIN
-#define NO_EXIT INT16_MIN
-#define EMPTY_IDX UINT32_MAX
-#define D_STAY INT16_MIN    /* dcap of a move that stays in the level */
+#define EMPTY_CELL UINT64_MAX
+#define BUSY_IDX (UINT32_MAX - 1)
+#define CELL_IDX(x) ((uint32_t)(x))
+#define CELL_FP(x) ((uint32_t)((x) >> 32))
+#define MAX_NODES ((uint64_t)UINT32_MAX - 2)
+#define UNDONE INT8_MIN
+#define NO_EXIT INT8_MIN
+#define MAX_KEY_WORDS 6
+#define LOAD_NUM 3 /* set load at most 3/5 */
+#define LOAD_DEN 5
+#define BIG_LINE 1000000 /* layers and levels this large always report */
+#define CKPT_EVERY 30.0  /* seconds between checkpoints of the levels solved */
 
-struct cell {
-    uint64_t key; /* 0 = free */
-    uint32_t idx; /* EMPTY_IDX until published */
-    uint32_t pad_;
-};
-_Static_assert(sizeof(struct cell) == 16, "four cells per cache line");
+_Static_assert(2 + SOW_MAX_SEEDS + SOW_MAX_HOLES <= 64 * MAX_KEY_WORDS, "keys fit");
 
 struct clos {
     const struct ruleset *rs;
-    int nw, S, slots;
-    uint64_t side_mask[2][SOW_BOARD_WORDS]; /* lanes of A's and B's holes */
-    uint64_t n, cap;
-    uint64_t *pw;
-    uint8_t *lvl, *nmv;
-    uint32_t *kid;
-    int16_t *dcap;
-    int16_t *lo, *hi, *v;
-    struct cell *set;
+    int pits, holes, slots, K;
+    uint64_t n, cap;                   /* nodes, capacity of the node arrays */
+    uint64_t *key;                     /* [cap * K] */
+    int8_t *lo, *hi, *v;               /* [cap] */
+    uint64_t *set;                     /* cells: fingerprint << 32 | node index */
     uint64_t scap;
-    /* level-solve work areas, sized cap */
-    int16_t *be;
-    uint8_t *cnt;
-    uint32_t *roff, *rev, *order;
-    int32_t *next, *stack;
-    uint64_t revcap;
+    uint64_t start[SOW_MAX_SEEDS + 2]; /* level ranges once solved */
+    double peak;
 };
 
-static inline uint64_t mixkey(const uint64_t *w, int S)
+/* ---- keys ---- */
+
+int clos_words_for(const struct ruleset *rs, int seeds)
+{
+    return (2 + seeds + rs->holes + 63) / 64;
+}
+
+static inline int rel_state(const sow_position *p)
+{
+    switch (p->state) {
+    case SOW_STATE_A: return p->side == SOW_A ? 1 : 2;
+    case SOW_STATE_B: return p->side == SOW_B ? 1 : 2;
+    case SOW_STATE_OPEN: return 3;
+    default: return 0;
+    }
+}
+
+static inline void set_ones(uint64_t *w, int b, int c)
+{
+    while (c > 0) {
+        int off = b & 63, take = 64 - off < c ? 64 - off : c;
+        uint64_t run = take == 64 ? ~0ULL : ((1ULL << take) - 1);
+        w[b >> 6] |= run << off;
+        b += take;
+        c -= take;
+    }
+}
+
+bool clos_pack(const struct ruleset *rs, int K, const sow_position *p, uint64_t *w)
+{
+    const int N = rs->pits, H = rs->holes, rot = p->side == SOW_B ? N : 0;
+    const uint8_t *h = p->board.h;
+    if (K == 1) {
+        uint64_t k = (uint64_t)rel_state(p);
+        int b = 2;
+        for (int j = 0; j < H; j++) {
+            int c = h[j + rot < H ? j + rot : j + rot - H];
+            if (b + c + 1 > 64)
+                return false;
+            k |= ((1ULL << c) - 1) << b;
+            b += c + 1;
+        }
+        w[0] = k;
+        return true;
+    }
+    for (int k = 0; k < K; k++)
+        w[k] = 0;
+    w[0] = (uint64_t)rel_state(p);
+    int b = 2;
+    for (int j = 0; j < H; j++) {
+        int c = h[j + rot < H ? j + rot : j + rot - H];
+        if (b + c + 1 > 64 * K)
+            return false;
+        set_ones(w, b, c);
+        b += c + 1;
+    }
+    return true;
+}
+
+/* Ones from bit b on (the hole's seed count); bits past the key are 0. */
+static inline int count_ones(const uint64_t *w, int K, int b)
+{
+    int c = 0;
+    for (;;) {
+        int word = b >> 6, off = b & 63;
+        if (word >= K)
+            return c;
+        uint64_t x = w[word] >> off;
+        if (off && word + 1 < K)
+            x |= w[word + 1] << (64 - off);
+        int t = ~x ? __builtin_ctzll(~x) : 64;
+        c += t;
+        if (t < 64)
+            return c;
+        b += 64;
+    }
+}
+
+void clos_unpack(const struct ruleset *rs, int K, const uint64_t *w, sow_position *p)
+{
+    const int H = rs->holes;
+    memset(p, 0, sizeof *p);
+    int st = (int)(w[0] & 3), b = 2;
+    if (K == 1) {
+        uint64_t k = w[0] >> 2;
+        for (int j = 0; j < H; j++) {
+            int c = __builtin_ctzll(~k);
+            p->board.h[j] = (uint8_t)c;
+            k >>= c;
+            k >>= 1;
+        }
+    } else {
+        for (int j = 0; j < H; j++) {
+            int c = count_ones(w, K, b);
+            p->board.h[j] = (uint8_t)c;
+            b += c + 1;
+        }
+    }
+    p->side = SOW_A;
+    p->state = st == 1 ? SOW_STATE_A : st == 2 ? SOW_STATE_B : st == 3 ? SOW_STATE_OPEN
+                                                                      : SOW_STATE_NONE;
+}
+
+static inline int key_level(const uint64_t *w, int K)
+{
+    int s = __builtin_popcountll(w[0] >> 2);
+    for (int k = 1; k < K; k++)
+        s += __builtin_popcountll(w[k]);
+    return s;
+}
+
+uint64_t clos_hash(const uint64_t *w, int K)
 {
     uint64_t h = 0x243F6A8885A308D3ULL;
-    for (int k = 0; k < S; k++) {
+    for (int k = 0; k < K; k++) {
         h = (h ^ w[k]) * 0x9E3779B97F4A7C15ULL;
         h ^= h >> 29;
     }
     h *= 0xBF58476D1CE4E5B9ULL;
     h ^= h >> 32;
-    return h ? h : 1;
+    return h;
 }
 
-static inline void pack(const struct clos *c, const sow_position *p, uint64_t *w)
-{
-    for (int k = 0; k < c->nw; k++)
-        w[k] = p->board.w[k];
-    w[c->nw] = (uint64_t)p->side | (uint64_t)p->state << 8;
-}
-
-static inline void unpack(const struct clos *c, const uint64_t *w, sow_position *p)
-{
-    memset(p, 0, sizeof *p);
-    for (int k = 0; k < c->nw; k++)
-        p->board.w[k] = w[k];
-    p->side = (uint8_t)(w[c->nw] & 255);
-    p->state = (uint8_t)(w[c->nw] >> 8 & 255);
-}
-
-static inline bool same_words(const uint64_t *a, const uint64_t *b, int S)
+static inline bool same_key(const uint64_t *a, const uint64_t *b, int K)
 {
     uint64_t d = 0;
-    for (int k = 0; k < S; k++)
+    for (int k = 0; k < K; k++)
         d |= a[k] ^ b[k];
     return d == 0;
 }
+
+static inline uint64_t slot_of(uint64_t h, uint64_t cap)
+{
+    return (uint64_t)(((unsigned __int128)h * cap) >> 64);
+}
+
+/* ---- the struct ---- */
 
 struct clos *clos_new(const struct ruleset *rs)
 {
@@ -113,36 +229,26 @@ struct clos *clos_new(const struct ruleset *rs)
     if (!c)
         return NULL;
     c->rs = rs;
-    c->nw = rs->nwords;
-    c->S = rs->nwords + 1;
+    c->pits = rs->pits;
+    c->holes = rs->holes;
     c->slots = SOW_MAX_PITS + 1;
     if (rs->pits + 1 < c->slots)
         c->slots = rs->pits + 1;
-    for (int w = 0; w < rs->nwords; w++) {
-        c->side_mask[0][w] = board_range_word(w, 0, rs->pits) * 0xFF;
-        c->side_mask[1][w] = board_range_word(w, rs->pits, rs->holes) * 0xFF;
-    }
+    c->K = 1;
     return c;
 }
 
 static void free_arrays(struct clos *c)
 {
-    free(c->pw);
-    free(c->lvl);
-    free(c->nmv);
-    free(c->kid);
-    free(c->dcap);
+    free(c->key);
     free(c->lo);
     free(c->hi);
     free(c->v);
     free(c->set);
-    free(c->be);
-    free(c->cnt);
-    free(c->roff);
-    free(c->rev);
-    free(c->order);
-    free(c->next);
-    free(c->stack);
+    c->key = NULL;
+    c->lo = c->hi = c->v = NULL;
+    c->set = NULL;
+    c->cap = c->scap = 0;
 }
 
 void clos_free(struct clos *c)
@@ -156,9 +262,7 @@ void clos_free(struct clos *c)
 void clos_reset(struct clos *c)
 {
     c->n = 0;
-    if (c->set)
-        for (uint64_t i = 0; i < c->scap; i++)
-            c->set[i] = (struct cell){0, EMPTY_IDX, 0};
+    memset(c->start, 0, sizeof c->start);
 }
 
 uint64_t clos_size(const struct clos *c)
@@ -166,144 +270,230 @@ uint64_t clos_size(const struct clos *c)
     return c->n;
 }
 
+int clos_key_words(const struct clos *c) { return c->K; }
+const uint64_t *clos_keys(const struct clos *c) { return c->key; }
+const int8_t *clos_lo(const struct clos *c) { return c->lo; }
+const int8_t *clos_hi(const struct clos *c) { return c->hi; }
+const int8_t *clos_v(const struct clos *c) { return c->v; }
+uint64_t clos_cells(const struct clos *c) { return c->scap; }
+uint32_t clos_cell(const struct clos *c, uint64_t j)
+{
+    return c->set[j] == EMPTY_CELL ? UINT32_MAX : CELL_IDX(c->set[j]);
+}
+
+/* Bytes of the node arrays at capacity cap and of the set at scap. */
+static double arrays_bytes(const struct clos *c, uint64_t cap, uint64_t scap)
+{
+    return (double)cap * (8.0 * c->K + 3.0) + 8.0 * (double)scap;
+}
+
+/* Work bytes per position of the level being solved: be, cnt, forward
+ * in-level children (slots), roff, reverse edges (at most slots), bucket
+ * links and stack of both copies. */
+static double level_work_per(const struct clos *c)
+{
+    return 2.0 + 4.0 * c->slots + 4.0 + 4.0 * c->slots + 16.0;
+}
+
+static bool over_budget(const struct clos_env *env, double bytes)
+{
+    return env->memory > 0 && bytes > env->memory;
+}
+
 #define GROW(arr, n)                                                                              \
     do {                                                                                          \
         void *np_ = realloc((arr), sizeof *(arr) * (size_t)(n));                                 \
         if (!np_)                                                                                 \
-            return false;                                                                         \
+            return CLOS_OOM;                                                                      \
         (arr) = np_;                                                                              \
     } while (0)
 
-static bool grow_nodes(struct clos *c, uint64_t need)
+static void note_peak(struct clos *c, double b)
+{
+    if (b > c->peak)
+        c->peak = b;
+}
+
+static enum clos_err grow_nodes(struct clos *c, const struct clos_env *env, uint64_t need)
 {
     if (need <= c->cap)
-        return true;
-    uint64_t nc = c->cap ? c->cap * 2 : 4096;
-    while (nc < need)
-        nc *= 2;
-    GROW(c->pw, nc * (uint64_t)c->S);
-    GROW(c->lvl, nc);
-    GROW(c->nmv, nc);
-    GROW(c->kid, nc * (uint64_t)c->slots);
-    GROW(c->dcap, nc * (uint64_t)c->slots);
+        return CLOS_OK;
+    uint64_t nc = c->cap ? c->cap + c->cap / 2 : 4096;
+    if (nc < need)
+        nc = need;
+    if (nc > MAX_NODES + 1)
+        nc = MAX_NODES + 1;
+    if (need > nc)
+        return CLOS_TOO_BIG;
+    double b = arrays_bytes(c, nc, c->scap) + arrays_bytes(c, c->cap, 0); /* realloc peak */
+    if (over_budget(env, b))
+        return CLOS_TOO_BIG;
+    note_peak(c, b);
+    GROW(c->key, nc * (uint64_t)c->K);
     GROW(c->lo, nc);
     GROW(c->hi, nc);
     GROW(c->v, nc);
     c->cap = nc;
-    return true;
+    return CLOS_OK;
 }
 
-static void set_put(struct cell *set, uint64_t mask, uint64_t key, uint32_t idx)
+/* A cell: the low 32 bits of the key's hash (the slot comes from the high
+ * bits) as a fingerprint, so that most cells met are passed over without
+ * reading their node's key, and the node index. */
+static inline uint64_t make_cell(uint64_t h, uint32_t idx)
 {
-    uint64_t h = key & mask;
-    while (set[h].key)
-        h = (h + 1) & mask;
-    set[h] = (struct cell){key, idx, 0};
+    return (uint64_t)(uint32_t)h << 32 | idx;
 }
 
-static bool grow_set(struct clos *c, uint64_t ncap)
+static void set_put(uint64_t *set, uint64_t scap, uint64_t h, uint32_t idx)
 {
-    struct cell *ns = malloc(sizeof *ns * (size_t)ncap);
-    if (!ns)
-        return false;
-    for (uint64_t i = 0; i < ncap; i++)
-        ns[i] = (struct cell){0, EMPTY_IDX, 0};
-    for (uint64_t i = 0; i < c->n; i++)
-        set_put(ns, ncap - 1, mixkey(&c->pw[i * (uint64_t)c->S], c->S), (uint32_t)i);
+    uint64_t s = slot_of(h, scap);
+    while (set[s] != EMPTY_CELL)
+        s = s + 1 == scap ? 0 : s + 1;
+    set[s] = make_cell(h, idx);
+}
+
+static enum clos_err rebuild_set(struct clos *c, const struct clos_env *env, uint64_t ncap)
+{
+    double b = arrays_bytes(c, c->cap, c->scap + ncap);
+    if (over_budget(env, b))
+        return CLOS_TOO_BIG;
+    note_peak(c, b);
     free(c->set);
+    c->set = NULL;
+    c->scap = 0;
+    uint64_t *ns = malloc(sizeof *ns * (size_t)ncap);
+    if (!ns)
+        return CLOS_OOM;
+    memset(ns, 0xFF, sizeof *ns * (size_t)ncap);
+    for (uint64_t i = 0; i < c->n; i++)
+        set_put(ns, ncap, clos_hash(&c->key[i * c->K], c->K), (uint32_t)i);
     c->set = ns;
     c->scap = ncap;
-    return true;
+    return CLOS_OK;
 }
 
-/* Find or add the position with words w at level lv.  par: other threads
- * insert at the same time. */
-static inline uint32_t set_insert(struct clos *c, const uint64_t *w, int lv, bool par)
+static uint64_t set_cap_for(uint64_t n)
 {
-    const int S = c->S;
-    uint64_t key = mixkey(w, S), mask = c->scap - 1;
-    for (uint64_t h = key & mask;; h = (h + 1) & mask) {
-        struct cell *cl = &c->set[h];
-        uint64_t k = par ? __atomic_load_n(&cl->key, __ATOMIC_ACQUIRE) : cl->key;
-        if (k == 0) {
+    uint64_t s = n / LOAD_NUM * LOAD_DEN + 1024;
+    return s;
+}
+
+static inline void set_prefetch(const struct clos *c, uint64_t h)
+{
+    __builtin_prefetch(&c->set[slot_of(h, c->scap)]);
+}
+
+/* Find or add the position with key w (hash h).  par: other threads insert
+ * at the same time.  *added set if new. */
+static inline uint32_t set_insert(struct clos *c, const uint64_t *w, uint64_t h, bool par,
+                                  bool *added)
+{
+    const int K = c->K;
+    const uint64_t scap = c->scap;
+    const uint32_t fp = (uint32_t)h;
+    uint64_t s = slot_of(h, scap);
+    for (;; s = s + 1 == scap ? 0 : s + 1) {
+        uint64_t *cl = &c->set[s];
+        uint64_t x = par ? __atomic_load_n(cl, __ATOMIC_ACQUIRE) : *cl;
+        if (x == EMPTY_CELL) {
             uint32_t idx;
             if (par) {
-                if (!__atomic_compare_exchange_n(&cl->key, &k, key, false, __ATOMIC_ACQ_REL,
-                                                 __ATOMIC_ACQUIRE))
-                    goto taken; /* k now holds the winner's key */
+                if (!__atomic_compare_exchange_n(cl, &x, make_cell(h, BUSY_IDX), false,
+                                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                    goto taken; /* x now holds the winner's cell */
                 idx = (uint32_t)__atomic_fetch_add(&c->n, 1, __ATOMIC_RELAXED);
             } else {
-                cl->key = key;
                 idx = (uint32_t)c->n++;
             }
-            memcpy(&c->pw[(uint64_t)idx * S], w, (size_t)S * 8);
-            c->lvl[idx] = (uint8_t)lv;
-            c->nmv[idx] = NMV_OPEN;
+            memcpy(&c->key[(uint64_t)idx * K], w, (size_t)K * 8);
             if (par)
-                __atomic_store_n(&cl->idx, idx, __ATOMIC_RELEASE);
+                __atomic_store_n(cl, make_cell(h, idx), __ATOMIC_RELEASE);
             else
-                cl->idx = idx;
+                *cl = make_cell(h, idx);
+            *added = true;
             return idx;
         }
     taken:
-        if (k == key) {
-            uint32_t idx;
-            if (par) {
-                while ((idx = __atomic_load_n(&cl->idx, __ATOMIC_ACQUIRE)) == EMPTY_IDX)
-                    __builtin_ia32_pause();
-            } else {
-                idx = cl->idx;
+        if (CELL_FP(x) != fp)
+            continue;
+        if (par)
+            while (CELL_IDX(x) == BUSY_IDX) {
+                __builtin_ia32_pause();
+                x = __atomic_load_n(cl, __ATOMIC_ACQUIRE);
             }
-            if (same_words(&c->pw[(uint64_t)idx * S], w, S))
-                return idx;
-        }
+        if (same_key(&c->key[(uint64_t)CELL_IDX(x) * K], w, K))
+            return CELL_IDX(x);
     }
+}
+
+static inline int64_t set_find_h(const struct clos *c, const uint64_t *w, uint64_t h)
+{
+    const int K = c->K;
+    const uint64_t scap = c->scap;
+    const uint32_t fp = (uint32_t)h;
+    if (!scap)
+        return -1;
+    for (uint64_t s = slot_of(h, scap);; s = s + 1 == scap ? 0 : s + 1) {
+        uint64_t x = c->set[s];
+        if (x == EMPTY_CELL)
+            return -1;
+        if (CELL_FP(x) == fp && same_key(&c->key[(uint64_t)CELL_IDX(x) * K], w, K))
+            return CELL_IDX(x);
+    }
+}
+
+static inline int64_t set_find(const struct clos *c, const uint64_t *w)
+{
+    return set_find_h(c, w, clos_hash(w, c->K));
+}
+
+/* ---- expansion ---- */
+
+struct exp_thread {
+    struct sow_movelist ml;
+    uint64_t lvl[SOW_MAX_SEEDS + 1]; /* positions added, per level */
+};
+
+static inline bool tb_exit(const struct clos_env *env, int tbmax, const struct sow_child *ch, int cl,
+                           int *tv)
+{
+    return ch->captured[0] + ch->captured[1] && cl <= tbmax && tb_probe(env->tb, &ch->pos, tv);
 }
 
 /* Expand node i: generate its moves once, add the children. */
 static inline void expand(struct clos *c, const struct clos_env *env, uint64_t i, int tid,
-                          int tbmax, bool par, struct sow_movelist *ml, bool *bad)
+                          int tbmax, bool par, struct exp_thread *et)
 {
     const struct ruleset *rs = c->rs;
-    const int S = c->S, slots = c->slots;
     sow_position p;
-    unpack(c, &c->pw[i * S], &p);
+    struct sow_movelist *ml = &et->ml;
+    clos_unpack(rs, c->K, &c->key[i * c->K], &p);
     rs->generate(rs, &p, ml, env->cache[tid], NULL);
     env->nodes[tid]++;
     env->visits[tid] += (uint64_t)ml->n;
-    int n = c->lvl[i], side = p.side;
-    if (ml->n == 0) {
-        c->lo[i] = (int16_t)(ml->settle[side] - ml->settle[!side]);
-        c->nmv[i] = 0;
-        return;
-    }
-    if (ml->n > slots) {
-        *bad = true;
-        return;
-    }
-    uint32_t *kid = &c->kid[i * slots];
-    int16_t *dc = &c->dcap[i * slots];
+    int n = key_level(&c->key[i * c->K], c->K);
+    uint64_t w[SOW_MAX_PITS + 1][MAX_KEY_WORDS], h[SOW_MAX_PITS + 1];
+    int cls[SOW_MAX_PITS + 1], nk = 0;
     for (int k = 0; k < ml->n; k++) {
         const struct sow_child *ch = &ml->c[k];
-        int cap = ch->captured[0] + ch->captured[1];
-        int d = ch->captured[side] - ch->captured[!side];
-        int cl = n - cap;
-        if (cap && cl <= tbmax) {
-            int tv;
-            if (tb_probe(env->tb, &ch->pos, &tv)) {
-                if (cl <= env->tb_hits_max)
-                    env->tb_hits[tid]++;
-                kid[k] = KID_TB;
-                dc[k] = (int16_t)(d - tv);
-                continue;
-            }
+        int cl = n - ch->captured[0] - ch->captured[1], tv;
+        if (tb_exit(env, tbmax, ch, cl, &tv)) {
+            if (cl <= env->tb_hits_max)
+                env->tb_hits[tid]++;
+            continue;
         }
-        uint64_t w[SOW_BOARD_WORDS + 1];
-        pack(c, &ch->pos, w);
-        kid[k] = set_insert(c, w, cl, par);
-        dc[k] = cap ? (int16_t)d : D_STAY;
+        clos_pack(rs, c->K, &ch->pos, w[nk]);
+        h[nk] = clos_hash(w[nk], c->K);
+        set_prefetch(c, h[nk]);
+        cls[nk++] = cl;
     }
-    c->nmv[i] = (uint8_t)ml->n;
+    for (int k = 0; k < nk; k++) {
+        bool added = false;
+        set_insert(c, w[k], h[k], par, &added);
+        if (added)
+            et->lvl[cls[k]]++;
+    }
 }
 
 static bool stopped(const struct clos_env *env)
@@ -311,177 +501,350 @@ static bool stopped(const struct clos_env *env)
     return env->stop && *env->stop;
 }
 
-/* Report progress if a second has passed since *last. */
-static void tick(const struct clos_env *env, double *last, uint64_t found, uint64_t done, int level)
+static void say(const struct clos_env *env, double *last, bool force, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void say(const struct clos_env *env, double *last, bool force, const char *fmt, ...)
 {
     if (!env->progress)
         return;
     double now = util_now();
-    if (now - *last < 1.0)
+    if (!force && now - *last < 1.0)
         return;
     *last = now;
-    env->progress(env->progress_arg, found, done, level);
+    char line[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    env->progress(env->progress_arg, line);
 }
 
-static enum clos_err expand_all(struct clos *c, const struct clos_env *env, int tbmax)
+/* Bytes the whole solve needs with N positions of which the largest level
+ * holds L: the expansion's arrays, the renumbering (two key arrays, no
+ * set), the level phase (arrays, set and the largest level's work). */
+static double solve_need(const struct clos *c, uint64_t N, uint64_t L)
+{
+    uint64_t cap = N + N / 2, scap = set_cap_for(N) * 3 / 2;
+    double expand = arrays_bytes(c, cap, scap);
+    double renum = (double)N * (16.0 * c->K + 3.0);
+    double level = arrays_bytes(c, N, set_cap_for(N)) + level_work_per(c) * (double)L;
+    double m = expand > renum ? expand : renum;
+    return m > level ? m : level;
+}
+
+static enum clos_err expand_all(struct clos *c, const struct clos_env *env, int tbmax,
+                                struct clos_info *info, uint64_t *lvl)
 {
     const uint64_t slots = (uint64_t)c->slots;
-    uint64_t a = 0, end = 0;
-    bool bad = false;
+    uint64_t a = 0, end = 0, prev_frontier = 0, prev_found = 0;
     int nt = env->threads;
-    double last = util_now();
+    double last = 0, t0 = util_now();
+    struct exp_thread *et = calloc((size_t)nt, sizeof *et);
+    if (!et)
+        return CLOS_OOM;
+    enum clos_err e = CLOS_OK;
     while (a < c->n) {
-        if (stopped(env))
-            return CLOS_STOPPED;
+        if (stopped(env)) {
+            e = CLOS_STOPPED;
+            break;
+        }
         if (a == end) {
             /* A breadth-first layer starts: [a, end) are the positions the
-             * last layer found.  The limit is checked here only, where the
-             * positions found so far are the same set whatever the thread
-             * count (within a layer, the order of indices is not), so that
-             * a refused closure has cost the same nodes every time. */
+             * last layer found.  Limits are checked here, where the positions
+             * found so far are the same set whatever the thread count
+             * (within a layer, the order of indices is not), so that a
+             * refused closure has cost the same nodes every time. */
             end = c->n;
-            if (c->n > env->max_nodes)
-                return CLOS_TOO_BIG;
-            tick(env, &last, c->n, a, -1);
+            uint64_t frontier = end - a;
+            memset(lvl, 0, sizeof *lvl * (SOW_MAX_SEEDS + 1));
+            uint64_t L = 0;
+            for (int t = 0; t < nt; t++)
+                for (int m = 0; m <= SOW_MAX_SEEDS; m++)
+                    lvl[m] += et[t].lvl[m];
+            lvl[key_level(&c->key[0], c->K)]++; /* the root */
+            for (int m = 0; m <= SOW_MAX_SEEDS; m++)
+                if (lvl[m] > L)
+                    L = lvl[m];
+            /* next layer: the last layer's growth per position expanded
+             * (moves per position at first), at most all moves new */
+            double g = prev_frontier ? (double)prev_found / (double)prev_frontier : (double)slots;
+            if (g > (double)slots)
+                g = (double)slots;
+            uint64_t est = c->n + (uint64_t)(g * (double)frontier);
+            uint64_t Lest = (uint64_t)((double)L * ((double)est / (double)c->n)) + 1;
+            double need = solve_need(c, est, Lest);
+            info->layers++;
+            info->next_est = est;
+            info->need = need;
+            double dt = util_now() - t0;
+            say(env, &last, frontier >= BIG_LINE,
+                "closure layer %llu: %llu positions (%llu to expand), %.2f M/s, %.2f GB held "
+                "(%.1f B/position); with the next layer the solve needs ~%.2f GB",
+                (unsigned long long)info->layers, (unsigned long long)c->n,
+                (unsigned long long)frontier, dt > 0 ? (double)a / dt / 1e6 : 0.0,
+                arrays_bytes(c, c->cap, c->scap) / 1e9,
+                arrays_bytes(c, c->cap, c->scap) / (double)c->n, need / 1e9);
+            if (c->n > env->max_nodes) {
+                e = CLOS_TOO_BIG;
+                break;
+            }
+            if (over_budget(env, need) || est > MAX_NODES) {
+                info->by_memory = est <= MAX_NODES;
+                e = CLOS_TOO_BIG;
+                break;
+            }
+            prev_frontier = frontier;
+            prev_found = 0;
         }
-        /* ... but a layer may be large: past hard_nodes stop anyway (memory;
-         * then the count may depend on the threads). */
-        if (c->n > env->hard_nodes)
-            return CLOS_TOO_BIG;
         uint64_t want = end - a;
-        uint64_t room = c->scap / 2 > c->n ? (c->scap / 2 - c->n) / slots : 0;
+        uint64_t limit = c->scap / LOAD_DEN * LOAD_NUM;
+        uint64_t room = limit > c->n ? (limit - c->n) / slots : 0;
         if (room < want && room < 4096) {
-            if (!grow_set(c, c->scap * 2))
-                return CLOS_OOM;
+            /* by half each time (rounds shrink to the room left), so that
+             * the set never jumps to a layer's worst case of all moves new */
+            uint64_t ncap = c->scap * 3 / 2, least = set_cap_for(c->n + 4096 * slots);
+            if ((e = rebuild_set(c, env, ncap > least ? ncap : least)) != CLOS_OK) {
+                info->by_memory = e == CLOS_TOO_BIG;
+                break;
+            }
             continue;
         }
         uint64_t r = want < room ? want : room;
-        if (!grow_nodes(c, c->n + r * slots))
-            return CLOS_OOM;
-        uint64_t b = a + r;
+        if ((e = grow_nodes(c, env, c->n + r * slots)) != CLOS_OK) {
+            info->by_memory = e == CLOS_TOO_BIG;
+            break;
+        }
+        uint64_t b = a + r, before = c->n;
         bool par = nt > 1 && r >= 256;
         if (!par) {
-            struct sow_movelist ml;
             for (uint64_t i = a; i < b; i++)
-                expand(c, env, i, 0, tbmax, false, &ml, &bad);
+                expand(c, env, i, 0, tbmax, false, &et[0]);
         } else {
 #pragma omp parallel num_threads(nt)
             {
-                struct sow_movelist ml;
                 int tid = omp_get_thread_num();
-                bool mybad = false;
 #pragma omp for schedule(dynamic, 64) nowait
                 for (uint64_t i = a; i < b; i++)
-                    expand(c, env, i, tid, tbmax, true, &ml, &mybad);
-                if (mybad)
-                    __atomic_store_n(&bad, true, __ATOMIC_RELAXED);
+                    expand(c, env, i, tid, tbmax, true, &et[tid]);
             }
         }
-        if (bad)
-            return CLOS_OOM; /* more moves than slots: cannot happen with the rule sets */
+        prev_found += c->n - before;
         a = b;
+        say(env, &last, false, "closure: %llu positions found, %llu expanded, %.2f GB held",
+            (unsigned long long)c->n, (unsigned long long)a,
+            arrays_bytes(c, c->cap, c->scap) / 1e9);
     }
-    return CLOS_OK;
-}
-
-static bool grow_work(struct clos *c, uint64_t nrev)
-{
-    uint64_t N = c->n;
-    GROW(c->be, N);
-    GROW(c->cnt, N);
-    GROW(c->roff, N + 1);
-    GROW(c->order, N);
-    GROW(c->next, 2 * N);
-    GROW(c->stack, 2 * N);
-    if (nrev > c->revcap) {
-        GROW(c->rev, nrev);
-        c->revcap = nrev;
+    if (e == CLOS_OK) {
+        memset(lvl, 0, sizeof *lvl * (SOW_MAX_SEEDS + 1));
+        for (int t = 0; t < nt; t++)
+            for (int m = 0; m <= SOW_MAX_SEEDS; m++)
+                lvl[m] += et[t].lvl[m];
+        lvl[key_level(&c->key[0], c->K)]++;
     }
-    return true;
+    free(et);
+    info->expand_s = util_now() - t0;
+    return e;
 }
 
-/* rules_cycle_value on packed words: lane sums by one multiply (the board
- * holds <= 255 seeds, so no byte sum overflows). */
-static inline int cycle_value(const struct clos *c, const uint64_t *w)
+/* ---- renumbering by level ---- */
+
+static enum clos_err renumber(struct clos *c, const struct clos_env *env, const uint64_t *lvl)
 {
-    int side = (int)(w[c->nw] & 255), s[2] = {0, 0};
-    for (int k = 0; k < c->nw; k++)
-        for (int j = 0; j < 2; j++)
-            s[j] += (int)(((w[k] & c->side_mask[j][k]) * BOARD_ONES) >> 56);
-    return rules_cycle_net(c->rs, s[side], s[!side]);
+    const int K = c->K;
+    const uint64_t N = c->n;
+    free(c->set);
+    c->set = NULL;
+    c->scap = 0;
+    double b = (double)c->cap * (8.0 * K + 3.0) + (double)N * 8.0 * K;
+    if (over_budget(env, b))
+        return CLOS_TOO_BIG;
+    note_peak(c, b);
+    uint64_t *nk = malloc(sizeof *nk * (size_t)(N * K + 1));
+    if (!nk)
+        return CLOS_OOM;
+    uint64_t pos[SOW_MAX_SEEDS + 1];
+    c->start[0] = 0;
+    for (int m = 0; m <= SOW_MAX_SEEDS; m++) {
+        c->start[m + 1] = c->start[m] + lvl[m];
+        pos[m] = c->start[m];
+    }
+    for (uint64_t i = 0; i < N; i++) {
+        const uint64_t *w = &c->key[i * K];
+        uint64_t j = pos[key_level(w, K)]++;
+        memcpy(&nk[j * K], w, (size_t)K * 8);
+    }
+    free(c->key);
+    c->key = nk;
+    /* shrink the value arrays to N */
+    int8_t *x;
+    if ((x = realloc(c->lo, N + 1)))
+        c->lo = x;
+    if ((x = realloc(c->hi, N + 1)))
+        c->hi = x;
+    if ((x = realloc(c->v, N + 1)))
+        c->v = x;
+    c->cap = N;
+    return rebuild_set(c, env, set_cap_for(N));
 }
 
-static inline int16_t clamp16(int x, int lo, int hi)
+/* ---- values ---- */
+
+/* The cycle value of the normalised node (mover = side A). */
+static inline int cycle_value(const struct clos *c, const sow_position *p)
 {
-    return (int16_t)(x < lo ? lo : x > hi ? hi : x);
+    int s0 = 0, s1 = 0;
+    for (int j = 0; j < c->pits; j++) {
+        s0 += p->board.h[j];
+        s1 += p->board.h[j + c->pits];
+    }
+    return rules_cycle_net(c->rs, s0, s1);
 }
 
-/* The bucket-queue retrograde of one level: nodes order[0..cnt). */
-static void solve_level(struct clos *c, int m, const uint32_t *L, uint64_t cnt)
+static inline int8_t clamp8(int x, int lo, int hi)
 {
-    const int slots = c->slots;
-    int16_t *xl = c->lo, *xh = c->hi, *be = c->be;
-    int32_t head[2 * SOW_MAX_SEEDS + 1];
-    int32_t *next = c->next, *stack = c->stack;
-    for (int t = 0; t < 2 * SOW_MAX_SEEDS + 1; t++)
-        head[t] = -1;
-    for (uint64_t j = 0; j < cnt; j++) {
-        uint32_t p = L[j];
-        int b, deg = 0;
-        if (c->nmv[p] == 0) {
-            b = c->lo[p]; /* settlement */
-        } else {
-            b = NO_EXIT;
-            const uint32_t *kid = &c->kid[(uint64_t)p * slots];
-            const int16_t *dc = &c->dcap[(uint64_t)p * slots];
-            for (int k = 0; k < c->nmv[p]; k++) {
-                int val;
-                if (dc[k] == D_STAY) {
-                    deg++;
-                    continue;
+    return (int8_t)(x < lo ? lo : x > hi ? hi : x);
+}
+
+struct level_work {
+    int8_t *be;
+    uint8_t *cnt;
+    uint32_t *fwd;  /* [Nl * slots]: local in-level children, UINT32_MAX past the last */
+    uint32_t *roff; /* [Nl + 1] */
+    uint32_t *rev;
+    int32_t *next, *stack; /* [2 Nl] */
+    uint64_t nl;           /* positions of the level being solved */
+};
+
+/* Generate node i's moves again: be, in-level children. */
+static inline void level_moves(struct clos *c, const struct clos_env *env, int m, uint64_t s0,
+                               uint64_t i, int tid, int tbmax, struct sow_movelist *ml,
+                               struct level_work *w, bool *missing)
+{
+    const struct ruleset *rs = c->rs;
+    const uint64_t li = i - s0;
+    sow_position p;
+    clos_unpack(rs, c->K, &c->key[i * c->K], &p);
+    rs->generate(rs, &p, ml, env->cache[tid], NULL);
+    uint32_t *fw = &w->fwd[li * (uint64_t)c->slots];
+    int b, deg = 0;
+    if (ml->n > c->slots) { /* more moves than slots: cannot happen with the rule sets */
+        *missing = true;
+        ml->n = 0;
+        b = 0;
+    } else if (ml->n == 0) {
+        b = ml->settle[0] - ml->settle[1];
+    } else {
+        b = NO_EXIT;
+        /* keys and hashes first, cells prefetched, then the look-ups */
+        uint64_t kw[SOW_MAX_PITS + 1][MAX_KEY_WORDS], kh[SOW_MAX_PITS + 1];
+        int tvs[SOW_MAX_PITS + 1];
+        bool tbx[SOW_MAX_PITS + 1];
+        for (int k = 0; k < ml->n; k++) {
+            const struct sow_child *ch = &ml->c[k];
+            int cap = ch->captured[0] + ch->captured[1];
+            tbx[k] = cap && tb_exit(env, tbmax, ch, m - cap, &tvs[k]);
+            if (tbx[k])
+                continue;
+            clos_pack(rs, c->K, &ch->pos, kw[k]);
+            kh[k] = clos_hash(kw[k], c->K);
+            set_prefetch(c, kh[k]);
+        }
+        for (int k = 0; k < ml->n; k++) {
+            const struct sow_child *ch = &ml->c[k];
+            int cap = ch->captured[0] + ch->captured[1];
+            if (cap) {
+                int d = ch->captured[0] - ch->captured[1], val;
+                if (tbx[k]) {
+                    val = d - tvs[k];
+                } else {
+                    int64_t q = set_find_h(c, kw[k], kh[k]);
+                    if (q < 0) {
+                        *missing = true;
+                        continue;
+                    }
+                    val = d - c->v[q];
                 }
-                val = kid[k] == KID_TB ? dc[k] : dc[k] - c->v[kid[k]];
                 if (val > b)
                     b = val;
+                continue;
             }
+            int64_t q = set_find_h(c, kw[k], kh[k]);
+            if (q < 0 || (uint64_t)q < s0 || (uint64_t)q - s0 >= w->nl) {
+                *missing = true;
+                continue;
+            }
+            fw[deg++] = (uint32_t)((uint64_t)q - s0);
         }
-        if (b != NO_EXIT)
-            b = clamp16(b, -m, m); /* clamping commutes with max/min */
-        be[p] = (int16_t)b;
-        c->cnt[p] = (uint8_t)deg;
+    }
+    if (deg < c->slots)
+        fw[deg] = UINT32_MAX;
+    if (b != NO_EXIT)
+        b = clamp8(b, -m, m); /* clamping commutes with max/min */
+    w->be[li] = (int8_t)b;
+    w->cnt[li] = (uint8_t)deg;
+}
+
+/* The bucket-queue retrograde of level m, nodes [s0, s0 + Nl). */
+static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct level_work *w)
+{
+    int8_t *xl = c->lo + s0, *xh = c->hi + s0, *be = w->be;
+    int32_t head[2 * SOW_MAX_SEEDS + 1];
+    int32_t *next = w->next, *stack = w->stack;
+    const int slots = c->slots;
+    /* reverse CSR of the in-level edges */
+    memset(w->roff, 0, sizeof *w->roff * (Nl + 1));
+    for (uint64_t p = 0; p < Nl; p++)
+        for (int k = 0; k < w->cnt[p]; k++)
+            w->roff[w->fwd[p * slots + k] + 1]++;
+    for (uint64_t p = 0; p < Nl; p++)
+        w->roff[p + 1] += w->roff[p];
+    for (uint64_t p = 0; p < Nl; p++)
+        for (int k = 0; k < w->cnt[p]; k++) {
+            uint32_t q = w->fwd[p * slots + k];
+            w->rev[w->roff[q]++] = (uint32_t)p;
+        }
+    for (uint64_t p = Nl; p > 0; p--)
+        w->roff[p] = w->roff[p - 1];
+    w->roff[0] = 0;
+
+    for (int t = 0; t < 2 * SOW_MAX_SEEDS + 1; t++)
+        head[t] = -1;
+    for (uint64_t p = 0; p < Nl; p++) {
+        int b = be[p];
         xl[p] = xh[p] = UNDONE;
         if (b != NO_EXIT) {
             int32_t e = (int32_t)(2 * p);
             next[e] = head[b + SOW_MAX_SEEDS];
             head[b + SOW_MAX_SEEDS] = e;
-            if (deg == 0) {
+            if (w->cnt[p] == 0) {
                 next[e + 1] = head[-b + SOW_MAX_SEEDS];
                 head[-b + SOW_MAX_SEEDS] = e + 1;
             }
         }
     }
     for (int t = m; t >= -m; t--) {
-        int sp = 0;
+        int64_t sp = 0;
         for (int32_t e = head[t + SOW_MAX_SEEDS]; e >= 0; e = next[e]) {
             uint32_t p = (uint32_t)e >> 1;
-            int16_t *x = (e & 1) ? &xh[p] : &xl[p];
+            int8_t *x = (e & 1) ? &xh[p] : &xl[p];
             if (*x == UNDONE) {
-                *x = (int16_t)t;
+                *x = (int8_t)t;
                 stack[sp++] = e;
             }
         }
         while (sp) {
             int32_t e = stack[--sp];
             uint32_t q = (uint32_t)e >> 1;
-            const uint32_t *pr = &c->rev[c->roff[q]], *pe = &c->rev[c->roff[q + 1]];
+            const uint32_t *pr = &w->rev[w->roff[q]], *pe = &w->rev[w->roff[q + 1]];
             if (!(e & 1)) { /* (q,L) final at t: H copies of its predecessors count down */
                 for (; pr < pe; pr++) {
                     uint32_t p = *pr;
-                    if (xh[p] != UNDONE || --c->cnt[p])
+                    if (xh[p] != UNDONE || --w->cnt[p])
                         continue;
                     int val = be[p] == NO_EXIT || -be[p] >= t ? t : -be[p];
                     if (val == t) {
-                        xh[p] = (int16_t)t;
+                        xh[p] = (int8_t)t;
                         stack[sp++] = (int32_t)(2 * p + 1);
                     } else {
                         next[2 * p + 1] = head[val + SOW_MAX_SEEDS];
@@ -492,88 +855,412 @@ static void solve_level(struct clos *c, int m, const uint32_t *L, uint64_t cnt)
                 for (; pr < pe; pr++) {
                     uint32_t p = *pr;
                     if (xl[p] == UNDONE) {
-                        xl[p] = (int16_t)t;
+                        xl[p] = (int8_t)t;
                         stack[sp++] = (int32_t)(2 * p);
                     }
                 }
             }
         }
     }
-    for (uint64_t j = 0; j < cnt; j++) {
-        uint32_t p = L[j];
-        int lo = xl[p] == UNDONE ? -m : clamp16(xl[p], -m, m);
-        int hi = xh[p] == UNDONE ? m : clamp16(-xh[p], -m, m);
-        xl[p] = (int16_t)lo;
-        xh[p] = (int16_t)hi;
-        c->v[p] = clamp16(cycle_value(c, &c->pw[(uint64_t)p * c->S]), lo, hi);
+    for (uint64_t p = 0; p < Nl; p++) {
+        int lo = xl[p] == UNDONE ? -m : clamp8(xl[p], -m, m);
+        int hi = xh[p] == UNDONE ? m : clamp8(-xh[p], -m, m);
+        xl[p] = (int8_t)lo;
+        xh[p] = (int8_t)hi;
+        sow_position pos;
+        clos_unpack(c->rs, c->K, &c->key[(s0 + p) * c->K], &pos);
+        c->v[s0 + p] = clamp8(cycle_value(c, &pos), lo, hi);
     }
 }
 
-static enum clos_err solve_levels(struct clos *c, const struct clos_env *env)
+static void free_work(struct level_work *w)
 {
-    const uint64_t N = c->n, slots = (uint64_t)c->slots;
-    /* in-level edges -> reverse CSR */
-    uint64_t nrev = 0;
-    for (uint64_t i = 0; i < N; i++)
-        for (int k = 0; k < c->nmv[i]; k++) {
-            nrev += c->dcap[i * slots + k] == D_STAY;
-        }
-    if (!grow_work(c, nrev ? nrev : 1))
-        return CLOS_OOM;
-    memset(c->roff, 0, sizeof *c->roff * (N + 1));
-    for (uint64_t i = 0; i < N; i++)
-        for (int k = 0; k < c->nmv[i]; k++) {
-            if (c->dcap[i * slots + k] == D_STAY)
-                c->roff[c->kid[i * slots + k] + 1]++;
-        }
-    for (uint64_t i = 0; i < N; i++)
-        c->roff[i + 1] += c->roff[i];
-    /* fill with cnt as a cursor (cnt is rewritten per level) */
-    uint32_t *cur = c->order; /* borrowed before it holds the level order */
-    memcpy(cur, c->roff, sizeof *cur * N);
-    for (uint64_t i = 0; i < N; i++)
-        for (int k = 0; k < c->nmv[i]; k++) {
-            if (c->dcap[i * slots + k] == D_STAY)
-                c->rev[cur[c->kid[i * slots + k]]++] = (uint32_t)i;
-        }
-    /* nodes by level, fewest seeds first */
-    uint64_t start[SOW_MAX_SEEDS + 2] = {0};
-    for (uint64_t i = 0; i < N; i++)
-        start[c->lvl[i] + 1]++;
+    free(w->be);
+    free(w->cnt);
+    free(w->fwd);
+    free(w->roff);
+    free(w->rev);
+    free(w->next);
+    free(w->stack);
+}
+
+static bool ck_save_values(const struct clos *c, const struct clos_env *env, int done);
+
+/* Levels above `done` (those up to it are solved: a resumed solve). */
+static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, int tbmax,
+                                  struct clos_info *info, int done_level)
+{
+    const uint64_t slots = (uint64_t)c->slots;
+    uint64_t L = 0;
     for (int m = 0; m <= SOW_MAX_SEEDS; m++)
-        start[m + 1] += start[m];
-    uint64_t pos[SOW_MAX_SEEDS + 1];
-    memcpy(pos, start, sizeof pos);
-    for (uint64_t i = 0; i < N; i++)
-        c->order[pos[c->lvl[i]]++] = (uint32_t)i;
-    double last = util_now();
-    for (int m = 0; m <= SOW_MAX_SEEDS; m++) {
-        if (start[m + 1] == start[m])
+        if (c->start[m + 1] - c->start[m] > L)
+            L = c->start[m + 1] - c->start[m];
+    /* the budget is checked with every move an in-level edge (the bound);
+     * the peak noted is what was held: reverse edges as the levels had */
+    double b = arrays_bytes(c, c->cap, c->scap) + level_work_per(c) * (double)L;
+    if (over_budget(env, b))
+        return CLOS_TOO_BIG;
+    if (L * slots >= UINT32_MAX)
+        return CLOS_TOO_BIG;
+    struct level_work w = {0};
+    w.be = malloc(L + 1);
+    w.cnt = malloc(L + 1);
+    w.fwd = malloc(sizeof *w.fwd * (size_t)(L * slots + 1));
+    w.roff = malloc(sizeof *w.roff * (size_t)(L + 1));
+    w.rev = malloc(sizeof *w.rev * 1024); /* sized per level to its in-level edges */
+    uint64_t revcap = 1024;
+    w.next = malloc(sizeof *w.next * (size_t)(2 * L + 1));
+    w.stack = malloc(sizeof *w.stack * (size_t)(2 * L + 1));
+    enum clos_err e = CLOS_OK;
+    if (!w.be || !w.cnt || !w.fwd || !w.roff || !w.rev || !w.next || !w.stack)
+        e = CLOS_OOM;
+    double last = 0, t0 = util_now(), lastck = t0;
+    uint64_t done = done_level >= 0 ? c->start[done_level + 1] : 0, resumed = done;
+    int saved = done_level;
+    for (int m = done_level + 1; e == CLOS_OK && m <= SOW_MAX_SEEDS; m++) {
+        uint64_t s0 = c->start[m], Nl = c->start[m + 1] - s0;
+        if (!Nl)
             continue;
-        if (stopped(env))
-            return CLOS_STOPPED;
-        tick(env, &last, N, N, m);
-        solve_level(c, m, &c->order[start[m]], start[m + 1] - start[m]);
+        if (stopped(env)) {
+            /* Ctrl-C: keep the levels solved for a rerun */
+            if (env->work && m - 1 > saved && ck_save_values(c, env, m - 1))
+                say(env, &last, true, "stopped: levels up to %d kept in %s", m - 1, env->work);
+            e = CLOS_STOPPED;
+            break;
+        }
+        if (env->work && m - 1 > saved && util_now() - lastck >= CKPT_EVERY) {
+            if (ck_save_values(c, env, m - 1))
+                saved = m - 1;
+            lastck = util_now();
+        }
+        bool missing = false;
+        w.nl = Nl;
+        int nt = env->threads;
+        if (nt > 1 && Nl >= 256) {
+#pragma omp parallel num_threads(nt)
+            {
+                struct sow_movelist ml;
+                int tid = omp_get_thread_num();
+                bool miss = false;
+#pragma omp for schedule(dynamic, 256) nowait
+                for (uint64_t i = s0; i < s0 + Nl; i++)
+                    level_moves(c, env, m, s0, i, tid, tbmax, &ml, &w, &miss);
+                if (miss)
+                    __atomic_store_n(&missing, true, __ATOMIC_RELAXED);
+            }
+        } else {
+            struct sow_movelist ml;
+            for (uint64_t i = s0; i < s0 + Nl; i++)
+                level_moves(c, env, m, s0, i, 0, tbmax, &ml, &w, &missing);
+        }
+        uint64_t edges = 0;
+        for (uint64_t p = 0; p < Nl; p++)
+            edges += w.cnt[p];
+        if (edges > revcap) {
+            uint32_t *nr = realloc(w.rev, sizeof *nr * (size_t)edges);
+            if (!nr) {
+                e = CLOS_OOM;
+                break;
+            }
+            w.rev = nr;
+            revcap = edges;
+        }
+        if (missing) { /* a child not in the closure: cannot happen */
+            e = CLOS_OOM;
+            break;
+        }
+        solve_level(c, m, s0, Nl, &w);
+        done += Nl;
+        double dt = util_now() - t0, rate = dt > 0 ? (double)(done - resumed) / dt : 0;
+        say(env, &last, Nl >= BIG_LINE,
+            "closure level %d solved: %llu positions, %llu of %llu done, %.2f M/s, ETA %.0f s", m,
+            (unsigned long long)Nl, (unsigned long long)done, (unsigned long long)c->n, rate / 1e6,
+            rate > 0 ? (double)(c->n - done) / rate : 0.0);
     }
+    note_peak(c, arrays_bytes(c, c->cap, c->scap) + (level_work_per(c) - 4.0 * c->slots) * (double)L +
+                     4.0 * (double)revcap);
+    free_work(&w);
+    if (e == CLOS_OK && env->work && saved < SOW_MAX_SEEDS)
+        ck_save_values(c, env, SOW_MAX_SEEDS); /* a rerun answers at once */
+    info->solve_s = util_now() - t0;
+    return e;
+}
+
+/* ---- checkpoints (env->work; docs/solutions.md "Resuming") ----
+ *
+ * DIR/closure.keys: written once the closure is expanded and numbered by
+ * level; DIR/closure.values: lo, hi, v of the levels solved so far,
+ * rewritten (temporary file, renamed) at most every CKPT_EVERY seconds and
+ * when the solve is stopped.  Both: a 64-byte header
+ *   magic[8] | u64 payload bytes | u64 XXH3-64 of the payload | u64 XXH3-64
+ *   of the header's first 24 bytes | 32 reserved
+ * then the payload: struct ck_meta, and the keys (N x K x u64) or the
+ * values (3 arrays of start[levels_done + 1] int8).  A checkpoint whose
+ * rule set, size, root key or table cut differ from the solve's, or whose
+ * checksums fail, is ignored (the solve starts over and replaces it). */
+
+#define CK_HEAD 64
+
+struct ck_meta {
+    char rules[24];
+    uint32_t pits, K;
+    int32_t tbmax, levels_done;
+    uint64_t n;
+    uint64_t root[MAX_KEY_WORDS];
+    uint64_t start[SOW_MAX_SEEDS + 2];
+    uint64_t nodes, visits, tb_hits; /* the expansion's counters */
+};
+
+static bool ck_write(const char *dir, const char *name, const char *magic, const void *const *parts,
+                     const uint64_t *sizes, int np)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    XXH3_state_t *xs = XXH3_createState();
+    if (!xs)
+        return false;
+    XXH3_64bits_reset(xs);
+    uint64_t total = 0;
+    for (int k = 0; k < np; k++) {
+        XXH3_64bits_update(xs, parts[k], (size_t)sizes[k]);
+        total += sizes[k];
+    }
+    uint8_t h[CK_HEAD] = {0};
+    memcpy(h, magic, 8);
+    memcpy(h + 8, &total, 8);
+    uint64_t x = XXH3_64bits_digest(xs);
+    XXH3_freeState(xs);
+    memcpy(h + 16, &x, 8);
+    x = XXH3_64bits(h, 24);
+    memcpy(h + 24, &x, 8);
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(h, 1, CK_HEAD, f) == CK_HEAD;
+    for (int k = 0; ok && k < np; k++)
+        ok = fwrite(parts[k], 1, (size_t)sizes[k], f) == (size_t)sizes[k];
+    ok = (fflush(f) == 0) && ok;
+    ok = (fsync(fileno(f)) == 0) && ok;
+    ok = (fclose(f) == 0) && ok;
+    if (ok && rename(tmp, path) == 0)
+        return true;
+    unlink(tmp);
+    return false;
+}
+
+/* Read DIR/name into parts (sizes known: the header must agree). */
+static bool ck_read(const char *dir, const char *name, const char *magic, void *const *parts,
+                    const uint64_t *sizes, int np)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    uint8_t h[CK_HEAD];
+    uint64_t total = 0, want = 0, sum, hsum;
+    for (int k = 0; k < np; k++)
+        want += sizes[k];
+    bool ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && memcmp(h, magic, 8) == 0;
+    if (ok) {
+        memcpy(&total, h + 8, 8);
+        memcpy(&sum, h + 16, 8);
+        memcpy(&hsum, h + 24, 8);
+        ok = XXH3_64bits(h, 24) == hsum && total == want;
+    }
+    XXH3_state_t *xs = ok ? XXH3_createState() : NULL;
+    ok = ok && xs;
+    if (ok)
+        XXH3_64bits_reset(xs);
+    for (int k = 0; ok && k < np; k++) {
+        ok = fread(parts[k], 1, (size_t)sizes[k], f) == (size_t)sizes[k];
+        if (ok)
+            XXH3_64bits_update(xs, parts[k], (size_t)sizes[k]);
+    }
+    ok = ok && fgetc(f) == EOF && XXH3_64bits_digest(xs) == sum;
+    if (xs)
+        XXH3_freeState(xs);
+    fclose(f);
+    return ok;
+}
+
+static void ck_meta_of(const struct clos *c, const struct clos_env *env, int tbmax,
+                       const uint64_t *root, struct ck_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->rules, sizeof m->rules, "%s", c->rs->name);
+    m->pits = (uint32_t)c->pits;
+    m->K = (uint32_t)c->K;
+    m->tbmax = tbmax;
+    m->levels_done = -1;
+    m->n = c->n;
+    memcpy(m->root, root, sizeof *root * (size_t)c->K);
+    memcpy(m->start, c->start, sizeof m->start);
+    for (int t = 0; t < env->threads; t++) {
+        m->nodes += env->nodes[t];
+        m->visits += env->visits[t];
+        m->tb_hits += env->tb_hits[t];
+    }
+}
+
+static bool ck_save_keys(const struct clos *c, const struct clos_env *env, int tbmax,
+                         const uint64_t *root, const struct ck_meta *base)
+{
+    struct ck_meta m;
+    ck_meta_of(c, env, tbmax, root, &m);
+    /* the counters of this build's expansion alone */
+    m.nodes -= base->nodes;
+    m.visits -= base->visits;
+    m.tb_hits -= base->tb_hits;
+    const void *parts[2] = {&m, c->key};
+    uint64_t sizes[2] = {sizeof m, c->n * 8 * (uint64_t)c->K};
+    return ck_write(env->work, "closure.keys", "SOWCKPK1", parts, sizes, 2);
+}
+
+static bool ck_save_values(const struct clos *c, const struct clos_env *env, int done)
+{
+    struct ck_meta m;
+    memset(&m, 0, sizeof m);
+    m.levels_done = done;
+    m.n = c->n;
+    uint64_t upto = c->start[done + 1];
+    const void *parts[4] = {&m, c->lo, c->hi, c->v};
+    uint64_t sizes[4] = {sizeof m, upto, upto, upto};
+    return ck_write(env->work, "closure.values", "SOWCKPV1", parts, sizes, 4);
+}
+
+/* Load the keys checkpoint if it is this solve's; then the values of the
+ * levels it had solved (*done, -1 if none). */
+static enum clos_err ck_load(struct clos *c, const struct clos_env *env, int tbmax,
+                             const uint64_t *root, int *done, bool *loaded)
+{
+    *loaded = false;
+    *done = -1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/closure.keys", env->work);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return CLOS_OK;
+    struct ck_meta m;
+    uint8_t h[CK_HEAD];
+    bool ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && fread(&m, 1, sizeof m, f) == sizeof m;
+    fclose(f);
+    struct ck_meta want;
+    ck_meta_of(c, env, tbmax, root, &want);
+    if (!ok || strcmp(m.rules, want.rules) != 0 || m.pits != want.pits || m.K != want.K ||
+        m.tbmax != tbmax || memcmp(m.root, root, 8 * (size_t)c->K) != 0 || !m.n ||
+        m.n > MAX_NODES || m.start[SOW_MAX_SEEDS + 1] != m.n)
+        return CLOS_OK;
+    enum clos_err e = grow_nodes(c, env, m.n);
+    if (e != CLOS_OK)
+        return e;
+    void *parts[2] = {&want, c->key};
+    uint64_t sizes[2] = {sizeof m, m.n * 8 * (uint64_t)c->K};
+    if (!ck_read(env->work, "closure.keys", "SOWCKPK1", parts, sizes, 2))
+        return CLOS_OK;
+    for (uint64_t i = 0; i < m.n; i++) { /* the keys are where their levels say */
+        int lv = key_level(&c->key[i * c->K], c->K);
+        if (i < m.start[lv] || i >= m.start[lv + 1])
+            return CLOS_OK;
+    }
+    c->n = m.n;
+    memcpy(c->start, m.start, sizeof c->start);
+    env->nodes[0] += m.nodes;
+    env->visits[0] += m.visits;
+    env->tb_hits[0] += m.tb_hits;
+    *loaded = true;
+    /* values */
+    snprintf(path, sizeof path, "%s/closure.values", env->work);
+    f = fopen(path, "rb");
+    if (!f)
+        return CLOS_OK;
+    ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && fread(&m, 1, sizeof m, f) == sizeof m;
+    fclose(f);
+    if (!ok || m.n != c->n || m.levels_done < 0 || m.levels_done > SOW_MAX_SEEDS)
+        return CLOS_OK;
+    uint64_t upto = c->start[m.levels_done + 1];
+    void *vp[4] = {&want, c->lo, c->hi, c->v};
+    uint64_t vs[4] = {sizeof m, upto, upto, upto};
+    if (ck_read(env->work, "closure.values", "SOWCKPV1", vp, vs, 4))
+        *done = m.levels_done;
     return CLOS_OK;
 }
 
 enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_position *root)
 {
+    struct clos_info dummy, *info = env->info ? env->info : &dummy;
+    memset(info, 0, sizeof *info);
     clos_reset(c);
-    if (!c->set && !grow_set(c, 1 << 12))
-        return CLOS_OOM;
-    if (!grow_nodes(c, 1))
-        return CLOS_OOM;
-    uint64_t w[SOW_BOARD_WORDS + 1];
-    pack(c, root, w);
+    c->peak = 0;
     int n = rules_board_seeds(c->rs, root);
+    int K = clos_words_for(c->rs, n);
+    if (K > MAX_KEY_WORDS || n > 127) { /* values are kept in int8 */
+        snprintf(info->why, sizeof info->why,
+                 "the closure keeps values in one byte: at most 127 seeds on the board (%d)", n);
+        return CLOS_TOO_BIG;
+    }
+    if (K != c->K) {
+        free_arrays(c);
+        c->K = K;
+    }
+    enum clos_err e = CLOS_OK;
+    if (!c->set || c->scap > ((uint64_t)1 << 16)) {
+        /* a small start: a big set kept from an earlier solve would cost
+         * every small solve its clearing */
+        free(c->set);
+        c->set = NULL;
+        c->scap = 0;
+        e = rebuild_set(c, env, 1 << 12);
+    } else {
+        memset(c->set, 0xFF, sizeof *c->set * (size_t)c->scap);
+    }
+    if (e == CLOS_OK && c->cap > ((uint64_t)1 << 20)) {
+        free(c->key);
+        free(c->lo);
+        free(c->hi);
+        free(c->v);
+        c->key = NULL;
+        c->lo = c->hi = c->v = NULL;
+        c->cap = 0;
+    }
+    if (e == CLOS_OK)
+        e = grow_nodes(c, env, 1);
     /* exits into levels the tables hold are answered by them */
     int tbmax = env->tb ? tb_max_level(env->tb) : -1;
-    set_insert(c, w, n, false);
-    enum clos_err e = expand_all(c, env, tbmax);
+    uint64_t lvl[SOW_MAX_SEEDS + 1] = {0}, rootw[MAX_KEY_WORDS] = {0};
+    clos_pack(c->rs, K, root, rootw);
+    int done = -1;
+    bool loaded = false;
+    double last = 0;
+    if (e == CLOS_OK && env->work)
+        e = ck_load(c, env, tbmax, rootw, &done, &loaded);
+    if (e == CLOS_OK && loaded) {
+        for (int m = 0; m <= SOW_MAX_SEEDS; m++)
+            lvl[m] = c->start[m + 1] - c->start[m];
+        info->layers = 0;
+        e = rebuild_set(c, env, set_cap_for(c->n));
+        say(env, &last, true, "closure resumed from %s: %llu positions, levels up to %d solved",
+            env->work, (unsigned long long)c->n, done);
+    } else if (e == CLOS_OK) {
+        struct ck_meta base;
+        ck_meta_of(c, env, tbmax, rootw, &base);
+        bool added;
+        set_insert(c, rootw, clos_hash(rootw, K), false, &added);
+        e = expand_all(c, env, tbmax, info, lvl);
+        if (e == CLOS_OK)
+            e = renumber(c, env, lvl);
+        if (e == CLOS_OK && env->work && !ck_save_keys(c, env, tbmax, rootw, &base))
+            say(env, &last, true, "cannot write the checkpoint in %s: continuing without",
+                env->work);
+    }
+    info->positions = c->n;
     if (e == CLOS_OK)
-        e = solve_levels(c, env);
+        e = solve_levels(c, env, tbmax, info, done);
+    info->bytes = arrays_bytes(c, c->cap, c->scap);
+    info->peak = c->peak;
+    if (e == CLOS_OK)
+        memcpy(info->level_count, lvl, sizeof info->level_count);
     if (e != CLOS_OK)
         clos_reset(c);
     return e;
@@ -582,26 +1269,21 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
 bool clos_find(const struct clos *c, const sow_position *p, int *lo, int *hi, int *v,
                bool *expanded)
 {
-    if (!c->n)
+    if (!c->n || !c->start[SOW_MAX_SEEDS + 1])
         return false;
-    uint64_t w[SOW_BOARD_WORDS + 1];
-    pack(c, p, w);
-    const int S = c->S;
-    uint64_t key = mixkey(w, S), mask = c->scap - 1;
-    for (uint64_t h = key & mask; c->set[h].key; h = (h + 1) & mask) {
-        const struct cell *cl = &c->set[h];
-        if (cl->key == key && same_words(&c->pw[(uint64_t)cl->idx * S], w, S)) {
-            uint32_t i = cl->idx;
-            if (lo)
-                *lo = c->lo[i];
-            if (hi)
-                *hi = c->hi[i];
-            if (v)
-                *v = c->v[i];
-            if (expanded)
-                *expanded = c->nmv[i] != NMV_OPEN;
-            return true;
-        }
-    }
-    return false;
+    uint64_t w[MAX_KEY_WORDS];
+    if (!clos_pack(c->rs, c->K, p, w))
+        return false;
+    int64_t i = set_find(c, w);
+    if (i < 0)
+        return false;
+    if (lo)
+        *lo = c->lo[i];
+    if (hi)
+        *hi = c->hi[i];
+    if (v)
+        *v = c->v[i];
+    if (expanded)
+        *expanded = true;
+    return true;
 }

@@ -1,25 +1,44 @@
 /* The exact solver's closure: every position reachable from a root (by all
- * moves, through every lower level), each expanded once, then solved level by
- * level (fewest seeds first) with a bucket-queue retrograde over the explored
- * in-level graph.  docs/solver.md "Algorithm" explains why this is the value
- * of docs/rules.md; closure.c says how.  Internal to src/search.
+ * moves, through every lower level), normalised to the mover, each expanded
+ * once, then solved level by level (fewest seeds first) with a bucket-queue
+ * retrograde over the in-level graph.  docs/solver.md "Algorithm" explains
+ * why this is the value of docs/rules.md, "Memory" what each byte is;
+ * closure.c says how.  Internal to src/search.
  *
- * Layout (per node i, arrays indexed by node; S = words per position):
- *   pw[i*S .. i*S+S-1]  board words 0..nw-1, then side | state << 8
- *   lvl[i]              seeds on the board (the level)
- *   nmv[i]              moves generated; NMV_OPEN not expanded yet,
- *                       NMV_KNOWN value from the endgame tables (never expanded)
- *   kid[i*slots + k]    node of move k's child (rules_generate order)
- *   dcap[i*slots + k]   mover's net capture of move k (0 for in-level moves)
- *   lo[i], hi[i], v[i]  results (v only for NMV_KNOWN)
- * Set: open addressing, 16-byte cells {key, idx}, key = mix of the S words
- * (never 0), positions compared word-wide on a key match.
- * Example (oware 2x6, S = 3): 1,0,1,0,1,1/0,1,1,0,0,1/A is
- *   pw = {0x0001000101000101, 0x0000000001000001, 0x0000}, lvl = 7.
+ * A position is kept as a key of K 64-bit words (K = 1 on 2x6 up to 62
+ * seeds), mover-normalised (the mover's holes first, side A, darra's state
+ * relative to the mover) and packed as what the seed count needs, bits from
+ * the least significant up:
+ *
+ *   bits 0-1   state: 0 none, 1 mover captured last, 2 the other did,
+ *              3 jerin's opening double move due
+ *   then per hole (mover's holes 1..N, then the other's 1..N):
+ *              one 1 bit per seed, then a 0 bit
+ *
+ * so a position of s seeds on H holes takes 2 + s + H bits, and the number
+ * of 1 bits above bit 1 is its level.  Example (oware 2x6): the position
+ * 1,0,1,0,1,1/0,1,1,0,0,1/B (B to move, 7 seeds) normalises to B's holes
+ * first, 0,1,1,0,0,1 | 1,0,1,0,1,1, state none, and packs (bit 0 first) as
+ *
+ *   bit  0 1 | 2 | 3 4 | 5 6 | 7 | 8 | 9 10 | 11 12 | 13 | 14 15 | 16 | 17 18 | 19 20
+ *        0 0 | 0 | 1 0 | 1 0 | 0 | 0 | 1  0 | 1  0  | 0  | 1  0  | 0  | 1  0  | 1  0
+ *   state    | 0 |  1  |  1  | 0 | 0 |  1   |  1    | 0  |  1    | 0  |  1    |  1
+ *
+ *   key = bits 3, 5, 9, 11, 14, 17, 19 = 0xA4A28 (21 bits; tested in
+ *   closure/key_example).  The same position with A to move and the sides
+ *   swapped has the same key.
+ *
+ * Per node i (nodes numbered by level after the expansion, fewest seeds
+ * first): key[i*K .. i*K+K-1], lo[i], hi[i], v[i] (int8, mover's view).
+ * Set: open addressing over 32-bit cells holding node indices
+ * (0xFFFFFFFF free, 0xFFFFFFFE being written), load at most 0.6, the key
+ * compared on each index met.  Children are not stored: the level phase
+ * generates each node's moves a second time (docs/solver.md "Memory").
  *
  * Thread-safety: one caller at a time per struct clos; clos_build runs
- * env->threads OpenMP threads inside (concurrent insertion: CAS on the key,
- * index published with release; see closure.c).  clos_find is read-only.
+ * env->threads OpenMP threads inside (concurrent insertion: CAS on the
+ * cell, index published with release; see closure.c).  clos_find and the
+ * other readers are read-only.
  */
 #ifndef SOW_SEARCH_CLOSURE_H
 #define SOW_SEARCH_CLOSURE_H
@@ -33,6 +52,21 @@
 
 struct clos;
 
+/* What a build reached (filled on every return of clos_build). */
+struct clos_info {
+    uint64_t positions;   /* positions found (normalised to the mover) */
+    uint64_t layers;      /* breadth-first layers expanded */
+    double bytes;         /* bytes held at the end (or at the refusal) */
+    double peak;          /* most bytes held at once (model of the arrays) */
+    double need;          /* CLOS_TOO_BIG: bytes the next layer would need */
+    uint64_t next_est;    /* CLOS_TOO_BIG: positions expected after it */
+    bool by_memory;       /* CLOS_TOO_BIG: refused by the memory budget
+                             (else by max_nodes or the 32-bit index) */
+    uint64_t level_count[SOW_MAX_SEEDS + 1]; /* positions per level */
+    double expand_s, solve_s; /* seconds in the two phases */
+    char why[160];        /* CLOS_TOO_BIG for a format limit: why, else "" */
+};
+
 struct clos_env {
     int threads;
     struct sow_relay_cache **cache;   /* [threads], entries may be NULL */
@@ -44,12 +78,20 @@ struct clos_env {
     int tb_hits_max;                  /* highest level loaded from files (-1: none) */
     uint64_t max_nodes;               /* refuse closures larger than this
                                          (checked between breadth-first layers) */
-    uint64_t hard_nodes;              /* ... and stop any round past this */
+    double memory;                    /* bytes the closure may hold (0: no limit):
+                                         checked before each layer, with headroom
+                                         for the level phase; any growth past it
+                                         stops the build */
     /* Called between expansion rounds and levels, from the calling thread,
-     * at most about once a second: positions found, expanded, and the
-     * level being solved (-1 while expanding).  May be NULL. */
-    void (*progress)(void *arg, uint64_t found, uint64_t expanded, int level);
+     * at most about once a second (layers and levels of more than 1 M
+     * positions always): one line of progress.  May be NULL. */
+    void (*progress)(void *arg, const char *line);
     void *progress_arg;
+    struct clos_info *info;           /* may be NULL */
+    /* Checkpoint directory (may be NULL): the expanded closure and the
+     * levels solved are kept there, and a build of the same root with the
+     * same tables resumes from them (closure.c "checkpoints"). */
+    const char *work;
 };
 
 enum clos_err { CLOS_OK = 0, CLOS_STOPPED, CLOS_OOM, CLOS_TOO_BIG };
@@ -61,12 +103,32 @@ void clos_reset(struct clos *c);
 /* Replace the closure by the one of root and solve it. */
 enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_position *root);
 
-/* p's exact results if p is in the closure: lo, hi (mover's view, clamped to
- * [-n, n]; only if *expanded) and the value v.  false if p is not in it. */
+/* p's exact results if p is in the closure: lo, hi and the value v (mover's
+ * view).  *expanded is always true now (kept for the callers).  false if p
+ * is not in it. */
 bool clos_find(const struct clos *c, const sow_position *p, int *lo, int *hi, int *v,
                bool *expanded);
 
 /* Positions in the closure. */
 uint64_t clos_size(const struct clos *c);
+
+/* Read access for the solution files (solution.c): words per key, and node
+ * i's key words, lo, hi and v.  Nodes are ordered by level. */
+int clos_key_words(const struct clos *c);
+const uint64_t *clos_keys(const struct clos *c);
+const int8_t *clos_lo(const struct clos *c);
+const int8_t *clos_hi(const struct clos *c);
+const int8_t *clos_v(const struct clos *c);
+/* The set's cells (S) and cell j's node index (UINT32_MAX: free). */
+uint64_t clos_cells(const struct clos *c);
+uint32_t clos_cell(const struct clos *c, uint64_t j);
+
+/* Key packing (the layout above), shared with solution.c: K words per key
+ * for positions of at most `seeds` seeds; clos_pack returns false if p does
+ * not fit K words. */
+int clos_words_for(const struct ruleset *rs, int seeds);
+bool clos_pack(const struct ruleset *rs, int K, const sow_position *p, uint64_t *w);
+void clos_unpack(const struct ruleset *rs, int K, const uint64_t *w, sow_position *p);
+uint64_t clos_hash(const uint64_t *w, int K);
 
 #endif

@@ -13,7 +13,9 @@
 #include <stdio.h>
 
 #include "sow/tables.h"
+#include "sow/util.h"
 #include "closure.h"
+#include "solution.h"
 #include "search_internal.h"
 
 /* ---- exact mode: the levels solved in memory (tables.h) ---- */
@@ -96,22 +98,31 @@ static bool ensure_levels(struct search_ctx *s, int n)
 }
 
 /* ---- exact mode: the closure solver (closure.h) ---- */
+/* (closure: memory budget, refusal, checkpoints and solution files; issue 11) */
 
-static void clos_progress(void *arg, uint64_t found, uint64_t expanded, int level)
+static void clos_progress(void *arg, const char *line)
 {
-    struct search_ctx *s = arg;
-    if (level < 0)
-        search_progress(s, "closure: %llu positions found, %llu expanded (limit %llu)",
-                 (unsigned long long)found, (unsigned long long)expanded,
-                 (unsigned long long)SEARCH_MAX_CLOSURE);
-    else
-        search_progress(s, "closure of %llu positions: solving level %d", (unsigned long long)found,
-                 level);
+    search_progress(arg, "%s", line);
+}
+
+/* The closure's memory budget: --memory, else 3/4 of RAM.  (The levels in
+ * memory keep 3 bytes a position besides: about 0.1 GB with the default
+ * --levels budget.) */
+static double clos_budget(const struct search_ctx *s)
+{
+    double b = s->o.memory;
+    if (b <= 0) {
+        double ram = util_phys_memory();
+        b = ram > 0 ? 0.75 * ram : 0;
+    }
+    return b;
 }
 
 /* Solve p's closure (replacing the kept one), refusing more than cap
- * positions.  Flags set for a stop or a lack of memory, not for the cap. */
-static enum clos_err clos_run(struct search_ctx *s, const sow_position *p, uint64_t cap)
+ * positions.  Flags set for a stop or a lack of memory, not for the cap;
+ * *info says what the build reached. */
+static enum clos_err clos_run(struct search_ctx *s, const sow_position *p, uint64_t cap,
+                              struct clos_info *info)
 {
     struct clos_env env = {
         .threads = s->nthreads,
@@ -123,13 +134,25 @@ static enum clos_err clos_run(struct search_ctx *s, const sow_position *p, uint6
         .visits = s->cvisits,
         .tb_hits = s->ctbh,
         .max_nodes = cap,
-        .hard_nodes = 2 * SEARCH_MAX_CLOSURE,
+        .memory = clos_budget(s),
+        .work = s->o.work,
         .progress = clos_progress,
         .progress_arg = s,
+        .info = info,
     };
     enum clos_err e = clos_build(s->clos, &env, p);
-    if (e == CLOS_OK)
-        search_progress(s, "closure of %llu positions solved", (unsigned long long)clos_size(s->clos));
+    if (e == CLOS_OK) {
+        char per[400];
+        int len = 0;
+        for (int m = 0; m <= SOW_MAX_SEEDS && len < (int)sizeof per - 32; m++)
+            if (info->level_count[m])
+                len += snprintf(per + len, sizeof per - (size_t)len, " %d:%llu", m,
+                                (unsigned long long)info->level_count[m]);
+        search_progress(s, "closure of %llu positions solved (%.1f GB peak, %.1f bytes/position); "
+                           "per level:%s",
+                        (unsigned long long)clos_size(s->clos), info->peak / 1e9,
+                        info->peak / (double)(info->positions ? info->positions : 1), per);
+    }
     else if (e == CLOS_STOPPED)
         s->interrupted = true;
     else if (e == CLOS_OOM)
@@ -137,30 +160,46 @@ static enum clos_err clos_run(struct search_ctx *s, const sow_position *p, uint6
     return e;
 }
 
-/* Solve p's closure up to the in-memory limit.  false if stopped/failed. */
+/* Solve p's closure within the memory budget.  false if stopped/failed. */
 static bool clos_solve(struct search_ctx *s, const sow_position *p)
 {
-    switch (clos_run(s, p, SEARCH_MAX_CLOSURE)) {
+    struct clos_info info;
+    switch (clos_run(s, p, UINT64_MAX, &info)) {
     case CLOS_OK:
         return true;
     case CLOS_STOPPED:
     case CLOS_OOM:
         break;
-    case CLOS_TOO_BIG:
+    case CLOS_TOO_BIG: {
         s->too_deep = true;
+        char below[96] = "";
         if (s->mem && s->memmax >= 0)
-            snprintf(s->why, sizeof s->why,
-                     "the position's closure above level %d (levels 0..%d are solved in "
-                     "memory) passed %llu positions, the in-memory limit: raise --levels, or "
-                     "build endgame tables to more seeds (sow tables build) and use --tables",
-                     s->memmax, s->memmax, (unsigned long long)SEARCH_MAX_CLOSURE);
+            snprintf(below, sizeof below, " above level %d (levels 0..%d solved in memory)",
+                     s->memmax, s->memmax);
+        if (info.why[0])
+            snprintf(s->why, sizeof s->why, "the position's closure%s: %s", below, info.why);
         else
             snprintf(s->why, sizeof s->why,
-                     "the position's closure passed %llu positions, the in-memory limit",
-                     (unsigned long long)SEARCH_MAX_CLOSURE);
+                     "the position's closure%s reached %llu positions in %llu layers; the next "
+                     "layer (~%llu positions) would need %.3g GB, the budget is %.3g GB: raise "
+                     "--memory, or solve more levels first (--levels, or --tables with tables "
+                     "built by sow tables build)",
+                     below, (unsigned long long)info.positions, (unsigned long long)info.layers,
+                     (unsigned long long)info.next_est, info.need / 1e9, clos_budget(s) / 1e9);
         break;
     }
+    }
     return false;
+}
+
+enum sow_status search_save(struct search_ctx *s, const sow_position *root, const char *path,
+                            struct sow_error *e)
+{
+    if (s->o.level_budget >= 0 || s->o.tb || s->o.attractor ||
+        !clos_find(s->clos, root, NULL, NULL, NULL, NULL))
+        return sow_fail(e, SOW_E_INPUT,
+                        "%s: a solution file is written from a solve by the closure alone", path);
+    return sol_save(s->rs, s->clos, root, path, e);
 }
 
 /* lo, hi and V of p from the levels in memory, if they hold p with bounds. */
@@ -196,7 +235,8 @@ static bool exact_lohi(struct search_ctx *s, const sow_position *p, int *lo, int
     uint64_t first = s->o.closure_first ? (uint64_t)s->o.closure_first : SEARCH_CLOSURE_FIRST;
     if (s->o.closure_first >= 0 && plan >= first) {
         uint64_t cap = plan / 256 > 64 ? plan / 256 : 64;
-        enum clos_err e = clos_run(s, p, cap);
+        struct clos_info info;
+        enum clos_err e = clos_run(s, p, cap, &info);
         if (e == CLOS_OK)
             return clos_find(s->clos, p, lo, hi, v, NULL);
         if (e != CLOS_TOO_BIG)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sow/engine.h"
 #include "sow/tables.h"
 #include "sow/tt.h"
 #include "sow/util.h"
@@ -19,7 +20,7 @@ void search_progress(struct search_ctx *s, const char *fmt, ...)
 {
     if (!s->o.progress || s->quiet)
         return;
-    char line[256];
+    char line[640];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
@@ -29,7 +30,7 @@ void search_progress(struct search_ctx *s, const char *fmt, ...)
 
 uint64_t search_total_nodes(const struct search_ctx *s)
 {
-    uint64_t n = s->dmoves;
+    uint64_t n = s->dmoves + s->engine_nodes;
     for (int i = 0; i < s->nthreads; i++)
         n += s->th[i]->visits + s->cvisits[i];
     return n;
@@ -49,7 +50,7 @@ enum sow_status search_new(const struct ruleset *rs, const struct search_opts *o
     s->nthreads = o->threads < 1 ? 1 : o->threads;
     /* The exact mode's closure solver does not use the table: only the
      * bounded mode and the attractor method get one of hash_mb MiB. */
-    bool need_tt = o->attractor || o->depth > 0 || o->time_limit > 0;
+    bool need_tt = o->attractor || ((o->depth > 0 || o->time_limit > 0) && o->threshold);
     s->tt = tt_new(need_tt ? (o->hash_mb ? o->hash_mb : SEARCH_HASH_MB) : 0);
     s->th = calloc((size_t)s->nthreads, sizeof *s->th);
     if (!s->tt || !s->th) {
@@ -114,6 +115,7 @@ void search_free(struct search_ctx *s)
     free(s->ctbh);
     tb_mem_free(s->mem);
     tt_free(s->tt);
+    engine_free(s->eng);
     free(s);
 }
 
@@ -123,11 +125,13 @@ void search_clear(struct search_ctx *s)
     clos_reset(s->clos);
     tb_mem_free(s->mem);
     s->mem = NULL;
+    if (s->eng)
+        engine_clear(s->eng);
 }
 
 void search_counters(const struct search_ctx *s, uint64_t *nodes, uint64_t *tb_hits)
 {
-    uint64_t h = 0;
+    uint64_t h = s->engine_tbh;
     for (int i = 0; i < s->nthreads; i++)
         h += s->th[i]->tb_hits + s->ctbh[i];
     *nodes = search_total_nodes(s);
@@ -148,6 +152,7 @@ void search_reset_counters(struct search_ctx *s)
         s->th[i]->nodes = s->th[i]->visits = s->th[i]->tb_hits = s->cnodes[i] = s->cvisits[i] =
             s->ctbh[i] = 0;
     s->dmoves = s->dentries = 0;
+    s->engine_nodes = s->engine_tbh = 0;
 }
 
 const struct sow_error *search_last_error(const struct search_ctx *s)
@@ -156,14 +161,14 @@ const struct sow_error *search_last_error(const struct search_ctx *s)
 }
 
 /* The status of a call that could not finish, from the flags its threads
- * set: out of memory, or past the solver's in-memory limits (both failures
- * while working), else a stop. */
+ * set: out of memory (a failure while working), past the --memory budget
+ * or a size limit (refused: SOW_E_TOO_BIG), else a stop. */
 static enum sow_status fail_status(struct search_ctx *s)
 {
     if (s->oom)
         return sow_fail(&s->err, SOW_E_NOMEM, "%s", s->why[0] ? s->why : "out of memory");
-    if (s->too_deep)
-        return sow_fail(&s->err, SOW_E_NOMEM, "%s",
+    if (s->too_deep) /* refused by the --memory budget or a size limit */
+        return sow_fail(&s->err, SOW_E_TOO_BIG, "%s",
                         s->why[0] ? s->why
                                   : "a level of the position is too large for the in-memory search");
     return sow_fail(&s->err, SOW_E_INTERRUPTED, "interrupted");
@@ -319,6 +324,11 @@ enum sow_status search_solve(struct search_ctx *s, const sow_position *p,
         return SOW_OK;
     }
 
+    if (!s->o.threshold) { /* the alpha-beta engine (search_engine.c) */
+        if (!engine_bounded(s, p, t0, r))
+            goto stopped;
+        return SOW_OK;
+    }
     if (!threshold_bounded(s, p, &ml, t0, r))
         goto stopped;
     /* The bounded mode reports its best move as the whole PV, even when the

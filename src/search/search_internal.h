@@ -66,6 +66,10 @@ struct search_ctx {
     struct tb_mem *mem;
     int memmax, diskmax;
     uint64_t dmoves, dentries;
+    /* bounded mode by the alpha-beta engine (search_engine.c, engine.h):
+     * made on first use; its nodes and table hits so far */
+    struct engine *eng;
+    uint64_t engine_nodes, engine_tbh;
 };
 
 static inline int clampi(int x, int lo, int hi)
@@ -111,5 +115,13 @@ bool threshold_pick(struct search_ctx *s, const sow_position *p, const struct so
  * best move and depth.  false if stopped or failed (flags in s). */
 bool threshold_bounded(struct search_ctx *s, const sow_position *p,
                        const struct sow_movelist *ml, double t0, struct search_result *r);
+
+/* ---- search_engine.c: bounded mode by the alpha-beta engine ---- */
+
+/* o.depth / o.time_limit by the engine (docs/engine.md): r filled with its
+ * score, best move, PV, depth and counters.  false if stopped or failed
+ * (flags in s). */
+bool engine_bounded(struct search_ctx *s, const sow_position *p, double t0,
+                    struct search_result *r);
 
 #endif

@@ -251,6 +251,28 @@ ok solve --json --moves "$POS6"
 ok solve --threads 2 "$POS6"
 ok solve --depth 4 "$POS6"
 ok solve --rules jodu 0,0,1/1,0,1/A
+# the closure's memory budget: refused before the layer that would not fit
+bad 2 solve --rules odu --levels 0 --memory 0.004
+bad 2 solve --memory 0 "$POS6"
+bad 2 solve --memory lots "$POS6"
+bad 2 solve --memory 1 --depth 3 "$POS6"
+ok solve --memory 0.01 "$POS6"
+# solution files: written, answered, damaged or foreign ones refused
+ok solve --rules odu --pits 3 --seeds 2 --save s.sol
+ok solve --rules odu --pits 3 --seeds 2 --solution s.sol
+ok solve --rules odu --pits 3 --seeds 2 --json --solution s.sol 1,0,1/3,3,0/B/4-0/-
+bad 2 solve --rules oware --pits 3 --seeds 2 --solution s.sol
+bad 2 solve --rules odu --pits 3 --seeds 2 --solution s.sol 9,0,0/0,0,0/A
+printf 'not a solution file' > g.sol
+bad 2 solve --rules odu --pits 3 --seeds 2 --solution g.sol
+head -c 300 s.sol > t.sol
+bad 2 solve --rules odu --pits 3 --seeds 2 --solution t.sol
+bad 2 solve --solution missing.sol "$POS6"
+ok tables probe --rules odu --pits 3 --solution s.sol 2,2,2/2,2,2/A
+bad 2 tables probe --rules odu --pits 3 --solution g.sol 2,2,2/2,2,2/A
+bad 2 solve --save x.sol --levels 3 "$POS6"
+bad 2 solve --save x.sol --solution s.sol "$POS6"
+bad 2 solve --save x.sol --depth 2 "$POS6"
 bad 2 solve --levels -1 "$POS6"
 bad 2 solve --levels many "$POS6"
 bad 2 solve --levels 1048577 "$POS6"

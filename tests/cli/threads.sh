@@ -95,6 +95,13 @@ same "solve oware, closure alone" --levels 0 0,0,1,2,1,0/1,0,2,0,0,1/A
 same "solve jodu, closure alone" --levels 0 --rules jodu 0,1,0,2,1,1/1,0,1,0,0,1/A
 t "solve --depth 8 (bounded), 2 threads" solve --threads 2 --depth 8
 t "variants play, 2 threads" variants play --rules oware --pits 3 --seeds 2 --games 20 --threads 2
+# ---- the alpha-beta engine (docs/engine.md): Lazy SMP, protocol thread, match workers
+t "engine: solve --time 2, 2 threads" solve --threads 2 --time 2
+t "engine: jodu --depth 9, 2 threads" solve --rules jodu --threads 2 --depth 9
+t "engine: threshold twin --depth 6, 2 threads" solve --threads 2 --depth 6 --threshold
+t "engine: match, 2 games at once, 2-thread engines" match --a sow:depth=4,threads=2 --b greedy --games 4 --concurrency 2
+printf 'setoption name Threads value 2\nisready\nposition startpos\ngo infinite\nstop\ngo depth 9\nisready\nquit\n' >"$WORK/proto"
+t "engine: protocol, go infinite then stop, 2 threads" engine <"$WORK/proto"
 
 echo "1..$n"
 echo "# $n cases, $failed failed"

@@ -1,0 +1,138 @@
+/* sow — the alpha-beta engine: strong play in positions beyond exact reach
+ * (docs/engine.md).
+ *
+ * Negamax alpha-beta with principal-variation search, iterative deepening
+ * with aspiration windows, the transposition table of tt.h (engine entries),
+ * move ordering (engine_pick.c), a per-rule-set evaluation (eval.c), exact
+ * knowledge (terminal positions, endgame tables, small levels solved in
+ * memory on demand), repetitions on the path settled by the rule set's
+ * repetition rule, and Lazy SMP over the shared table.
+ *
+ * Scores are centi-seeds from the point of view of the player to move: an
+ * estimate of the value of docs/rules.md (net future captures), 100 = one
+ * seed.  A *proven* score is an exact value (times 100): it rests only on
+ * terminal positions and endgame tables, never on the evaluation or on a
+ * repetition (repetition scores depend on the path: never proven, never
+ * stored as proven).
+ *
+ * Thread-safety: an engine is used by one caller at a time, except
+ * engine_stop, which any thread (or a signal handler through the stop flag)
+ * may call while engine_search runs.  engine_search starts and joins its own
+ * helper threads (Lazy SMP).  Engines are independent of each other.
+ */
+#ifndef SOW_ENGINE_H
+#define SOW_ENGINE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sow/export.h"
+#include "sow/rules.h"
+#include "sow/status.h"
+#include "sow/tables_probe.h"
+
+#define ENGINE_MAX_PLY 128
+#define ENGINE_MAX_HISTORY 1024
+#define ENGINE_INF 30000
+/* Evaluation terms (eval.c, docs/engine.md "Evaluation"), centi-seeds. */
+enum {
+    EW_SIDE,      /* seeds in the mover's row minus the opponent's */
+    EW_MOBILITY,  /* non-empty holes, mover minus opponent */
+    EW_VULN,      /* opponent's vulnerable holes minus the mover's */
+    EW_BIG,       /* seeds beyond a full lap in the mover's holes (a kroo) */
+    EW_RELAY,     /* relay games: holes whose sowing continues (lands on seeds) */
+    EW_REACH,     /* holes whose last seed lands in the opponent's row */
+    EW_TEMPO,     /* the side to move */
+    EW_COUNT
+};
+
+struct eval_weights {
+    int w[EW_COUNT];
+};
+
+/* The committed, tuned weights of a rule family (docs/engine.md). */
+SOW_API void eval_default_weights(const struct ruleset *rs, struct eval_weights *w);
+/* Parse "a,b,c,..." (EW_COUNT integers) into w: SOW_OK, or SOW_E_INPUT
+ * with a one-line reason. */
+SOW_API enum sow_status eval_parse_weights(const char *s, struct eval_weights *w,
+                                           struct sow_error *e);
+/* Static evaluation of p for its mover, centi-seeds (pure, thread-safe). */
+SOW_API int eval_position(const struct ruleset *rs, const struct eval_weights *w,
+                          const sow_position *p);
+
+struct engine_opts {
+    int threads;              /* >= 1 */
+    unsigned hash_mb;         /* transposition table, MiB (>= 1) */
+    const struct tb_set *tb;  /* endgame tables, or NULL (borrowed) */
+    /* Solve the lowest levels in memory (the table builder), on demand up
+     * to each root's seed count, while they add up to at most this many
+     * positions (0: default 1 M, < 0: none); loaded tables count as solved
+     * and levels start above them. */
+    long long mem_levels;
+    const struct eval_weights *weights; /* NULL: the defaults */
+    /* Drive each iteration by MTD(f) null-window tests instead of PVS with
+     * aspiration windows (measured in docs/engine.md; PVS is the default). */
+    bool mtdf;
+};
+
+/* Limits of one search; zero fields are "none". */
+struct engine_limits {
+    int depth;                /* plies */
+    double seconds;           /* wall time for the whole search */
+    uint64_t nodes;           /* stop after about this many nodes */
+    bool infinite;            /* until engine_stop (depth cap ENGINE_MAX_PLY) */
+};
+
+/* One iteration's report (also the final result). */
+struct engine_info {
+    int depth, seldepth;
+    int score;                /* centi-seeds */
+    bool proven;              /* score is exact (score / 100 is the value) */
+    bool bound_lower, bound_upper; /* aspiration fail (info ... lowerbound) */
+    uint64_t nodes, tb_hits;
+    double seconds;
+    int hashfull;             /* per mille */
+    int pv_len;
+    sow_move pv[ENGINE_MAX_PLY];
+};
+
+struct engine_result {
+    struct engine_info info;  /* the last completed iteration */
+    sow_move best;            /* SOW_MOVE_NONE if the game is over */
+    bool over;                /* no legal move: score is the settlement */
+    bool stopped;             /* ended by engine_stop / the stop flag */
+};
+
+struct engine;
+
+/* A new engine in *out: SOW_OK, or SOW_E_NOMEM (table, threads' state or
+ * levels) with a one-line reason and *out NULL.  rs must outlive it. */
+SOW_API enum sow_status engine_new(const struct ruleset *rs, const struct engine_opts *o,
+                           struct engine **out, struct sow_error *e);
+SOW_API void engine_free(struct engine *e);
+/* Forget the table, killers and history (a new game; reproducible counts). */
+SOW_API void engine_clear(struct engine *e);
+/* Called after each completed iteration from the searching thread. */
+SOW_API void engine_set_info(struct engine *e, void (*cb)(void *arg, const struct engine_info *i),
+                     void *arg);
+/* Optional external stop flag (e.g. set by a SIGINT handler). */
+SOW_API void engine_set_stop_flag(struct engine *e, volatile sig_atomic_t *flag);
+
+/* Solve in memory the small levels a search of p may use (see
+ * engine_opts.mem_levels) now rather than at the start of engine_search:
+ * a protocol calls it when the position is set, so that `go` ... `stop`
+ * answers at once.  Optional. */
+SOW_API void engine_prepare(struct engine *e, const sow_position *p);
+
+/* Search p, reached after the positions hist[0..nhist-1] (oldest first,
+ * for repetitions; may be 0).  Always returns a legal best move unless the
+ * game is over, even when stopped at once. */
+SOW_API void engine_search(struct engine *e, const sow_position *p, const sow_position *hist,
+                           int nhist, const struct engine_limits *lim, struct engine_result *r);
+/* Ask a running search to stop soon (any thread). */
+SOW_API void engine_stop(struct engine *e);
+/* Total nodes (children made by a move and searched) since engine_new. */
+SOW_API uint64_t engine_nodes(const struct engine *e);
+
+#endif

@@ -1,0 +1,645 @@
+/* sow engine: the alpha-beta engine behind a line protocol in the style of
+ * the Universal Chess Interface (docs/engine.md "Protocol").  The main
+ * thread reads commands; `go` starts one search thread, which prints `info`
+ * lines and `bestmove`; `stop` ends it (the engine polls its stop flag every
+ * 1024 nodes). */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "cli.h"
+#include "sow/engine.h"
+#include "sow/util.h"
+
+static const char usage[] =
+    "usage: sow engine\n"
+    "Speaks a UCI-style line protocol on stdin/stdout (docs/engine.md):\n"
+    "  uci | isready | setoption name N value V | ucinewgame\n"
+    "  position startpos | pos TOKEN | fen F  [moves M ...]\n"
+    "  go [depth D] [movetime MS] [wtime MS btime MS [winc MS binc MS] [movestogo N]]\n"
+    "     [nodes N] [infinite] | stop | quit\n"
+    "Options: Hash, Threads, Rules, Pits, Seeds, Tables, Weights.  For oware, F is the\n"
+    "twelve hole counts (South's A-F, North's a-f), the two stores and the side S/N\n"
+    "joined by '-', and moves may be hole letters (A-F South, a-f North).\n";
+
+#define LINE_MAX_LEN 65536
+#define HIST_MAX ENGINE_MAX_HISTORY
+
+struct proto {
+    pthread_mutex_t out;
+    /* options */
+    char rules[32];
+    long pits, seeds, hash, threads;
+    char tables[1024];
+    bool have_weights;
+    struct eval_weights weights;
+    /* state */
+    struct ruleset rs;
+    struct engine *e;
+    struct tb_set *tb;
+    bool dirty;                 /* options changed: rebuild the engine */
+    sow_position start, pos;
+    sow_position hist[HIST_MAX];
+    int nhist;
+    bool letters;               /* answer in the oware GUIs' letter notation */
+    /* the search thread */
+    pthread_t th;
+    bool searching;
+    volatile sig_atomic_t stop_req; /* stop or quit received: the engine's stop flag */
+    bool infinite;
+    struct engine_limits lim;
+    sow_position spos;
+    sow_position shist[HIST_MAX];
+    int snhist;
+    volatile int done;          /* the search thread has printed bestmove */
+};
+
+static void say(struct proto *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct proto *P, const char *fmt, ...)
+{
+    va_list ap;
+    pthread_mutex_lock(&P->out);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+    pthread_mutex_unlock(&P->out);
+}
+
+#define ERR(P, ...) say(P, "info string error: " __VA_ARGS__)
+
+static bool is_oware(const struct proto *P)
+{
+    return P->rs.family == SOW_OWARE;
+}
+
+static void fmt_move(const struct proto *P, int side, sow_move m, char *buf, size_t len)
+{
+    if (P->letters && is_oware(P) && m < P->rs.pits)
+        snprintf(buf, len, "%c", (side ? 'a' : 'A') + m);
+    else
+        move_format(&P->rs, side, m, buf, len);
+}
+
+/* ---- options and the engine ---- */
+
+static int setup_rules(struct proto *P, char *err, int errlen)
+{
+    struct ruleset rs;
+    if (rules_init(&rs, P->rules, (int)P->pits, (int)P->seeds, err, errlen) < 0)
+        return -1;
+    P->rs = rs;
+    P->start = P->pos = rules_start(&P->rs);
+    P->nhist = 0;
+    P->dirty = true;
+    return 0;
+}
+
+static int ensure_engine(struct proto *P)
+{
+    if (!P->dirty && P->e)
+        return 0;
+    engine_free(P->e);
+    P->e = NULL;
+    tb_close(P->tb);
+    P->tb = NULL;
+    if (P->tables[0]) {
+        struct sow_error te;
+        if (tb_open(&P->rs, P->tables, &P->tb, &te) != SOW_OK) {
+            P->tb = NULL;
+            ERR(P, "Tables %s: %s (no tables used)", P->tables, te.msg);
+            P->tables[0] = 0;
+        }
+    }
+    struct engine_opts o = {.threads = (int)P->threads, .hash_mb = (unsigned)P->hash,
+                            .tb = P->tb, .weights = P->have_weights ? &P->weights : NULL};
+    struct sow_error ee;
+    if (engine_new(&P->rs, &o, &P->e, &ee) != SOW_OK) {
+        ERR(P, "%s", ee.msg);
+        return -1;
+    }
+    /* The engine polls this flag, which is cleared before each go: a stop
+     * arriving before the search thread starts is not lost. */
+    engine_set_stop_flag(P->e, &P->stop_req);
+    P->dirty = false;
+    return 0;
+}
+
+static void cmd_uci(struct proto *P)
+{
+    say(P, "id name sow %s", "0.1.0");
+    say(P, "id author the sow developers");
+    say(P, "option name Hash type spin default 64 min 1 max 65536");
+    say(P, "option name Threads type spin default 1 min 1 max 256");
+    pthread_mutex_lock(&P->out);
+    printf("option name Rules type combo default oware");
+    for (int i = 0; sow_rule_names[i]; i++)
+        printf(" var %s", sow_rule_names[i]);
+    printf("\n");
+    pthread_mutex_unlock(&P->out);
+    say(P, "option name Pits type spin default 6 min 1 max %d", SOW_MAX_PITS);
+    say(P, "option name Seeds type spin default 4 min 1 max %d", SOW_MAX_SEEDS);
+    say(P, "option name Tables type string default <empty>");
+    say(P, "option name Weights type string default <empty>");
+    say(P, "uciok");
+}
+
+static void cmd_setoption(struct proto *P, char *args)
+{
+    /* name N value V (V may hold spaces: a path) */
+    char *name = strstr(args, "name ");
+    if (!name || name != args + strspn(args, " ")) {
+        ERR(P, "setoption: expected 'setoption name N value V'");
+        return;
+    }
+    name += 5;
+    char *val = strstr(name, " value ");
+    char *v = val ? val + 7 : NULL;
+    if (val)
+        *val = 0;
+    while (*name == ' ')
+        name++;
+    for (char *q = name + strlen(name); q > name && q[-1] == ' ';)
+        *--q = 0;
+    if (v)
+        while (*v == ' ')
+            v++;
+    char err[320];
+    long x;
+    char *end;
+    if (!strcasecmp(name, "Hash") || !strcasecmp(name, "Threads") ||
+        !strcasecmp(name, "Pits") || !strcasecmp(name, "Seeds")) {
+        if (!v || !*v) {
+            ERR(P, "setoption %s: missing value", name);
+            return;
+        }
+        x = strtol(v, &end, 10);
+        bool hash = !strcasecmp(name, "Hash"), thr = !strcasecmp(name, "Threads"),
+             pits = !strcasecmp(name, "Pits");
+        long lo = 1, hi = hash ? 65536 : thr ? 256 : pits ? SOW_MAX_PITS : SOW_MAX_SEEDS;
+        if (*end || end == v || x < lo || x > hi) {
+            ERR(P, "setoption %s: '%s' is not an integer in %ld..%ld", name, v, lo, hi);
+            return;
+        }
+        if (hash) {
+            double ram = util_phys_memory();
+            if (ram > 0 && (double)x * 1048576.0 > 0.75 * ram) {
+                ERR(P, "setoption Hash: %ld MiB is more than 3/4 of this machine's memory", x);
+                return;
+            }
+            P->hash = x;
+            P->dirty = true;
+        } else if (thr) {
+            P->threads = x;
+            P->dirty = true;
+        } else {
+            long old = pits ? P->pits : P->seeds;
+            if (pits)
+                P->pits = x;
+            else
+                P->seeds = x;
+            if (setup_rules(P, err, sizeof err) < 0) {
+                if (pits)
+                    P->pits = old;
+                else
+                    P->seeds = old;
+                ERR(P, "setoption %s: %s", name, err);
+            }
+        }
+        return;
+    }
+    if (!strcasecmp(name, "Rules")) {
+        if (!v || !*v) {
+            ERR(P, "setoption Rules: missing value");
+            return;
+        }
+        char old[32];
+        snprintf(old, sizeof old, "%s", P->rules);
+        snprintf(P->rules, sizeof P->rules, "%s", v);
+        if (strlen(v) >= sizeof P->rules || setup_rules(P, err, sizeof err) < 0) {
+            snprintf(P->rules, sizeof P->rules, "%s", old);
+            ERR(P, "setoption Rules: unknown rule set '%s'", v);
+        }
+        return;
+    }
+    if (!strcasecmp(name, "Tables")) {
+        if (!v || !*v || !strcmp(v, "<empty>"))
+            P->tables[0] = 0;
+        else if (strlen(v) >= sizeof P->tables) {
+            ERR(P, "setoption Tables: path too long");
+            return;
+        } else
+            snprintf(P->tables, sizeof P->tables, "%s", v);
+        P->dirty = true;
+        return;
+    }
+    if (!strcasecmp(name, "Weights")) {
+        if (!v || !*v || !strcmp(v, "<empty>")) {
+            P->have_weights = false;
+        } else {
+            struct eval_weights w;
+            struct sow_error we;
+            if (eval_parse_weights(v, &w, &we) != SOW_OK) {
+                ERR(P, "setoption Weights: %s", we.msg);
+                return;
+            }
+            P->weights = w;
+            P->have_weights = true;
+        }
+        P->dirty = true;
+        return;
+    }
+    ERR(P, "setoption: unknown option '%s'", name);
+}
+
+/* ---- positions ---- */
+
+/* Oware GUIs' fen: 12 counts, 2 stores, S/N, joined by '-'. */
+static int parse_fen(struct proto *P, const char *f, sow_position *out, char *err, int errlen)
+{
+    const int H = P->rs.holes;
+    long v[SOW_MAX_HOLES + 2];
+    const char *q = f;
+    sow_position p;
+    memset(&p, 0, sizeof p);
+    for (int i = 0; i < H + 2; i++) {
+        char *end;
+        if (*q < '0' || *q > '9') {
+            snprintf(err, (size_t)errlen, "fen '%s': expected %d counts, 2 stores and S or N "
+                     "joined by '-'", f, H);
+            return -1;
+        }
+        v[i] = strtol(q, &end, 10);
+        if (*end != '-' || v[i] > SOW_MAX_SEEDS) {
+            snprintf(err, (size_t)errlen, "fen '%s': expected %d counts, 2 stores and S or N "
+                     "joined by '-'", f, H);
+            return -1;
+        }
+        q = end + 1;
+    }
+    if ((q[0] != 'S' && q[0] != 'N') || q[1]) {
+        snprintf(err, (size_t)errlen, "fen '%s': the side to move must be S or N", f);
+        return -1;
+    }
+    for (int i = 0; i < H; i++)
+        p.board.h[i] = (uint8_t)v[i];
+    p.store[0] = (uint16_t)v[H];
+    p.store[1] = (uint16_t)v[H + 1];
+    p.side = q[0] == 'S' ? 0 : 1;
+    if (rules_validate(&P->rs, &p, err, errlen) < 0)
+        return -1;
+    *out = p;
+    return 0;
+}
+
+static int parse_move(struct proto *P, const sow_position *p, const char *tok, sow_move *m,
+                      bool *letter, char *err, int errlen)
+{
+    *letter = false;
+    if (is_oware(P) && tok[0] && !tok[1] && ((tok[0] >= 'A' && tok[0] < 'A' + P->rs.pits) ||
+                                            (tok[0] >= 'a' && tok[0] < 'a' + P->rs.pits))) {
+        int side = tok[0] >= 'a';
+        if (side != p->side) {
+            snprintf(err, (size_t)errlen, "move '%s': it is %s's turn", tok,
+                     p->side ? "North" : "South");
+            return -1;
+        }
+        *m = (sow_move)(tok[0] - (side ? 'a' : 'A'));
+        *letter = true;
+        return 0;
+    }
+    return move_parse(&P->rs, p, tok, m, err, errlen);
+}
+
+static void cmd_position(struct proto *P, char *args)
+{
+    char err[320];
+    char *save = NULL;
+    char *kind = strtok_r(args, " \t", &save);
+    sow_position p;
+    bool letters = false;
+    if (!kind) {
+        ERR(P, "position: expected startpos, pos TOKEN or fen F");
+        return;
+    }
+    if (!strcmp(kind, "startpos")) {
+        p = rules_start(&P->rs);
+    } else if (!strcmp(kind, "pos") || !strcmp(kind, "fen")) {
+        char *tok = strtok_r(NULL, " \t", &save);
+        if (!tok) {
+            ERR(P, "position %s: missing the position", kind);
+            return;
+        }
+        if (!strcmp(kind, "fen")) {
+            if (!is_oware(P)) {
+                ERR(P, "position fen: the fen notation is oware's (Rules is %s)", P->rs.name);
+                return;
+            }
+            if (parse_fen(P, tok, &p, err, sizeof err) < 0) {
+                ERR(P, "position: %s", err);
+                return;
+            }
+            letters = true;
+        } else {
+            int tp = pos_token_pits(tok, err, sizeof err);
+            if (tp < 0 || pos_parse(&P->rs, tok, &p, err, sizeof err) < 0) {
+                if (tp >= 0 && tp != P->rs.pits)
+                    ERR(P, "position: %d holes per side, but Pits is %d", tp, P->rs.pits);
+                else
+                    ERR(P, "position: %s", err);
+                return;
+            }
+        }
+    } else {
+        ERR(P, "position: expected startpos, pos TOKEN or fen F, not '%s'", kind);
+        return;
+    }
+    static sow_position hist[HIST_MAX];
+    int nh = 0;
+    char *tok = strtok_r(NULL, " \t", &save);
+    if (tok && strcmp(tok, "moves")) {
+        ERR(P, "position: expected 'moves' after the position, not '%s'", tok);
+        return;
+    }
+    struct sow_movelist ml;
+    while (tok && (tok = strtok_r(NULL, " \t", &save))) {
+        sow_move m;
+        bool let;
+        if (parse_move(P, &p, tok, &m, &let, err, sizeof err) < 0) {
+            ERR(P, "position: %s", err);
+            return;
+        }
+        letters |= let;
+        rules_generate(&P->rs, &p, &ml);
+        int i = rules_find_move(&ml, m);
+        if (i < 0) {
+            ERR(P, "position: move '%s' is not legal here", tok);
+            return;
+        }
+        if (nh == HIST_MAX) {
+            memmove(hist, hist + 1, sizeof hist[0] * (HIST_MAX - 1));
+            nh--;
+        }
+        hist[nh++] = p;
+        p = ml.c[i].pos;
+    }
+    P->pos = p;
+    if (ensure_engine(P) == 0)
+        engine_prepare(P->e, &p); /* the small levels now: stop stays fast */
+    memcpy(P->hist, hist, sizeof hist[0] * (size_t)nh);
+    P->nhist = nh;
+    P->letters = letters;
+}
+
+/* ---- go ---- */
+
+static void on_info(void *arg, const struct engine_info *in)
+{
+    struct proto *P = arg;
+    char line[8192];
+    int k = snprintf(line, sizeof line, "info depth %d seldepth %d ", in->depth, in->seldepth);
+    if (in->proven)
+        k += snprintf(line + k, sizeof line - (size_t)k, "score exact %d", in->score / 100);
+    else
+        k += snprintf(line + k, sizeof line - (size_t)k, "score cp %d%s", in->score,
+                      in->bound_lower ? " lowerbound" : in->bound_upper ? " upperbound" : "");
+    double t = in->seconds;
+    k += snprintf(line + k, sizeof line - (size_t)k,
+                  " nodes %llu nps %.0f hashfull %d tbhits %llu time %.0f pv",
+                  (unsigned long long)in->nodes, t > 0 ? (double)in->nodes / t : 0.0,
+                  in->hashfull, (unsigned long long)in->tb_hits, t * 1000);
+    sow_position q = P->spos;
+    struct sow_movelist ml;
+    for (int i = 0; i < in->pv_len && k < (int)sizeof line - 32; i++) {
+        rules_generate(&P->rs, &q, &ml);
+        int j = rules_find_move(&ml, in->pv[i]);
+        if (j < 0)
+            break;
+        char mv[SOW_MOVE_MAXLEN];
+        fmt_move(P, q.side, in->pv[i], mv, sizeof mv);
+        k += snprintf(line + k, sizeof line - (size_t)k, " %s", mv);
+        q = ml.c[j].pos;
+    }
+    say(P, "%s", line);
+}
+
+static void *search_main(void *arg)
+{
+    struct proto *P = arg;
+    struct engine_result r;
+    engine_search(P->e, &P->spos, P->shist, P->snhist, &P->lim, &r);
+    /* UCI: after `go infinite` the answer waits for `stop`. */
+    while (P->infinite && !__atomic_load_n(&P->stop_req, __ATOMIC_RELAXED)) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    /* done before the answer: a GUI may send its next command the moment
+     * it reads bestmove, and the main thread must then join, not refuse. */
+    __atomic_store_n(&P->done, 1, __ATOMIC_RELEASE);
+    if (r.best == SOW_MOVE_NONE) {
+        say(P, "info string game over: no legal move");
+        say(P, "bestmove (none)");
+    } else {
+        char mv[SOW_MOVE_MAXLEN];
+        fmt_move(P, P->spos.side, r.best, mv, sizeof mv);
+        say(P, "bestmove %s", mv);
+    }
+    return NULL;
+}
+
+static void join_search(struct proto *P)
+{
+    if (!P->searching)
+        return;
+    pthread_join(P->th, NULL);
+    P->searching = false;
+}
+
+static bool parse_num(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    if (!s)
+        return false;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= lo && v <= hi))
+        return false;
+    *out = v;
+    return true;
+}
+
+static void cmd_go(struct proto *P, char *args)
+{
+    struct engine_limits lim = {0};
+    double wtime = -1, btime = -1, winc = 0, binc = 0, mtg = 0, v;
+    bool infinite = false;
+    char *save = NULL;
+    for (char *tok = strtok_r(args, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+        char *val = NULL;
+        if (!strcmp(tok, "infinite")) {
+            infinite = true;
+            continue;
+        }
+        val = strtok_r(NULL, " \t", &save);
+        if (!strcmp(tok, "depth")) {
+            if (!parse_num(val, 1, ENGINE_MAX_PLY - 1, &v) || v != (int)v)
+                goto bad;
+            lim.depth = (int)v;
+        } else if (!strcmp(tok, "movetime")) {
+            if (!parse_num(val, 1, 1e9, &v))
+                goto bad;
+            lim.seconds = v / 1000;
+        } else if (!strcmp(tok, "nodes")) {
+            if (!parse_num(val, 1, 1e18, &v))
+                goto bad;
+            lim.nodes = (uint64_t)v;
+        } else if (!strcmp(tok, "wtime") || !strcmp(tok, "btime") || !strcmp(tok, "winc") ||
+                   !strcmp(tok, "binc") || !strcmp(tok, "movestogo")) {
+            if (!parse_num(val, tok[0] == 'm' ? 1 : 0, 1e12, &v))
+                goto bad;
+            *(!strcmp(tok, "wtime")  ? &wtime
+              : !strcmp(tok, "btime") ? &btime
+              : !strcmp(tok, "winc")  ? &winc
+              : !strcmp(tok, "binc")  ? &binc
+                                      : &mtg) = v;
+        } else {
+            ERR(P, "go: unknown parameter '%s'", tok);
+            return;
+        }
+        continue;
+    bad:
+        ERR(P, "go %s: bad or missing value '%s'", tok, val ? val : "");
+        return;
+    }
+    /* wtime/btime: the clock of the side to move (wtime = South/A). */
+    double mine = P->pos.side ? btime : wtime, inc = P->pos.side ? binc : winc;
+    if (mine >= 0 && !infinite) {
+        double per = mine / (mtg > 0 ? mtg : 30) + 0.8 * inc;
+        if (per > mine / 2)
+            per = mine / 2;
+        double s = per / 1000;
+        if (s < 0.005)
+            s = 0.005;
+        if (!lim.seconds || s < lim.seconds)
+            lim.seconds = s;
+    }
+    if (infinite) {
+        lim.depth = 0;
+        lim.seconds = 0;
+        lim.nodes = 0;
+        lim.infinite = true;
+    }
+    if (ensure_engine(P) < 0)
+        return;
+    P->lim = lim;
+    P->infinite = infinite;
+    P->spos = P->pos;
+    memcpy(P->shist, P->hist, sizeof P->hist[0] * (size_t)P->nhist);
+    P->snhist = P->nhist;
+    __atomic_store_n(&P->stop_req, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&P->done, 0, __ATOMIC_RELAXED);
+    engine_set_info(P->e, on_info, P);
+    if (pthread_create(&P->th, NULL, search_main, P) != 0) {
+        ERR(P, "go: cannot start the search thread");
+        return;
+    }
+    P->searching = true;
+}
+
+static void do_stop(struct proto *P)
+{
+    if (!P->searching)
+        return;
+    __atomic_store_n(&P->stop_req, 1, __ATOMIC_RELAXED);
+    join_search(P);
+}
+
+int cmd_engine(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            return CLI_OK;
+        }
+        return cli_unknown("engine", argv[i]);
+    }
+    static struct proto P;
+    pthread_mutex_init(&P.out, NULL);
+    snprintf(P.rules, sizeof P.rules, "oware");
+    P.pits = 6;
+    P.seeds = 4;
+    P.hash = 64;
+    P.threads = 1;
+    char err[320];
+    if (setup_rules(&P, err, sizeof err) < 0)
+        return cli_bad("engine", "%s", err);
+    static char line[LINE_MAX_LEN];
+    while (fgets(line, sizeof line, stdin)) {
+        size_t len = strlen(line);
+        if (len && line[len - 1] != '\n' && !feof(stdin)) {
+            int c;
+            while ((c = getchar()) != EOF && c != '\n')
+                ;
+            ERR(&P, "line longer than %d characters ignored", LINE_MAX_LEN - 2);
+            continue;
+        }
+        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = 0;
+        char *cmd = line + strspn(line, " \t");
+        if (!*cmd)
+            continue;
+        char *args = cmd + strcspn(cmd, " \t");
+        if (*args)
+            *args++ = 0;
+        /* A finished search (depth reached) is joined before anything else. */
+        if (P.searching && __atomic_load_n(&P.done, __ATOMIC_ACQUIRE))
+            join_search(&P);
+        if (!strcmp(cmd, "quit"))
+            break;
+        if (!strcmp(cmd, "stop")) {
+            do_stop(&P);
+            continue;
+        }
+        if (!strcmp(cmd, "isready")) {
+            if (!P.searching)
+                ensure_engine(&P);
+            say(&P, "readyok");
+            continue;
+        }
+        if (!strcmp(cmd, "uci")) {
+            cmd_uci(&P);
+            continue;
+        }
+        bool known = !strcmp(cmd, "setoption") || !strcmp(cmd, "ucinewgame") ||
+                     !strcmp(cmd, "position") || !strcmp(cmd, "go");
+        if (!known) {
+            ERR(&P, "unknown command '%s'", cmd);
+            continue;
+        }
+        if (P.searching) {
+            ERR(&P, "%s: a search is running (send stop first)", cmd);
+            continue;
+        }
+        if (!strcmp(cmd, "setoption"))
+            cmd_setoption(&P, args);
+        else if (!strcmp(cmd, "ucinewgame")) {
+            P.pos = P.start;
+            if (ensure_engine(&P) == 0) {
+                engine_clear(P.e);
+                engine_prepare(P.e, &P.pos);
+            }
+            P.nhist = 0;
+        } else if (!strcmp(cmd, "position"))
+            cmd_position(&P, args);
+        else
+            cmd_go(&P, args);
+    }
+    do_stop(&P);
+    engine_free(P.e);
+    tb_close(P.tb);
+    return CLI_OK;
+}

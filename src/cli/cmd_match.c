@@ -1,0 +1,603 @@
+/* sow match: two players over N games from fixed openings, colours
+ * swapped, games spread over worker threads (docs/engine.md "Matches"). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sow/engine.h"
+#include "sow/search.h"
+#include "sow/util.h"
+
+static const char usage[] =
+    "usage: sow match [--rules R] [--pits N] [--seeds S] --a SPEC --b SPEC [--games N]\n"
+    "                 [--time MS] [--concurrency J] [--opening-plies K] [--max-plies M]\n"
+    "                 [--out FILE]\n"
+    "Plays SPEC a against SPEC b over N games (default 20, even): N/2 fixed openings\n"
+    "(K pseudo-random moves from the start, default 4, moves that capture nothing\n"
+    "where there are some), each played twice with the\n"
+    "colours swapped.  Prints wins/draws/losses and the score of a, and the Elo\n"
+    "difference of a over b with a 95% interval.\n"
+    "SPEC:\n"
+    "  sow[:KEY=V,...]        the engine; keys: depth, time (ms per move), threads,\n"
+    "                         hash (MiB), tables (DIR), weights (w1/w2/.../w7)\n"
+    "  threshold[:KEY=V,...]  today's bounded mode (sow solve --threshold): depth, time\n"
+    "  greedy                 one ply: the largest net capture, else the first move\n"
+    "  cmd:COMMAND            a program speaking the engine protocol (sh -c COMMAND)\n"
+    "--time applies where a SPEC gives neither depth nor time.  A position that\n"
+    "repeats ends the game with the repetition settlement, as does the move limit.\n";
+
+enum pkind { P_SOW, P_THRESHOLD, P_GREEDY, P_CMD };
+
+struct pspec {
+    enum pkind kind;
+    int depth, threads;
+    double ms;
+    unsigned hash;
+    const char *tables;
+    bool have_weights;
+    struct eval_weights w;
+    char cmd[1024];
+    char text[1100];
+};
+
+struct mctx {
+    struct ruleset rs;
+    struct pspec spec[2];
+    struct tb_set *tb[2];
+    int games, oplies, maxplies;
+    double defms;
+    int next;                  /* next game to play (atomic) */
+    double *score;             /* per game: points of player a */
+    char **text;               /* per game: the line for --out */
+    bool failed;
+    char why[400];
+    pthread_mutex_t lock;
+};
+
+/* ---- players ---- */
+
+struct player {
+    const struct pspec *sp;
+    struct engine *e;
+    struct search_ctx *s;
+    pid_t pid;
+    FILE *to, *from;
+};
+
+static int player_open(struct mctx *M, int who, struct player *pl, char *err, int errlen)
+{
+    const struct pspec *sp = &M->spec[who];
+    memset(pl, 0, sizeof *pl);
+    pl->sp = sp;
+    if (sp->kind == P_SOW) {
+        struct engine_opts o = {.threads = sp->threads, .hash_mb = sp->hash, .tb = M->tb[who],
+                                .weights = sp->have_weights ? &sp->w : NULL};
+        struct sow_error ee;
+        if (engine_new(&M->rs, &o, &pl->e, &ee) != SOW_OK) {
+            snprintf(err, (size_t)errlen, "%s", ee.msg);
+            return -1;
+        }
+        return 0;
+    }
+    if (sp->kind == P_THRESHOLD) {
+        struct search_opts o = {.threads = 1, .hash_mb = sp->hash, .depth = sp->depth,
+                                .time_limit = sp->depth ? 0 : sp->ms / 1000, .threshold = true};
+        struct sow_error se;
+        if (search_new(&M->rs, &o, &pl->s, &se) != SOW_OK) {
+            snprintf(err, (size_t)errlen, "%s", se.msg);
+            return -1;
+        }
+        return 0;
+    }
+    if (sp->kind == P_CMD) {
+        int in[2], out[2];
+        if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
+            snprintf(err, (size_t)errlen, "pipe: %s", strerror(errno));
+            return -1;
+        }
+        pid_t pid = fork();
+        if (pid < 0) {
+            snprintf(err, (size_t)errlen, "fork: %s", strerror(errno));
+            return -1;
+        }
+        if (pid == 0) {
+            dup2(in[0], 0);
+            dup2(out[1], 1);
+            close(in[0]);
+            close(in[1]);
+            close(out[0]);
+            close(out[1]);
+            execl("/bin/sh", "sh", "-c", sp->cmd, (char *)NULL);
+            _exit(127);
+        }
+        close(in[0]);
+        close(out[1]);
+        pl->pid = pid;
+        pl->to = fdopen(in[1], "w");
+        pl->from = fdopen(out[0], "r");
+        if (!pl->to || !pl->from) {
+            snprintf(err, (size_t)errlen, "fdopen failed");
+            return -1;
+        }
+        fprintf(pl->to, "uci\nsetoption name Rules value %s\nsetoption name Pits value %d\n"
+                        "setoption name Seeds value %d\nisready\n",
+                M->rs.name, M->rs.pits, M->rs.seeds);
+        fflush(pl->to);
+        char line[4096];
+        while (fgets(line, sizeof line, pl->from))
+            if (!strncmp(line, "readyok", 7))
+                return 0;
+        snprintf(err, (size_t)errlen, "'%s' did not answer isready", sp->cmd);
+        return -1;
+    }
+    return 0;
+}
+
+static void player_close(struct player *pl)
+{
+    engine_free(pl->e);
+    search_free(pl->s);
+    if (pl->pid > 0) {
+        fprintf(pl->to, "quit\n");
+        fclose(pl->to);
+        fclose(pl->from);
+        waitpid(pl->pid, NULL, 0);
+    }
+}
+
+static void player_newgame(struct player *pl)
+{
+    if (pl->e)
+        engine_clear(pl->e);
+    if (pl->s)
+        search_clear(pl->s);
+    if (pl->to) {
+        fprintf(pl->to, "ucinewgame\n");
+        fflush(pl->to);
+    }
+}
+
+/* The move of the player at position p (history hist[0..nh-1], the game
+ * from its opening position `open` by moves mv[0..nm-1]).  SOW_MOVE_NONE if
+ * the player failed. */
+static sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
+                            const sow_position *hist, int nh, const sow_position *open,
+                            const sow_move *mv, int nm)
+{
+    const struct ruleset *rs = &M->rs;
+    const struct pspec *sp = pl->sp;
+    double ms = sp->ms > 0 ? sp->ms : M->defms;
+    struct sow_movelist ml;
+    rules_generate(rs, p, &ml);
+    if (sp->kind == P_GREEDY) {
+        int best = 0, bv = -1000;
+        for (int i = 0; i < ml.n; i++) {
+            int v = ml.c[i].captured[p->side] - ml.c[i].captured[!p->side];
+            if (v > bv) {
+                bv = v;
+                best = i;
+            }
+        }
+        return ml.c[best].move;
+    }
+    if (sp->kind == P_SOW) {
+        struct engine_limits lim = {.depth = sp->depth, .seconds = sp->depth ? 0 : ms / 1000};
+        struct engine_result r;
+        int from = nh > ENGINE_MAX_HISTORY ? nh - ENGINE_MAX_HISTORY : 0;
+        engine_search(pl->e, p, hist + from, nh - from, &lim, &r);
+        return r.best;
+    }
+    if (sp->kind == P_THRESHOLD) {
+        struct search_result r;
+        if (search_solve(pl->s, p, &r) < 0)
+            return SOW_MOVE_NONE;
+        return r.best;
+    }
+    /* external program */
+    char pos[SOW_POS_MAXLEN];
+    pos_format(rs, open, pos, sizeof pos);
+    fprintf(pl->to, "position pos %s", pos);
+    if (nm) {
+        fprintf(pl->to, " moves");
+        sow_position q = *open;
+        for (int i = 0; i < nm; i++) {
+            char name[SOW_MOVE_MAXLEN];
+            move_format(rs, q.side, mv[i], name, sizeof name);
+            fprintf(pl->to, " %s", name);
+            struct sow_movelist m2;
+            rules_generate(rs, &q, &m2);
+            q = m2.c[rules_find_move(&m2, mv[i])].pos;
+        }
+    }
+    if (sp->depth)
+        fprintf(pl->to, "\ngo depth %d\n", sp->depth);
+    else
+        fprintf(pl->to, "\ngo movetime %.0f\n", ms);
+    fflush(pl->to);
+    char line[65536];
+    while (fgets(line, sizeof line, pl->from)) {
+        if (strncmp(line, "bestmove ", 9))
+            continue;
+        char *t = line + 9;
+        t[strcspn(t, " \r\n")] = 0;
+        sow_move m;
+        char err[128];
+        if (move_parse(rs, p, t, &m, err, sizeof err) < 0) {
+            /* oware letters */
+            if (rs->family == SOW_OWARE && t[0] && !t[1] &&
+                (t[0] - (p->side ? 'a' : 'A')) >= 0 && (t[0] - (p->side ? 'a' : 'A')) < rs->pits)
+                m = (sow_move)(t[0] - (p->side ? 'a' : 'A'));
+            else
+                return SOW_MOVE_NONE;
+        }
+        return rules_find_move(&ml, m) >= 0 ? m : SOW_MOVE_NONE;
+    }
+    return SOW_MOVE_NONE;
+}
+
+/* ---- games ---- */
+
+static sow_position opening(const struct ruleset *rs, int k, int plies)
+{
+    sow_position p = rules_start(rs);
+    uint64_t x = 0x2545F4914F6CDD1DULL ^ ((uint64_t)(k + 1) * 0x9E3779B97F4A7C15ULL);
+    struct sow_movelist ml, m2;
+    for (int i = 0; i < plies; i++) {
+        rules_generate(rs, &p, &ml);
+        if (!ml.n)
+            break;
+        /* A random move that captures nothing if there is one (relay games
+         * capture a lot in a few random moves: openings stay balanced). */
+        int quiet[SOW_MAX_PITS + 1], nq = 0;
+        for (int j = 0; j < ml.n; j++)
+            if (!ml.c[j].captured[0] && !ml.c[j].captured[1])
+                quiet[nq++] = j;
+        for (int tries = 0; tries < 8; tries++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            int j = nq ? quiet[x % (uint64_t)nq] : (int)(x % (uint64_t)ml.n);
+            const sow_position *q = &ml.c[j].pos;
+            rules_generate(rs, q, &m2);
+            if (m2.n) {
+                p = *q;
+                break;
+            }
+        }
+    }
+    return p;
+}
+
+#define MAXG 4096
+
+/* One game; a = player index playing South (side A) first.  Returns the
+ * points of player a (M->spec[0]) and fills text. */
+static double play_game(struct mctx *M, struct player pl[2], int g, char *text, size_t tlen)
+{
+    const struct ruleset *rs = &M->rs;
+    int a_side = g & 1; /* game 2k: spec a plays side A; 2k+1: side B */
+    sow_position open = opening(rs, g / 2, M->oplies), p = open;
+    static __thread sow_position hist[MAXG];
+    static __thread sow_move mv[MAXG];
+    int nh = 0;
+    player_newgame(&pl[0]);
+    player_newgame(&pl[1]);
+    struct sow_movelist ml;
+    const char *how = "game over";
+    int settle2[2] = {0, 0};
+    int forfeit = -1;
+    for (;;) {
+        rules_generate(rs, &p, &ml);
+        if (ml.n == 0) {
+            settle2[0] = 2 * ml.settle[0];
+            settle2[1] = 2 * ml.settle[1];
+            how = rules_end_name(ml.end);
+            break;
+        }
+        bool rep = false;
+        int n = rules_board_seeds(rs, &p);
+        for (int j = nh - 1; j >= 0 && rules_board_seeds(rs, &hist[j]) == n; j--)
+            if (rules_same_position(&hist[j], &p) ||
+                (!memcmp(&hist[j].board, &p.board, sizeof p.board) && hist[j].side == p.side &&
+                 hist[j].state == p.state)) {
+                rep = true;
+                break;
+            }
+        if (rep || nh >= M->maxplies || nh >= MAXG - 1) {
+            rules_repetition_settle2(rs, &p, settle2);
+            how = rep ? "position repeated" : "move limit";
+            break;
+        }
+        int who = (p.side == SOW_A) == (a_side == 0) ? 0 : 1;
+        sow_move m = player_move(M, &pl[who], &p, hist, nh, &open, mv, nh);
+        int i = m == SOW_MOVE_NONE ? -1 : rules_find_move(&ml, m);
+        if (i < 0) {
+            forfeit = who;
+            how = "forfeit (no legal move given)";
+            break;
+        }
+        hist[nh] = p;
+        mv[nh++] = m;
+        p = ml.c[i].pos;
+    }
+    /* Final seeds, times two (awari may split a seed). */
+    int fa2 = 2 * p.store[0] + settle2[0], fb2 = 2 * p.store[1] + settle2[1];
+    int mine = a_side == 0 ? fa2 : fb2, theirs = a_side == 0 ? fb2 : fa2;
+    double pts = forfeit >= 0 ? (forfeit == 0 ? 0.0 : 1.0)
+                              : mine > theirs ? 1.0 : mine < theirs ? 0.0 : 0.5;
+    char pos[SOW_POS_MAXLEN];
+    pos_format(rs, &open, pos, sizeof pos);
+    size_t k = (size_t)snprintf(text, tlen, "game %d opening %s South=%s final %g-%g (%s) a=%g:",
+                                g + 1, pos, a_side == 0 ? "a" : "b", fa2 / 2.0, fb2 / 2.0, how,
+                                pts);
+    sow_position q = open;
+    for (int j = 0; j < nh && k + 20 < tlen; j++) {
+        char name[SOW_MOVE_MAXLEN];
+        move_format(rs, q.side, mv[j], name, sizeof name);
+        k += (size_t)snprintf(text + k, tlen - k, " %s", name);
+        rules_generate(rs, &q, &ml);
+        q = ml.c[rules_find_move(&ml, mv[j])].pos;
+    }
+    return pts;
+}
+
+static volatile sig_atomic_t g_stop;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+
+static void *worker(void *arg)
+{
+    struct mctx *M = arg;
+    struct player pl[2];
+    char err[320];
+    bool ok0 = false, ok1 = false;
+    if (player_open(M, 0, &pl[0], err, sizeof err) == 0)
+        ok0 = true;
+    if (ok0 && player_open(M, 1, &pl[1], err, sizeof err) == 0)
+        ok1 = true;
+    if (!ok0 || !ok1) {
+        pthread_mutex_lock(&M->lock);
+        if (!M->failed)
+            snprintf(M->why, sizeof M->why, "%s", err);
+        M->failed = true;
+        pthread_mutex_unlock(&M->lock);
+    } else {
+        for (;;) {
+            int g = __atomic_fetch_add(&M->next, 1, __ATOMIC_RELAXED);
+            if (g >= M->games || g_stop || M->failed)
+                break;
+            char *text = malloc(65536);
+            if (!text)
+                break;
+            M->score[g] = play_game(M, pl, g, text, 65536);
+            M->text[g] = text;
+            pthread_mutex_lock(&M->lock);
+            fprintf(stderr, "sow match: game %d: %g\n", g + 1, M->score[g]);
+            pthread_mutex_unlock(&M->lock);
+        }
+    }
+    if (ok0)
+        player_close(&pl[0]);
+    if (ok1)
+        player_close(&pl[1]);
+    return NULL;
+}
+
+static int parse_spec(const char *s, struct pspec *sp, char *err, int errlen)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->threads = 1;
+    sp->hash = 16;
+    snprintf(sp->text, sizeof sp->text, "%s", s);
+    if (!strncmp(s, "cmd:", 4)) {
+        if (!s[4] || strlen(s + 4) >= sizeof sp->cmd) {
+            snprintf(err, (size_t)errlen, "'%s': expected cmd:COMMAND", s);
+            return -1;
+        }
+        sp->kind = P_CMD;
+        snprintf(sp->cmd, sizeof sp->cmd, "%s", s + 4);
+        return 0;
+    }
+    if (!strcmp(s, "greedy")) {
+        sp->kind = P_GREEDY;
+        return 0;
+    }
+    const char *rest;
+    if (!strncmp(s, "sow", 3) && (!s[3] || s[3] == ':')) {
+        sp->kind = P_SOW;
+        rest = s[3] ? s + 4 : "";
+    } else if (!strncmp(s, "threshold", 9) && (!s[9] || s[9] == ':')) {
+        sp->kind = P_THRESHOLD;
+        rest = s[9] ? s + 10 : "";
+    } else {
+        snprintf(err, (size_t)errlen, "player '%s': expected sow[:..], threshold[:..], greedy "
+                 "or cmd:COMMAND", s);
+        return -1;
+    }
+    static char buf[2048];
+    char local[2048];
+    (void)buf;
+    snprintf(local, sizeof local, "%s", rest);
+    char *save = NULL;
+    for (char *kv = strtok_r(local, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq) {
+            snprintf(err, (size_t)errlen, "player '%s': '%s' is not KEY=VALUE", s, kv);
+            return -1;
+        }
+        *eq = 0;
+        const char *v = eq + 1;
+        char *end;
+        double x = strtod(v, &end);
+        bool num = end != v && !*end;
+        if (!strcmp(kv, "depth") && num && x >= 1 && x < ENGINE_MAX_PLY && x == (int)x)
+            sp->depth = (int)x;
+        else if (!strcmp(kv, "time") && num && x > 0 && x <= 1e7)
+            sp->ms = x;
+        else if (!strcmp(kv, "threads") && num && x >= 1 && x <= 256 && x == (int)x &&
+                 sp->kind == P_SOW)
+            sp->threads = (int)x;
+        else if (!strcmp(kv, "hash") && num && x >= 1 && x <= 65536 && x == (int)x)
+            sp->hash = (unsigned)x;
+        else if (!strcmp(kv, "tables") && sp->kind == P_SOW && *v)
+            sp->tables = strdup(v);
+        else if (!strcmp(kv, "weights") && sp->kind == P_SOW) {
+            char w[256];
+            snprintf(w, sizeof w, "%s", v);
+            for (char *c = w; *c; c++)
+                if (*c == '/')
+                    *c = ',';
+            struct sow_error we;
+            if (eval_parse_weights(w, &sp->w, &we) != SOW_OK) {
+                snprintf(err, (size_t)errlen, "%s", we.msg);
+                return -1;
+            }
+            sp->have_weights = true;
+        } else {
+            snprintf(err, (size_t)errlen, "player '%s': bad option '%s=%s'", s, kv, v);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static double elo(double s)
+{
+    if (s <= 0)
+        return -INFINITY;
+    if (s >= 1)
+        return INFINITY;
+    return -400.0 * log10(1.0 / s - 1.0);
+}
+
+int cmd_match(int argc, char **argv)
+{
+    struct cli_game g = {.seeds = -1};
+    const char *sa = NULL, *sb = NULL, *out = NULL;
+    long games = 20, conc = 2, oplies = 4, maxplies = 600;
+    double defms = 100;
+    const struct cli_option opts[] = {
+        CLI_GAME_OPTIONS(g),
+        {"--a", CLI_STR, &sa, 0, 0, "SPEC", "player a (see above)", 0, 0},
+        {"--b", CLI_STR, &sb, 0, 0, "SPEC", "player b", 0, 0},
+        {"--games", CLI_LONG, &games, 2, 100000, "N", "games, even, default 20", 0, 0},
+        {"--time", CLI_DOUBLE, &defms, 0, 1e7, "MS", "default time per move, ms (100)", true, 0},
+        {"--concurrency", CLI_LONG, &conc, 1, 256, "J", "games at once, default 2", 0, 0},
+        {"--opening-plies", CLI_LONG, &oplies, 0, 100, "K", "opening moves, default 4", 0, 0},
+        {"--max-plies", CLI_LONG, &maxplies, 1, MAXG - 2, "M", "move limit, default 600", 0, 0},
+        {"--out", CLI_STR, &out, 0, 0, "FILE", "write the games as text", 0, 0},
+        {0}};
+    const struct cli_spec spec = {"match", usage, opts, NULL, 0, NULL};
+    int pr = cli_parse(&spec, argc, argv, NULL, NULL);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
+    if (!sa || !sb)
+        return cli_bad("match", "give both players: --a SPEC --b SPEC (see --help)");
+    if (games % 2)
+        return cli_bad("match", "--games %ld: must be even (each opening twice)", games);
+    static struct mctx M;
+    char err[400];
+    if (parse_spec(sa, &M.spec[0], err, sizeof err) < 0 ||
+        parse_spec(sb, &M.spec[1], err, sizeof err) < 0)
+        return cli_bad("match", "%s", err);
+    if (cli_game_setup("match", &g))
+        return CLI_BAD;
+    M.rs = g.rs;
+    for (int k = 0; k < 2; k++)
+        if (M.spec[k].tables) {
+            if (cli_check_dir("match", M.spec[k].tables))
+                return CLI_BAD;
+            struct sow_error te;
+            enum sow_status st = tb_open(&M.rs, M.spec[k].tables, &M.tb[k], &te);
+            if (st != SOW_OK) {
+                fprintf(stderr, "sow match: tables %s: %s\n", M.spec[k].tables, te.msg);
+                return cli_exit_code(st);
+            }
+        }
+    FILE *fo = NULL;
+    if (out && !(fo = fopen(out, "w")))
+        return cli_bad("match", "--out %s: %s", out, strerror(errno));
+    M.games = (int)games;
+    M.oplies = (int)oplies;
+    M.maxplies = (int)maxplies;
+    M.defms = defms;
+    M.score = calloc((size_t)games, sizeof *M.score);
+    M.text = calloc((size_t)games, sizeof *M.text);
+    if (!M.score || !M.text)
+        return cli_bad("match", "out of memory");
+    pthread_mutex_init(&M.lock, NULL);
+    struct sigaction sa_, old;
+    memset(&sa_, 0, sizeof sa_);
+    sa_.sa_handler = on_sigint;
+    sigemptyset(&sa_.sa_mask);
+    sigaction(SIGINT, &sa_, &old);
+    signal(SIGPIPE, SIG_IGN);
+    double t0 = util_now();
+    pthread_t th[256];
+    int nt = (int)(conc < games ? conc : games);
+    for (int i = 0; i < nt; i++)
+        pthread_create(&th[i], NULL, worker, &M);
+    for (int i = 0; i < nt; i++)
+        pthread_join(th[i], NULL);
+    sigaction(SIGINT, &old, NULL);
+    if (M.failed) {
+        if (fo)
+            fclose(fo);
+        fprintf(stderr, "sow match: %s\n", M.why);
+        return CLI_FAIL;
+    }
+    int played = 0, w = 0, d = 0, l = 0;
+    double sum = 0, sum2 = 0;
+    for (int i = 0; i < M.games; i++) {
+        if (!M.text[i])
+            continue;
+        played++;
+        double x = M.score[i];
+        w += x == 1.0;
+        d += x == 0.5;
+        l += x == 0.0;
+        sum += x;
+        sum2 += x * x;
+        if (fo)
+            fprintf(fo, "%s\n", M.text[i]);
+        free(M.text[i]);
+    }
+    if (fo)
+        fclose(fo);
+    if (g_stop && played < M.games)
+        fprintf(stderr, "sow match: interrupted after %d games\n", played);
+    double s = played ? sum / played : 0, var = played ? sum2 / played - s * s : 0;
+    /* All games with one result: no spread to measure; count one more game
+     * half won (the usual correction) so that the interval is not empty. */
+    if (played && var <= 0) {
+        double s1 = (sum + 0.5) / (played + 1);
+        var = s1 * (1 - s1);
+    }
+    double se = played ? sqrt(var / played) : 0;
+    printf("rules    : %s 2x%d\n", M.rs.name, M.rs.pits);
+    printf("a        : %s\n", M.spec[0].text);
+    printf("b        : %s\n", M.spec[1].text);
+    printf("games    : %d (%d openings of %d moves, colours swapped; %.0f s)\n", played,
+           M.games / 2, M.oplies, util_now() - t0);
+    printf("a W/D/L  : %d / %d / %d\n", w, d, l);
+    printf("score a  : %.1f / %d (%.1f%%)\n", sum, played, played ? 100 * s : 0);
+    printf("elo a-b  : %+.1f (95%%: %+.1f .. %+.1f)\n", elo(s), elo(s - 1.96 * se),
+           elo(s + 1.96 * se));
+    for (int k = 0; k < 2; k++)
+        tb_close(M.tb[k]);
+    free(M.score);
+    free(M.text);
+    return g_stop ? CLI_INTERRUPTED : CLI_OK;
+}

@@ -1,0 +1,453 @@
+/* Solution files (solution.h; docs/solutions.md "File format"). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "solution.h"
+#include "sow/search.h"
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "solution payloads are little-endian");
+
+#define SOL_MAGIC "SOWSOLN1"
+#define SOL_VERSION 1
+#define SOL_HEADER 128
+#define SOL_HASH_SCHEME 1
+#define SOL_EMPTY UINT32_MAX
+
+enum {
+    H_MAGIC = 0,
+    H_VERSION = 8,
+    H_HSIZE = 12,
+    H_RULES = 16,
+    H_PITS = 40,
+    H_K = 44,
+    H_N = 48,
+    H_S = 56,
+    H_ROOTLVL = 64,
+    H_HASH = 68,
+    H_CHECK = 72,
+    H_PAYLOAD = 80,
+    H_HCHECK = 120,
+};
+
+struct sol {
+    const struct ruleset *rs;
+    void *map;
+    size_t size;
+    int K, root_level;
+    uint64_t n, S;
+    const uint64_t *root, *keys;
+    const int8_t *lo, *hi, *v;
+    const uint32_t *set;
+};
+
+static void put32(uint8_t *p, uint32_t x) { memcpy(p, &x, 4); }
+static void put64(uint8_t *p, uint64_t x) { memcpy(p, &x, 8); }
+static uint32_t get32(const uint8_t *p) { uint32_t x; memcpy(&x, p, 4); return x; }
+static uint64_t get64(const uint8_t *p) { uint64_t x; memcpy(&x, p, 8); return x; }
+
+/* Payload offsets (from the start of the file) of a file with K, N, S. */
+struct layout {
+    uint64_t root, keys, lo, hi, v, set, end;
+};
+
+static struct layout layout_of(int K, uint64_t N, uint64_t S)
+{
+    struct layout L;
+    L.root = SOL_HEADER;
+    L.keys = L.root + 8ULL * (uint64_t)K;
+    L.lo = L.keys + 8ULL * (uint64_t)K * N;
+    L.hi = L.lo + N;
+    L.v = L.hi + N;
+    L.set = (L.v + N + 3) & ~3ULL;
+    L.end = L.set + 4ULL * S;
+    return L;
+}
+
+/* ---- writing ---- */
+
+struct writer {
+    int fd;
+    XXH3_state_t *xs;
+    uint8_t buf[1 << 16];
+    size_t used;
+    bool bad;
+    int err;
+};
+
+static void w_flush(struct writer *w)
+{
+    size_t off = 0;
+    while (!w->bad && off < w->used) {
+        ssize_t r = write(w->fd, w->buf + off, w->used - off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            w->bad = true;
+            w->err = r < 0 ? errno : EIO;
+            break;
+        }
+        off += (size_t)r;
+    }
+    w->used = 0;
+}
+
+static void w_put(struct writer *w, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    XXH3_64bits_update(w->xs, p, n);
+    while (n) {
+        size_t take = sizeof w->buf - w->used < n ? sizeof w->buf - w->used : n;
+        memcpy(w->buf + w->used, b, take);
+        w->used += take;
+        b += take;
+        n -= take;
+        if (w->used == sizeof w->buf)
+            w_flush(w);
+    }
+}
+
+enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const sow_position *root,
+                         const char *path, struct sow_error *e)
+{
+    const int K = clos_key_words(c);
+    const uint64_t N = clos_size(c), S = clos_cells(c);
+    uint64_t rk[8] = {0};
+    if (!N || !clos_pack(rs, K, root, rk))
+        return sow_fail(e, SOW_E_INPUT, "%s: no solved closure of that position to save", path);
+    struct layout L = layout_of(K, N, S);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    struct writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
+    w->xs = XXH3_createState();
+    w->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (!w->xs || w->fd < 0) {
+        int er = errno;
+        if (w->xs)
+            XXH3_freeState(w->xs);
+        free(w);
+        return sow_fail(e, SOW_E_IO, "cannot create %s: %s", tmp, strerror(er));
+    }
+    XXH3_64bits_reset(w->xs);
+    uint8_t h[SOL_HEADER];
+    memset(h, 0, sizeof h);
+    /* header first as zeros (rewritten at the end), then the payload */
+    if (write(w->fd, h, sizeof h) != (ssize_t)sizeof h) {
+        w->bad = true;
+        w->err = errno ? errno : EIO;
+    }
+    w_put(w, rk, 8 * (size_t)K);
+    const uint64_t *keys = clos_keys(c);
+    for (uint64_t i = 0; i < N; i += 1 << 16) {
+        uint64_t m = N - i < (1 << 16) ? N - i : (1 << 16);
+        w_put(w, keys + i * (uint64_t)K, (size_t)(m * 8 * (uint64_t)K));
+    }
+    w_put(w, clos_lo(c), (size_t)N);
+    w_put(w, clos_hi(c), (size_t)N);
+    w_put(w, clos_v(c), (size_t)N);
+    static const uint8_t zero[4] = {0};
+    w_put(w, zero, (size_t)(L.set - (L.v + N)));
+    for (uint64_t j = 0; j < S; j++) {
+        uint32_t x = clos_cell(c, j);
+        w_put(w, &x, 4);
+    }
+    w_flush(w);
+    memcpy(h + H_MAGIC, SOL_MAGIC, 8);
+    put32(h + H_VERSION, SOL_VERSION);
+    put32(h + H_HSIZE, SOL_HEADER);
+    snprintf((char *)h + H_RULES, 24, "%s", rs->name);
+    put32(h + H_PITS, (uint32_t)rs->pits);
+    put32(h + H_K, (uint32_t)K);
+    put64(h + H_N, N);
+    put64(h + H_S, S);
+    put32(h + H_ROOTLVL, (uint32_t)rules_board_seeds(rs, root));
+    put32(h + H_HASH, SOL_HASH_SCHEME);
+    put64(h + H_CHECK, XXH3_64bits_digest(w->xs));
+    put64(h + H_PAYLOAD, L.end - SOL_HEADER);
+    put64(h + H_HCHECK, XXH3_64bits(h, H_HCHECK));
+    if (!w->bad && pwrite(w->fd, h, sizeof h, 0) != (ssize_t)sizeof h) {
+        w->bad = true;
+        w->err = errno ? errno : EIO;
+    }
+    if (!w->bad && fsync(w->fd) < 0) {
+        w->bad = true;
+        w->err = errno;
+    }
+    if (close(w->fd) < 0 && !w->bad) {
+        w->bad = true;
+        w->err = errno;
+    }
+    bool bad = w->bad;
+    int er = w->err;
+    XXH3_freeState(w->xs);
+    free(w);
+    if (bad) {
+        unlink(tmp);
+        return sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(er));
+    }
+    if (rename(tmp, path) < 0) {
+        er = errno;
+        unlink(tmp);
+        return sow_fail(e, SOW_E_IO, "renaming %s to %s: %s", tmp, path, strerror(er));
+    }
+    return SOW_OK;
+}
+
+/* ---- reading ---- */
+
+enum sow_status sol_open(const struct ruleset *rs, const char *path, struct sol **out,
+                         struct sow_error *e)
+{
+    enum sow_status st = SOW_E_INPUT;
+    *out = NULL;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return sow_fail(e, errno == ENOENT ? SOW_E_INPUT : SOW_E_IO, "%s: cannot open: %s", path,
+                        strerror(errno));
+    struct stat sb;
+    struct sol *s = calloc(1, sizeof *s);
+    if (!s) {
+        close(fd);
+        return sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
+    }
+#define BAD(...)                                                                                  \
+    do {                                                                                          \
+        sow_fail(e, st, __VA_ARGS__);                                                             \
+        goto fail;                                                                                \
+    } while (0)
+    if (fstat(fd, &sb) < 0)
+        BAD("%s: cannot stat: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        BAD("%s: not a regular file", path);
+    s->size = (size_t)sb.st_size;
+    if (s->size < SOL_HEADER)
+        BAD("%s: truncated or not a solution file (%zu bytes)", path, s->size);
+    s->map = mmap(NULL, s->size, PROT_READ, MAP_SHARED, fd, 0);
+    if (s->map == MAP_FAILED) {
+        s->map = NULL;
+        st = SOW_E_IO;
+        BAD("%s: cannot map: %s", path, strerror(errno));
+    }
+    const uint8_t *h = s->map;
+    if (memcmp(h + H_MAGIC, SOL_MAGIC, 8) != 0)
+        BAD("%s: not a sow solution file (bad magic)", path);
+    if (XXH3_64bits(h, H_HCHECK) != get64(h + H_HCHECK))
+        BAD("%s: header damaged (header checksum mismatch)", path);
+    if (get32(h + H_VERSION) != SOL_VERSION || get32(h + H_HSIZE) != SOL_HEADER)
+        BAD("%s: format version %u, this sow reads version %d", path, get32(h + H_VERSION),
+            SOL_VERSION);
+    char rules[24];
+    memcpy(rules, h + H_RULES, 24);
+    rules[23] = 0;
+    if (strcmp(rules, rs->name) != 0 || get32(h + H_PITS) != (uint32_t)rs->pits)
+        BAD("%s: foreign solution: holds %s 2x%u, expected %s 2x%d", path, rules,
+            get32(h + H_PITS), rs->name, rs->pits);
+    s->rs = rs;
+    s->K = (int)get32(h + H_K);
+    s->n = get64(h + H_N);
+    s->S = get64(h + H_S);
+    s->root_level = (int)get32(h + H_ROOTLVL);
+    if (s->root_level < 0 || s->root_level > 127 || s->K != clos_words_for(rs, s->root_level) ||
+        get32(h + H_HASH) != SOL_HASH_SCHEME || !s->n || s->n >= UINT32_MAX - 2 ||
+        s->S <= s->n || s->S > ((uint64_t)1 << 40))
+        BAD("%s: header values out of range", path);
+    struct layout L = layout_of(s->K, s->n, s->S);
+    if (get64(h + H_PAYLOAD) != L.end - SOL_HEADER || s->size != L.end)
+        BAD("%s: %s (%zu bytes, expected %llu)", path,
+            s->size < L.end ? "truncated" : "size does not match the header", s->size,
+            (unsigned long long)L.end);
+    if (XXH3_64bits(h + SOL_HEADER, (size_t)(L.end - SOL_HEADER)) != get64(h + H_CHECK))
+        BAD("%s: payload damaged (checksum mismatch)", path);
+    s->root = (const uint64_t *)(h + L.root);
+    s->keys = (const uint64_t *)(h + L.keys);
+    s->lo = (const int8_t *)(h + L.lo);
+    s->hi = (const int8_t *)(h + L.hi);
+    s->v = (const int8_t *)(h + L.v);
+    s->set = (const uint32_t *)(h + L.set);
+    /* A file that passes its checksums but breaks these was written wrongly;
+     * probing must never loop or read out of bounds. */
+    uint64_t used = 0;
+    for (uint64_t j = 0; j < s->S; j++)
+        if (s->set[j] != SOL_EMPTY) {
+            if (s->set[j] >= s->n)
+                BAD("%s: set cell %llu out of range", path, (unsigned long long)j);
+            used++;
+        }
+    if (used != s->n)
+        BAD("%s: set holds %llu positions, header says %llu", path, (unsigned long long)used,
+            (unsigned long long)s->n);
+    for (uint64_t i = 0; i < s->n; i++) {
+        int m = s->root_level;
+        if (s->lo[i] < -m || s->hi[i] > m || s->lo[i] > s->hi[i] || s->v[i] < s->lo[i] ||
+            s->v[i] > s->hi[i])
+            BAD("%s: values out of range at position %llu", path, (unsigned long long)i);
+    }
+    close(fd);
+    *out = s;
+    return SOW_OK;
+fail:
+    if (s->map)
+        munmap(s->map, s->size);
+    free(s);
+    close(fd);
+    return e ? e->status : st;
+#undef BAD
+}
+
+void sol_close(struct sol *s)
+{
+    if (!s)
+        return;
+    if (s->map)
+        munmap(s->map, s->size);
+    free(s);
+}
+
+static int64_t find_idx(const struct sol *s, const sow_position *p)
+{
+    uint64_t w[8] = {0};
+    if (rules_board_seeds(s->rs, p) > s->root_level || !clos_pack(s->rs, s->K, p, w))
+        return -1;
+    uint64_t h = clos_hash(w, s->K);
+    uint64_t j = (uint64_t)(((unsigned __int128)h * s->S) >> 64);
+    for (uint64_t probes = 0; probes < s->S; probes++, j = j + 1 == s->S ? 0 : j + 1) {
+        uint32_t x = s->set[j];
+        if (x == SOL_EMPTY)
+            return -1;
+        if (memcmp(&s->keys[(uint64_t)x * s->K], w, 8 * (size_t)s->K) == 0)
+            return x;
+    }
+    return -1;
+}
+
+bool sol_find(const struct sol *s, const sow_position *p, int *lo, int *hi, int *v)
+{
+    int64_t i = find_idx(s, p);
+    if (i < 0)
+        return false;
+    if (lo)
+        *lo = s->lo[i];
+    if (hi)
+        *hi = s->hi[i];
+    if (v)
+        *v = s->v[i];
+    return true;
+}
+
+static int clampi(int x, int lo, int hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+int sol_move_values(const struct sol *s, const sow_position *p, int *vals)
+{
+    struct sow_movelist ml;
+    if (find_idx(s, p) < 0)
+        return -1;
+    rules_generate(s->rs, p, &ml);
+    for (int k = 0; k < ml.n; k++) {
+        const struct sow_child *ch = &ml.c[k];
+        int lo, hi, v;
+        if (!sol_find(s, &ch->pos, &lo, &hi, &v))
+            return -1;
+        if (ch->captured[0] + ch->captured[1])
+            vals[k] = ch->captured[p->side] - ch->captured[!p->side] - v;
+        else
+            vals[k] = clampi(rules_cycle_value(s->rs, p), -hi, -lo);
+    }
+    return ml.n;
+}
+
+uint64_t sol_size(const struct sol *s)
+{
+    return s->n;
+}
+
+void sol_position(const struct sol *s, uint64_t i, sow_position *p)
+{
+    clos_unpack(s->rs, s->K, &s->keys[i * (uint64_t)s->K], p);
+}
+
+void sol_root(const struct sol *s, sow_position *p)
+{
+    clos_unpack(s->rs, s->K, s->root, p);
+}
+
+/* ---- the public face (search.h) ---- */
+
+enum sow_status search_solution_open(const struct ruleset *rs, const char *path, struct sol **out,
+                                     struct sow_error *e)
+{
+    return sol_open(rs, path, out, e);
+}
+
+void search_solution_close(struct sol *s)
+{
+    sol_close(s);
+}
+
+uint64_t search_solution_size(const struct sol *s)
+{
+    return sol_size(s);
+}
+
+int search_solution_answer(const struct sol *s, const sow_position *p, struct search_result *r,
+                           int *vals)
+{
+    memset(r, 0, sizeof *r);
+    int v, nm = sol_move_values(s, p, vals);
+    if (nm < 0 || !sol_find(s, p, NULL, NULL, &v))
+        return -1;
+    struct sow_movelist ml;
+    rules_generate(s->rs, p, &ml);
+    r->exact = true;
+    r->over = ml.n == 0;
+    r->value = r->lower = r->upper = v;
+    r->best = SOW_MOVE_NONE;
+    for (int k = 0; k < nm; k++)
+        if (vals[k] == v) {
+            r->best = ml.c[k].move;
+            break;
+        }
+    /* the PV: at each position the first move worth its value */
+    sow_position hist[SEARCH_MAX_PV + 1], q = *p;
+    hist[0] = q;
+    int qv = v;
+    while (r->pv_len < SEARCH_MAX_PV) {
+        int mv[SOW_MAX_PITS + 1];
+        int n = sol_move_values(s, &q, mv);
+        if (n <= 0)
+            break;
+        rules_generate(s->rs, &q, &ml);
+        int pick = 0;
+        for (int k = 0; k < n; k++)
+            if (mv[k] == qv) {
+                pick = k;
+                break;
+            }
+        r->pv[r->pv_len++] = ml.c[pick].move;
+        sow_position c = ml.c[pick].pos;
+        bool rep = false;
+        for (int j = 0; j < r->pv_len && !rep; j++)
+            rep = rules_same_position(&hist[j], &c);
+        if (rep) {
+            r->pv_repeats = true;
+            break;
+        }
+        if (!sol_find(s, &c, NULL, NULL, &qv))
+            break;
+        q = c;
+        hist[r->pv_len] = q;
+    }
+    return nm;
+}

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# The engine protocol (sow engine) driven through whole games, `stop` during
+# `go infinite`, and a bad-input matrix; then sow match and sow bench engine
+# smoke runs.  TAP on stdout.   usage: tests/cli/engine.sh [SOW]
+set -u
+SOW=$(realpath "${1:-build/src/cli/sow}")
+[ -x "$SOW" ] || { echo "Bail out! no sow executable at $SOW"; exit 1; }
+WORK=$(mktemp -d)
+trap 'kill $EPID 2>/dev/null; rm -rf "$WORK"' EXIT
+export SOW_TABLES="$WORK/no-tables"
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "#   $2"; }
+check() { if eval "$2"; then ok "$1"; else notok "$1" "${3:-}"; fi; }
+
+# ---- a coprocess: send lines, wait for replies ----
+EPID=
+start() {
+    coproc ENG { exec "$SOW" engine 2>"$WORK/stderr"; }
+    EPID=$ENG_PID
+}
+send() { printf '%s\n' "$*" >&"${ENG[1]}"; }
+# expect PATTERN [SECONDS]: read lines until one matches (egrep); the line in $LINE
+expect() {
+    local pat=$1 t=${2:-10} end=$((SECONDS + ${2:-10}))
+    LINE=
+    while [ $SECONDS -le $end ]; do
+        if IFS= read -r -t "$t" LINE <&"${ENG[0]}"; then
+            echo "$LINE" >>"$WORK/log"
+            [[ $LINE =~ $pat ]] && return 0
+        else
+            return 1
+        fi
+    done
+    return 1
+}
+finish() { send quit; wait "$EPID" 2>/dev/null; RC=$?; EPID=; }
+
+# ---- handshake ----
+start
+send uci
+check "uci: id name" 'expect "^id name sow"'
+check "uci: options then uciok" 'expect "^uciok$"'
+send isready
+check "isready -> readyok" 'expect "^readyok$"'
+
+# ---- a whole game of oware at depth 4, moves fed back ----
+moves=""
+over=0
+for ply in $(seq 1 300); do
+    send "position startpos${moves:+ moves$moves}"
+    send "go depth 4"
+    if ! expect "^bestmove " 20; then notok "game: bestmove at ply $ply"; over=2; break; fi
+    mv=${LINE#bestmove }
+    if [ "$mv" = "(none)" ]; then over=1; break; fi
+    # the move must be legal: sow play applies it (exit 0) or refuses it
+    last=$("$SOW" play --rules oware $moves $mv 2>&1 >/dev/null)
+    [[ $last == *"game is over (position repeated"* ]] && { over=1; break; }
+    [ -z "$last" ] || { notok "game: legal move $mv at ply $ply" "$last"; over=2; break; }
+    moves="$moves $mv"
+    # a repeated position ends a real game: stop at 300 plies anyway
+done
+check "game: played to the end or 300 plies with legal moves ($(echo $moves | wc -w) plies)" '[ $over -ne 2 ]'
+
+# ---- oware GUI notation: fen and letters ----
+send "position fen 4-4-4-4-4-4-4-4-4-4-4-4-0-0-S moves C"
+send "go depth 3"
+check "fen + letters: answer in letters" 'expect "^bestmove [a-f]$"'
+send "position fen 0-0-0-0-1-1-1-0-0-0-0-1-22-23-S"
+send "go depth 6"
+check "fen: a small ending scores exact" 'expect "score exact 4" && expect "^bestmove [A-F]$"'
+
+# ---- stop during go infinite: answered within 50 ms ----
+send "position startpos"
+send "go infinite"
+sleep 0.5
+t0=$(date +%s%N)
+send stop
+expect "^bestmove [1-6]A$" 5; r=$?
+t1=$(date +%s%N)
+ms=$(( (t1 - t0) / 1000000 ))
+check "stop in go infinite: bestmove (${ms} ms)" '[ $r -eq 0 ]'
+check "stop in go infinite: within 50 ms (${ms} ms; 250 allowed on a loaded machine)" '[ $ms -le 250 ]'
+send isready
+check "readyok after stop" 'expect "^readyok$"'
+
+# ---- bad-input matrix: every line gets one 'info string error', no crash ----
+bad=(
+  "foo"
+  "position"
+  "position nowhere"
+  "position pos 1,2,3/A"
+  "position pos 4,4,4,4,4,4/4,4,4,4,4,4/C"
+  "position startpos moves 9A"
+  "position startpos moves 1B"
+  "position startpos mvs 1A"
+  "position fen 1-2-3"
+  "position fen 4-4-4-4-4-4-4-4-4-4-4-4-0-0-X"
+  "position startpos moves Q"
+  "go depth"
+  "go depth -1"
+  "go depth abc"
+  "go movetime 0"
+  "go wtime x"
+  "go sideways 3"
+  "setoption"
+  "setoption name"
+  "setoption name Hash value 0"
+  "setoption name Hash value lots"
+  "setoption name Threads value 100000"
+  "setoption name Rules value chess"
+  "setoption name Pits value 0"
+  "setoption name Weights value 1,2"
+  "setoption name Colour value red"
+)
+for b in "${bad[@]}"; do
+    send "$b"
+    send isready
+    if expect "^info string error: " 5 && expect "^readyok$" 5; then ok "bad input: $b"; else notok "bad input: $b" "last line: $LINE"; fi
+done
+# an overlong line
+head -c 70000 /dev/zero | tr '\0' 'x' >"$WORK/long"; echo >>"$WORK/long"
+cat "$WORK/long" >&"${ENG[1]}"
+send isready
+check "bad input: a 70000-character line" 'expect "^info string error: line longer" 5 && expect "^readyok$" 5'
+# still alive and correct after all that
+send "position startpos"
+send "go depth 2"
+check "still answers after bad input" 'expect "^bestmove [1-6]A$" 10'
+
+# ---- other rule sets: options take effect ----
+send "setoption name Rules value awari"
+send "position startpos moves 1A"
+send "go depth 3"
+check "Rules awari: a move for B" 'expect "^bestmove [1-6]B$" 10'
+send "setoption name Rules value jodu"
+send "setoption name Pits value 3"
+send "position pos 0,0,1/1,0,1/A"
+send "go depth 5"
+check "Rules jodu, Pits 3: bestmove" 'expect "^bestmove [1-3]A$" 10'
+finish
+check "quit: exit 0" '[ $RC -eq 0 ]'
+check "nothing on stderr" '[ ! -s "$WORK/stderr" ]' "$(head -3 "$WORK/stderr")"
+
+# ---- stdin closed mid-search: exits ----
+printf 'position startpos\ngo infinite\n' | timeout 10 "$SOW" engine >/dev/null 2>&1
+check "EOF during go infinite: exits" '[ $? -eq 0 ]'
+
+# ---- match and bench smoke ----
+out=$(timeout 120 "$SOW" match --a sow:depth=3 --b greedy --games 4 --concurrency 2 --out "$WORK/games.txt" 2>/dev/null)
+check "match: summary" '[[ $out == *"a W/D/L"* && $out == *"elo a-b"* ]]' "$out"
+check "match: games written" '[ "$(wc -l <"$WORK/games.txt")" -eq 4 ]'
+out=$(timeout 120 "$SOW" match --rules jodu --a sow:depth=2 --b "cmd:$SOW engine" --time 20 --games 2 2>/dev/null)
+check "match: against an external engine (the protocol)" '[[ $out == *"games    : 2"* ]]' "$out"
+out=$(timeout 60 "$SOW" bench engine --rules oware,jerin --depth 6 2>/dev/null)
+check "bench engine: Stockfish format" '[[ $out == *"Nodes searched  :"* && $out == *"Nodes/second    :"* ]]' "$out"
+n1=$(echo "$out" | awk '/Nodes searched/ {print $4}')
+n2=$(timeout 60 "$SOW" bench engine --rules oware,jerin --depth 6 2>/dev/null | awk '/Nodes searched/ {print $4}')
+check "bench engine: one-thread node count reproducible ($n1 = $n2)" '[ -n "$n1" ] && [ "$n1" = "$n2" ]'
+for b in "--a greedy" "--a sow --b greedy --games 3" "--a sow:depth=0 --b greedy" "--a foo --b greedy" "--a sow:x=1 --b greedy" "--a sow --b greedy --time 0"; do
+    timeout 10 "$SOW" match $b >/dev/null 2>"$WORK/err"; r=$?
+    check "match bad input: $b (exit 2, one line)" '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]'
+done
+echo "1..$n"
+[ $failed -eq 0 ]

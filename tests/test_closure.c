@@ -1,0 +1,325 @@
+/* The compact closure (src/search/closure.h) and solution files
+ * (src/search/solution.h): key layout, memory budget, files. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../src/search/closure.h"
+#include "../src/search/solution.h"
+#include "sow/position.h"
+#include "sow/search.h"
+
+static uint64_t rng_state = 88172645463325252ULL;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* The worked example of closure.h. */
+Test(closure, key_example)
+{
+    struct ruleset rs;
+    char err[128];
+    sow_position p, q, a;
+    cr_assert_eq(rules_init(&rs, "oware", 6, 4, err, sizeof err), 0);
+    cr_assert_eq(pos_parse(&rs, "1,0,1,0,1,1/0,1,1,0,0,1/B", &p, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pos_parse(&rs, "0,1,1,0,0,1/1,0,1,0,1,1/A", &a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(clos_words_for(&rs, 7), 1);
+    uint64_t w = 0, wa = 0;
+    cr_assert(clos_pack(&rs, 1, &p, &w));
+    cr_assert_eq(w, 0xA4A28, "key %llx", (unsigned long long)w);
+    cr_assert(clos_pack(&rs, 1, &a, &wa));
+    cr_assert_eq(wa, w);
+    clos_unpack(&rs, 1, &w, &q);
+    a.store[0] = a.store[1] = 0;
+    cr_assert(rules_same_position(&q, &a));
+}
+
+/* The position normalised to the mover, by the definition. */
+static void normalise(const struct ruleset *rs, const sow_position *p, sow_position *n)
+{
+    memset(n, 0, sizeof *n);
+    int rot = p->side == SOW_B ? rs->pits : 0;
+    for (int j = 0; j < rs->holes; j++)
+        n->board.h[j] = p->board.h[(j + rot) % rs->holes];
+    n->side = SOW_A;
+    n->state = p->state;
+    if (p->side == SOW_B && (p->state == SOW_STATE_A || p->state == SOW_STATE_B))
+        n->state = p->state == SOW_STATE_A ? SOW_STATE_B : SOW_STATE_A;
+}
+
+/* Pack and unpack random positions, one word and several (big boards). */
+Test(closure, pack_roundtrip)
+{
+    static const char *names[] = {"oware", "jodu", "odu", "jerin", "darra"};
+    for (int r = 0; r < 5; r++)
+        for (int pits = 2; pits <= 18; pits += 8) {
+            struct ruleset rs;
+            char err[128];
+            cr_assert_eq(rules_init(&rs, names[r], pits, 1, err, sizeof err), 0);
+            for (int i = 0; i < 2000; i++) {
+                sow_position p, n, q;
+                memset(&p, 0, sizeof p);
+                int seeds = (int)(rnd() % 120);
+                for (int s = 0; s < seeds; s++)
+                    p.board.h[rnd() % (uint64_t)rs.holes]++;
+                p.side = (uint8_t)(rnd() & 1);
+                p.state = (uint8_t)(rnd() % 4);
+                int K = clos_words_for(&rs, seeds);
+                uint64_t w[8] = {0}, w2[8] = {0};
+                cr_assert(clos_pack(&rs, K, &p, w));
+                if (K > 1) /* one word less must not fit */
+                    cr_assert(!clos_pack(&rs, K - 1, &p, w2));
+                clos_unpack(&rs, K, w, &q);
+                normalise(&rs, &p, &n);
+                cr_assert(rules_same_position(&q, &n), "%s 2x%d seeds %d K %d", names[r], pits,
+                          seeds, K);
+            }
+        }
+}
+
+static struct search_ctx *closure_ctx(const struct ruleset *rs, int threads, double memory)
+{
+    struct sow_error e;
+    struct search_opts o = {
+        .threads = threads, .hash_mb = 1, .level_budget = -1, .memory = memory};
+    struct search_ctx *s;
+    cr_assert_eq(search_new(rs, &o, &s, &e), SOW_OK, "%s", e.msg);
+    return s;
+}
+
+/* A closure past the --memory budget is refused before the layer that
+ * would not fit, with a status the CLI maps to exit 2. */
+Test(closure, memory_refusal)
+{
+    struct ruleset rs;
+    char err[128];
+    cr_assert_eq(rules_init(&rs, "odu", 6, 4, err, sizeof err), 0);
+    sow_position p = rules_start(&rs);
+    struct search_ctx *s = closure_ctx(&rs, 2, 4e6);
+    int v;
+    cr_assert_eq(search_value(s, &p, &v), SOW_E_TOO_BIG);
+    cr_assert_eq(search_last_error(s)->status, SOW_E_TOO_BIG);
+    const char *why = search_last_error(s)->msg;
+    cr_assert(why && strstr(why, "reached") && strstr(why, "--memory"), "%s", why);
+    search_free(s);
+}
+
+/* A solution file answers exactly what the solve computed, for every
+ * position in it (value and every move's value), on every rule set. */
+Test(closure, solution_roundtrip, .timeout = 120)
+{
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        char err[128], path[256];
+        cr_assert_eq(rules_init(&rs, sow_rule_names[r], 3, 2, err, sizeof err), 0);
+        sow_position root = rules_start(&rs);
+        struct search_ctx *s = closure_ctx(&rs, 1, 0);
+        struct search_result res;
+        cr_assert_eq(search_solve(s, &root, &res), 0);
+        snprintf(path, sizeof path, "/tmp/sow-test-sol-%d-%s", (int)getpid(), rs.name);
+        struct sow_error e = {0};
+        cr_assert_eq(search_save(s, &root, path, &e), SOW_OK, "%s", e.msg);
+        struct sol *f;
+        cr_assert_eq(sol_open(&rs, path, &f, &e), SOW_OK, "%s", e.msg);
+        cr_assert(sol_size(f) > 1);
+        for (uint64_t i = 0; i < sol_size(f); i++) {
+            sow_position p;
+            sol_position(f, i, &p);
+            int v, fv, vals[SOW_MAX_PITS + 1], fvals[SOW_MAX_PITS + 1];
+            cr_assert(sol_find(f, &p, NULL, NULL, &fv));
+            cr_assert_eq(search_value(s, &p, &v), 0);
+            cr_assert_eq(fv, v, "%s node %llu: file %d, solve %d", rs.name,
+                         (unsigned long long)i, fv, v);
+            int n = search_move_values(s, &p, vals);
+            cr_assert_eq(sol_move_values(f, &p, fvals), n);
+            for (int k = 0; k < n; k++)
+                cr_assert_eq(fvals[k], vals[k], "%s node %llu move %d", rs.name,
+                             (unsigned long long)i, k);
+        }
+        cr_assert_eq(search_solution_answer(f, &root, &res, (int[SOW_MAX_PITS + 1]){0}) >= 0,
+                     true);
+        sol_close(f);
+        /* a foreign rule set */
+        struct ruleset other;
+        cr_assert_eq(rules_init(&other, strcmp(rs.name, "oware") ? "oware" : "awari", 3, 2, err,
+                                sizeof err),
+                     0);
+        cr_assert_eq(sol_open(&other, path, &f, &e), SOW_E_INPUT);
+        cr_assert(strstr(e.msg, "foreign"), "%s", e.msg);
+        unlink(path);
+        search_free(s);
+    }
+}
+
+/* Damaged files: every byte flipped somewhere (header, keys, values, set)
+ * and truncations are rejected with SOW_E_INPUT and one line. */
+Test(closure, solution_damaged)
+{
+    struct ruleset rs;
+    char err[128], path[256];
+    cr_assert_eq(rules_init(&rs, "odu", 3, 2, err, sizeof err), 0);
+    sow_position root = rules_start(&rs);
+    struct search_ctx *s = closure_ctx(&rs, 1, 0);
+    int v;
+    cr_assert_eq(search_value(s, &root, &v), 0);
+    snprintf(path, sizeof path, "/tmp/sow-test-dmg-%d", (int)getpid());
+    struct sow_error e = {0};
+    cr_assert_eq(search_save(s, &root, path, &e), SOW_OK, "%s", e.msg);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    unsigned char *buf = malloc((size_t)size);
+    cr_assert_eq(fread(buf, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    unsigned char *dmg = malloc((size_t)size);
+    for (int t = 0; t < 62; t++) {
+        memcpy(dmg, buf, (size_t)size);
+        long at = t < 20 ? t * 6 : (long)(rnd() % (uint64_t)size), len = size;
+        if (t == 60)
+            len = size - 1; /* truncated */
+        else if (t == 61)
+            len = 100;
+        else
+            dmg[at] ^= (unsigned char)(1 + rnd() % 255);
+        f = fopen(path, "wb");
+        cr_assert_eq(fwrite(dmg, 1, (size_t)len, f), (size_t)len);
+        fclose(f);
+        struct sol *so;
+        e.msg[0] = 0;
+        cr_assert_eq(sol_open(&rs, path, &so, &e), SOW_E_INPUT, "byte %ld", at);
+        cr_assert(e.msg[0] && !strchr(e.msg, '\n'));
+    }
+    free(dmg);
+    free(buf);
+    unlink(path);
+    search_free(s);
+}
+
+/* ---- resumed solves (--work) ---- */
+
+struct stopper {
+    volatile sig_atomic_t stop;
+};
+
+/* Ctrl-C as soon as the first level of the closure is solved. */
+static void stop_after_level(void *arg, const char *line)
+{
+    struct stopper *st = arg;
+    if (strstr(line, "closure level"))
+        st->stop = 1;
+}
+
+static struct search_ctx *work_ctx(const struct ruleset *rs, const char *work, struct stopper *st)
+{
+    struct sow_error e;
+    struct search_opts o = {.threads = 1,
+                            .hash_mb = 1,
+                            .level_budget = -1,
+                            .work = work,
+                            .stop = st ? &st->stop : NULL,
+                            .progress = st ? stop_after_level : NULL,
+                            .progress_arg = st};
+    struct search_ctx *s;
+    cr_assert_eq(search_new(rs, &o, &s, &e), SOW_OK, "%s", e.msg);
+    return s;
+}
+
+static void flip_byte(const char *path, long at)
+{
+    FILE *f = fopen(path, "r+b");
+    cr_assert(f, "%s", path);
+    fseek(f, at, SEEK_SET);
+    int ch = fgetc(f);
+    fseek(f, at, SEEK_SET);
+    fputc(ch ^ 0x5A, f);
+    fclose(f);
+}
+
+/* A solve stopped after its first level resumes from the checkpoint and
+ * gives the same value, node count and values of every position as a solve
+ * without one; a damaged checkpoint is ignored (the solve starts over). */
+Test(closure, resumed_identical, .timeout = 120)
+{
+    int interrupted = 0;
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        char err[128], work[256], a[300], b[300];
+        /* closures of 2,000 to 20,000 positions */
+        const char *nm = sow_rule_names[r];
+        int pits = !strcmp(nm, "odu") || !strcmp(nm, "jerin") || !strcmp(nm, "darra") ? 4 : 3;
+        cr_assert_eq(rules_init(&rs, nm, pits, 2, err, sizeof err), 0);
+        sow_position root = rules_start(&rs);
+        snprintf(work, sizeof work, "/tmp/sow-test-work-%d-%s", (int)getpid(), rs.name);
+        mkdir(work, 0777);
+        snprintf(a, sizeof a, "%s/a.sol", work);
+        snprintf(b, sizeof b, "%s/b.sol", work);
+        struct sow_error e = {0};
+        /* the reference, no checkpoints */
+        struct search_ctx *s = closure_ctx(&rs, 1, 0);
+        int v0, v1, v2;
+        uint64_t n0, n1, n2, h;
+        cr_assert_eq(search_value(s, &root, &v0), 0);
+        search_counters(s, &n0, &h);
+        cr_assert_eq(search_save(s, &root, a, &e), SOW_OK, "%s", e.msg);
+        search_free(s);
+        /* stopped, then resumed */
+        struct stopper st = {0};
+        s = work_ctx(&rs, work, &st);
+        enum sow_status rc = search_value(s, &root, &v1);
+        if (rc != SOW_OK) {
+            cr_assert_eq(rc, SOW_E_INTERRUPTED);
+            interrupted++;
+        }
+        search_free(s);
+        s = work_ctx(&rs, work, NULL);
+        cr_assert_eq(search_value(s, &root, &v1), 0);
+        search_counters(s, &n1, &h);
+        cr_assert_eq(v1, v0, "%s: resumed %d, plain %d", rs.name, v1, v0);
+        cr_assert_eq(n1, n0, "%s: resumed %llu nodes, plain %llu", rs.name,
+                     (unsigned long long)n1, (unsigned long long)n0);
+        cr_assert_eq(search_save(s, &root, b, &e), SOW_OK, "%s", e.msg);
+        search_free(s);
+        struct sol *fa, *fb;
+        cr_assert_eq(sol_open(&rs, a, &fa, &e), SOW_OK, "%s", e.msg);
+        cr_assert_eq(sol_open(&rs, b, &fb, &e), SOW_OK, "%s", e.msg);
+        cr_assert_eq(sol_size(fa), sol_size(fb));
+        for (uint64_t i = 0; i < sol_size(fa); i++) {
+            sow_position p;
+            int la, ha, va, lb, hb, vb;
+            sol_position(fa, i, &p);
+            cr_assert(sol_find(fa, &p, &la, &ha, &va));
+            cr_assert(sol_find(fb, &p, &lb, &hb, &vb), "%s: node %llu missing", rs.name,
+                      (unsigned long long)i);
+            cr_assert(la == lb && ha == hb && va == vb, "%s node %llu", rs.name,
+                      (unsigned long long)i);
+        }
+        sol_close(fa);
+        sol_close(fb);
+        /* damaged checkpoints: ignored */
+        char ck[300];
+        snprintf(ck, sizeof ck, "%s/closure.values", work);
+        flip_byte(ck, 80);
+        snprintf(ck, sizeof ck, "%s/closure.keys", work);
+        flip_byte(ck, 200);
+        s = work_ctx(&rs, work, NULL);
+        cr_assert_eq(search_value(s, &root, &v2), 0);
+        search_counters(s, &n2, &h);
+        cr_assert(v2 == v0 && n2 == n0, "%s: after damage %d/%llu", rs.name, v2,
+                  (unsigned long long)n2);
+        search_free(s);
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+        cr_assert_eq(system(cmd), 0);
+    }
+    cr_assert(interrupted >= 4, "only %d solves were stopped mid-way", interrupted);
+}

@@ -1,0 +1,294 @@
+/* The alpha-beta engine (engine.h): legal best moves in every rule set,
+ * proven values equal to the exact solver's, exact knowledge dominating,
+ * repetitions never proven, reproducible node counts on one thread. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sow/engine.h"
+#include "sow/search.h"
+#include "sow/tables.h"
+#include "sow/tt.h"
+#include "sow/position.h"
+
+static uint64_t rng = 0x243F6A8885A308D3ULL;
+
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void init_rules(struct ruleset *rs, const char *name, int pits)
+{
+    char err[128];
+    cr_assert_eq(rules_init(rs, name, pits, -1, err, sizeof err), 0, "%s: %s", name, err);
+}
+
+static struct engine *new_engine(const struct ruleset *rs, const struct tb_set *tb, long long mem,
+                                 int threads)
+{
+    struct engine_opts o = {.threads = threads, .hash_mb = 4, .tb = tb, .mem_levels = mem};
+    struct engine *e;
+    struct sow_error ee;
+    cr_assert_eq(engine_new(rs, &o, &e, &ee), SOW_OK, "engine_new: %s", ee.msg);
+    return e;
+}
+
+/* A position after k random moves from the start (NULL if the game ended). */
+static bool random_game_pos(const struct ruleset *rs, int k, sow_position *p)
+{
+    *p = rules_start(rs);
+    struct sow_movelist ml;
+    for (int i = 0; i < k; i++) {
+        rules_generate(rs, p, &ml);
+        if (!ml.n)
+            return false;
+        *p = ml.c[rnd() % (uint64_t)ml.n].pos;
+    }
+    rules_generate(rs, p, &ml);
+    return ml.n > 0;
+}
+
+Test(engine, best_move_is_legal)
+{
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        init_rules(&rs, sow_rule_names[r], 0);
+        struct engine *e = new_engine(&rs, NULL, -1, 1);
+        int tried = 0;
+        for (int g = 0; g < 40; g++) {
+            sow_position p;
+            if (!random_game_pos(&rs, (int)(rnd() % 40), &p))
+                continue;
+            tried++;
+            struct engine_limits lim = {.depth = 1 + (int)(rnd() % 5)};
+            struct engine_result res;
+            engine_search(e, &p, NULL, 0, &lim, &res);
+            struct sow_movelist ml;
+            rules_generate(&rs, &p, &ml);
+            cr_assert_geq(rules_find_move(&ml, res.best), 0, "%s: illegal best move %d",
+                          rs.name, res.best);
+            cr_assert_geq(res.info.pv_len, 1);
+            /* the PV is a line of legal moves */
+            sow_position q = p;
+            for (int i = 0; i < res.info.pv_len; i++) {
+                rules_generate(&rs, &q, &ml);
+                int j = rules_find_move(&ml, res.info.pv[i]);
+                cr_assert_geq(j, 0, "%s: PV move %d illegal", rs.name, i);
+                q = ml.c[j].pos;
+            }
+        }
+        cr_assert_gt(tried, 10);
+        /* stopped before it starts: still a legal move */
+        sow_position p = rules_start(&rs);
+        struct engine_limits lim = {.nodes = 1};
+        struct engine_result res;
+        engine_search(e, &p, NULL, 0, &lim, &res);
+        struct sow_movelist ml;
+        rules_generate(&rs, &p, &ml);
+        cr_assert_geq(rules_find_move(&ml, res.best), 0, "%s: stopped at once", rs.name);
+        engine_free(e);
+    }
+}
+
+/* With tables covering the levels below the root, every proven engine value
+ * equals the exact solver's; a root whose moves all leave its level (or end
+ * the game) must be proven. */
+Test(engine, proven_values_equal_exact)
+{
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        init_rules(&rs, sow_rule_names[r], 4);
+        const int top = 7; /* tables for levels 0..top-1, roots at level top */
+        struct tb_mem *mem = tb_mem_new(&rs, NULL);
+        cr_assert(mem);
+        struct tb_mem_opts mo = {.threads = 1, .budget = (uint64_t)1 << 40};
+        struct sow_error te;
+        cr_assert_eq(tb_mem_extend(mem, top - 1, &mo, &te), SOW_OK, "%s", te.msg);
+        cr_assert_eq(tb_mem_top(mem), top - 1);
+        const struct tb_set *tb = tb_mem_set(mem);
+        struct engine *e = new_engine(&rs, tb, -1, 1);
+        struct search_opts so = {.threads = 1, .hash_mb = 4};
+        struct search_ctx *s;
+        struct sow_error se;
+        cr_assert_eq(search_new(&rs, &so, &s, &se), SOW_OK, "%s", se.msg);
+        const struct tb_index *ix = tb_set_index(tb);
+        uint64_t E = tb_level_entries(ix, top);
+        int proven = 0, forced = 0;
+        for (int k = 0; k < 60; k++) {
+            sow_position p;
+            tb_position_of(ix, top, rnd() % E, &p);
+            if (rnd() & 1) { /* the same board, B to move */
+                p.board = board_flip(&p.board, rs.pits);
+                p.side = 1;
+            }
+            struct sow_movelist ml;
+            rules_generate(&rs, &p, &ml);
+            if (!ml.n)
+                continue;
+            bool all_exit = true;
+            for (int i = 0; i < ml.n; i++)
+                all_exit &= ml.c[i].captured[0] + ml.c[i].captured[1] > 0;
+            engine_clear(e);
+            struct engine_limits lim = {.depth = 12};
+            struct engine_result res;
+            engine_search(e, &p, NULL, 0, &lim, &res);
+            int v;
+            cr_assert_eq(search_value(s, &p, &v), SOW_OK);
+            if (all_exit) {
+                forced++;
+                cr_assert(res.info.proven, "%s: every move exits, yet not proven", rs.name);
+            }
+            if (res.info.proven) {
+                proven++;
+                cr_assert_eq(res.info.score, 100 * v, "%s: proven %d cs, exact %d", rs.name,
+                             res.info.score, v);
+                struct sow_movelist m2;
+                rules_generate(&rs, &p, &m2);
+                cr_assert_geq(rules_find_move(&m2, res.best), 0);
+            }
+        }
+        cr_assert_gt(proven, 0, "%s: no proven value in 60 positions", rs.name);
+        cr_log_info("%s: %d proven (%d with every move an exit)", rs.name, proven, forced);
+        search_free(s);
+        engine_free(e);
+        tb_mem_free(mem);
+    }
+}
+
+/* Small positions with the engine's own exact knowledge only (terminal
+ * positions and the small levels it solves at start): proven values equal
+ * the solver's, and a root inside the levels is proven. */
+Test(engine, own_levels_exact)
+{
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        init_rules(&rs, sow_rule_names[r], 0);
+        struct engine *e = new_engine(&rs, NULL, 0, 1);
+        struct search_opts so = {.threads = 1, .hash_mb = 4};
+        struct search_ctx *s;
+        struct sow_error se;
+        cr_assert_eq(search_new(&rs, &so, &s, &se), SOW_OK, "%s", se.msg);
+        int proven = 0;
+        for (int k = 0; k < 30; k++) {
+            sow_position p;
+            if (!random_game_pos(&rs, 30 + (int)(rnd() % 60), &p))
+                continue;
+            if (rules_board_seeds(&rs, &p) > 12)
+                continue;
+            struct engine_limits lim = {.depth = 10};
+            struct engine_result res;
+            engine_search(e, &p, NULL, 0, &lim, &res);
+            if (!res.info.proven)
+                continue;
+            proven++;
+            int v;
+            cr_assert_eq(search_value(s, &p, &v), SOW_OK);
+            cr_assert_eq(res.info.score, 100 * v, "%s", rs.name);
+        }
+        cr_log_info("%s: %d proven", rs.name, proven);
+        search_free(s);
+        engine_free(e);
+    }
+}
+
+/* A repetition is scored by the settlement and never proven: the 2x1 oware
+ * cycle of docs/rules.md (no move ever leaves the level). */
+Test(engine, repetition_not_proven)
+{
+    struct ruleset rs;
+    init_rules(&rs, "oware", 1);
+    char err[128];
+    sow_position p;
+    cr_assert_eq(pos_parse(&rs, "1/1/A", &p, err, sizeof err), 0, "%s", err);
+    struct engine *e = new_engine(&rs, NULL, -1, 1);
+    struct engine_limits lim = {.depth = 9};
+    struct engine_result res;
+    engine_search(e, &p, NULL, 0, &lim, &res);
+    cr_assert_not(res.info.proven);
+    cr_assert_eq(res.best, 0);
+    /* the first repetition on the path (0/2/B at ply 3, B owns both seeds:
+     * +2 for B) decides the score: -2 for A */
+    cr_assert_eq(res.info.score, -200);
+    engine_free(e);
+}
+
+Test(engine, nodes_deterministic_one_thread)
+{
+    const char *names[] = {"oware", "awari", "jodu", "darra"};
+    for (int r = 0; r < 4; r++) {
+        struct ruleset rs;
+        init_rules(&rs, names[r], 0);
+        sow_position p = rules_start(&rs);
+        uint64_t n[3];
+        int sc[3];
+        sow_move b[3];
+        for (int k = 0; k < 3; k++) {
+            struct engine *e = new_engine(&rs, NULL, -1, 1);
+            struct engine_limits lim = {.depth = 9};
+            struct engine_result res;
+            if (k == 2) { /* the same engine, cleared */
+                engine_search(e, &p, NULL, 0, &lim, &res);
+                engine_clear(e);
+            }
+            engine_search(e, &p, NULL, 0, &lim, &res);
+            n[k] = res.info.nodes;
+            sc[k] = res.info.score;
+            b[k] = res.best;
+            engine_free(e);
+        }
+        cr_assert_eq(n[0], n[1], "%s: %llu vs %llu nodes", names[r], (unsigned long long)n[0],
+                     (unsigned long long)n[1]);
+        cr_assert_eq(n[0], n[2]);
+        cr_assert_eq(sc[0], sc[1]);
+        cr_assert_eq(b[0], b[2]);
+        cr_assert_gt(n[0], 1000);
+    }
+}
+
+Test(engine, threads_legal_and_tables_dominate)
+{
+    struct ruleset rs;
+    init_rules(&rs, "oware", 0);
+    struct engine *e = new_engine(&rs, NULL, 0, 2);
+    sow_position p = rules_start(&rs);
+    struct engine_limits lim = {.depth = 10};
+    struct engine_result res;
+    engine_search(e, &p, NULL, 0, &lim, &res);
+    struct sow_movelist ml;
+    rules_generate(&rs, &p, &ml);
+    cr_assert_geq(rules_find_move(&ml, res.best), 0);
+    cr_assert_eq(res.info.depth, 10);
+    /* a position inside the levels solved at start: proven at depth 1 */
+    char err[128];
+    cr_assert_eq(pos_parse(&rs, "0,0,0,0,1,1/1,0,0,0,0,1/A", &p, err, sizeof err), 0);
+    lim.depth = 1;
+    engine_search(e, &p, NULL, 0, &lim, &res);
+    cr_assert(res.info.proven);
+    cr_assert_eq(res.info.score, 400);
+    engine_free(e);
+}
+
+Test(engine, tt_engine_layout_example)
+{
+    /* the worked example of tt.h "engine entries" */
+    struct tte_info in = {.score = -150, .bound = 2, .proven = false, .move = 3, .depth = 9}, out;
+    cr_assert_eq(tte_pack(&in, 2), 0x00000010481A7F6AULL);
+    tte_unpack(tte_pack(&in, 2), &out);
+    cr_assert(out.score == -150 && out.bound == 2 && !out.proven && out.move == 3 &&
+              out.depth == 9);
+    struct tt *t = tt_new(1);
+    cr_assert(t);
+    tte_store(t, 12345, 250, TTE_BOUND_EXACT, true, 4, 7);
+    cr_assert(tte_probe(t, 12345, &out));
+    cr_assert(out.score == 250 && out.proven && out.move == 4 && out.depth == 7);
+    /* a shallower heuristic result does not replace a proven one */
+    tte_store(t, 12345, -50, TTE_BOUND_LOWER, false, 2, 9);
+    cr_assert(tte_probe(t, 12345, &out));
+    cr_assert(out.proven && out.score == 250);
+    cr_assert_not(tte_probe(t, 54321, &out));
+    tt_free(t);
+}
