@@ -148,16 +148,16 @@ int main(int argc, char **argv)
             list[nl++] = sow_rule_names[i];
     else
         list[nl++] = rules;
-    char err[256];
+    struct sow_error e;
     struct ruleset rs;
     for (int k = 0; k < nl; k++) /* every name checked before any output */
-        if (rules_init(&rs, list[k], 6, 4, err, sizeof err) < 0)
-            return bad("%s", err);
+        if (rules_init(&rs, list[k], 6, 4, &e) != SOW_OK)
+            return bad("%s", e.msg);
     printf("movegen: %ld positions per rule set from random games (seed 2026), 2x6, one core\n",
            npos);
     printf("%-12s %12s %12s %7s\n", "rules", "moves/s", "ref moves/s", "ratio");
     for (int k = 0; k < nl; k++) {
-        rules_init(&rs, list[k], 6, 4, err, sizeof err);
+        rules_init(&rs, list[k], 6, 4, NULL);
         double a, b;
         if (race(&rs, (int)npos, secs, &a, &b) < 0) {
             fprintf(stderr, "sow-bench-twin: out of memory\n");
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
         printf("%-12s %12.0f %12.0f %6.1fx\n", rs.name, a, b, a / b);
         fflush(stdout);
     }
-    rules_init(&rs, "oware", 6, 4, err, sizeof err);
+    rules_init(&rs, "oware", 6, 4, NULL);
     sow_position start = rules_start(&rs);
     struct twin_pos tp = {.pits = 6, .side = 0};
     for (int i = 0; i < 12; i++)

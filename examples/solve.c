@@ -17,15 +17,16 @@ int main(int argc, char **argv)
 {
     const char *rules = argc > 1 ? argv[1] : "awari";
     const char *token = argc > 2 ? argv[2] : "0,0,1,2,0,3/1,0,0,0,1,0/A";
-    char err[256];
+    struct sow_error e; /* errors are values: sow/status.h */
 
     /* The board size comes from the position token. */
-    int pits = pos_token_pits(token, err, sizeof err);
+    int pits;
     struct ruleset rs;
     sow_position p;
-    if (pits < 0 || rules_init(&rs, rules, pits, -1, err, sizeof err) < 0 ||
-        pos_parse(&rs, token, &p, err, sizeof err) < 0) {
-        fprintf(stderr, "solve: %s\n", err);
+    if (pos_token_pits(token, &pits, &e) != SOW_OK ||
+        rules_init(&rs, rules, pits, -1, &e) != SOW_OK ||
+        pos_parse(&rs, token, &p, &e) != SOW_OK) {
+        fprintf(stderr, "solve: %s\n", e.msg); /* all bad input (SOW_E_INPUT) */
         return 2;
     }
 
@@ -43,10 +44,10 @@ int main(int argc, char **argv)
     if (argc > 3) { /* play a move by name */
         sow_move m;
         int i = -1;
-        if (move_parse(&rs, &p, argv[3], &m, err, sizeof err) == 0)
+        if (move_parse(&rs, &p, argv[3], &m, &e) == SOW_OK)
             i = rules_find_move(&ml, m);
         else
-            fprintf(stderr, "solve: %s\n", err);
+            fprintf(stderr, "solve: %s\n", e.msg);
         if (i < 0) {
             fprintf(stderr, "solve: move '%s' is not legal here\n", argv[3]);
             return 2;
@@ -59,13 +60,12 @@ int main(int argc, char **argv)
     /* Exact mode: depth 0, no time limit; one thread. */
     struct search_opts o = {.threads = 1, .hash_mb = 16};
     struct search_ctx *s;
-    struct sow_error e;
     if (search_new(&rs, &o, &s, &e) != SOW_OK) {
         fprintf(stderr, "solve: %s\n", e.msg);
         return 1;
     }
     struct search_result r;
-    if (search_solve(s, &p, &r) != SOW_OK) { /* errors are values: sow/status.h */
+    if (search_solve(s, &p, &r) != SOW_OK) {
         const struct sow_error *why = search_last_error(s);
         fprintf(stderr, "solve: %s: %s\n", sow_status_name(why->status), why->msg);
         search_free(s);

@@ -58,7 +58,9 @@ struct sowpy_rules *sowpy_rules_new(const char *name, int pits, int seeds, char 
         fail(err, errlen, "out of memory");
         return NULL;
     }
-    if (rules_init(&r->rs, name, pits, seeds, err, errlen) < 0) {
+    struct sow_error e;
+    if (rules_init(&r->rs, name, pits, seeds, &e) != SOW_OK) {
+        fail(err, errlen, "%s", e.msg);
         free(r);
         return NULL;
     }
@@ -87,13 +89,20 @@ int sowpy_rules_seeds(const struct sowpy_rules *r)
 
 int sowpy_token_pits(const char *tok, char *err, int errlen)
 {
-    return pos_token_pits(tok, err, errlen);
+    struct sow_error e;
+    int pits;
+    if (pos_token_pits(tok, &pits, &e) != SOW_OK)
+        return fail(err, errlen, "%s", e.msg);
+    return pits;
 }
 
 int sowpy_parse(const struct sowpy_rules *r, const char *tok, sow_position *out, char *err,
                 int errlen)
 {
-    return pos_parse(&r->rs, tok, out, err, errlen) < 0 ? -1 : 0;
+    struct sow_error e;
+    if (pos_parse(&r->rs, tok, out, &e) != SOW_OK)
+        return fail(err, errlen, "%s", e.msg);
+    return 0;
 }
 
 void sowpy_start(const struct sowpy_rules *r, sow_position *out)

@@ -97,10 +97,10 @@ Test(rules, count_matches_generate)
     for (int r = 0; sow_rule_names[r]; r++) {
         for (int pits = 1; pits <= SOW_MAX_PITS; pits += (pits < 6 ? 1 : 3)) {
             struct ruleset rs;
-            char err[200];
+            struct sow_error e;
             int seeds = 4 * 6 * 2 / (2 * pits) < 1 ? 1 : 4 * 6 * 2 / (2 * pits);
-            cr_assert_eq(rules_init(&rs, sow_rule_names[r], pits, seeds, err, sizeof err), 0,
-                         "%s", err);
+            cr_assert_eq(rules_init(&rs, sow_rule_names[r], pits, seeds, &e), SOW_OK, "%s",
+                         e.msg);
             struct sow_movelist ml;
             for (int game = 0; game < 60; game++) {
                 sow_position p = rules_start(&rs);

@@ -26,11 +26,11 @@ static uint64_t rnd(void)
 Test(closure, key_example)
 {
     struct ruleset rs;
-    char err[128];
+    struct sow_error re;
     sow_position p, q, a;
-    cr_assert_eq(rules_init(&rs, "oware", 6, 4, err, sizeof err), 0);
-    cr_assert_eq(pos_parse(&rs, "1,0,1,0,1,1/0,1,1,0,0,1/B", &p, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(pos_parse(&rs, "0,1,1,0,0,1/1,0,1,0,1,1/A", &a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rules_init(&rs, "oware", 6, 4, &re), SOW_OK);
+    cr_assert_eq(pos_parse(&rs, "1,0,1,0,1,1/0,1,1,0,0,1/B", &p, &re), SOW_OK, "%s", re.msg);
+    cr_assert_eq(pos_parse(&rs, "0,1,1,0,0,1/1,0,1,0,1,1/A", &a, &re), SOW_OK, "%s", re.msg);
     cr_assert_eq(clos_words_for(&rs, 7), 1);
     uint64_t w = 0, wa = 0;
     cr_assert(clos_pack(&rs, 1, &p, &w));
@@ -62,8 +62,8 @@ Test(closure, pack_roundtrip)
     for (int r = 0; r < 5; r++)
         for (int pits = 2; pits <= 18; pits += 8) {
             struct ruleset rs;
-            char err[128];
-            cr_assert_eq(rules_init(&rs, names[r], pits, 1, err, sizeof err), 0);
+            struct sow_error re;
+            cr_assert_eq(rules_init(&rs, names[r], pits, 1, &re), SOW_OK);
             for (int i = 0; i < 2000; i++) {
                 sow_position p, n, q;
                 memset(&p, 0, sizeof p);
@@ -100,8 +100,8 @@ static struct search_ctx *closure_ctx(const struct ruleset *rs, int threads, dou
 Test(closure, memory_refusal)
 {
     struct ruleset rs;
-    char err[128];
-    cr_assert_eq(rules_init(&rs, "odu", 6, 4, err, sizeof err), 0);
+    struct sow_error re;
+    cr_assert_eq(rules_init(&rs, "odu", 6, 4, &re), SOW_OK);
     sow_position p = rules_start(&rs);
     struct search_ctx *s = closure_ctx(&rs, 2, 4e6);
     int v;
@@ -118,8 +118,9 @@ Test(closure, solution_roundtrip, .timeout = 120)
 {
     for (int r = 0; sow_rule_names[r]; r++) {
         struct ruleset rs;
-        char err[128], path[256];
-        cr_assert_eq(rules_init(&rs, sow_rule_names[r], 3, 2, err, sizeof err), 0);
+        char path[256];
+        struct sow_error re;
+        cr_assert_eq(rules_init(&rs, sow_rule_names[r], 3, 2, &re), SOW_OK);
         sow_position root = rules_start(&rs);
         struct search_ctx *s = closure_ctx(&rs, 1, 0);
         struct search_result res;
@@ -149,9 +150,8 @@ Test(closure, solution_roundtrip, .timeout = 120)
         sol_close(f);
         /* a foreign rule set */
         struct ruleset other;
-        cr_assert_eq(rules_init(&other, strcmp(rs.name, "oware") ? "oware" : "awari", 3, 2, err,
-                                sizeof err),
-                     0);
+        cr_assert_eq(rules_init(&other, strcmp(rs.name, "oware") ? "oware" : "awari", 3, 2, &re),
+                     SOW_OK);
         cr_assert_eq(sol_open(&other, path, &f, &e), SOW_E_INPUT);
         cr_assert(strstr(e.msg, "foreign"), "%s", e.msg);
         unlink(path);
@@ -164,8 +164,9 @@ Test(closure, solution_roundtrip, .timeout = 120)
 Test(closure, solution_damaged)
 {
     struct ruleset rs;
-    char err[128], path[256];
-    cr_assert_eq(rules_init(&rs, "odu", 3, 2, err, sizeof err), 0);
+    char path[256];
+    struct sow_error re;
+    cr_assert_eq(rules_init(&rs, "odu", 3, 2, &re), SOW_OK);
     sow_position root = rules_start(&rs);
     struct search_ctx *s = closure_ctx(&rs, 1, 0);
     int v;
@@ -253,11 +254,12 @@ Test(closure, resumed_identical, .timeout = 120)
     int interrupted = 0;
     for (int r = 0; sow_rule_names[r]; r++) {
         struct ruleset rs;
-        char err[128], work[256], a[300], b[300];
+        char work[256], a[300], b[300];
+        struct sow_error re;
         /* closures of 2,000 to 20,000 positions */
         const char *nm = sow_rule_names[r];
         int pits = !strcmp(nm, "odu") || !strcmp(nm, "jerin") || !strcmp(nm, "darra") ? 4 : 3;
-        cr_assert_eq(rules_init(&rs, nm, pits, 2, err, sizeof err), 0);
+        cr_assert_eq(rules_init(&rs, nm, pits, 2, &re), SOW_OK);
         sow_position root = rules_start(&rs);
         snprintf(work, sizeof work, "/tmp/sow-test-work-%d-%s", (int)getpid(), rs.name);
         mkdir(work, 0777);

@@ -169,8 +169,8 @@ static void run_random_positions(enum sow_family f, int count)
     for (int i = 0; i < count; i++) {
         int pits = pick_pits(&s, f);
         struct ruleset rs;
-        char err[128];
-        cr_assert_eq(rules_init(&rs, fam_name[f], pits, 4, err, sizeof err), 0, "%s", err);
+        struct sow_error e;
+        cr_assert_eq(rules_init(&rs, fam_name[f], pits, 4, &e), SOW_OK, "%s", e.msg);
         c.rs = &rs;
         struct ref_pos p;
         /* dense relay boards can sow for 10^7 pick-ups before a state repeats
@@ -187,9 +187,8 @@ static void run_random_positions(enum sow_family f, int count)
         sizes_seen[pits]++;
         sow_position sp;
         ref_to_sow(&p, &sp);
-        char verr[128];
-        cr_assert_eq(rules_validate(&rs, &sp, verr, sizeof verr), 0, "generated invalid: %s",
-                     verr);
+        struct sow_error ve;
+        cr_assert_eq(rules_validate(&rs, &sp, &ve), SOW_OK, "generated invalid: %s", ve.msg);
         compare_at(&c, &p);
     }
     rules_cache_free(c.cache);
@@ -212,8 +211,8 @@ static void run_random_games(enum sow_family f, int games)
         if (2 * pits * seeds > 255)
             seeds = 255 / (2 * pits);
         struct ruleset rs;
-        char err[128];
-        cr_assert_eq(rules_init(&rs, fam_name[f], pits, seeds, err, sizeof err), 0, "%s", err);
+        struct sow_error e;
+        cr_assert_eq(rules_init(&rs, fam_name[f], pits, seeds, &e), SOW_OK, "%s", e.msg);
         c.rs = &rs;
         sow_position sp = rules_start(&rs);
         struct ref_pos p;

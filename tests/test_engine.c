@@ -23,8 +23,8 @@ static uint64_t rnd(void)
 
 static void init_rules(struct ruleset *rs, const char *name, int pits)
 {
-    char err[128];
-    cr_assert_eq(rules_init(rs, name, pits, -1, err, sizeof err), 0, "%s: %s", name, err);
+    struct sow_error re;
+    cr_assert_eq(rules_init(rs, name, pits, -1, &re), SOW_OK, "%s: %s", name, re.msg);
 }
 
 static struct engine *new_engine(const struct ruleset *rs, const struct tb_set *tb, long long mem,
@@ -201,9 +201,9 @@ Test(engine, repetition_not_proven)
 {
     struct ruleset rs;
     init_rules(&rs, "oware", 1);
-    char err[128];
+    struct sow_error re;
     sow_position p;
-    cr_assert_eq(pos_parse(&rs, "1/1/A", &p, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pos_parse(&rs, "1/1/A", &p, &re), SOW_OK, "%s", re.msg);
     struct engine *e = new_engine(&rs, NULL, -1, 1);
     struct engine_limits lim = {.depth = 9};
     struct engine_result res;
@@ -263,8 +263,8 @@ Test(engine, threads_legal_and_tables_dominate)
     cr_assert_geq(rules_find_move(&ml, res.best), 0);
     cr_assert_eq(res.info.depth, 10);
     /* a position inside the levels solved at start: proven at depth 1 */
-    char err[128];
-    cr_assert_eq(pos_parse(&rs, "0,0,0,0,1,1/1,0,0,0,0,1/A", &p, err, sizeof err), 0);
+    struct sow_error re;
+    cr_assert_eq(pos_parse(&rs, "0,0,0,0,1,1/1,0,0,0,0,1/A", &p, &re), SOW_OK, "%s", re.msg);
     lim.depth = 1;
     engine_search(e, &p, NULL, 0, &lim, &res);
     cr_assert(res.info.proven);

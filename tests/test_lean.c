@@ -27,8 +27,8 @@ __attribute__((constructor)) static void passive_wait(int argc, char **argv)
 static struct ruleset rules(const char *name, int pits)
 {
     struct ruleset rs;
-    char err[256];
-    cr_assert_eq(rules_init(&rs, name, pits, 0, err, sizeof err), 0, "%s", err);
+    struct sow_error e;
+    cr_assert_eq(rules_init(&rs, name, pits, 0, &e), SOW_OK, "%s", e.msg);
     return rs;
 }
 

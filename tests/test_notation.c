@@ -19,8 +19,8 @@ static int rnd(uint64_t *s, int n) { return (int)(rnd_next(s) % (uint64_t)n); }
 static struct ruleset rs_for(const char *rules, int pits)
 {
     struct ruleset rs;
-    char err[160];
-    cr_assert_eq(rules_init(&rs, rules, pits, 1, err, sizeof err), 0, "%s: %s", rules, err);
+    struct sow_error e;
+    cr_assert_eq(rules_init(&rs, rules, pits, 1, &e), SOW_OK, "%s: %s", rules, e.msg);
     return rs;
 }
 
@@ -53,16 +53,19 @@ Test(notation, round_trip_every_rule_set_and_size)
                     p.state = (uint8_t)rnd(&s, 3);
                 else if (rs.family == SOW_JERIN)
                     p.state = rnd(&s, 2) ? SOW_STATE_OPEN : SOW_STATE_NONE;
-                char buf[SOW_POS_MAXLEN], buf2[SOW_POS_MAXLEN], err[160];
+                char buf[SOW_POS_MAXLEN], buf2[SOW_POS_MAXLEN];
+                struct sow_error e;
                 int len = pos_format(&rs, &p, buf, sizeof buf);
                 cr_assert_eq(len, (int)strlen(buf));
                 sow_position q;
-                cr_assert_eq(pos_parse(&rs, buf, &q, err, sizeof err), 0, "%s %s: %s", rs.name,
-                             buf, err);
+                cr_assert_eq(pos_parse(&rs, buf, &q, &e), SOW_OK, "%s %s: %s", rs.name, buf,
+                             e.msg);
                 cr_assert(memcmp(&p, &q, sizeof p) == 0, "%s %s: round trip differs", rs.name, buf);
                 pos_format(&rs, &q, buf2, sizeof buf2);
                 cr_assert_str_eq(buf, buf2);
-                cr_assert_eq(pos_token_pits(buf, err, sizeof err), pits, "%s", buf);
+                int tp = 0;
+                cr_assert_eq(pos_token_pits(buf, &tp, &e), SOW_OK, "%s: %s", buf, e.msg);
+                cr_assert_eq(tp, pits, "%s", buf);
                 checked++;
             }
         }
@@ -73,26 +76,27 @@ Test(notation, round_trip_every_rule_set_and_size)
 Test(notation, defaults_and_start)
 {
     struct ruleset rs = rs_for("oware", 6);
-    rules_init(&rs, "oware", 6, 4, NULL, 0);
+    rules_init(&rs, "oware", 6, 4, NULL);
     sow_position start = rules_start(&rs), p;
-    char buf[SOW_POS_MAXLEN], err[160];
+    char buf[SOW_POS_MAXLEN];
+    struct sow_error e;
     pos_format(&rs, &start, buf, sizeof buf);
     cr_assert_str_eq(buf, "4,4,4,4,4,4/4,4,4,4,4,4/A/0-0/-");
-    cr_assert_eq(pos_parse(&rs, "4,4,4,4,4,4/4,4,4,4,4,4/A", &p, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pos_parse(&rs, "4,4,4,4,4,4/4,4,4,4,4,4/A", &p, &e), SOW_OK, "%s", e.msg);
     cr_assert(memcmp(&p, &start, sizeof p) == 0);
-    cr_assert_eq(pos_parse(&rs, "4,4,4,4,4,4/4,4,4,4,4,4/A/0-0", &p, err, sizeof err), 0, "%s",
-                 err);
+    cr_assert_eq(pos_parse(&rs, "4,4,4,4,4,4/4,4,4,4,4,4/A/0-0", &p, &e), SOW_OK, "%s",
+                 e.msg);
     cr_assert(memcmp(&p, &start, sizeof p) == 0);
     struct ruleset j;
-    cr_assert_eq(rules_init(&j, "jerin", 6, 4, err, sizeof err), 0);
+    cr_assert_eq(rules_init(&j, "jerin", 6, 4, &e), SOW_OK);
     sow_position js = rules_start(&j);
     pos_format(&j, &js, buf, sizeof buf);
     cr_assert_str_eq(buf, "4,4,4,4,4,4/4,4,4,4,4,4/A/0-0/open");
     struct ruleset d;
-    cr_assert_eq(rules_init(&d, "darra", 12, 4, err, sizeof err), 0);
+    cr_assert_eq(rules_init(&d, "darra", 12, 4, &e), SOW_OK);
     cr_assert_eq(pos_parse(&d, "1,2,3,4,5,6,7,8,9,10,11,12/0,0,0,0,0,0,0,0,0,0,0,13/B/7-9/B", &p,
-                           err, sizeof err),
-                 0, "%s", err);
+                           &e),
+                 SOW_OK, "%s", e.msg);
     cr_assert(p.side == SOW_B && p.state == SOW_STATE_B && p.store[0] == 7 && p.store[1] == 9);
     cr_assert(p.board.h[0] == 1 && p.board.h[11] == 12 && p.board.h[23] == 13);
 }
@@ -102,10 +106,10 @@ static void reject(const char *rules, int pits, const char *tok, const char *fie
 {
     struct ruleset rs = rs_for(rules, pits);
     sow_position p;
-    char err[160] = "";
-    cr_assert_neq(pos_parse(&rs, tok, &p, err, sizeof err), 0, "%s '%s' accepted", rules, tok);
-    cr_assert(strlen(err) > 0 && strchr(err, '\n') == NULL, "one-line error for '%s'", tok);
-    cr_assert(strstr(err, field) != NULL, "'%s': error \"%s\" does not name \"%s\"", tok, err,
+    struct sow_error e = {0};
+    cr_assert_eq(pos_parse(&rs, tok, &p, &e), SOW_E_INPUT, "%s '%s' accepted", rules, tok);
+    cr_assert(strlen(e.msg) > 0 && strchr(e.msg, '\n') == NULL, "one-line error for '%s'", tok);
+    cr_assert(strstr(e.msg, field) != NULL, "'%s': error \"%s\" does not name \"%s\"", tok, e.msg,
               field);
 }
 
@@ -149,21 +153,22 @@ Test(notation, moves)
     sow_position a = rules_start(&rs), b = a;
     b.side = SOW_B;
     sow_move m;
-    char err[160], buf[SOW_MOVE_MAXLEN];
-    cr_assert_eq(move_parse(&rs, &a, "3A", &m, err, sizeof err), 0, "%s", err);
+    char buf[SOW_MOVE_MAXLEN];
+    struct sow_error e;
+    cr_assert_eq(move_parse(&rs, &a, "3A", &m, &e), SOW_OK, "%s", e.msg);
     cr_assert_eq(m, 2);
-    cr_assert_eq(move_parse(&rs, &b, "6B", &m, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(move_parse(&rs, &b, "6B", &m, &e), SOW_OK, "%s", e.msg);
     cr_assert_eq(m, 5);
-    cr_assert_eq(move_parse(&rs, &a, "pass", &m, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(move_parse(&rs, &a, "pass", &m, &e), SOW_OK, "%s", e.msg);
     cr_assert_eq(m, SOW_MOVE_PASS);
-    cr_assert_neq(move_parse(&rs, &a, "3B", &m, err, sizeof err), 0, "wrong side");
-    cr_assert(strstr(err, "turn") || strstr(err, "side"), "%s", err);
-    cr_assert_neq(move_parse(&rs, &a, "7A", &m, err, sizeof err), 0, "out of range");
-    cr_assert(strstr(err, "1..6"), "%s", err);
-    cr_assert_neq(move_parse(&rs, &a, "0A", &m, err, sizeof err), 0);
-    cr_assert_neq(move_parse(&rs, &a, "", &m, err, sizeof err), 0);
-    cr_assert_neq(move_parse(&rs, &a, "x", &m, err, sizeof err), 0);
-    cr_assert_neq(move_parse(&rs, &a, "3A ", &m, err, sizeof err), 0, "trailing junk");
+    cr_assert_eq(move_parse(&rs, &a, "3B", &m, &e), SOW_E_INPUT, "wrong side");
+    cr_assert(strstr(e.msg, "turn") || strstr(e.msg, "side"), "%s", e.msg);
+    cr_assert_eq(move_parse(&rs, &a, "7A", &m, &e), SOW_E_INPUT, "out of range");
+    cr_assert(strstr(e.msg, "1..6"), "%s", e.msg);
+    cr_assert_eq(move_parse(&rs, &a, "0A", &m, &e), SOW_E_INPUT);
+    cr_assert_eq(move_parse(&rs, &a, "", &m, &e), SOW_E_INPUT);
+    cr_assert_eq(move_parse(&rs, &a, "x", &m, &e), SOW_E_INPUT);
+    cr_assert_eq(move_parse(&rs, &a, "3A ", &m, &e), SOW_E_INPUT, "trailing junk");
     move_format(&rs, SOW_A, 2, buf, sizeof buf);
     cr_assert_str_eq(buf, "3A");
     move_format(&rs, SOW_B, 5, buf, sizeof buf);
@@ -173,13 +178,13 @@ Test(notation, moves)
 
     struct ruleset j = rs_for("jerin", 6);
     sow_position js = rules_start(&j);
-    cr_assert_eq(move_parse(&j, &js, "2A+3A", &m, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(move_parse(&j, &js, "2A+3A", &m, &e), SOW_OK, "%s", e.msg);
     cr_assert_eq(m, SOW_MOVE_DOUBLE | 1);
     move_format(&j, SOW_A, SOW_MOVE_DOUBLE | 1, buf, sizeof buf);
     cr_assert_str_eq(buf, "2A+3A");
-    cr_assert_neq(move_parse(&j, &js, "2A+4A", &m, err, sizeof err), 0, "not adjacent");
-    cr_assert_neq(move_parse(&j, &js, "6A+7A", &m, err, sizeof err), 0, "out of range");
-    cr_assert_neq(move_parse(&j, &js, "2B+3B", &m, err, sizeof err), 0, "wrong side");
+    cr_assert_eq(move_parse(&j, &js, "2A+4A", &m, &e), SOW_E_INPUT, "not adjacent");
+    cr_assert_eq(move_parse(&j, &js, "6A+7A", &m, &e), SOW_E_INPUT, "out of range");
+    cr_assert_eq(move_parse(&j, &js, "2B+3B", &m, &e), SOW_E_INPUT, "wrong side");
     /* every hole of every size formats and parses back */
     for (int pits = 1; pits <= SOW_MAX_PITS; pits++) {
         struct ruleset r = rs_for("darra", pits);
@@ -188,7 +193,7 @@ Test(notation, moves)
             p.side = (uint8_t)side;
             for (int k = 0; k < pits; k++) {
                 move_format(&r, side, (sow_move)k, buf, sizeof buf);
-                cr_assert_eq(move_parse(&r, &p, buf, &m, err, sizeof err), 0, "%s: %s", buf, err);
+                cr_assert_eq(move_parse(&r, &p, buf, &m, &e), SOW_OK, "%s: %s", buf, e.msg);
                 cr_assert_eq(m, k);
             }
         }

@@ -31,11 +31,11 @@ Test(perft, table_from_reference, .timeout = 600)
                             &want),
                      6, "bad line: %s", line);
         struct ruleset rs;
-        char err[160];
-        cr_assert_eq(rules_init(&rs, rules, pits, seeds, err, sizeof err), 0, "%s", err);
+        struct sow_error e;
+        cr_assert_eq(rules_init(&rs, rules, pits, seeds, &e), SOW_OK, "%s", e.msg);
         sow_position p = rules_start(&rs);
         if (strcmp(pos, "start") != 0)
-            cr_assert_eq(pos_parse(&rs, pos, &p, err, sizeof err), 0, "%s: %s", pos, err);
+            cr_assert_eq(pos_parse(&rs, pos, &p, &e), SOW_OK, "%s: %s", pos, e.msg);
         else
             starts++;
         /* Sanitizer runs (SOW_TEST_SCALE < 1) skip the largest counts. */

@@ -17,16 +17,16 @@
 static struct ruleset rs_for(const char *rules, int pits)
 {
     struct ruleset rs;
-    char err[160];
-    cr_assert_eq(rules_init(&rs, rules, pits, -1, err, sizeof err), 0, "%s: %s", rules, err);
+    struct sow_error e;
+    cr_assert_eq(rules_init(&rs, rules, pits, -1, &e), SOW_OK, "%s: %s", rules, e.msg);
     return rs;
 }
 
 static sow_position parse(const struct ruleset *rs, const char *tok)
 {
     sow_position p;
-    char err[160];
-    cr_assert_eq(pos_parse(rs, tok, &p, err, sizeof err), 0, "%s: %s", tok, err);
+    struct sow_error e;
+    cr_assert_eq(pos_parse(rs, tok, &p, &e), SOW_OK, "%s: %s", tok, e.msg);
     return p;
 }
 
@@ -63,8 +63,8 @@ static void expect_move(const char *rules, int pits, const char *tok, const char
     both(&rs, tok, &ml, &rl);
     sow_position p = parse(&rs, tok);
     sow_move m;
-    char err[160];
-    cr_assert_eq(move_parse(&rs, &p, move, &m, err, sizeof err), 0, "%s: %s", move, err);
+    struct sow_error e;
+    cr_assert_eq(move_parse(&rs, &p, move, &m, &e), SOW_OK, "%s: %s", move, e.msg);
     int j = rules_find_move(&ml, m);
     cr_assert_geq(j, 0, "%s %s: move %s not legal", rules, tok, move);
     char got[SOW_POS_MAXLEN];
@@ -407,10 +407,10 @@ Test(rules, aliases)
         cr_assert_str_eq(rs.name, a[i].canon);
     }
     struct ruleset rs;
-    char err[160];
-    cr_assert_neq(rules_init(&rs, "chess", 6, 4, err, sizeof err), 0);
-    cr_assert_neq(rules_init(&rs, "oware", 19, 4, err, sizeof err), 0);
-    cr_assert_neq(rules_init(&rs, "oware", 6, 22, err, sizeof err), 0, "264 seeds do not fit");
+    struct sow_error e;
+    cr_assert_eq(rules_init(&rs, "chess", 6, 4, &e), SOW_E_INPUT);
+    cr_assert_eq(rules_init(&rs, "oware", 19, 4, &e), SOW_E_INPUT);
+    cr_assert_eq(rules_init(&rs, "oware", 6, 22, &e), SOW_E_INPUT, "264 seeds do not fit");
 }
 
 /* ---- sowings that never end ------------------------------------------- */

@@ -30,7 +30,7 @@ static int rndi(int n)
 /* A random valid position: pits holes per side, at most maxn seeds. */
 static void random_pos(const struct ruleset *rs, int maxn, sow_position *p)
 {
-    char err[128];
+    struct sow_error e;
     for (;;) {
         memset(p, 0, sizeof *p);
         int n = rndi(maxn + 1);
@@ -41,7 +41,7 @@ static void random_pos(const struct ruleset *rs, int maxn, sow_position *p)
             p->state = (uint8_t)rndi(3);
         if (rs->family == SOW_JERIN && rndi(4) == 0)
             p->state = SOW_STATE_OPEN;
-        if (rules_validate(rs, p, err, sizeof err) == 0)
+        if (rules_validate(rs, p, &e) == SOW_OK)
             return;
     }
 }
@@ -81,8 +81,8 @@ static void against_ref(const char *name, int count)
     rng_state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)strlen(name) * 7919 ^ (uint64_t)name[1];
     for (int pits = 1; pits <= 4; pits++) {
         struct ruleset rs;
-        char err[128];
-        cr_assert_eq(rules_init(&rs, name, pits, 1, err, sizeof err), 0, "%s", err);
+        struct sow_error e;
+        cr_assert_eq(rules_init(&rs, name, pits, 1, &e), SOW_OK, "%s", e.msg);
         struct ref_value_ctx *ref = ref_value_new(&rs);
         struct search_ctx *s = ctx_for(&rs, 1);
         for (int i = 0; i < count; i++) {
@@ -199,8 +199,8 @@ Test(search, closure_threads_vs_twin, .timeout = 120)
     rng_state = 99;
     for (int r = 0; r < 4; r++) {
         struct ruleset rs;
-        char err[128];
-        cr_assert_eq(rules_init(&rs, names[r], 5, 1, err, sizeof err), 0);
+        struct sow_error e;
+        cr_assert_eq(rules_init(&rs, names[r], 5, 1, &e), SOW_OK);
         struct search_ctx *sd = ctx_for(&rs, 2);
         level_budget = -1;
         struct search_ctx *s1 = ctx_for(&rs, 1), *s2 = ctx_for(&rs, 2);
@@ -241,11 +241,11 @@ Test(search, closure_threads_vs_twin, .timeout = 120)
 Test(search, cycle_by_hand)
 {
     struct ruleset rs;
-    char err[128];
+    struct sow_error e;
     sow_position p, q;
-    cr_assert_eq(rules_init(&rs, "oware", 1, 1, err, sizeof err), 0);
-    cr_assert_eq(pos_parse(&rs, "1/1/A", &p, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(pos_parse(&rs, "0/2/B", &q, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rules_init(&rs, "oware", 1, 1, &e), SOW_OK);
+    cr_assert_eq(pos_parse(&rs, "1/1/A", &p, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(pos_parse(&rs, "0/2/B", &q, &e), SOW_OK, "%s", e.msg);
     struct ref_value_ctx *ref = ref_value_new(&rs);
     int lo, hi, v;
     cr_assert_eq(ref_value(ref, &p, &lo, &hi), 0);
@@ -271,8 +271,8 @@ Test(search, cycle_by_hand)
 Test(search, levels_threads, .timeout = 120)
 {
     struct ruleset rs;
-    char err[128];
-    cr_assert_eq(rules_init(&rs, "oware", 6, 4, err, sizeof err), 0);
+    struct sow_error e;
+    cr_assert_eq(rules_init(&rs, "oware", 6, 4, &e), SOW_OK);
     rng_state = 4242;
     for (int i = 0; i < 3; i++) {
         sow_position p;
@@ -309,8 +309,8 @@ Test(search, threads_same_value, .timeout = 120)
     rng_state = 12345;
     for (int r = 0; r < 6; r++) {
         struct ruleset rs;
-        char err[128];
-        cr_assert_eq(rules_init(&rs, names[r], 4, 1, err, sizeof err), 0);
+        struct sow_error e;
+        cr_assert_eq(rules_init(&rs, names[r], 4, 1, &e), SOW_OK);
         struct search_ctx *s1 = ctx_for(&rs, 1), *s2 = ctx_for(&rs, 2);
         for (int i = 0; i < 40; i++) {
             sow_position p;
@@ -330,8 +330,8 @@ Test(search, threads_same_value, .timeout = 120)
 Test(search, deterministic_nodes)
 {
     struct ruleset rs;
-    char err[128];
-    cr_assert_eq(rules_init(&rs, "oware", 4, 1, err, sizeof err), 0);
+    struct sow_error e;
+    cr_assert_eq(rules_init(&rs, "oware", 4, 1, &e), SOW_OK);
     rng_state = 777;
     for (int i = 0; i < 20; i++) {
         sow_position p;
@@ -362,8 +362,8 @@ Test(search, bounded_bounds, .timeout = 120)
     rng_state = 4242;
     for (int r = 0; r < 6; r++) {
         struct ruleset rs;
-        char err[128];
-        cr_assert_eq(rules_init(&rs, names[r], 3, 1, err, sizeof err), 0);
+        struct sow_error e;
+        cr_assert_eq(rules_init(&rs, names[r], 3, 1, &e), SOW_OK);
         struct ref_value_ctx *ref = ref_value_new(&rs);
         for (int i = 0; i < 30; i++) {
             sow_position p;

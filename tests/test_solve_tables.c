@@ -23,7 +23,7 @@ static int rndi(int n)
 
 static void random_pos(const struct ruleset *rs, int minn, int maxn, sow_position *p)
 {
-    char err[128];
+    struct sow_error e;
     for (;;) {
         memset(p, 0, sizeof *p);
         int n = minn + rndi(maxn - minn + 1);
@@ -32,7 +32,7 @@ static void random_pos(const struct ruleset *rs, int minn, int maxn, sow_positio
         p->side = (uint8_t)rndi(2);
         if (rs->family == SOW_DARRA)
             p->state = (uint8_t)rndi(3);
-        if (rules_validate(rs, p, err, sizeof err) == 0)
+        if (rules_validate(rs, p, &e) == SOW_OK)
             return;
     }
 }
@@ -40,11 +40,11 @@ static void random_pos(const struct ruleset *rs, int minn, int maxn, sow_positio
 static void check(const char *name, int pits, int levels, int above)
 {
     struct ruleset rs;
-    char err[256], dir[] = "/tmp/sow-solve-tables-XXXXXX";
-    cr_assert_eq(rules_init(&rs, name, pits, 1, err, sizeof err), 0, "%s", err);
+    char dir[] = "/tmp/sow-solve-tables-XXXXXX";
+    struct sow_error e;
+    cr_assert_eq(rules_init(&rs, name, pits, 1, &e), SOW_OK, "%s", e.msg);
     cr_assert(mkdtemp(dir), "mkdtemp");
     struct tb_build_opts bo = {.threads = 1};
-    struct sow_error e;
     cr_assert_eq(tb_build(&rs, dir, levels, &bo, &e), SOW_OK, "%s", e.msg);
     struct tb_set *tb;
     tb_open(&rs, dir, &tb, &e);

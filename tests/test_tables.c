@@ -35,8 +35,8 @@ static void tmpdir(char *buf)
 static struct ruleset rules(const char *name, int pits)
 {
     struct ruleset rs;
-    char err[256];
-    cr_assert_eq(rules_init(&rs, name, pits, 0, err, sizeof err), 0, "%s", err);
+    struct sow_error e;
+    cr_assert_eq(rules_init(&rs, name, pits, 0, &e), SOW_OK, "%s", e.msg);
     return rs;
 }
 
@@ -298,7 +298,7 @@ Test(tables, verify_detects_wrong_values)
     tb_open(&rs, dir, &s, &e);
     cr_assert(s, "%s", e.msg);
     for (int n = 0; n <= 9; n++)
-        cr_assert_eq(verify_bad(s, n, &opt, &e), 0, "level %d: %s", n, e.msg);
+        cr_assert_eq(verify_bad(s, n, &opt, &e), SOW_OK, "level %d: %s", n, e.msg);
     uint64_t E;
     const int8_t *v = tb_level_values(s, 7, &E);
     int8_t *w = malloc(E);
@@ -309,7 +309,7 @@ Test(tables, verify_detects_wrong_values)
     free(w);
     tb_open(&rs, dir, &s, &e);
     cr_assert(s, "%s", e.msg);
-    cr_assert_gt(verify_bad(s, 7, &opt, &e), 0);
+    cr_assert_gt(verify_bad(s, 7, &opt, &e), SOW_OK);
     cr_assert(strstr(e.msg, "entry"), "%s", e.msg);
     tb_close(s);
     util_rmdir_flat(dir);
@@ -454,7 +454,7 @@ static void check_threads_agree(const char *name, int max_level)
     uint64_t E;
     cr_assert(tb_level_values(s, max_level, &E));
     cr_assert_gt(E, 16 * 65536, "%s level %d has fewer than 16 blocks", name, max_level);
-    cr_assert_eq(verify_bad(s, max_level, &o3, &e), 0, "%s", e.msg);
+    cr_assert_eq(verify_bad(s, max_level, &o3, &e), SOW_OK, "%s", e.msg);
     tb_close(s);
     util_rmdir_flat(one);
     util_rmdir_flat(three);

@@ -15,8 +15,8 @@
 
 static void rs_init(struct ruleset *rs, const char *name, int pits, int seeds)
 {
-    char err[256];
-    cr_assert_eq(rules_init(rs, name, pits, seeds, err, sizeof err), 0, "%s", err);
+    struct sow_error e;
+    cr_assert_eq(rules_init(rs, name, pits, seeds, &e), SOW_OK, "%s", e.msg);
 }
 
 static void rm_tables(const char *dir, const struct ruleset *rs, int top)
@@ -36,7 +36,7 @@ static const struct {
 
 static void check_atlas(const char *name)
 {
-    char dir[] = "/tmp/sow-test-variants-XXXXXX", err[256];
+    char dir[] = "/tmp/sow-test-variants-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     int checked_tb = 0;
     for (size_t k = 0; k < sizeof tiny / sizeof tiny[0]; k++) {
@@ -76,7 +76,7 @@ static void check_atlas(const char *name)
             struct var_atlas_opts o = {.threads = 1, .hash_mb = 4, .budget = 0};
             o.tables_dir = with_tb ? dir : NULL;
             struct var_atlas_result r;
-            cr_assert_eq(var_atlas_solve(&rs, &o, &r, err, sizeof err), 0, "%s", err);
+            cr_assert_eq(var_atlas_solve(&rs, &o, &r, &e), SOW_OK, "%s", e.msg);
             cr_assert(r.exact);
             cr_expect_eq(r.value, want, "%s 2x%d/%d (tables %d): atlas %d, reference %d", name,
                          rs.pits, rs.seeds, with_tb, r.value, want);
@@ -231,7 +231,7 @@ score:;
 static void check_play(const char *name, int pits, int seeds, int games, bool differs)
 {
     struct ruleset rs;
-    char err[256];
+    struct sow_error e;
     rs_init(&rs, name, pits, seeds);
     int *len = calloc((size_t)games, sizeof *len);
     int8_t *res = calloc((size_t)games, 1);
@@ -241,7 +241,7 @@ static void check_play(const char *name, int pits, int seeds, int games, bool di
     o.game_result = res;
     o.game_end = end;
     struct var_play_stats s1, s1b, s2, s3;
-    cr_assert_eq(var_play(&rs, &o, &s1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(var_play(&rs, &o, &s1, &e), SOW_OK, "%s", e.msg);
     expect_adds_up(&s1, len, res, end);
     for (int g = 0; g < games; g++) {
         int l, r, e;
@@ -253,13 +253,13 @@ static void check_play(const char *name, int pits, int seeds, int games, bool di
     o.game_len = NULL;
     o.game_result = NULL;
     o.game_end = NULL;
-    cr_assert_eq(var_play(&rs, &o, &s1b, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(var_play(&rs, &o, &s1b, &e), SOW_OK, "%s", e.msg);
     expect_same_stats(&s1, &s1b, "same seed twice");
     o.threads = 2;
-    cr_assert_eq(var_play(&rs, &o, &s2, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(var_play(&rs, &o, &s2, &e), SOW_OK, "%s", e.msg);
     expect_same_stats(&s1, &s2, "1 vs 2 threads");
     o.seed = 8;
-    cr_assert_eq(var_play(&rs, &o, &s3, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(var_play(&rs, &o, &s3, &e), SOW_OK, "%s", e.msg);
     cr_expect(!differs || s3.plies != s1.plies || s3.wins != s1.wins || s3.captured != s1.captured,
               "%s: seeds 7 and 8 gave the same games", name);
     free(len);
@@ -281,7 +281,7 @@ Test(play, engine_reproducible)
     const char *names[] = {"oware", "jodu", "darra"};
     for (int i = 0; i < 3; i++) {
         struct ruleset rs;
-        char err[256];
+        struct sow_error e;
         rs_init(&rs, names[i], 3, 2);
         int len[24], len2[24];
         int8_t res[24];
@@ -292,11 +292,11 @@ Test(play, engine_reproducible)
         o.game_result = res;
         o.game_end = end;
         struct var_play_stats a, b;
-        cr_assert_eq(var_play(&rs, &o, &a, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(var_play(&rs, &o, &a, &e), SOW_OK, "%s", e.msg);
         expect_adds_up(&a, len, res, end);
         o.threads = 2;
         o.game_len = len2;
-        cr_assert_eq(var_play(&rs, &o, &b, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(var_play(&rs, &o, &b, &e), SOW_OK, "%s", e.msg);
         expect_same_stats(&a, &b, names[i]);
         cr_expect_eq(memcmp(len, len2, sizeof len), 0);
     }
@@ -305,14 +305,14 @@ Test(play, engine_reproducible)
 Test(play, rejects_bad_options)
 {
     struct ruleset rs;
-    char err[256] = "";
+    struct sow_error e = {0};
     rs_init(&rs, "oware", 2, 2);
     struct var_play_stats s;
     struct var_play_opts o = {.player = VAR_RANDOM, .games = 0, .threads = 1};
-    cr_expect_eq(var_play(&rs, &o, &s, err, sizeof err), -1);
-    cr_expect_neq(err[0], 0);
+    cr_expect_eq(var_play(&rs, &o, &s, &e), SOW_E_INPUT);
+    cr_expect_neq(e.msg[0], 0);
     o.games = 1;
     o.player = VAR_ENGINE;
     o.engine_depth = 0;
-    cr_expect_eq(var_play(&rs, &o, &s, err, sizeof err), -1);
+    cr_expect_eq(var_play(&rs, &o, &s, &e), SOW_E_INPUT);
 }

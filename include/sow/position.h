@@ -9,6 +9,10 @@
  *
  * Moves: "3A" (hole 3 of player A), "pass", jerin's opening "2A+3A".
  *
+ * Errors: the parsers return SOW_OK, or SOW_E_INPUT with a one-line reason
+ * naming the field in *e (e may be NULL), e.g. for "4,4,x/..." the message
+ * "A row, hole 3: expected a seed count, found 'x'".
+ *
  * Thread-safety: all functions are reentrant (no shared state).
  */
 #ifndef SOW_POSITION_H
@@ -19,27 +23,28 @@
 
 #include "sow/rules.h"
 #include "sow/export.h"
+#include "sow/status.h"
 
 /* Longest formatted position: 36 holes * 4 chars + fields. */
 #define SOW_POS_MAXLEN 192
 #define SOW_MOVE_MAXLEN 16
 
-/* Holes per side that a token describes (counts the first row), or -1 with
- * a reason if the token is malformed. */
-SOW_API int pos_token_pits(const char *s, char *err, int errlen);
+/* Holes per side that a token describes (counts the first row) into *pits;
+ * SOW_E_INPUT if that row is malformed (*pits untouched then). */
+SOW_API enum sow_status pos_token_pits(const char *s, int *pits, struct sow_error *e);
 
-/* Parse a token for rule set rs.  Returns 0, or -1 with a one-line reason
- * naming the field. */
-SOW_API int pos_parse(const struct ruleset *rs, const char *s, sow_position *out, char *err,
-                      int errlen);
+/* Parse a token for rule set rs into *out (untouched on error); the position
+ * must pass rules_validate. */
+SOW_API enum sow_status pos_parse(const struct ruleset *rs, const char *s, sow_position *out,
+                                  struct sow_error *e);
 
 /* Write all five fields; returns the length. */
 SOW_API int pos_format(const struct ruleset *rs, const sow_position *p, char *buf, size_t len);
 
-/* Parse a move name relative to position p (its side to move).  Returns 0 or
- * -1 with a reason.  Does not check legality. */
-SOW_API int move_parse(const struct ruleset *rs, const sow_position *p, const char *s,
-                       sow_move *out, char *err, int errlen);
+/* Parse a move name relative to position p (its side to move) into *out.
+ * Does not check legality. */
+SOW_API enum sow_status move_parse(const struct ruleset *rs, const sow_position *p, const char *s,
+                                   sow_move *out, struct sow_error *e);
 
 /* Name of move m played by `side`. */
 SOW_API void move_format(const struct ruleset *rs, int side, sow_move m, char *buf, size_t len);

@@ -31,6 +31,7 @@
 
 #include "sow/board.h"
 #include "sow/export.h"
+#include "sow/status.h"
 
 enum sow_family {
     SOW_OWARE,
@@ -147,10 +148,12 @@ struct ruleset {
 };
 
 /* Look a rule set up by name or alias and fill `rs` for the given size.
- * pits = 0 or seeds < 0 take the defaults (6 and 4).  Returns 0, or -1 with a
- * one-line reason in err (size errlen). */
-SOW_API int rules_init(struct ruleset *rs, const char *name, int pits, int seeds, char *err,
-                       int errlen);
+ * pits = 0 or seeds < 0 take the defaults (6 and 4).  Returns SOW_OK, or
+ * SOW_E_INPUT (unknown name, size out of range) with a one-line reason in *e
+ * (e may be NULL); rs is untouched then.
+ * Example: "chess" gives "unknown rule set 'chess' (known: oware awari ...)". */
+SOW_API enum sow_status rules_init(struct ruleset *rs, const char *name, int pits, int seeds,
+                                   struct sow_error *e);
 
 /* Canonical names of all rule sets, NULL-terminated, in enum sow_family
  * order (the registry, rules.c, is indexed by it). */
@@ -160,8 +163,9 @@ SOW_API extern const char *const sow_rule_names[];
 SOW_API sow_position rules_start(const struct ruleset *rs);
 
 /* Check that p is a position this rule set can hold (sizes, totals, state).
- * Returns 0, or -1 with a reason. */
-SOW_API int rules_validate(const struct ruleset *rs, const sow_position *p, char *err, int errlen);
+ * Returns SOW_OK, or SOW_E_INPUT with a reason in *e (e may be NULL). */
+SOW_API enum sow_status rules_validate(const struct ruleset *rs, const sow_position *p,
+                                       struct sow_error *e);
 
 static inline void rules_generate(const struct ruleset *rs, const sow_position *p,
                                   struct sow_movelist *out)

@@ -22,9 +22,9 @@
  *
  * Example (examples/solve.c does this with error handling and the PV):
  *
- *   struct ruleset rs;  sow_position p;  char err[256];
- *   rules_init(&rs, "awari", 6, -1, err, sizeof err);
- *   pos_parse(&rs, "0,0,1,2,0,3/1,0,0,0,1,0/A", &p, err, sizeof err);
+ *   struct ruleset rs;  sow_position p;  struct sow_error e;
+ *   rules_init(&rs, "awari", 6, -1, &e);                       // SOW_OK
+ *   pos_parse(&rs, "0,0,1,2,0,3/1,0,0,0,1,0/A", &p, &e);       // SOW_OK
  *   struct sow_movelist ml;  rules_generate(&rs, &p, &ml);    // 3 moves
  *   ... search_new(&rs, &opts, &s, &e), search_solve(s, &p, &r): r.value == -4
  *

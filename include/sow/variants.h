@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "sow/rules.h"
+#include "sow/status.h"
 
 /* ---- atlas -------------------------------------------------------------- */
 
@@ -64,10 +65,13 @@ struct var_atlas_result {
     double tb_seconds;        /* of which building tables */
 };
 
-/* Solve the start of rs.  0 done (exact or open), -1 error (reason in err)
- * or user interrupt (r->interrupted). */
-int var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
-                    struct var_atlas_result *r, char *err, int errlen);
+/* Solve the start of rs.  SOW_OK: done (exact or open, r->exact says);
+ * SOW_E_INTERRUPTED: the user stopped it (r->interrupted); else the solver's
+ * failure (SOW_E_NOMEM: no memory for the solver or its watchdog thread;
+ * SOW_E_IO: the solver contradicted itself) with the reason in *e (e may be
+ * NULL). */
+enum sow_status var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
+                                struct var_atlas_result *r, struct sow_error *e);
 
 /* ---- play statistics ------------------------------------------------------ */
 
@@ -115,10 +119,11 @@ struct var_play_stats {
     double seconds;
 };
 
-/* Play opts->games games of rs from its start.  0, or -1 with a reason
- * (bad options, out of memory, engine error, or interrupted). */
-int var_play(const struct ruleset *rs, const struct var_play_opts *o, struct var_play_stats *st,
-             char *err, int errlen);
+/* Play opts->games games of rs from its start.  SOW_OK, or with a reason in
+ * *e (e may be NULL): SOW_E_INPUT (bad options: no games, engine depth < 1),
+ * SOW_E_NOMEM, SOW_E_INTERRUPTED (*opts->stop set). */
+enum sow_status var_play(const struct ruleset *rs, const struct var_play_opts *o,
+                         struct var_play_stats *st, struct sow_error *e);
 
 /* Short name of an ending for tables and CSV ("no-seeds", ..., "cap"). */
 const char *var_end_name(int end);

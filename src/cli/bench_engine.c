@@ -81,10 +81,14 @@ int bench_engine(int argc, char **argv)
             names[nn++] = tok;
     }
     struct ruleset rsv[64];
-    char err[256];
-    for (int i = 0; i < nn; i++)
-        if (rules_init(&rsv[i], names[i], 0, -1, err, sizeof err) < 0)
-            return cli_bad("bench engine", "%s", err);
+    for (int i = 0; i < nn; i++) {
+        struct sow_error e;
+        enum sow_status st = rules_init(&rsv[i], names[i], 0, -1, &e);
+        if (st != SOW_OK) {
+            cli_bad("bench engine", "%s", e.msg);
+            return cli_exit_code(st);
+        }
+    }
     uint64_t total = 0;
     double secs = 0;
     for (int i = 0; i < nn; i++) {

@@ -124,9 +124,12 @@ int bench_movegen(const char *rules, int argc, char **argv)
     }
     for (int k = 0; k < nl; k++) { /* every name checked before any output */
         struct ruleset rs;
-        char err[256];
-        if (rules_init(&rs, list[k], 6, 4, err, sizeof err) < 0)
-            return cli_bad("bench", "%s", err);
+        struct sow_error e;
+        enum sow_status st = rules_init(&rs, list[k], 6, 4, &e);
+        if (st != SOW_OK) {
+            cli_bad("bench", "%s", e.msg);
+            return cli_exit_code(st);
+        }
     }
     printf("movegen: %ld positions per rule set from random games (seed 2026), 2x6, one core\n",
            npos);
@@ -134,9 +137,12 @@ int bench_movegen(const char *rules, int argc, char **argv)
            "endless/k", "us/endless");
     for (int k = 0; k < nl; k++) {
         struct ruleset rs;
-        char err[256];
-        if (rules_init(&rs, list[k], 6, 4, err, sizeof err) < 0)
-            return cli_bad("bench", "%s", err);
+        struct sow_error e;
+        enum sow_status st = rules_init(&rs, list[k], 6, 4, &e);
+        if (st != SOW_OK) {
+            cli_bad("bench", "%s", e.msg);
+            return cli_exit_code(st);
+        }
         struct mg_result r;
         run_one(&rs, (int)npos, secs, &r);
         printf("%-12s %12.0f %9.2f %9.2f %9.2f %11.1f\n", rs.name, r.moves_per_s,
@@ -146,8 +152,7 @@ int bench_movegen(const char *rules, int argc, char **argv)
 
     /* oware perft: the bulk count of the last ply, and making every move. */
     struct ruleset rs;
-    char err[256];
-    rules_init(&rs, "oware", 6, 4, err, sizeof err);
+    rules_init(&rs, "oware", 6, 4, NULL);
     sow_position start = rules_start(&rs);
     double t0 = util_now();
     uint64_t a = perft(&rs, &start, (int)depth, NULL);

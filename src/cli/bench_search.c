@@ -135,12 +135,16 @@ static int measure(const struct bpos *v, int n, const int *tc, int ntc, unsigned
                    struct meas *m, volatile sig_atomic_t *stop)
 {
     for (int i = 0; i < n; i++) {
-        char err[256];
+        struct sow_error e;
         struct ruleset rs;
         sow_position p;
-        if (rules_init(&rs, v[i].rules, v[i].pits, 4, err, sizeof err) < 0 ||
-            pos_parse(&rs, v[i].pos, &p, err, sizeof err) < 0)
-            return cli_bad("bench", "position %d (%s): %s", i + 1, v[i].pos, err);
+        enum sow_status ps = rules_init(&rs, v[i].rules, v[i].pits, 4, &e);
+        if (ps == SOW_OK)
+            ps = pos_parse(&rs, v[i].pos, &p, &e);
+        if (ps != SOW_OK) {
+            cli_bad("bench", "position %d (%s): %s", i + 1, v[i].pos, e.msg);
+            return cli_exit_code(ps);
+        }
         fprintf(stderr, "sow bench: position %d/%d\r", i + 1, n);
         for (int r = 0; r < repeat; r++)
             for (int k = 0; k < ntc; k++) {

@@ -130,9 +130,12 @@ int bench_tables(int argc, char **argv)
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
          name = strtok_r(NULL, ",", &save)) {
         struct ruleset rs;
-        char err[512];
-        if (rules_init(&rs, name, (int)pits, 0, err, sizeof err) < 0)
-            return cli_bad("bench tables", "%s", err);
+        struct sow_error e;
+        enum sow_status st = rules_init(&rs, name, (int)pits, 0, &e);
+        if (st != SOW_OK) {
+            cli_bad("bench tables", "%s", e.msg);
+            return cli_exit_code(st);
+        }
         char dir[] = "/tmp/sow-bench-tables-XXXXXX";
         if (!mkdtemp(dir)) {
             fprintf(stderr, "sow bench tables: cannot create a temporary directory\n");
@@ -149,8 +152,7 @@ int bench_tables(int argc, char **argv)
                                     .level_info = level_info};
         printf("%s 2x%ld levels 0..%ld, %s threads:\n", rs.name, pits, seeds,
                threads ? "" : "all");
-        struct sow_error e;
-        enum sow_status st = tb_build(&rs, dir, (int)seeds, &opt, &e);
+        st = tb_build(&rs, dir, (int)seeds, &opt, &e);
         util_rmdir_flat(dir);
         if (st != SOW_OK) {
             fprintf(stderr, "sow bench tables: %s\n", e.msg);

@@ -110,7 +110,8 @@ int cli_exit_code(enum sow_status st);
 /* "sow CMD: message" on stderr; returns CLI_BAD. */
 int cli_bad(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Resolve rule set and position from g's fields. 0 or CLI_BAD (message printed). */
+/* Resolve rule set and position from g's fields. 0 or CLI_BAD (message
+ * printed): rules and notation fail only with SOW_E_INPUT. */
 int cli_game_setup(const char *cmd, struct cli_game *g);
 
 /* A directory to read from must exist and be a directory: 0, or CLI_BAD

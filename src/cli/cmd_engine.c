@@ -91,8 +91,11 @@ static void fmt_move(const struct proto *P, int side, sow_move m, char *buf, siz
 static int setup_rules(struct proto *P, char *err, int errlen)
 {
     struct ruleset rs;
-    if (rules_init(&rs, P->rules, (int)P->pits, (int)P->seeds, err, errlen) < 0)
+    struct sow_error e;
+    if (rules_init(&rs, P->rules, (int)P->pits, (int)P->seeds, &e) != SOW_OK) {
+        snprintf(err, (size_t)errlen, "%s", e.msg);
         return -1;
+    }
     P->rs = rs;
     P->start = P->pos = rules_start(&P->rs);
     P->nhist = 0;
@@ -291,8 +294,11 @@ static int parse_fen(struct proto *P, const char *f, sow_position *out, char *er
     p.store[0] = (uint16_t)v[H];
     p.store[1] = (uint16_t)v[H + 1];
     p.side = q[0] == 'S' ? 0 : 1;
-    if (rules_validate(&P->rs, &p, err, errlen) < 0)
+    struct sow_error e;
+    if (rules_validate(&P->rs, &p, &e) != SOW_OK) {
+        snprintf(err, (size_t)errlen, "%s", e.msg);
         return -1;
+    }
     *out = p;
     return 0;
 }
@@ -313,7 +319,12 @@ static int parse_move(struct proto *P, const sow_position *p, const char *tok, s
         *letter = true;
         return 0;
     }
-    return move_parse(&P->rs, p, tok, m, err, errlen);
+    struct sow_error e;
+    if (move_parse(&P->rs, p, tok, m, &e) != SOW_OK) {
+        snprintf(err, (size_t)errlen, "%s", e.msg);
+        return -1;
+    }
+    return 0;
 }
 
 static void cmd_position(struct proto *P, char *args)
@@ -346,12 +357,14 @@ static void cmd_position(struct proto *P, char *args)
             }
             letters = true;
         } else {
-            int tp = pos_token_pits(tok, err, sizeof err);
-            if (tp < 0 || pos_parse(&P->rs, tok, &p, err, sizeof err) < 0) {
+            int tp = -1; /* untouched if the first row is malformed */
+            struct sow_error e;
+            if (pos_token_pits(tok, &tp, &e) != SOW_OK ||
+                pos_parse(&P->rs, tok, &p, &e) != SOW_OK) {
                 if (tp >= 0 && tp != P->rs.pits)
                     ERR(P, "position: %d holes per side, but Pits is %d", tp, P->rs.pits);
                 else
-                    ERR(P, "position: %s", err);
+                    ERR(P, "position: %s", e.msg);
                 return;
             }
         }

@@ -229,8 +229,7 @@ static sow_move player_move(struct mctx *M, struct player *pl, const sow_positio
         char *t = line + 9;
         t[strcspn(t, " \r\n")] = 0;
         sow_move m;
-        char err[128];
-        if (move_parse(rs, p, t, &m, err, sizeof err) < 0) {
+        if (move_parse(rs, p, t, &m, NULL) != SOW_OK) {
             /* oware letters */
             if (rs->family == SOW_OWARE && t[0] && !t[1] &&
                 (t[0] - (p->side ? 'a' : 'A')) >= 0 && (t[0] - (p->side ? 'a' : 'A')) < rs->pits)

@@ -131,7 +131,7 @@ int cmd_play(int argc, char **argv)
         goto out;
     }
     hist[0] = g.p;
-    char err[256], mv[SOW_MOVE_MAXLEN];
+    char mv[SOW_MOVE_MAXLEN];
     for (int i = 0; i < nmoves; i++) {
         struct sow_movelist ml;
         sow_position *cur = &hist[i];
@@ -143,8 +143,11 @@ int cmd_play(int argc, char **argv)
         /* The name first: generating the moves can take long where a relay
          * may never end, and a misspelt move must not wait for that. */
         sow_move m;
-        if (move_parse(&g.rs, cur, moves[i], &m, err, sizeof err) < 0) {
-            rc = cli_bad("play", "move %d: %s", i + 1, err);
+        struct sow_error e;
+        enum sow_status st = move_parse(&g.rs, cur, moves[i], &m, &e);
+        if (st != SOW_OK) {
+            cli_bad("play", "move %d: %s", i + 1, e.msg);
+            rc = cli_exit_code(st);
             goto out;
         }
         g.rs.generate(&g.rs, cur, &ml, cache, NULL);

@@ -106,9 +106,12 @@ static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool p
 
 static int setup_rules(const char *cmd, const struct topts *o, struct ruleset *rs)
 {
-    char err[256];
-    if (rules_init(rs, o->rules, (int)o->pits, 0, err, sizeof err) < 0)
-        return cli_bad(cmd, "%s", err);
+    struct sow_error e;
+    enum sow_status st = rules_init(rs, o->rules, (int)o->pits, 0, &e);
+    if (st != SOW_OK) {
+        cli_bad(cmd, "%s", e.msg);
+        return cli_exit_code(st);
+    }
     return 0;
 }
 
@@ -311,7 +314,7 @@ static bool name_says(const char *name, struct ruleset *rs, int *level)
     const char *x = strstr(name, "-2x"), *nx;
     while (x && (nx = strstr(x + 1, "-2x")))
         x = nx;
-    char rules[64], err[256];
+    char rules[64];
     int pits, n, end = 0;
     if (!x || (size_t)(x - name) >= sizeof rules)
         return false;
@@ -320,7 +323,7 @@ static bool name_says(const char *name, struct ruleset *rs, int *level)
     if (sscanf(x, "-2x%d-%3d.sowtb%n", &pits, &n, &end) != 2 || x[end] || pits < 1 ||
         pits > SOW_MAX_PITS || n < 0 || n > TB_MAX_LEVEL)
         return false;
-    if (rules_init(rs, rules, pits, 0, err, sizeof err) < 0 || strcmp(rs->name, rules) != 0)
+    if (rules_init(rs, rules, pits, 0, NULL) != SOW_OK || strcmp(rs->name, rules) != 0)
         return false;
     *level = n;
     return true;
@@ -481,7 +484,7 @@ static int tables_verify(int argc, char **argv)
     char done[256][40], lastbad[512] = "";
     int ndone = 0;
     for (int i = 0; i < count && !*stop; i++) {
-        char path[4200], err[512];
+        char path[4200];
         snprintf(path, sizeof path, "%s/%s", o.dir, names[i]);
         if (strstr(names[i], ".tmp"))
             continue;
@@ -503,7 +506,7 @@ static int tables_verify(int argc, char **argv)
             continue;
         snprintf(done[ndone++], sizeof done[0], "%s", key);
         struct ruleset rs;
-        rules_init(&rs, h.rules, (int)h.pits, 0, err, sizeof err);
+        rules_init(&rs, h.rules, (int)h.pits, 0, NULL); /* tb_file_load checked the header */
         struct tb_set *set; /* whole levels are recomputed: compressed ones decompressed */
         if (tb_open_values(&rs, o.dir, &set, &e) != SOW_OK) {
             if (strcmp(e.msg, lastbad) != 0) /* the same damaged file, already listed */

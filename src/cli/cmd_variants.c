@@ -98,15 +98,19 @@ static int parse_rules(const char *cmd, const char *spec, const char **out, int 
             out[(*count)++] = sow_rule_names[i];
         return 0;
     }
-    char buf[256], err[256];
+    char buf[256];
     if (strlen(spec) >= sizeof buf || !*spec)
         return cli_bad(cmd, "--rules '%s': expected names separated by commas, or all", spec);
     strcpy(buf, spec);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
         struct ruleset rs;
-        if (rules_init(&rs, tok, 1, 1, err, sizeof err) < 0)
-            return cli_bad(cmd, "%s", err);
+        struct sow_error e;
+        enum sow_status st = rules_init(&rs, tok, 1, 1, &e);
+        if (st != SOW_OK) {
+            cli_bad(cmd, "%s", e.msg);
+            return cli_exit_code(st);
+        }
         bool dup = false;
         for (int i = 0; i < *count; i++)
             dup |= strcmp(out[i], rs.name) == 0;
@@ -223,22 +227,22 @@ static int cmd_atlas(int argc, char **argv)
     printf("%-12s %4s %5s %5s %9s %-18s %5s %14s %10s  %s\n", "rules", "pits", "seeds", "total",
            "value", "best", "pv", "nodes", "time_ms", "status");
     fflush(stdout);
-    bool failed = false;
-    for (int a = 0; a < nrules && !*stop && !failed; a++)
-        for (int b = 0; b < npits && !*stop && !failed; b++)
-            for (int c = 0; c < nseeds && !*stop && !failed; c++) {
+    enum sow_status failed = SOW_OK; /* the first failure */
+    for (int a = 0; a < nrules && !*stop && failed == SOW_OK; a++)
+        for (int b = 0; b < npits && !*stop && failed == SOW_OK; b++)
+            for (int c = 0; c < nseeds && !*stop && failed == SOW_OK; c++) {
                 struct ruleset rs;
-                char err[256];
+                struct sow_error e;
                 k++;
                 int n = 2 * pits[b] * seeds[c];
-                if (n > max_total || n < min_total || rules_init(&rs, rules[a], pits[b], seeds[c], err,
-                                                sizeof err) < 0) {
+                if (n > max_total || n < min_total ||
+                    rules_init(&rs, rules[a], pits[b], seeds[c], &e) != SOW_OK) {
                     nskip++;
                     fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds: skipped (%s)\n", k, total,
                             rules[a], pits[b], seeds[c],
                             n > max_total   ? "more than --max-total seeds"
                             : n < min_total ? "fewer than --min-total seeds"
-                                            : err);
+                                            : e.msg);
                     continue;
                 }
                 fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds per hole (%d on the board)...\n", k,
@@ -253,11 +257,12 @@ static int cmd_atlas(int argc, char **argv)
                 ao.progress = atlas_note;
                 ao.progress_arg = &verbose;
                 struct var_atlas_result r;
-                if (var_atlas_solve(&rs, &ao, &r, err, sizeof err) < 0) {
+                enum sow_status st = var_atlas_solve(&rs, &ao, &r, &e);
+                if (st != SOW_OK) {
                     if (!r.interrupted) {
                         fprintf(stderr, "sow %s: %s 2x%d/%d: %s\n", cmd, rs.name, pits[b],
-                                seeds[c], err);
-                        failed = true;
+                                seeds[c], e.msg);
+                        failed = st;
                     }
                     break;
                 }
@@ -297,9 +302,9 @@ static int cmd_atlas(int argc, char **argv)
         fprintf(stderr, "sow %s: interrupted (no CSV written)\n", cmd);
         return cli_interrupted();
     }
-    if (failed) {
+    if (failed != SOW_OK) {
         out_close(cmd, &out, false);
-        return CLI_FAIL;
+        return cli_exit_code(failed);
     }
     fprintf(stderr, "atlas: %d exact, %d open, %d skipped\n", nexact, nopen, nskip);
     return out_close(cmd, &out, true);
@@ -385,9 +390,12 @@ static int cmd_play_stats(int argc, char **argv)
         return CLI_BAD;
     struct ruleset rsets[SOW_FAMILY_COUNT];
     for (int a = 0; a < nrules; a++) {
-        char err[256];
-        if (rules_init(&rsets[a], rules[a], (int)pits, (int)seeds, err, sizeof err) < 0)
-            return cli_bad(cmd, "%s", err);
+        struct sow_error e;
+        enum sow_status st = rules_init(&rsets[a], rules[a], (int)pits, (int)seeds, &e);
+        if (st != SOW_OK) {
+            cli_bad(cmd, "%s", e.msg);
+            return cli_exit_code(st);
+        }
     }
     struct outfile out, lout;
     int rc = out_open(cmd, &out, csv);
@@ -460,12 +468,13 @@ static int cmd_play_stats(int argc, char **argv)
             po.game_result = gres;
             po.game_end = gend;
             struct var_play_stats st;
-            char err[256];
-            if (var_play(&rsets[a], &po, &st, err, sizeof err) < 0) {
+            struct sow_error e;
+            enum sow_status vs = var_play(&rsets[a], &po, &st, &e);
+            if (vs != SOW_OK) {
                 if (*stop)
                     break;
-                fprintf(stderr, "sow %s: %s %s: %s\n", cmd, rsets[a].name, players, err);
-                rc = CLI_FAIL;
+                fprintf(stderr, "sow %s: %s %s: %s\n", cmd, rsets[a].name, players, e.msg);
+                rc = cli_exit_code(vs);
                 goto done;
             }
             play_row(tab, rsets[a].name, players, &st);

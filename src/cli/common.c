@@ -200,26 +200,33 @@ int cli_unknown(const char *cmd, const char *arg)
 
 int cli_game_setup(const char *cmd, struct cli_game *g)
 {
-    char err[256];
+    struct sow_error e;
+    enum sow_status st;
     const char *rules = g->rules ? g->rules : "oware";
     int pits = (int)g->pits;
     if (g->pos) {
-        int tp = pos_token_pits(g->pos, err, sizeof err);
-        if (tp < 0)
-            return cli_bad(cmd, "position: %s", err);
+        int tp;
+        if ((st = pos_token_pits(g->pos, &tp, &e)) != SOW_OK) {
+            cli_bad(cmd, "position: %s", e.msg);
+            return cli_exit_code(st);
+        }
         if (pits && pits != tp)
             return cli_bad(cmd, "position has %d holes per side but --pits is %d", tp, pits);
         pits = tp;
     }
-    if (rules_init(&g->rs, rules, pits, g->pos && g->seeds < 0 ? 4 : (int)g->seeds, err,
-                   sizeof err) < 0)
-        return cli_bad(cmd, "%s", err);
+    st = rules_init(&g->rs, rules, pits, g->pos && g->seeds < 0 ? 4 : (int)g->seeds, &e);
+    if (st != SOW_OK) {
+        cli_bad(cmd, "%s", e.msg);
+        return cli_exit_code(st);
+    }
     if (!g->pos) {
         g->p = rules_start(&g->rs);
         return 0;
     }
-    if (pos_parse(&g->rs, g->pos, &g->p, err, sizeof err) < 0)
-        return cli_bad(cmd, "position: %s", err);
+    if ((st = pos_parse(&g->rs, g->pos, &g->p, &e)) != SOW_OK) {
+        cli_bad(cmd, "position: %s", e.msg);
+        return cli_exit_code(st);
+    }
     return 0;
 }
 

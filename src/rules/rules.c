@@ -93,7 +93,8 @@ void rules_names_line(char *buf, size_t len, bool with_aliases)
         k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? " " : "; aliases ", aliases[i].alias);
 }
 
-int rules_init(struct ruleset *rs, const char *name, int pits, int seeds, char *err, int errlen)
+enum sow_status rules_init(struct ruleset *rs, const char *name, int pits, int seeds,
+                           struct sow_error *e)
 {
     const char *canon = name;
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
@@ -109,25 +110,20 @@ int rules_init(struct ruleset *rs, const char *name, int pits, int seeds, char *
     if (!fd) {
         char known[256];
         rules_names_line(known, sizeof known, true);
-        snprintf(err, (size_t)errlen, "unknown rule set '%s' (known: %s)", name, known);
-        return -1;
+        return sow_fail(e, SOW_E_INPUT, "unknown rule set '%s' (known: %s)", name, known);
     }
     if (pits == 0)
         pits = 6;
     if (seeds < 0)
         seeds = 4;
-    if (pits < 1 || pits > SOW_MAX_PITS) {
-        snprintf(err, (size_t)errlen, "--pits %d out of range (1..%d holes per side)", pits,
-                 SOW_MAX_PITS);
-        return -1;
-    }
-    if (seeds > SOW_MAX_SEEDS / (2 * pits)) {
-        snprintf(err, (size_t)errlen,
-                 "--seeds %d too large: the start would hold %d seeds, at most %d fit "
-                 "(%d per hole on 2x%d)",
-                 seeds, 2 * pits * seeds, SOW_MAX_SEEDS, SOW_MAX_SEEDS / (2 * pits), pits);
-        return -1;
-    }
+    if (pits < 1 || pits > SOW_MAX_PITS)
+        return sow_fail(e, SOW_E_INPUT, "--pits %d out of range (1..%d holes per side)", pits,
+                        SOW_MAX_PITS);
+    if (seeds > SOW_MAX_SEEDS / (2 * pits))
+        return sow_fail(e, SOW_E_INPUT,
+                        "--seeds %d too large: the start would hold %d seeds, at most %d fit "
+                        "(%d per hole on 2x%d)",
+                        seeds, 2 * pits * seeds, SOW_MAX_SEEDS, SOW_MAX_SEEDS / (2 * pits), pits);
     memset(rs, 0, sizeof *rs);
     rs->name = fname;
     rs->family = fd->family;
@@ -142,7 +138,7 @@ int rules_init(struct ruleset *rs, const char *name, int pits, int seeds, char *
     rs->state_of_rel = fd->state_of_rel;
     rs->generate = fd->by_width[rs->nwords];
     rs->count = fd->count;
-    return 0;
+    return SOW_OK;
 }
 
 sow_position rules_start(const struct ruleset *rs)
@@ -156,52 +152,40 @@ sow_position rules_start(const struct ruleset *rs)
     return p;
 }
 
-int rules_validate(const struct ruleset *rs, const sow_position *p, char *err, int errlen)
+enum sow_status rules_validate(const struct ruleset *rs, const sow_position *p,
+                               struct sow_error *e)
 {
     int total = 0;
     for (int i = 0; i < SOW_BOARD_WORDS * 8; i++) {
-        if (i >= rs->holes && p->board.h[i]) {
-            snprintf(err, (size_t)errlen, "board: lane %d beyond 2x%d holes is not empty", i,
-                     rs->pits);
-            return -1;
-        }
+        if (i >= rs->holes && p->board.h[i])
+            return sow_fail(e, SOW_E_INPUT, "board: lane %d beyond 2x%d holes is not empty", i,
+                            rs->pits);
         total += p->board.h[i];
     }
-    if (total > SOW_MAX_SEEDS) {
-        snprintf(err, (size_t)errlen, "board: %d seeds, at most %d fit", total, SOW_MAX_SEEDS);
-        return -1;
-    }
-    if (p->side > 1) {
-        snprintf(err, (size_t)errlen, "side: must be A or B");
-        return -1;
-    }
+    if (total > SOW_MAX_SEEDS)
+        return sow_fail(e, SOW_E_INPUT, "board: %d seeds, at most %d fit", total, SOW_MAX_SEEDS);
+    if (p->side > 1)
+        return sow_fail(e, SOW_E_INPUT, "side: must be A or B");
     switch (p->state) {
     case SOW_STATE_NONE:
         break;
     case SOW_STATE_A:
     case SOW_STATE_B:
-        if (rs->family != SOW_DARRA) {
-            snprintf(err, (size_t)errlen, "state: last-capturer state is for darra only, %s takes '-'",
-                     rs->name);
-            return -1;
-        }
+        if (rs->family != SOW_DARRA)
+            return sow_fail(e, SOW_E_INPUT,
+                            "state: last-capturer state is for darra only, %s takes '-'", rs->name);
         break;
     case SOW_STATE_OPEN:
-        if (rs->family != SOW_JERIN) {
-            snprintf(err, (size_t)errlen, "state: 'open' is for jerin only, %s takes '-'%s", rs->name,
-                     rs->family == SOW_DARRA ? ", 'A' or 'B'" : "");
-            return -1;
-        }
+        if (rs->family != SOW_JERIN)
+            return sow_fail(e, SOW_E_INPUT, "state: 'open' is for jerin only, %s takes '-'%s",
+                            rs->name, rs->family == SOW_DARRA ? ", 'A' or 'B'" : "");
         break;
     default:
-        snprintf(err, (size_t)errlen, "state: unknown value %d", p->state);
-        return -1;
+        return sow_fail(e, SOW_E_INPUT, "state: unknown value %d", p->state);
     }
-    if (p->pad_[0] || p->pad_[1]) {
-        snprintf(err, (size_t)errlen, "position: padding bytes not zero");
-        return -1;
-    }
-    return 0;
+    if (p->pad_[0] || p->pad_[1])
+        return sow_fail(e, SOW_E_INPUT, "position: padding bytes not zero");
+    return SOW_OK;
 }
 
 int rules_find_move(const struct sow_movelist *ml, sow_move m)

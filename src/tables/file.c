@@ -174,9 +174,8 @@ static enum sow_status file_load(const char *path, const struct ruleset *rs, int
     if (hd.value_encoding != TB_VALUE_INT8)
         BAD("%s: unknown value encoding %u", path, hd.value_encoding);
     struct ruleset frs;
-    char rerr[256];
     if (hd.pits < 1 || hd.pits > SOW_MAX_PITS || hd.level > TB_MAX_LEVEL ||
-        rules_init(&frs, hd.rules, (int)hd.pits, 0, rerr, sizeof rerr) < 0 ||
+        rules_init(&frs, hd.rules, (int)hd.pits, 0, NULL) != SOW_OK ||
         strcmp(frs.name, hd.rules) != 0)
         BAD("%s: header names an unknown table (rules '%s', 2x%u, level %u)", path, hd.rules,
             hd.pits, hd.level);

@@ -204,8 +204,8 @@ static void search_note(void *arg, const char *line)
     note(o, "  %s", line);
 }
 
-int var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
-                    struct var_atlas_result *r, char *err, int errlen)
+enum sow_status var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
+                                struct var_atlas_result *r, struct sow_error *e)
 {
     memset(r, 0, sizeof *r);
     r->tb_level = -1;
@@ -219,21 +219,21 @@ int var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
         r->value = r->lower = r->upper = ml.settle[p.side] - ml.settle[!p.side];
         best_string(rs, p.side, r, false);
         r->seconds = util_now() - t0;
-        return 0;
+        return SOW_OK;
     }
 
     struct tb_set *tb = tables_prepare(rs, o, n, r);
     if (user_stopped(o)) {
         tb_close(tb);
         r->interrupted = true;
-        return -1;
+        return sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
     }
 
     struct watchdog wd;
     if (watchdog_start(&wd, o->budget, o->stop) < 0) {
         tb_close(tb);
-        snprintf(err, (size_t)errlen, "cannot start the watchdog thread");
-        return -1;
+        /* pthread_create fails for want of resources: memory, threads */
+        return sow_fail(e, SOW_E_NOMEM, "cannot start the watchdog thread");
     }
     struct search_opts so = {0};
     so.threads = o->threads > 0 ? o->threads : 1;
@@ -245,16 +245,15 @@ int var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
     struct search_ctx *s;
     struct sow_error se;
     if (search_new(rs, &so, &s, &se) != SOW_OK) {
-        snprintf(err, (size_t)errlen, "%s", se.msg);
         watchdog_stop(&wd);
         tb_close(tb);
-        return -1;
+        return sow_fail(e, se.status, "%s", se.msg);
     }
     struct search_result sr;
-    int rc = search_solve(s, &p, &sr) == SOW_OK ? 0 : -1;
+    enum sow_status st = search_solve(s, &p, &sr);
     r->nodes = sr.nodes;
     r->tb_hits = sr.tb_hits;
-    if (rc == 0 && sr.exact) {
+    if (st == SOW_OK && sr.exact) {
         r->exact = true;
         r->value = r->lower = r->upper = sr.value;
         r->pv_len = sr.pv_len;
@@ -274,12 +273,10 @@ int var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
             for (int i = 0; i < k; i++)
                 if (vals[i] == r->value)
                     r->best[r->nbest++] = ml.c[i].move;
-            if (r->nbest == 0) {
-                snprintf(err, (size_t)errlen,
-                         "solver inconsistency: no move of the start reaches its value %d",
-                         r->value);
-                rc = -1;
-            }
+            if (r->nbest == 0) /* a solver bug: no status names it; a failure, exit 1 */
+                st = sow_fail(e, SOW_E_IO,
+                              "solver inconsistency: no move of the start reaches its value %d",
+                              r->value);
             best_string(rs, p.side, r, false);
         } else {
             r->best[r->nbest++] = sr.best;
@@ -296,17 +293,16 @@ int var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
         watchdog_start(&wd, o->budget > 0 ? tl + o->budget : 0, o->stop);
         so.time_limit = tl;
         if (search_new(rs, &so, &s, &se) != SOW_OK) {
-            snprintf(err, (size_t)errlen, "%s", se.msg);
             watchdog_stop(&wd);
             tb_close(tb);
-            return -1;
+            return sow_fail(e, se.status, "%s", se.msg);
         }
         r->lower = -n;
         r->upper = n;
-        rc = search_solve(s, &p, &sr) == SOW_OK ? 0 : -1;
+        st = search_solve(s, &p, &sr);
         r->nodes += sr.nodes;
         r->tb_hits += sr.tb_hits;
-        if (rc == 0) {
+        if (st == SOW_OK) {
             r->lower = sr.lower > -n ? sr.lower : -n;
             r->upper = sr.upper < n ? sr.upper : n;
             if (sr.exact) {
@@ -320,15 +316,15 @@ int var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
         r->value = r->exact ? r->lower : (r->lower + r->upper) / 2;
         if (!r->exact)
             strcpy(r->best_str, "-");
-        rc = 0;
+        st = SOW_OK; /* open: the bounds proven so far */
     }
     if (user_stopped(o)) {
         r->interrupted = true;
-        rc = -1;
+        st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
     }
     watchdog_stop(&wd);
     search_free(s);
     tb_close(tb);
     r->seconds = util_now() - t0;
-    return rc;
+    return st;
 }

@@ -96,9 +96,10 @@ static int negamax(const struct ruleset *rs, const sow_position *p, int depth, i
     return bestv;
 }
 
-/* Play game g.  0, or -1 (engine error / stopped; reason in err). */
-static int play_game(const struct ruleset *rs, const struct var_play_opts *o, struct worker *w,
-                     int g, struct game_rec *rec, char *err, int errlen)
+/* Play game g.  SOW_OK, or SOW_E_INTERRUPTED (stopped; reason in *e). */
+static enum sow_status play_game(const struct ruleset *rs, const struct var_play_opts *o,
+                                 struct worker *w, int g, struct game_rec *rec,
+                                 struct sow_error *e)
 {
     uint64_t rng = var_game_seed(o->seed, rs->name, o->player, g);
     struct sow_movelist ml;
@@ -109,10 +110,8 @@ static int play_game(const struct ruleset *rs, const struct var_play_opts *o, st
     memset(rec, 0, sizeof *rec);
     w->hist[nhist++] = p;
     for (int ply = 0;; ply++) {
-        if (o->stop && *o->stop) {
-            snprintf(err, (size_t)errlen, "interrupted");
-            return -1;
-        }
+        if (o->stop && *o->stop)
+            return sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
         rs->generate(rs, &p, &ml, NULL, &gst);
         rec->positions++;
         rec->endless += (uint64_t)ml.endless;
@@ -164,46 +163,40 @@ static int play_game(const struct ruleset *rs, const struct var_play_opts *o, st
     int a = 2 * p.store[first] + settle2[first];
     int b = 2 * p.store[!first] + settle2[!first];
     rec->result = (int8_t)((a > b) - (a < b));
-    return 0;
+    return SOW_OK;
 }
 
-int var_play(const struct ruleset *rs, const struct var_play_opts *o, struct var_play_stats *st,
-             char *err, int errlen)
+enum sow_status var_play(const struct ruleset *rs, const struct var_play_opts *o,
+                         struct var_play_stats *st, struct sow_error *e)
 {
     memset(st, 0, sizeof *st);
-    if (o->games < 1) {
-        snprintf(err, (size_t)errlen, "need at least one game");
-        return -1;
-    }
-    if (o->player == VAR_ENGINE && o->engine_depth < 1) {
-        snprintf(err, (size_t)errlen, "engine depth must be at least 1");
-        return -1;
-    }
+    if (o->games < 1)
+        return sow_fail(e, SOW_E_INPUT, "need at least one game");
+    if (o->player == VAR_ENGINE && o->engine_depth < 1)
+        return sow_fail(e, SOW_E_INPUT, "engine depth must be at least 1");
     struct game_rec *recs = calloc((size_t)o->games, sizeof *recs);
-    if (!recs) {
-        snprintf(err, (size_t)errlen, "out of memory");
-        return -1;
-    }
+    if (!recs)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
     double t0 = util_now();
     int threads = o->threads > 0 ? o->threads : 1;
     int failed = 0, done = 0;
-    char ferr[256] = "";
+    struct sow_error ferr = {SOW_OK, ""}; /* the first failure */
 
 #pragma omp parallel num_threads(threads)
     {
         struct worker w = {0};
-        char lerr[256];
+        struct sow_error lerr;
         bool ok = true;
         w.hist = malloc(sizeof *w.hist * (VAR_MOVE_CAP + 2));
         if (!w.hist) {
-            snprintf(lerr, sizeof lerr, "out of memory");
+            sow_fail(&lerr, SOW_E_NOMEM, "out of memory");
             ok = false;
         }
         if (!ok) {
 #pragma omp critical(var_play_err)
             {
                 failed = 1;
-                snprintf(ferr, sizeof ferr, "%s", lerr);
+                ferr = lerr;
             }
         }
 #pragma omp for schedule(dynamic, 1)
@@ -213,11 +206,11 @@ int var_play(const struct ruleset *rs, const struct var_play_opts *o, struct var
             stop = failed;
             if (stop || !ok)
                 continue;
-            if (play_game(rs, o, &w, g, &recs[g], lerr, sizeof lerr) < 0) {
+            if (play_game(rs, o, &w, g, &recs[g], &lerr) != SOW_OK) {
 #pragma omp critical(var_play_err)
                 {
                     if (!failed)
-                        snprintf(ferr, sizeof ferr, "%s", lerr);
+                        ferr = lerr;
                     failed = 1;
                 }
                 continue;
@@ -233,9 +226,8 @@ int var_play(const struct ruleset *rs, const struct var_play_opts *o, struct var
         free(w.hist);
     }
     if (failed) {
-        snprintf(err, (size_t)errlen, "%s", ferr);
         free(recs);
-        return -1;
+        return sow_fail(e, ferr.status, "%s", ferr.msg);
     }
 
     /* Sum in game order: the same numbers whatever the thread count. */
@@ -275,5 +267,5 @@ int var_play(const struct ruleset *rs, const struct var_play_opts *o, struct var
     st->len_sd = sqrt(ss / o->games);
     st->seconds = util_now() - t0;
     free(recs);
-    return 0;
+    return SOW_OK;
 }

@@ -96,10 +96,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             out[outlen - 1] = 0;
             char *last = strrchr(out, '\n');
             last = last ? last + 1 : out;
-            char e[256];
+            struct sow_error e;
             struct ruleset rs;
             sow_position p;
-            int tp = pos_token_pits(last, e, sizeof e);
+            int tp;
+            enum sow_status st = pos_token_pits(last, &tp, &e);
             /* Which rule set: the last --rules given (play parses them in order). */
             const char *rules = "oware";
             for (int i = 1; i < argc; i++) {
@@ -108,9 +109,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 else if (strncmp(argv[i], "--rules=", 8) == 0)
                     rules = argv[i] + 8;
             }
-            if (tp < 0 || rules_init(&rs, rules, tp, -1, e, sizeof e) < 0 ||
-                pos_parse(&rs, last, &p, e, sizeof e) < 0)
-                fuzz_fail("play: last line '%s' is not a position: %s", last, e);
+            if (st == SOW_OK)
+                st = rules_init(&rs, rules, tp, -1, &e);
+            if (st == SOW_OK)
+                st = pos_parse(&rs, last, &p, &e);
+            if (st != SOW_OK)
+                fuzz_fail("play: last line '%s' is not a position: %s", last, e.msg);
         }
     } else {
         fuzz_fail("%s: exit status %d", cmds[c].name, rc);

@@ -14,6 +14,7 @@
 
 #include "sow/position.h"
 #include "sow/rules.h"
+#include "sow/status.h"
 
 static void fuzz_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 static void fuzz_fail(const char *fmt, ...)
@@ -64,12 +65,31 @@ static inline void fuzz_check_message(const char *what, const char *err)
         fuzz_fail("%s: message spans lines: '%s'", what, err);
 }
 
+/* A rejection by the rules or the notation: bad input (SOW_E_INPUT), the
+ * status recorded in *e beside a message.  Callers clear *e first
+ * (fuzz_clear_error), so what is checked was written by this call. */
+static inline void fuzz_clear_error(struct sow_error *e)
+{
+    e->status = SOW_OK;
+    e->msg[0] = 0;
+}
+
+static inline void fuzz_check_input(const char *what, enum sow_status st,
+                                    const struct sow_error *e)
+{
+    if (st != SOW_E_INPUT || e->status != st)
+        fuzz_fail("%s: rejected with status %d (recorded %d), not bad input (%d)", what, (int)st,
+                  (int)e->status, (int)SOW_E_INPUT);
+    fuzz_check_message(what, e->msg);
+}
+
 /* Seed conservation of one move: board + stores before = after, and the
  * captures the move reports are what the stores gained. */
 static inline void fuzz_check_child(const struct ruleset *rs, const sow_position *p,
                                     const struct sow_child *c)
 {
-    char err[256], a[SOW_POS_MAXLEN], b[SOW_POS_MAXLEN];
+    char a[SOW_POS_MAXLEN], b[SOW_POS_MAXLEN];
+    struct sow_error e;
     int before = rules_board_seeds(rs, p) + p->store[0] + p->store[1];
     int after = rules_board_seeds(rs, &c->pos) + c->pos.store[0] + c->pos.store[1];
     pos_format(rs, p, a, sizeof a);
@@ -83,9 +103,9 @@ static inline void fuzz_check_child(const struct ruleset *rs, const sow_position
                       rs->name, c->move, s, p->store[s], c->pos.store[s], c->captured[s], a, b);
     if (c->pos.side != (p->side ^ 1))
         fuzz_fail("%s: move %d did not pass the turn (%s -> %s)", rs->name, c->move, a, b);
-    if (rules_validate(rs, &c->pos, err, sizeof err) < 0)
-        fuzz_fail("%s: move %d gives an invalid position: %s (%s -> %s)", rs->name, c->move, err,
-                  a, b);
+    if (rules_validate(rs, &c->pos, &e) != SOW_OK)
+        fuzz_fail("%s: move %d gives an invalid position: %s (%s -> %s)", rs->name, c->move,
+                  e.msg, a, b);
     if (c->pos.pad_[0] || c->pos.pad_[1])
         fuzz_fail("%s: move %d leaves padding bytes set", rs->name, c->move);
 }
@@ -96,7 +116,8 @@ static inline void fuzz_check_child(const struct ruleset *rs, const sow_position
 static inline void fuzz_check_movelist(const struct ruleset *rs, const sow_position *p,
                                        const struct sow_movelist *ml)
 {
-    char name[SOW_MOVE_MAXLEN], err[256], a[SOW_POS_MAXLEN];
+    char name[SOW_MOVE_MAXLEN], a[SOW_POS_MAXLEN];
+    struct sow_error e;
     pos_format(rs, p, a, sizeof a);
     if (ml->n < 0 || ml->n > SOW_MAX_PITS + 1)
         fuzz_fail("%s: %d moves (%s)", rs->name, ml->n, a);
@@ -123,8 +144,9 @@ static inline void fuzz_check_movelist(const struct ruleset *rs, const sow_posit
                 fuzz_fail("%s: move %d listed twice (%s)", rs->name, c->move, a);
         move_format(rs, p->side, c->move, name, sizeof name);
         sow_move m;
-        if (move_parse(rs, p, name, &m, err, sizeof err) < 0)
-            fuzz_fail("%s: generated move '%s' does not parse: %s (%s)", rs->name, name, err, a);
+        if (move_parse(rs, p, name, &m, &e) != SOW_OK)
+            fuzz_fail("%s: generated move '%s' does not parse: %s (%s)", rs->name, name, e.msg,
+                      a);
         if (m != c->move)
             fuzz_fail("%s: '%s' parses to %d, generated as %d (%s)", rs->name, name, m, c->move, a);
         if (rules_find_move(ml, m) != i)

@@ -45,34 +45,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int pits = 1 + data[1] % SOW_MAX_PITS;
     int seeds = data[2];
     char *text = fuzz_cstr(data + 3, size - 3);
-    char err[256], tok[SOW_POS_MAXLEN];
+    char tok[SOW_POS_MAXLEN];
+    struct sow_error e;
+    enum sow_status st;
     struct ruleset rs;
     sow_position p;
     struct sow_relay_cache *cache = NULL;
 
     char *save = NULL, *w = strtok_r(text, " \t\r\n", &save);
     if (w && strchr(w, '/')) {
-        int tp = pos_token_pits(w, err, sizeof err);
-        if (tp < 0 || rules_init(&rs, rules, tp, -1, err, sizeof err) < 0 ||
-            pos_parse(&rs, w, &p, err, sizeof err) < 0)
+        int tp;
+        if (pos_token_pits(w, &tp, &e) != SOW_OK || rules_init(&rs, rules, tp, -1, &e) != SOW_OK ||
+            pos_parse(&rs, w, &p, &e) != SOW_OK)
             goto out; /* fuzz_position covers rejected tokens */
         if (rs.relay && rules_board_seeds(&rs, &p) > FUZZ_RELAY_SEEDS)
             goto out;
         w = strtok_r(NULL, " \t\r\n", &save);
     } else {
         /* Sizes whose start does not fit 255 seeds are refused; shrink. */
-        while (rules_init(&rs, rules, pits, seeds, err, sizeof err) < 0) {
-            fuzz_check_message("rules_init", err);
+        fuzz_clear_error(&e);
+        while ((st = rules_init(&rs, rules, pits, seeds, &e)) != SOW_OK) {
+            fuzz_check_input("rules_init", st, &e);
             if (seeds == 0)
-                fuzz_fail("rules_init %s 2x%d 0 seeds: %s", rules, pits, err);
+                fuzz_fail("rules_init %s 2x%d 0 seeds: %s", rules, pits, e.msg);
             seeds /= 2;
+            fuzz_clear_error(&e);
         }
         if (rs.relay && 2 * pits * seeds > FUZZ_RELAY_SEEDS &&
-            rules_init(&rs, rules, pits, FUZZ_RELAY_SEEDS / (2 * pits), err, sizeof err) < 0)
-            fuzz_fail("rules_init %s 2x%d: %s", rules, pits, err);
+            rules_init(&rs, rules, pits, FUZZ_RELAY_SEEDS / (2 * pits), &e) != SOW_OK)
+            fuzz_fail("rules_init %s 2x%d: %s", rules, pits, e.msg);
         p = rules_start(&rs);
-        if (rules_validate(&rs, &p, err, sizeof err) < 0)
-            fuzz_fail("%s 2x%d/%d: start position invalid: %s", rules, pits, seeds, err);
+        if (rules_validate(&rs, &p, &e) != SOW_OK)
+            fuzz_fail("%s 2x%d/%d: start position invalid: %s", rules, pits, seeds, e.msg);
     }
     cache = rs.relay ? rules_cache_new(8) : NULL;
     const int total = rules_board_seeds(&rs, &p) + p.store[0] + p.store[1];
@@ -97,10 +101,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             k = (int)(strtoul(w + 1, NULL, 10) % (unsigned long)ml.n);
         } else {
             sow_move m;
-            memset(err, 'x', sizeof err - 1);
-            err[sizeof err - 1] = 0;
-            if (move_parse(&rs, &p, w, &m, err, sizeof err) < 0) {
-                fuzz_check_message("move_parse", err);
+            fuzz_clear_error(&e);
+            if ((st = move_parse(&rs, &p, w, &m, &e)) != SOW_OK) {
+                fuzz_check_input("move_parse", st, &e);
                 continue;
             }
             if ((k = rules_find_move(&ml, m)) < 0)

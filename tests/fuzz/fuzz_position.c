@@ -21,40 +21,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const char *rules = fuzz_rules_name(data[0]);
     char *tok = fuzz_cstr(data + 1, size - 1);
-    char err[256] = "", err2[256] = "";
+    struct sow_error e, e2;
+    enum sow_status st;
     struct ruleset rs;
     sow_position p, q;
 
-    memset(err, 'x', sizeof err - 1); /* a message must be written, not inherited */
-    err[sizeof err - 1] = 0;
-    int pits = pos_token_pits(tok, err, sizeof err);
-    if (pits < 0) {
-        fuzz_check_message("pos_token_pits", err);
+    fuzz_clear_error(&e); /* a message must be written, not inherited */
+    int pits = -1;
+    if ((st = pos_token_pits(tok, &pits, &e)) != SOW_OK) {
+        fuzz_check_input("pos_token_pits", st, &e);
+        if (pits != -1)
+            fuzz_fail("'%s': pos_token_pits rejects (%s) but sets %d holes", tok, e.msg, pits);
         /* pos_parse must reject it too, whatever size we pick. */
-        if (rules_init(&rs, rules, 6, -1, err2, sizeof err2) < 0)
-            fuzz_fail("rules_init %s 2x6: %s", rules, err2);
-        if (pos_parse(&rs, tok, &p, err2, sizeof err2) == 0)
-            fuzz_fail("'%s': pos_token_pits rejects (%s), pos_parse accepts", tok, err);
+        if (rules_init(&rs, rules, 6, -1, &e2) != SOW_OK)
+            fuzz_fail("rules_init %s 2x6: %s", rules, e2.msg);
+        if (pos_parse(&rs, tok, &p, &e2) == SOW_OK)
+            fuzz_fail("'%s': pos_token_pits rejects (%s), pos_parse accepts", tok, e.msg);
         goto out;
     }
     if (pits < 1 || pits > SOW_MAX_PITS)
         fuzz_fail("'%s': pos_token_pits accepted %d holes", tok, pits);
-    if (rules_init(&rs, rules, pits, -1, err, sizeof err) < 0)
-        fuzz_fail("rules_init %s 2x%d: %s", rules, pits, err);
-    memset(err, 'x', sizeof err - 1);
-    if (pos_parse(&rs, tok, &p, err, sizeof err) < 0) {
-        fuzz_check_message("pos_parse", err);
+    if (rules_init(&rs, rules, pits, -1, &e) != SOW_OK)
+        fuzz_fail("rules_init %s 2x%d: %s", rules, pits, e.msg);
+    fuzz_clear_error(&e);
+    if ((st = pos_parse(&rs, tok, &p, &e)) != SOW_OK) {
+        fuzz_check_input("pos_parse", st, &e);
         goto out;
     }
-    if (rules_validate(&rs, &p, err, sizeof err) < 0)
-        fuzz_fail("%s '%s': accepted but invalid: %s", rules, tok, err);
+    if (rules_validate(&rs, &p, &e) != SOW_OK)
+        fuzz_fail("%s '%s': accepted but invalid: %s", rules, tok, e.msg);
 
     char f1[SOW_POS_MAXLEN], f2[SOW_POS_MAXLEN];
     int n1 = pos_format(&rs, &p, f1, sizeof f1);
     if (n1 <= 0 || (size_t)n1 >= sizeof f1 || (int)strlen(f1) != n1)
         fuzz_fail("%s '%s': pos_format returned %d", rules, tok, n1);
-    if (pos_parse(&rs, f1, &q, err, sizeof err) < 0)
-        fuzz_fail("%s '%s': its format '%s' is rejected: %s", rules, tok, f1, err);
+    if (pos_parse(&rs, f1, &q, &e) != SOW_OK)
+        fuzz_fail("%s '%s': its format '%s' is rejected: %s", rules, tok, f1, e.msg);
     if (memcmp(&p, &q, sizeof p) != 0)
         fuzz_fail("%s '%s': parse(format) differs ('%s')", rules, tok, f1);
     pos_format(&rs, &q, f2, sizeof f2);

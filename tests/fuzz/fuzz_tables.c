@@ -35,7 +35,6 @@ static void load(const uint8_t *data, size_t size, const char *what)
     const int8_t *v = NULL;
     void *map = NULL;
     size_t maplen = 0;
-    char err[512];
     struct sow_error e;
     memset(e.msg, 'x', sizeof e.msg - 1);
     e.msg[sizeof e.msg - 1] = 0;
@@ -56,8 +55,9 @@ static void load(const uint8_t *data, size_t size, const char *what)
                   h.level, bad, h.level);
     tb_file_unmap(map, maplen);
     struct ruleset rs;
-    if (rules_init(&rs, h.rules, (int)h.pits, 0, err, sizeof err) < 0)
-        fuzz_fail("%s: accepted a file of unknown rules '%s' 2x%u: %s", what, h.rules, h.pits, err);
+    if (rules_init(&rs, h.rules, (int)h.pits, 0, &e) != SOW_OK)
+        fuzz_fail("%s: accepted a file of unknown rules '%s' 2x%u: %s", what, h.rules, h.pits,
+                  e.msg);
     if (tb_file_load(path, &rs, (int)h.level, &h, NULL, NULL, NULL, &e) != SOW_OK)
         fuzz_fail("%s: accepted without rules, rejected as %s level %u: %s", what, rs.name,
                   h.level, e.msg);

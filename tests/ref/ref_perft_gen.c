@@ -64,14 +64,14 @@ int main(void)
            "# Lines starting with '#' and blank lines are ignored.\n");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct ruleset rs;
-        char err[160];
-        if (rules_init(&rs, cases[i].rules, cases[i].pits, cases[i].seeds, err, sizeof err)) {
-            fprintf(stderr, "%s\n", err);
+        struct sow_error e;
+        if (rules_init(&rs, cases[i].rules, cases[i].pits, cases[i].seeds, &e) != SOW_OK) {
+            fprintf(stderr, "%s\n", e.msg);
             return 1;
         }
         sow_position sp = rules_start(&rs);
-        if (cases[i].pos && pos_parse(&rs, cases[i].pos, &sp, err, sizeof err)) {
-            fprintf(stderr, "%s: %s\n", cases[i].pos, err);
+        if (cases[i].pos && pos_parse(&rs, cases[i].pos, &sp, &e) != SOW_OK) {
+            fprintf(stderr, "%s: %s\n", cases[i].pos, e.msg);
             return 1;
         }
         char tok[SOW_POS_MAXLEN];
