@@ -670,6 +670,8 @@ static int tables_compress(int argc, char **argv)
         return r == CLI_HELP ? CLI_OK : r;
     if (o.pos)
         return cli_bad("tables compress", "unexpected argument '%s'", o.pos);
+    if (cli_check_dir("tables compress", o.dir))
+        return CLI_BAD;
     struct ruleset rs;
     if (setup_rules("tables compress", &o, &rs))
         return CLI_BAD;
@@ -708,7 +710,7 @@ static int tables_compress(int argc, char **argv)
 int cmd_tables(int argc, char **argv)
 {
     if (argc < 2)
-        return cli_bad("tables", "a subcommand is needed: build, info, stats, verify or probe "
+        return cli_bad("tables", "a subcommand is needed: build, info, stats, verify, probe or compress "
                                  "(see 'sow tables --help')");
     if (cli_is_help(argv[1])) {
         fputs(usage, stdout);

@@ -342,6 +342,8 @@ check "tables build --builder lean: exit $rc, says so" grep -q "lean builder" "$
 check "tables build --builder lean: today's builder's files" samefiles "$WORK/tbl" "$TB"
 bad 2 tables build --seeds 3 --builder nope --dir "$WORK/tbx"
 bad 2 tables build --rules jodu --pits 2 --seeds 2 --builder lean --dir "$WORK/tbx"
+bad 2 tables compress --dir /etc/hostname
+bad 2 tables compress --dir "$WORK/no-such-dir"
 rm -rf "$WORK/tbz"; cp -r "$TB" "$WORK/tbz"
 ok tables compress --pits 2 --dir "$WORK/tbz"
 run tables info "$WORK/tbz"
