@@ -555,7 +555,7 @@ timeout --preserve-status -k 10 -s INT 1 "$SOW" variants play --rules oware --ga
 rc=$?
 check "Ctrl-C in variants play: exit 130 and nothing on stdout (rc $rc)" test "$rc" -eq 130 -a ! -s "$out"
 
-# Two builders in one directory: the second waits for the first (lock), both
+# Two builders in one directory, the first one slowed: the second waits for the first (lock), both
 # succeed, the levels are complete; a prober running meanwhile never meets a
 # partial level file.
 CD="$WORK/concurrent"
@@ -564,6 +564,9 @@ pa=$!
 sleep 0.3
 "$SOW" tables build --rules awari --pits 4 --seeds 18 --threads 1 --dir "$CD" >/dev/null 2>"$WORK/b.err" &
 pb=$!
+# Slow the first writer while it holds the lock: stopped for a second, then
+# resumed (what made a truncated level appear before the lock).
+kill -STOP "$pa" 2>/dev/null && { sleep 1; kill -CONT "$pa"; }
 probe_bad=0
 while kill -0 "$pa" 2>/dev/null || kill -0 "$pb" 2>/dev/null; do
     "$SOW" tables info "$CD" >"$WORK/info.out" 2>&1 || { grep -q BAD "$WORK/info.out" && probe_bad=1; }
