@@ -325,3 +325,70 @@ Test(closure, resumed_identical, .timeout = 120)
     }
     cr_assert(interrupted >= 4, "only %d solves were stopped mid-way", interrupted);
 }
+
+/* ---- the levels in memory under --memory (issue 11) ---- */
+
+struct lines {
+    int refused, built;
+};
+
+static void count_levels(void *arg, const char *line)
+{
+    struct lines *l = arg;
+    if (strstr(line, "would need") && strstr(line, "left to the closure"))
+        l->refused++;
+    if (strstr(line, "solved in memory:"))
+        l->built++;
+}
+
+/* The levels solved in memory take their budget from --memory (not 3/4 of
+ * RAM): under a small budget a level whose build would not fit is left to
+ * the closure, and the value is the closure alone's; under budgets too small
+ * for the closure above the levels the refusal is clean (SOW_E_TOO_BIG). */
+Test(closure, levels_memory_budget, .timeout = 120)
+{
+    int refused = 0;
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        struct sow_error re;
+        cr_assert_eq(rules_init(&rs, sow_rule_names[r], 4, 2, &re), SOW_OK);
+        sow_position root = rules_start(&rs);
+        struct search_ctx *s = closure_ctx(&rs, 1, 0);
+        int v0, v1 = 0;
+        cr_assert_eq(search_value(s, &root, &v0), SOW_OK);
+        search_free(s);
+        /* the default budget refuses nothing on this small board */
+        struct lines l = {0};
+        struct sow_error e;
+        struct search_opts o = {.threads = 1,
+                                .hash_mb = 1,
+                                .progress = count_levels,
+                                .progress_arg = &l};
+        cr_assert_eq(search_new(&rs, &o, &s, &e), SOW_OK, "%s", e.msg);
+        cr_assert_eq(search_value(s, &root, &v1), SOW_OK);
+        cr_assert_eq(v1, v0, "%s: default %d, closure alone %d", rs.name, v1, v0);
+        cr_assert_eq(l.refused, 0, "%s", rs.name);
+        search_free(s);
+        /* from 0.25 MB up, doubling, until the solve fits */
+        enum sow_status st = SOW_E_TOO_BIG;
+        for (double mem = 0.25e6; st == SOW_E_TOO_BIG; mem *= 2) {
+            cr_assert(mem < 1e9, "%s: never fits", rs.name);
+            l = (struct lines){0};
+            o.memory = mem;
+            cr_assert_eq(search_new(&rs, &o, &s, &e), SOW_OK, "%s", e.msg);
+            st = search_value(s, &root, &v1);
+            cr_assert(st == SOW_OK || st == SOW_E_TOO_BIG, "%s: %d", rs.name, (int)st);
+            if (st == SOW_OK)
+                cr_assert_eq(v1, v0, "%s under %.0f bytes: %d, closure alone %d", rs.name, mem,
+                             v1, v0);
+            else
+                cr_assert(strstr(search_last_error(s)->msg, "--memory"), "%s",
+                          search_last_error(s)->msg);
+            search_free(s);
+        }
+        refused += l.refused > 0 && l.built > 0;
+    }
+    /* the boards whose levels are built (not solved by the closure's first
+     * try) had a level left to the closure by the budget */
+    cr_assert(refused >= 4, "only %d rule sets had a level refused for memory", refused);
+}

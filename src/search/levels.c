@@ -47,9 +47,35 @@ static bool mem_init(struct search_ctx *s)
     return true;
 }
 
+/* The exact mode's memory budget: --memory, else 3/4 of RAM.  The levels
+ * in memory are built within it (each level's build, with the 3 bytes a
+ * position the levels below keep); the closure gets what they leave. */
+static double mem_budget(const struct search_ctx *s)
+{
+    double b = s->o.memory;
+    if (b <= 0) {
+        double ram = util_phys_memory();
+        b = ram > 0 ? 0.75 * ram : 0;
+    }
+    return b;
+}
+
+/* The closure's share: the budget less the levels kept in memory (3 bytes
+ * a position: about 0.1 GB with the default --levels budget). */
+static double clos_budget(const struct search_ctx *s)
+{
+    double b = mem_budget(s);
+    if (b > 0 && s->mem) {
+        b -= 3.0 * (double)tb_mem_built(s->mem);
+        if (b < 1)
+            b = 1; /* nothing left: any closure is refused */
+    }
+    return b;
+}
+
 /* How the levels are built: within o.level_budget positions (the user's
- * budget; tb_mem also keeps each build within 3/4 of RAM, the machine's);
- * what is refused is left to the closure. */
+ * budget) and the memory budget (--memory, else 3/4 of RAM); what is
+ * refused is left to the closure. */
 static struct tb_mem_opts mem_opts(struct search_ctx *s)
 {
     uint64_t budget = s->o.level_budget < 0   ? 0
@@ -58,6 +84,7 @@ static struct tb_mem_opts mem_opts(struct search_ctx *s)
     return (struct tb_mem_opts){
         .threads = s->nthreads,
         .budget = budget,
+        .memory = mem_budget(s),
         .stop = s->o.stop,
         .note = level_note,
         .ctx = s,
@@ -103,19 +130,6 @@ static bool ensure_levels(struct search_ctx *s, int n)
 static void clos_progress(void *arg, const char *line)
 {
     search_progress(arg, "%s", line);
-}
-
-/* The closure's memory budget: --memory, else 3/4 of RAM.  (The levels in
- * memory keep 3 bytes a position besides: about 0.1 GB with the default
- * --levels budget.) */
-static double clos_budget(const struct search_ctx *s)
-{
-    double b = s->o.memory;
-    if (b <= 0) {
-        double ram = util_phys_memory();
-        b = ram > 0 ? 0.75 * ram : 0;
-    }
-    return b;
 }
 
 /* Solve p's closure (replacing the kept one), refusing more than cap
