@@ -392,3 +392,178 @@ Test(closure, levels_memory_budget, .timeout = 120)
      * try) had a level left to the closure by the budget */
     cr_assert(refused >= 4, "only %d rule sets had a level refused for memory", refused);
 }
+
+/* ---- resumed expansions (--work, closure.expand) ---- */
+
+struct exp_stopper {
+    volatile sig_atomic_t stop;
+    int resumed; /* "expansion resumed" lines seen */
+};
+
+/* Ctrl-C at the first breadth-first layer's line (the root's moves are
+ * then expanded, and the stop is seen at the next round), and count the
+ * resumptions. */
+static void stop_in_expansion(void *arg, const char *line)
+{
+    struct exp_stopper *st = arg;
+    if (strstr(line, "closure layer"))
+        st->stop = 1;
+    if (strstr(line, "expansion resumed"))
+        st->resumed++;
+}
+
+static void count_resumed(void *arg, const char *line)
+{
+    struct exp_stopper *st = arg;
+    if (strstr(line, "expansion resumed"))
+        st->resumed++;
+}
+
+static struct search_ctx *exp_ctx(const struct ruleset *rs, const char *work, double memory,
+                                  struct exp_stopper *st, bool stop)
+{
+    struct sow_error e;
+    struct search_opts o = {.threads = 1,
+                            .hash_mb = 1,
+                            .level_budget = -1,
+                            .memory = memory,
+                            .work = work,
+                            .stop = stop ? &st->stop : NULL,
+                            .progress = stop ? stop_in_expansion : count_resumed,
+                            .progress_arg = st};
+    struct search_ctx *s;
+    cr_assert_eq(search_new(rs, &o, &s, &e), SOW_OK, "%s", e.msg);
+    return s;
+}
+
+/* Every position of solution file a is in b with the same lo, hi and V. */
+static void same_solutions(const struct ruleset *rs, const char *a, const char *b)
+{
+    struct sol *fa, *fb;
+    struct sow_error e;
+    cr_assert_eq(sol_open(rs, a, &fa, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(sol_open(rs, b, &fb, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(sol_size(fa), sol_size(fb), "%s", rs->name);
+    for (uint64_t i = 0; i < sol_size(fa); i++) {
+        sow_position p;
+        int la, ha, va, lb, hb, vb;
+        sol_position(fa, i, &p);
+        cr_assert(sol_find(fa, &p, &la, &ha, &va));
+        cr_assert(sol_find(fb, &p, &lb, &hb, &vb), "%s: node %llu missing", rs->name,
+                  (unsigned long long)i);
+        cr_assert(la == lb && ha == hb && va == vb, "%s node %llu", rs->name,
+                  (unsigned long long)i);
+    }
+    sol_close(fa);
+    sol_close(fb);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* A solve stopped while expanding, and one refused by the --memory budget
+ * mid-expansion, go on from closure.expand when rerun (with more memory):
+ * the same value, node count and every position's lo/hi/V as a solve
+ * without checkpoints; a damaged closure.expand is ignored. */
+Test(closure, resumed_expansion, .timeout = 120)
+{
+    int by_memory = 0;
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        char work[256], a[300], b[300];
+        struct sow_error re;
+        const char *nm = sow_rule_names[r];
+        int pits = !strcmp(nm, "odu") || !strcmp(nm, "jerin") || !strcmp(nm, "darra") ? 4 : 3;
+        cr_assert_eq(rules_init(&rs, nm, pits, 2, &re), SOW_OK);
+        sow_position root = rules_start(&rs);
+        snprintf(work, sizeof work, "/tmp/sow-test-exp-%d-%s", (int)getpid(), rs.name);
+        mkdir(work, 0777);
+        snprintf(a, sizeof a, "%s/a.sol", work);
+        snprintf(b, sizeof b, "%s/b.sol", work);
+        struct sow_error e = {0};
+        struct search_ctx *s = closure_ctx(&rs, 1, 0);
+        int v0, v1;
+        uint64_t n0, n1, h;
+        cr_assert_eq(search_value(s, &root, &v0), 0);
+        search_counters(s, &n0, &h);
+        cr_assert_eq(search_save(s, &root, a, &e), SOW_OK, "%s", e.msg);
+        search_free(s);
+
+        /* 1. Ctrl-C while expanding, then a rerun */
+        struct exp_stopper st = {0};
+        s = exp_ctx(&rs, work, 0, &st, true);
+        cr_assert_eq(search_value(s, &root, &v1), SOW_E_INTERRUPTED, "%s", rs.name);
+        search_free(s);
+        cr_assert(exists(work, "closure.expand") && !exists(work, "closure.keys"), "%s",
+                  rs.name);
+        st = (struct exp_stopper){0};
+        s = exp_ctx(&rs, work, 0, &st, false);
+        cr_assert_eq(search_value(s, &root, &v1), 0);
+        search_counters(s, &n1, &h);
+        cr_assert_eq(st.resumed, 1, "%s: not resumed", rs.name);
+        cr_assert(v1 == v0 && n1 == n0, "%s: resumed %d/%llu, plain %d/%llu", rs.name, v1,
+                  (unsigned long long)n1, v0, (unsigned long long)n0);
+        cr_assert_eq(search_save(s, &root, b, &e), SOW_OK, "%s", e.msg);
+        search_free(s);
+        same_solutions(&rs, a, b);
+        cr_assert(!exists(work, "closure.expand") && exists(work, "closure.keys"), "%s",
+                  rs.name);
+
+        /* 2. refused by the budget mid-expansion, rerun with more: each rerun
+         * goes on from the last refusal's checkpoint */
+        unlink(b);
+        char ck[300];
+        snprintf(ck, sizeof ck, "%s/closure.keys", work);
+        unlink(ck);
+        snprintf(ck, sizeof ck, "%s/closure.values", work);
+        unlink(ck);
+        enum sow_status rc = SOW_E_TOO_BIG;
+        int refusals = 0, resumed = 0;
+        for (double mem = 0.02e6; rc == SOW_E_TOO_BIG; mem *= 1.5) {
+            st = (struct exp_stopper){0};
+            s = exp_ctx(&rs, work, mem, &st, false);
+            rc = search_value(s, &root, &v1);
+            resumed += st.resumed;
+            if (rc == SOW_E_TOO_BIG)
+                refusals += exists(work, "closure.expand");
+            else
+                search_counters(s, &n1, &h);
+            if (rc == SOW_OK)
+                cr_assert_eq(search_save(s, &root, b, &e), SOW_OK, "%s", e.msg);
+            search_free(s);
+        }
+        cr_assert_eq(rc, SOW_OK, "%s", rs.name);
+        cr_assert(v1 == v0 && n1 == n0, "%s: after refusals %d/%llu, plain %d/%llu", rs.name,
+                  v1, (unsigned long long)n1, v0, (unsigned long long)n0);
+        same_solutions(&rs, a, b);
+        if (refusals >= 1 && resumed >= 1)
+            by_memory++;
+
+        /* 3. a damaged expansion checkpoint is ignored */
+        st = (struct exp_stopper){0};
+        unlink(ck);
+        snprintf(ck, sizeof ck, "%s/closure.keys", work);
+        unlink(ck);
+        s = exp_ctx(&rs, work, 0, &st, true);
+        cr_assert_eq(search_value(s, &root, &v1), SOW_E_INTERRUPTED);
+        search_free(s);
+        snprintf(ck, sizeof ck, "%s/closure.expand", work);
+        flip_byte(ck, 300);
+        st = (struct exp_stopper){0};
+        s = exp_ctx(&rs, work, 0, &st, false);
+        cr_assert_eq(search_value(s, &root, &v1), 0);
+        search_counters(s, &n1, &h);
+        cr_assert_eq(st.resumed, 0, "%s: a damaged checkpoint was used", rs.name);
+        cr_assert(v1 == v0 && n1 == n0, "%s: after damage %d/%llu", rs.name, v1,
+                  (unsigned long long)n1);
+        search_free(s);
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+        cr_assert_eq(system(cmd), 0);
+    }
+    cr_assert(by_memory >= 4, "only %d rule sets resumed after a refusal", by_memory);
+}
