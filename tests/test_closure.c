@@ -567,3 +567,75 @@ Test(closure, resumed_expansion, .timeout = 120)
     }
     cr_assert(by_memory >= 4, "only %d rule sets resumed after a refusal", by_memory);
 }
+
+/* ---- solution files found in a tables directory (search_solution_find) ---- */
+
+/* On every rule set: a start's solution saved under its documented name in
+ * a directory is found for every position it holds, not for one it does
+ * not hold; a misnamed or damaged file of the rule set is refused (one
+ * line), another rule set's file is not looked at. */
+Test(closure, solution_in_dir, .timeout = 120)
+{
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        struct sow_error re, e = {0};
+        cr_assert_eq(rules_init(&rs, sow_rule_names[r], 3, 2, &re), SOW_OK);
+        sow_position root = rules_start(&rs);
+        char dir[256], path[4096], found[4096], cmd[8300];
+        snprintf(dir, sizeof dir, "/tmp/sow-test-sdir-%d-%s", (int)getpid(), rs.name);
+        mkdir(dir, 0777);
+        int lv = rules_board_seeds(&rs, &root);
+        search_solution_name(&rs, dir, lv, path, sizeof path);
+        char want[4096];
+        snprintf(want, sizeof want, "%s/%s-2x3-%03d.sowsol", dir, rs.name, lv);
+        cr_assert_str_eq(path, want);
+        struct search_ctx *s = closure_ctx(&rs, 1, 0);
+        int v;
+        cr_assert_eq(search_value(s, &root, &v), SOW_OK);
+        cr_assert_eq(search_save(s, &root, path, &e), SOW_OK, "%s", e.msg);
+        search_free(s);
+        struct sol *f, *g;
+        cr_assert_eq(sol_open(&rs, path, &f, &e), SOW_OK, "%s", e.msg);
+        for (uint64_t i = 0; i < sol_size(f); i++) {
+            sow_position p;
+            sol_position(f, i, &p);
+            cr_assert_eq(search_solution_find(&rs, dir, &p, &g, found, sizeof found, &e), SOW_OK,
+                         "%s", e.msg);
+            cr_assert(g, "%s node %llu not found", rs.name, (unsigned long long)i);
+            cr_assert_str_eq(found, path);
+            int a, b;
+            cr_assert(sol_find(f, &p, NULL, NULL, &a) && sol_find(g, &p, NULL, NULL, &b));
+            cr_assert_eq(a, b);
+            sol_close(g);
+        }
+        sol_close(f);
+        /* a position of more seeds than the file's start: not held */
+        sow_position big = root;
+        big.board.h[0] += 3;
+        cr_assert_eq(search_solution_find(&rs, dir, &big, &g, found, sizeof found, &e), SOW_OK);
+        cr_assert_null(g);
+        /* another rule set's file is not looked at */
+        struct ruleset other;
+        cr_assert_eq(rules_init(&other, strcmp(rs.name, "oware") ? "oware" : "awari", 3, 2, &re),
+                     SOW_OK);
+        cr_assert_eq(search_solution_find(&other, dir, &root, &g, found, sizeof found, &e),
+                     SOW_OK);
+        cr_assert_null(g);
+        /* misnamed (the start's file under a higher level), then damaged */
+        char bad[4096];
+        search_solution_name(&rs, dir, lv + 3, bad, sizeof bad);
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, bad);
+        cr_assert_eq(system(cmd), 0);
+        e.msg[0] = 0;
+        cr_assert_eq(search_solution_find(&rs, dir, &big, &g, found, sizeof found, &e),
+                     SOW_E_INPUT);
+        cr_assert(strstr(e.msg, "misnamed") && !strchr(e.msg, '\n'), "%s", e.msg);
+        flip_byte(path, 200);
+        e.msg[0] = 0;
+        cr_assert_eq(search_solution_find(&rs, dir, &root, &g, found, sizeof found, &e),
+                     SOW_E_INPUT);
+        cr_assert(e.msg[0] && !strchr(e.msg, '\n'), "%s", e.msg);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        cr_assert_eq(system(cmd), 0);
+    }
+}

@@ -334,10 +334,28 @@ int cmd_solve(int argc, char **argv)
     struct search_result r;
     int vals[SOW_MAX_PITS + 1];
     int nmv = 0;
-    if (a.solution) {
-        struct sol *sol = NULL;
+    /* (closure, issue 11) an exact solve with --tables DIR: a solution file
+     * in DIR holding the position answers it (docs/solutions.md) */
+    char found[4096] = "";
+    struct sol *dsol = NULL;
+    if (tables && !a.solution && !a.save && !a.work && !a.have_depth && !a.have_time) {
         struct sow_error se = {0};
-        st = search_solution_open(&g.rs, a.solution, &sol, &se);
+        st = search_solution_find(&g.rs, tables, &g.p, &dsol, found, sizeof found, &se);
+        if (st != SOW_OK) {
+            cli_bad("solve", "--tables %s: %s", tables, se.msg);
+            search_free(s);
+            tb_close(tb);
+            return cli_exit_code(st);
+        }
+        if (dsol) {
+            a.solution = found;
+            fprintf(stderr, "sow solve: answered from the solution file %s\n", found);
+        }
+    }
+    if (a.solution) {
+        struct sol *sol = dsol;
+        struct sow_error se = {0};
+        st = dsol ? SOW_OK : search_solution_open(&g.rs, a.solution, &sol, &se);
         if (st == SOW_OK) {
             nmv = search_solution_answer(sol, &g.p, &r, vals);
             search_solution_close(sol);

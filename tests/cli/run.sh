@@ -272,6 +272,22 @@ ok tables probe --rules odu --pits 3 --solution s.sol 2,2,2/2,2,2/A
 bad 2 tables probe --rules odu --pits 3 --solution g.sol 2,2,2/2,2,2/A
 bad 2 solve --save x.sol --levels 3 "$POS6"
 bad 2 solve --save x.sol --solution s.sol "$POS6"
+# (closure, issue 11) solution files found in a tables directory by name
+mkdir -p sd && cp s.sol sd/odu-2x3-012.sowsol
+run solve --rules odu --pits 3 --seeds 2 --json --moves --solution s.sol
+v_file=$(grep -o '"value".*"nodes"' "$out" | head -c 400)
+run solve --rules odu --pits 3 --seeds 2 --json --moves --tables sd
+v_dir=$(grep -o '"value".*"nodes"' "$out" | head -c 400)
+why=OK; [ "$rc" = 0 ] && grep -q 'answered from the solution file sd/odu-2x3-012.sowsol' "$err" &&
+    [ -n "$v_file" ] && [ "$v_file" = "$v_dir" ] || why="rc $rc; --solution: $v_file; --tables: $v_dir"
+report "$why" "solve --tables DIR: answered from DIR/odu-2x3-012.sowsol as --solution answers"
+ok tables probe --rules odu --pits 3 --dir sd 2,2,2/2,2,2/A
+ok solve --rules odu --pits 3 --tables sd 9,0,0/0,0,0/A
+cp s.sol sd/odu-2x3-013.sowsol
+bad 2 solve --rules odu --pits 3 --tables sd 9,0,0/0,0,0/A
+bad 2 tables probe --rules odu --pits 3 --dir sd 9,0,0/0,0,0/A
+rm sd/odu-2x3-013.sowsol; cp t.sol sd/odu-2x3-014.sowsol
+bad 2 solve --rules odu --pits 3 --tables sd 9,0,0/0,0,0/A
 bad 2 solve --save x.sol --depth 2 "$POS6"
 bad 2 solve --levels -1 "$POS6"
 bad 2 solve --levels many "$POS6"
