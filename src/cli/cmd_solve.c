@@ -112,7 +112,7 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
         {"--threads", CLI_LONG, &a->threads, 1, (double)cli_max_threads(), "T",
          "threads, default 1; the value never depends on it", 0, 0},
         {"--hash", CLI_LONG, &a->hash, 1, 1 << 20, "MB", hash_help, 0, 0},
-        {"--tables", CLI_STR, &a->tables, 0, 0, "DIR", "probe the endgame tables in DIR", 0, 0},
+        {"--tables", CLI_STR, &a->tables, 0, 0, "DIR", "probe the endgame tables in DIR (and its solution files)", 0, 0},
         {"--levels", CLI_LONG, &a->levels, 0, 1 << 20, "MPOS", levels_help, 0, 0},
         {"--depth", CLI_LONG, &a->depth, 1, 10000, "D", "bounded search to D plies", 0,
          &a->have_depth},
