@@ -95,6 +95,12 @@ static struct search_ctx *closure_ctx(const struct ruleset *rs, int threads, dou
     return s;
 }
 
+static void keep_refusal(void *arg, const char *line)
+{
+    if (strstr(line, "closure refused"))
+        snprintf(arg, 512, "%s", line);
+}
+
 /* A closure past the --memory budget is refused before the layer that
  * would not fit, with a status the CLI maps to exit 2. */
 Test(closure, memory_refusal)
@@ -109,6 +115,26 @@ Test(closure, memory_refusal)
     cr_assert_eq(search_last_error(s)->status, SOW_E_TOO_BIG);
     const char *why = search_last_error(s)->msg;
     cr_assert(why && strstr(why, "reached") && strstr(why, "--memory"), "%s", why);
+    search_free(s);
+    /* the progress line of the refusal: positions found per level, adding
+     * up to the positions the refusal names */
+    char line[512] = "";
+    struct sow_error e;
+    struct search_opts o = {.threads = 1, .hash_mb = 1, .level_budget = -1, .memory = 4e6,
+                            .progress = keep_refusal, .progress_arg = line};
+    cr_assert_eq(search_new(&rs, &o, &s, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(search_value(s, &p, &v), SOW_E_TOO_BIG);
+    unsigned long long total = 0, sum = 0, lv, cnt;
+    cr_assert_eq(sscanf(line, "closure refused at %llu", &total), 1, "%s", line);
+    const char *q = strstr(line, "per level:");
+    cr_assert(q, "%s", line);
+    q += strlen("per level:");
+    int used;
+    while (sscanf(q, " %llu:%llu%n", &lv, &cnt, &used) == 2) {
+        sum += cnt;
+        q += used;
+    }
+    cr_assert(total > 0 && sum == total, "%llu positions, %llu by level", total, sum);
     search_free(s);
 }
 

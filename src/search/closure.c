@@ -618,6 +618,7 @@ static enum clos_err expand_all(struct clos *c, const struct clos_env *env, int 
             info->layers++;
             info->next_est = est;
             info->need = need;
+            memcpy(info->level_count, lvl, sizeof info->level_count); /* found so far */
             double dt = util_now() - t0;
             say(env, &last, frontier >= BIG_LINE,
                 "closure layer %llu: %llu positions (%llu to expand), %.2f M/s, %.2f GB held "
@@ -1389,6 +1390,8 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
     info->peak = c->peak;
     if (e == CLOS_OK)
         memcpy(info->level_count, lvl, sizeof info->level_count);
+    else if (e != CLOS_TOO_BIG)
+        memset(info->level_count, 0, sizeof info->level_count);
     if (e != CLOS_OK)
         clos_reset(c);
     return e;

@@ -155,18 +155,22 @@ static enum clos_err clos_run(struct search_ctx *s, const sow_position *p, uint6
         .info = info,
     };
     enum clos_err e = clos_build(s->clos, &env, p);
+    char per[400];
+    int len = 0;
+    per[0] = 0;
+    for (int m = 0; m <= SOW_MAX_SEEDS && len < (int)sizeof per - 32; m++)
+        if (info->level_count[m])
+            len += snprintf(per + len, sizeof per - (size_t)len, " %d:%llu", m,
+                            (unsigned long long)info->level_count[m]);
     if (e == CLOS_OK) {
-        char per[400];
-        int len = 0;
-        for (int m = 0; m <= SOW_MAX_SEEDS && len < (int)sizeof per - 32; m++)
-            if (info->level_count[m])
-                len += snprintf(per + len, sizeof per - (size_t)len, " %d:%llu", m,
-                                (unsigned long long)info->level_count[m]);
         search_progress(s, "closure of %llu positions solved (%.1f GB peak, %.1f bytes/position); "
                            "per level:%s",
                         (unsigned long long)clos_size(s->clos), info->peak / 1e9,
                         info->peak / (double)(info->positions ? info->positions : 1), per);
     }
+    else if (e == CLOS_TOO_BIG && cap == UINT64_MAX && per[0])
+        search_progress(s, "closure refused at %llu positions; found so far, per level:%s",
+                        (unsigned long long)info->positions, per);
     else if (e == CLOS_STOPPED)
         s->interrupted = true;
     else if (e == CLOS_OOM)
