@@ -624,7 +624,7 @@ static enum clos_err expand_all(struct clos *c, const struct clos_env *env, int 
                 "closure layer %llu: %llu positions (%llu to expand), %.2f M/s, %.2f GB held "
                 "(%.1f B/position); with the next layer the solve needs ~%.2f GB",
                 (unsigned long long)info->layers, (unsigned long long)c->n,
-                (unsigned long long)frontier, dt > 0 ? (double)a / dt / 1e6 : 0.0,
+                (unsigned long long)frontier, dt > 0 ? (double)(a - st->a) / dt / 1e6 : 0.0,
                 arrays_bytes(c, c->cap, c->scap) / 1e9,
                 arrays_bytes(c, c->cap, c->scap) / (double)c->n, need / 1e9);
             if (c->n > env->max_nodes) {
