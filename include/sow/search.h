@@ -75,7 +75,9 @@ struct search_opts {
      * before each of its breadth-first layers (docs/solver.md "Memory"). */
     double memory;
     /* Exact mode: checkpoint directory of the closure (NULL: none); a solve
-     * stopped there resumes from its finished levels (docs/solutions.md). */
+     * stopped (or refused by the memory budget) while expanding resumes the
+     * expansion, one stopped later from its finished levels
+     * (docs/solutions.md). */
     const char *work;
 };
 
