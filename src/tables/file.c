@@ -16,6 +16,7 @@
 
 #include "compress.h"
 #include "sow/fileio.h"
+#include "sow/util.h"
 #include "sow/tables_probe.h"
 #include "tables_internal.h"
 
@@ -315,6 +316,10 @@ enum sow_status tb_set_load_level(struct tb_set *s, int n, struct sow_error *e)
             return sow_fail(e, SOW_E_NOMEM, "out of memory");
         }
         *lv->z = z;
+        lv->z->gbase = s->next_block;
+        s->next_block += lv->z->nblocks;
+        if (s->cache && lv->z->bshift <= tbz_cache_bmax(s->cache))
+            lv->z->cache = s->cache;
     }
     lv->entries = h.entries;
     lv->checksum = h.checksum;
@@ -332,7 +337,8 @@ void tb_set_own_level(struct tb_set *s, int n, int8_t *v, int8_t *lohi, uint64_t
     tb_file_unmap(s->lv[n].map, s->lv[n].maplen);
     free(s->lv[n].own);
     free(s->lv[n].lohi);
-    free(s->lv[n].z);
+    if (!s->lv[n].z_borrowed)
+        free(s->lv[n].z);
     s->lv[n] = (struct tb_level){.v = v, .entries = entries, .own = v, .lohi = lohi};
 }
 
@@ -355,6 +361,11 @@ enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set
             return st;
         }
     }
+    enum sow_status st = tb_set_cache(s, 0, e); /* the default size (tables_probe.h) */
+    if (st != SOW_OK) {
+        tb_close(s);
+        return st;
+    }
     *out = s;
     return SOW_OK;
 }
@@ -367,8 +378,10 @@ void tb_close(struct tb_set *s)
         tb_file_unmap(s->lv[n].map, s->lv[n].maplen);
         free(s->lv[n].own);
         free(s->lv[n].lohi);
-        free(s->lv[n].z);
+        if (!s->lv[n].z_borrowed)
+            free(s->lv[n].z);
     }
+    tbz_cache_free(s->cache);
     free(s);
 }
 
@@ -423,9 +436,101 @@ bool tb_probe_bounds(const struct tb_set *s, const sow_position *p, int *lo, int
 
 void tb_set_borrow(struct tb_set *dst, const struct tb_set *src)
 {
-    /* raw levels only: the in-memory levels built above read them as arrays */
-    for (int n = 0; n <= tb_max_level(src) && src->lv[n].v; n++)
-        tb_set_put_level(dst, n, src->lv[n].v, src->lv[n].entries);
+    /* Compressed levels are borrowed compressed: probes of dst go through
+     * src's cache.  (tb_mem decompresses them into dst before it builds a
+     * level above them: the builder reads lower levels as arrays.) */
+    for (int n = 0; n <= tb_max_level(src); n++) {
+        if (src->lv[n].v) {
+            tb_set_put_level(dst, n, src->lv[n].v, src->lv[n].entries);
+        } else {
+            dst->lv[n].z = src->lv[n].z;
+            dst->lv[n].z_borrowed = true;
+            dst->lv[n].entries = src->lv[n].entries;
+        }
+    }
+}
+
+/* ---- the block cache of compressed levels (issue 13; compress.h) ---- */
+
+uint64_t tb_set_compressed_bytes(const struct tb_set *s)
+{
+    uint64_t raw = 0;
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        if (s->lv[n].z && !s->lv[n].v)
+            raw += s->lv[n].entries;
+    return raw;
+}
+
+uint64_t tb_cache_default(const struct tb_set *s, double memory)
+{
+    if (memory <= 0) {
+        double ram = util_phys_memory();
+        memory = ram > 0 ? 0.75 * ram : 8e9;
+    }
+    /* every block of the set's own compressed levels (compress.h), each in a
+     * slot of the largest block size */
+    uint64_t blocks = 0;
+    unsigned bmax = 0;
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        if (s->lv[n].z && !s->lv[n].z_borrowed) {
+            blocks += s->lv[n].z->nblocks;
+            bmax = s->lv[n].z->bshift > bmax ? s->lv[n].z->bshift : bmax;
+        }
+    uint64_t want = (blocks + 8) << bmax, cap = (uint64_t)(memory / TB_CACHE_SHARE);
+    return want < cap ? want : cap;
+}
+
+enum sow_status tb_set_cache(struct tb_set *s, uint64_t bytes, struct sow_error *e)
+{
+    unsigned bmax = 0;
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        if (s->lv[n].z && !s->lv[n].z_borrowed && s->lv[n].z->bshift > bmax)
+            bmax = s->lv[n].z->bshift;
+    if (!bmax) /* no compressed level of its own: no cache */
+        return SOW_OK;
+    if (!bytes)
+        bytes = tb_cache_default(s, 0);
+    struct tbz_cache *c = tbz_cache_new(bytes, bmax);
+    if (!c)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory for a block cache of %.0f MB",
+                        (double)bytes / 1e6);
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        if (s->lv[n].z && !s->lv[n].z_borrowed)
+            s->lv[n].z->cache = c;
+    tbz_cache_free(s->cache);
+    s->cache = c;
+    return SOW_OK;
+}
+
+bool tb_set_cache_stats(const struct tb_set *s, struct tb_cache_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    /* the caches its levels probe through: its own and those it borrows */
+    struct tbz_cache *seen[8];
+    int ns = 0;
+    for (int n = 0; n <= TB_MAX_LEVEL; n++) {
+        struct tbz_cache *c = s->lv[n].z && !s->lv[n].v ? s->lv[n].z->cache : NULL;
+        bool dup = false;
+        for (int i = 0; i < ns; i++)
+            dup |= seen[i] == c;
+        if (!c || dup || ns == 8)
+            continue;
+        seen[ns++] = c;
+        struct tbz_cache_stats cs;
+        tbz_cache_stats(c, &cs);
+        st->hits += cs.hits;
+        st->misses += cs.misses;
+        st->bytes += tbz_cache_bytes(c);
+    }
+    return ns > 0;
+}
+
+bool tb_set_damaged(const struct tb_set *s, struct sow_error *e)
+{
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        if (s->lv[n].z && s->lv[n].z->cache && tbz_cache_damage(s->lv[n].z->cache, e))
+            return true;
+    return false;
 }
 
 const int8_t *tb_level_values(const struct tb_set *s, int n, uint64_t *entries)

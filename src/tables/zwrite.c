@@ -16,6 +16,7 @@
 #include "compress.h"
 #include "sow/tables.h"
 #include "sow/tb_lean.h"
+#include "tables_internal.h"
 
 /* Header offsets: as file.c (version 1), plus the version-2 fields. */
 enum {
@@ -51,7 +52,16 @@ enum sow_status tbz_write(const char *dir, const struct ruleset *rs, int level,
                           const int8_t *values, uint64_t entries, int zlevel, int threads,
                           struct sow_error *e)
 {
-    unsigned b = TBZ_BSHIFT;
+    return tbz_write_b(dir, rs, level, values, entries, zlevel, TBZ_BSHIFT, threads, e);
+}
+
+enum sow_status tbz_write_b(const char *dir, const struct ruleset *rs, int level,
+                            const int8_t *values, uint64_t entries, int zlevel, unsigned b,
+                            int threads, struct sow_error *e)
+{
+    if (b < TBZ_BSHIFT_MIN || b > TBZ_BSHIFT_MAX)
+        return sow_fail(e, SOW_E_INPUT, "block shift %u: expected %d..%d", b, TBZ_BSHIFT_MIN,
+                        TBZ_BSHIFT_MAX);
     uint64_t bs = (uint64_t)1 << b, K = (entries + bs - 1) >> b;
     char path[4200], tmp[4300];
     tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
@@ -259,6 +269,27 @@ enum sow_status tb_compress_level(const struct ruleset *rs, const char *dir, int
     st = tb_file_load(path, rs, level, &h, NULL, NULL, NULL, e);
     *stored = h.stored;
     return st;
+}
+
+enum sow_status tb_set_inflate_level(struct tb_set *s, int n, int threads, struct sow_error *e)
+{
+    struct tb_level *lv = &s->lv[n];
+    if (lv->v || !lv->z)
+        return SOW_OK;
+    int8_t *v = malloc(lv->entries ? (size_t)lv->entries : 1);
+    if (!v)
+        return sow_fail(e, SOW_E_NOMEM, "level %d: out of memory to decompress it", n);
+    enum sow_status st = tbz_all(lv->z, v, threads, e);
+    if (st != SOW_OK) {
+        if (st == SOW_E_INPUT && lv->z->cache) /* damaged: as a probe would have found */
+            tbz_cache_note_damage(lv->z->cache, e);
+        free(v);
+        return st;
+    }
+    /* the set now owns the values (its own file unmapped, its tbz freed; a
+     * borrowed level's stay its owner's) */
+    tb_set_own_level(s, n, v, NULL, lv->entries);
+    return SOW_OK;
 }
 
 enum sow_status tb_open_values(const struct ruleset *rs, const char *dir, struct tb_set **out,
