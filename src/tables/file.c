@@ -22,26 +22,6 @@
 
 static const char MAGIC[8] = {'S', 'O', 'W', 'T', 'B', 'L', '\r', '\n'};
 
-/* Header byte offsets (little-endian fields). */
-enum {
-    H_MAGIC = 0,      /* 8 bytes */
-    H_VERSION = 8,    /* u32 */
-    H_HSIZE = 12,     /* u32, 128 */
-    H_RULES = 16,     /* 24 bytes, NUL-padded */
-    H_PITS = 40,      /* u32 */
-    H_LEVEL = 44,     /* u32 */
-    H_SCHEME = 48,    /* u32 */
-    H_STATES = 52,    /* u32 */
-    H_ENTRIES = 56,   /* u64 */
-    H_ENCODING = 64,  /* u32 */
-    H_RESERVED = 68,  /* u32 0 */
-    H_CHECKSUM = 72,  /* u64 XXH3-64 of the payload */
-    H_PAYLOAD = 80,   /* u64 payload offset = 128 */
-    H_ZERO = 88,      /* 32 bytes 0 */
-    H_HCHECK = 120,   /* u64 XXH3-64 of bytes 0..119 */
-};
-_Static_assert(H_HCHECK + 8 == TB_HEADER_SIZE, "header is 128 bytes");
-
 static void put32(uint8_t *b, uint32_t v) { memcpy(b, &v, 4); }
 static void put64(uint8_t *b, uint64_t v) { memcpy(b, &v, 8); }
 static uint32_t get32(const uint8_t *b) { uint32_t v; memcpy(&v, b, 4); return v; }
@@ -68,25 +48,9 @@ enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int lev
     tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     uint8_t h[TB_HEADER_SIZE];
-    memset(h, 0, sizeof h);
-    memcpy(h + H_MAGIC, MAGIC, 8);
-    put32(h + H_VERSION, TB_FORMAT_VERSION);
-    put32(h + H_HSIZE, TB_HEADER_SIZE);
-    snprintf((char *)h + H_RULES, 24, "%s", rs->name);
-    put32(h + H_PITS, (uint32_t)rs->pits);
-    put32(h + H_LEVEL, (uint32_t)level);
-    put32(h + H_SCHEME, TB_INDEX_SCHEME);
-    struct tb_index *ix = malloc(sizeof *ix);
-    if (!ix)
-        return sow_fail(e, SOW_E_NOMEM, "writing %s: out of memory", path);
-    tb_index_init(ix, rs);
-    put32(h + H_STATES, (uint32_t)ix->states);
-    free(ix);
-    put64(h + H_ENTRIES, entries);
-    put32(h + H_ENCODING, TB_VALUE_INT8);
-    put64(h + H_CHECKSUM, XXH3_64bits(values, (size_t)entries));
-    put64(h + H_PAYLOAD, TB_HEADER_SIZE);
-    put64(h + H_HCHECK, XXH3_64bits(h, H_HCHECK));
+    tb_header_encode(h, rs, level, TB_FORMAT_VERSION, entries,
+                     XXH3_64bits(values, (size_t)entries));
+    tb_header_seal(h);
 
     /* The builder holds the directory lock (fileio.h rule 3), so the fixed
      * temporary name is ours: a leftover there is removed, never opened. */
@@ -97,6 +61,29 @@ enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int lev
         return st;
     }
     return SOW_OK;
+}
+
+void tb_header_encode(uint8_t *h, const struct ruleset *rs, int level, uint32_t version,
+                      uint64_t entries, uint64_t payload_sum)
+{
+    memset(h, 0, TB_HEADER_SIZE);
+    memcpy(h + TBH_MAGIC, MAGIC, 8);
+    put32(h + TBH_VERSION, version);
+    put32(h + TBH_HSIZE, TB_HEADER_SIZE);
+    snprintf((char *)h + TBH_RULES, 24, "%s", rs->name);
+    put32(h + TBH_PITS, (uint32_t)rs->pits);
+    put32(h + TBH_LEVEL, (uint32_t)level);
+    put32(h + TBH_SCHEME, TB_INDEX_SCHEME);
+    put32(h + TBH_STATES, (uint32_t)rs->index_states);
+    put64(h + TBH_ENTRIES, entries);
+    put32(h + TBH_ENCODING, TB_VALUE_INT8);
+    put64(h + TBH_CHECKSUM, payload_sum);
+    put64(h + TBH_PAYLOAD, TB_HEADER_SIZE);
+}
+
+void tb_header_seal(uint8_t *h)
+{
+    put64(h + TBH_HCHECK, XXH3_64bits(h, TBH_HCHECK));
 }
 
 void tb_file_unmap(void *map, size_t maplen)
@@ -149,27 +136,27 @@ static enum sow_status file_load(const char *path, const struct ruleset *rs, int
         FAIL(SOW_E_IO, "%s: cannot map: %s", path, strerror(errno));
     }
     const uint8_t *h = map;
-    if (memcmp(h + H_MAGIC, MAGIC, 8) != 0)
+    if (memcmp(h + TBH_MAGIC, MAGIC, 8) != 0)
         BAD("%s: not a sow table file (bad magic)", path);
-    if (XXH3_64bits(h, H_HCHECK) != get64(h + H_HCHECK))
+    if (XXH3_64bits(h, TBH_HCHECK) != get64(h + TBH_HCHECK))
         BAD("%s: header damaged (header checksum mismatch)", path);
     struct tb_header hd;
     memset(&hd, 0, sizeof hd);
-    hd.version = get32(h + H_VERSION);
+    hd.version = get32(h + TBH_VERSION);
     if (hd.version != TB_FORMAT_VERSION && hd.version != TBZ_VERSION)
         BAD("%s: format version %u, this sow reads versions %d and %d", path, hd.version,
             TB_FORMAT_VERSION, TBZ_VERSION);
-    if (get32(h + H_HSIZE) != TB_HEADER_SIZE || get64(h + H_PAYLOAD) != TB_HEADER_SIZE)
+    if (get32(h + TBH_HSIZE) != TB_HEADER_SIZE || get64(h + TBH_PAYLOAD) != TB_HEADER_SIZE)
         BAD("%s: unexpected header size", path);
-    memcpy(hd.rules, h + H_RULES, 24);
+    memcpy(hd.rules, h + TBH_RULES, 24);
     hd.rules[23] = 0;
-    hd.pits = get32(h + H_PITS);
-    hd.level = get32(h + H_LEVEL);
-    hd.index_scheme = get32(h + H_SCHEME);
-    hd.states = get32(h + H_STATES);
-    hd.entries = get64(h + H_ENTRIES);
-    hd.value_encoding = get32(h + H_ENCODING);
-    hd.checksum = get64(h + H_CHECKSUM);
+    hd.pits = get32(h + TBH_PITS);
+    hd.level = get32(h + TBH_LEVEL);
+    hd.index_scheme = get32(h + TBH_SCHEME);
+    hd.states = get32(h + TBH_STATES);
+    hd.entries = get64(h + TBH_ENTRIES);
+    hd.value_encoding = get32(h + TBH_ENCODING);
+    hd.checksum = get64(h + TBH_CHECKSUM);
     if (hd.index_scheme != TB_INDEX_SCHEME)
         BAD("%s: unknown index scheme %u", path, hd.index_scheme);
     if (hd.value_encoding != TB_VALUE_INT8)

@@ -8,6 +8,39 @@
 
 struct tbz; /* compress.h */
 
+/* ---- the 128-byte level-file header, both versions (docs/tables.md "File
+ * format"; compress.h draws version 2): one layout and one encoder for the
+ * raw writer (file.c), the compressed writer (zwrite.c) and the readers
+ * (file.c checks the common fields, zprobe.c the version-2 ones). */
+enum {
+    TBH_MAGIC = 0,        /* 8 bytes "SOWTBL\r\n" */
+    TBH_VERSION = 8,      /* u32: 1 raw, 2 compressed */
+    TBH_HSIZE = 12,       /* u32, 128 */
+    TBH_RULES = 16,       /* 24 bytes, NUL-padded */
+    TBH_PITS = 40,        /* u32 */
+    TBH_LEVEL = 44,       /* u32 */
+    TBH_SCHEME = 48,      /* u32 */
+    TBH_STATES = 52,      /* u32 */
+    TBH_ENTRIES = 56,     /* u64 */
+    TBH_ENCODING = 64,    /* u32 */
+    TBH_COMPRESSION = 68, /* u32: 0 (version 1), 1 zstd (version 2) */
+    TBH_CHECKSUM = 72,    /* u64 XXH3-64 of the payload (all bytes after the header) */
+    TBH_PAYLOAD = 80,     /* u64 payload offset = 128 */
+    TBH_BSHIFT = 88,      /* u32 block shift (version 2; else 0) */
+    TBH_NBLOCKS = 96,     /* u64 block count (version 2; else 0) */
+    TBH_RAWSUM = 104,     /* u64 XXH3-64 of the raw values (version 2; else 0) */
+    TBH_HCHECK = 120,     /* u64 XXH3-64 of bytes 0..119 */
+};
+_Static_assert(TBH_HCHECK + 8 == TB_HEADER_SIZE, "the header is 128 bytes");
+
+/* The fields both versions share into h[128] (zeroed first): magic, version,
+ * sizes, rules, pits, level, scheme, states, entries, encoding, payload
+ * checksum and offset.  The caller adds its version's fields, then seals. */
+void tb_header_encode(uint8_t *h, const struct ruleset *rs, int level, uint32_t version,
+                      uint64_t entries, uint64_t payload_sum);
+/* The header checksum (bytes 0..119 into 120). */
+void tb_header_seal(uint8_t *h);
+
 struct tb_level {
     const int8_t *v;   /* values in index order, NULL if not loaded */
     uint64_t entries;

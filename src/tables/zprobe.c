@@ -15,16 +15,9 @@
 #include <xxhash.h>
 
 #include "compress.h"
+#include "tables_internal.h" /* the header layout */
 #include "sow/tables.h"
 
-/* Header offsets: as file.c (version 1), plus the version-2 fields. */
-enum {
-    Z_MAGIC = 0, Z_VERSION = 8, Z_HSIZE = 12, Z_RULES = 16, Z_PITS = 40, Z_LEVEL = 44,
-    Z_SCHEME = 48, Z_STATES = 52, Z_ENTRIES = 56, Z_ENCODING = 64, Z_COMPRESSION = 68,
-    Z_CHECKSUM = 72, Z_PAYLOAD = 80, Z_BSHIFT = 88, Z_NBLOCKS = 96, Z_RAWSUM = 104,
-    Z_HCHECK = 120,
-};
-_Static_assert(Z_HCHECK + 8 == TB_HEADER_SIZE, "version 2 keeps the 128-byte header");
 
 static uint32_t get32(const uint8_t *b) { uint32_t v; memcpy(&v, b, 4); return v; }
 static uint64_t get64(const uint8_t *b) { uint64_t v; memcpy(&v, b, 8); return v; }
@@ -33,17 +26,17 @@ enum sow_status tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int
                           const char *path, struct tbz *z, struct sow_error *e)
 {
 #define ZBAD(...) return sow_fail(e, SOW_E_INPUT, __VA_ARGS__)
-    if (get32(map + Z_COMPRESSION) != TBZ_ZSTD)
-        ZBAD("%s: unknown compression %u", path, get32(map + Z_COMPRESSION));
-    unsigned b = get32(map + Z_BSHIFT);
-    uint64_t K = get64(map + Z_NBLOCKS);
+    if (get32(map + TBH_COMPRESSION) != TBZ_ZSTD)
+        ZBAD("%s: unknown compression %u", path, get32(map + TBH_COMPRESSION));
+    unsigned b = get32(map + TBH_BSHIFT);
+    uint64_t K = get64(map + TBH_NBLOCKS);
     if (b < TBZ_BSHIFT_MIN || b > TBZ_BSHIFT_MAX || K != (entries + ((uint64_t)1 << b) - 1) >> b)
         ZBAD("%s: bad block layout (shift %u, %llu blocks for %llu values)", path, b,
              (unsigned long long)K, (unsigned long long)entries);
     uint64_t ilen = (K + 1) * TBZ_INDEX_ENTRY;
     if (size < TB_HEADER_SIZE + ilen)
         ZBAD("%s: truncated (index needs %llu bytes)", path, (unsigned long long)ilen);
-    if (XXH3_64bits(map + TB_HEADER_SIZE, size - TB_HEADER_SIZE) != get64(map + Z_CHECKSUM))
+    if (XXH3_64bits(map + TB_HEADER_SIZE, size - TB_HEADER_SIZE) != get64(map + TBH_CHECKSUM))
         ZBAD("%s: payload damaged (checksum mismatch)", path);
     const uint8_t *ix = map + TB_HEADER_SIZE;
     uint64_t prev = TB_HEADER_SIZE + ilen;
@@ -61,7 +54,7 @@ enum sow_status tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int
     z->nblocks = K;
     z->bshift = b;
     z->level = level;
-    z->rawsum = get64(map + Z_RAWSUM);
+    z->rawsum = get64(map + TBH_RAWSUM);
     z->cache = NULL;
     z->gbase = 0;
     return SOW_OK;
