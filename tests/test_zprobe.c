@@ -14,6 +14,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "test_scale.h"
 #include "sow/tables.h"
 #include "sow/util.h"
 #include "../src/tables/compress.h"
@@ -84,13 +85,14 @@ static void same_probe(const struct pair *P, const sow_position *p, const char *
 }
 
 /* Every entry of levels 0..top (side A, and the same board with B to move)
- * and every child of each, in a scattered order. */
+ * and every child of each, in a scattered order (under SOW_TEST_SCALE, the
+ * sanitizer builds', that share of them). */
 static void compare_all(const struct pair *P, const struct ruleset *rs, int top)
 {
     const struct tb_index *ix = tb_set_index(P->raw);
     for (int n = 0; n <= top; n++) {
-        uint64_t E = tb_level_entries(ix, n);
-        for (uint64_t k = 0, i = 0; k < E; k++, i = (i + 7919) % E) {
+        uint64_t E = tb_level_entries(ix, n), K = (uint64_t)test_scaled((long)E);
+        for (uint64_t k = 0, i = 0; k < K; k++, i = (i + 7919) % E) {
             sow_position p;
             tb_position_of(ix, n, i, &p);
             same_probe(P, &p, rs->name, n, i);
