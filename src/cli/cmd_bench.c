@@ -15,6 +15,9 @@ static const char usage[] =
     "      then oware perft.  (Against the slow twins: build/bench/sow-bench-twin.)\n"
     "  tables [--rules R[,R..]|all] [--pits N] [--seeds N] [--threads T]\n"
     "      endgame-table build speed: positions per second per level.\n"
+    "  probe [--rules R] [--seeds N] [--dir DIR] [--probes M] [--block-shift B,...]\n"
+    "      endgame-table probes per second, raw and compressed (cold, warm cache),\n"
+    "      and compressed size per level.\n"
     "  engine [--rules R|all] [--depth D] [--threads T] [--hash MB]\n"
     "      the alpha-beta engine at a fixed depth over fixed positions per rule set.\n";
 

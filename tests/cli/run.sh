@@ -624,6 +624,13 @@ bad 2 bench search --file "$WORK/badbench.txt"
 ok bench search --file "$WORK/bench.txt" --repeat 2
 why=OK; grep -q 'Values and nodes identical with 1 and 2 threads: yes' "$out" || why="no identity line"
 report "$why" "bench search: values and nodes identical with 1 and 2 threads"
+# bench probe (issue 13): small levels, two block sizes; raw and compressed agree
+bad 2 bench probe --block-shift 7
+bad 2 bench probe --block-shift 14,x
+bad 2 bench probe --rules nope
+ok bench probe --pits 3 --seeds 6 --probes 5000 --block-shift 8,10
+check "bench probe: compressed and raw agree for both block sizes" \
+    test "$(grep -c 'compressed and raw agree' "$out")" -eq 2
 
 echo "1..$n"
 echo "# $n cases, $failed failed, $todo pending"
