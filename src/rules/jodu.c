@@ -4,9 +4,12 @@
  * lifts that hole (with the seed) and sows on.  A last seed in an empty hole
  * ends the move; in the mover's row it captures the facing hole (and, except
  * in jodu-ibadan, itself; in jodu-starve itself even when the facing hole is
- * empty).  A relay that returns to an earlier state never ends; Brent's cycle
- * detector finds that exactly with one saved state.
+ * empty).  A relay that returns to an earlier state never ends; it then
+ * returns to its first state (see "Why the start" below), which is what is
+ * compared.
  */
+#include <string.h>
+
 #include "core.h"
 #include "relay_cache.h"
 
@@ -23,126 +26,160 @@ static inline bool jodu_memo(const struct ruleset *rs, const board_t *start, int
     return true;
 }
 
-/* ---- boards of at most 16 lanes (up to 2x8): one table add per lift ----
+/* ---- boards of at most 16 lanes (up to 2x8): one vector add per lift ----
  *
- * Lifting s < H seeds from hole c and sowing them is one 128-bit addition:
- * +1 on the s lanes after c (wrapping) and -s on lane c.  jodu_step[H][c][s]
- * holds that addend for every H <= 16, c < H, 1 <= s < H (0 elsewhere), as a
- * 128-bit two's complement number: lanes never leave 0..255, so the borrow
- * from lane c runs through to the top and cancels.  Worked example, H = 12,
- * c = 10, s = 3: +1 on lanes 11, 0 and 1, -3 on lane 10, i.e.
- *   2^(8*11) + 2^0 + 2^8 - 3 * 2^(8*10).
- * A lift of s >= H seeds (about 3% of lifts on 2x6) adds s / H full laps on
- * top of the entry for s % H.  The table is 17 x 16 x 16 x 16 bytes (68 KiB,
- * read only; 4 KiB of it in use for a given board size). */
-#define JB(k) ((k) <= 0 ? (core_u128)0 : CORE_ONES128 >> ((8 * (16 - (k))) & 127))
-#define JRANGE(H, c, s)                                                                        \
-    ((c) + 1 + (s) <= (H) ? JB((c) + 1 + (s)) - JB((c) + 1)                                     \
-                          : JB(H) - JB((c) + 1) + JB((c) + 1 + (s) - (H)))
+ * The board is a vector of 16 byte lanes.  Lifting s < H seeds from hole c
+ * and sowing them is one lane-wise addition (mod 256 per lane) of
+ * jodu_step[H][c][s].add: 1 on the s lanes after c (wrapping), 256 - s on
+ * lane c (which held s, so it becomes 0), 0 elsewhere; .next is the hole of
+ * the last seed, (c + s) mod H.  All 0 outside H <= 16, c < H, 1 <= s < H.  Worked example, H = 12, c = 10, s = 3: lanes 11, 0, 1 get +1,
+ * lane 10 gets 253 (-3), jodu_next = 1.  A lift of s >= H seeds (about 3% of
+ * the lifts on 2x6) adds s / H on every lane on top of the entry for s % H.
+ * The table is 17 x 16 x 16 entries of 32 bytes (136 KiB, read only; 8 KiB
+ * of it in use for a given board size).  GCC vector extensions: paddb on x86-64,
+ * the same on any target GCC and clang support. */
+typedef uint8_t jodu_v16 __attribute__((vector_size(16)));
+
+#define JIN(H, c, s, i) ((i) < (H) && (((i) + 2 * (H) - (c) - 1) % (H)) < (s))
+#define JOK(H, c, s) ((c) < (H) && (s) >= 1 && (s) < (H))
+#define JL(H, c, s, i)                                                                         \
+    ((uint8_t)(JOK(H, c, s) ? JIN(H, c, s, i) - ((i) == (c) ? (s) : 0) : 0))
 #define JE(H, c, s)                                                                            \
-    ((c) < (H) && (s) >= 1 && (s) < (H)                                                        \
-         ? JRANGE(H, c, s) - ((core_u128)(s) << ((8 * (c)) & 127))                             \
-         : (core_u128)0)
-#define JROW(H, c)                                                                             \
-    {JE(H, c, 0),  JE(H, c, 1),  JE(H, c, 2),  JE(H, c, 3), JE(H, c, 4),  JE(H, c, 5),          \
-     JE(H, c, 6),  JE(H, c, 7),  JE(H, c, 8),  JE(H, c, 9), JE(H, c, 10), JE(H, c, 11),         \
-     JE(H, c, 12), JE(H, c, 13), JE(H, c, 14), JE(H, c, 15)}
-#define JTAB(H)                                                                                \
-    {JROW(H, 0),  JROW(H, 1),  JROW(H, 2),  JROW(H, 3), JROW(H, 4),  JROW(H, 5),                \
-     JROW(H, 6),  JROW(H, 7),  JROW(H, 8),  JROW(H, 9), JROW(H, 10), JROW(H, 11),               \
-     JROW(H, 12), JROW(H, 13), JROW(H, 14), JROW(H, 15)}
-static const core_u128 jodu_step[17][16][16] = {
-    JTAB(0),  JTAB(1),  JTAB(2),  JTAB(3),  JTAB(4),  JTAB(5),  JTAB(6),  JTAB(7),  JTAB(8),
-    JTAB(9),  JTAB(10), JTAB(11), JTAB(12), JTAB(13), JTAB(14), JTAB(15), JTAB(16)};
+    {JL(H, c, s, 0),  JL(H, c, s, 1),  JL(H, c, s, 2),  JL(H, c, s, 3),                       \
+     JL(H, c, s, 4),  JL(H, c, s, 5),  JL(H, c, s, 6),  JL(H, c, s, 7),                       \
+     JL(H, c, s, 8),  JL(H, c, s, 9),  JL(H, c, s, 10), JL(H, c, s, 11),                      \
+     JL(H, c, s, 12), JL(H, c, s, 13), JL(H, c, s, 14), JL(H, c, s, 15)}
+#define JN(H, c, s) ((uint8_t)(JOK(H, c, s) ? ((c) + (s)) % (H) : 0))
+#define JS(H, c, s) {JE(H, c, s), JN(H, c, s)}
+#define JROW(M, H, c)                                                                          \
+    {M(H, c, 0),  M(H, c, 1),  M(H, c, 2),  M(H, c, 3), M(H, c, 4),  M(H, c, 5),              \
+     M(H, c, 6),  M(H, c, 7),  M(H, c, 8),  M(H, c, 9), M(H, c, 10), M(H, c, 11),             \
+     M(H, c, 12), M(H, c, 13), M(H, c, 14), M(H, c, 15)}
+#define JTAB(M, H)                                                                             \
+    {JROW(M, H, 0),  JROW(M, H, 1),  JROW(M, H, 2),  JROW(M, H, 3),                           \
+     JROW(M, H, 4),  JROW(M, H, 5),  JROW(M, H, 6),  JROW(M, H, 7),                           \
+     JROW(M, H, 8),  JROW(M, H, 9),  JROW(M, H, 10), JROW(M, H, 11),                          \
+     JROW(M, H, 12), JROW(M, H, 13), JROW(M, H, 14), JROW(M, H, 15)}
+#define JALL(M)                                                                                \
+    {JTAB(M, 0),  JTAB(M, 1),  JTAB(M, 2),  JTAB(M, 3),  JTAB(M, 4),  JTAB(M, 5),             \
+     JTAB(M, 6),  JTAB(M, 7),  JTAB(M, 8),  JTAB(M, 9),  JTAB(M, 10), JTAB(M, 11),            \
+     JTAB(M, 12), JTAB(M, 13), JTAB(M, 14), JTAB(M, 15), JTAB(M, 16)}
+/* One entry per (H, c, s): the addend and the hole of the last seed. */
+struct jodu_step {
+    jodu_v16 add;
+    uint8_t next;
+};
+static const struct jodu_step jodu_step[17][16][16] = JALL(JS);
+/* Lane masks: jodu_lanes[H] is 0xFF on lanes < H, jodu_lane[c] on lane c. */
+#define JM(k, i) ((uint8_t)((i) < (k) ? 0xFF : 0))
+#define JMV(k)                                                                                 \
+    {JM(k, 0), JM(k, 1), JM(k, 2),  JM(k, 3),  JM(k, 4),  JM(k, 5),  JM(k, 6),  JM(k, 7),      \
+     JM(k, 8), JM(k, 9), JM(k, 10), JM(k, 11), JM(k, 12), JM(k, 13), JM(k, 14), JM(k, 15)}
+static const jodu_v16 jodu_lanes[17] = {JMV(0),  JMV(1),  JMV(2),  JMV(3),  JMV(4),  JMV(5),
+                                        JMV(6),  JMV(7),  JMV(8),  JMV(9),  JMV(10), JMV(11),
+                                        JMV(12), JMV(13), JMV(14), JMV(15), JMV(16)};
+#undef JM
+#define JM(k, i) ((uint8_t)((i) == (k) ? 0xFF : 0))
+static const jodu_v16 jodu_lane[16] = {JMV(0), JMV(1), JMV(2),  JMV(3),  JMV(4),  JMV(5),
+                                       JMV(6), JMV(7), JMV(8),  JMV(9),  JMV(10), JMV(11),
+                                       JMV(12), JMV(13), JMV(14), JMV(15)};
+#undef JMV
+#undef JM
+#undef JALL
 #undef JTAB
 #undef JROW
+#undef JS
+#undef JN
 #undef JE
-#undef JRANGE
-#undef JB
+#undef JOK
+#undef JL
+#undef JIN
 
-/* Lane i (< 16) of a register board. */
-static inline int jodu_lane16(core_u128 x, int i)
+static inline bool jodu_v16_equal(jodu_v16 a, jodu_v16 b)
 {
-    uint64_t w = i & 8 ? (uint64_t)(x >> 64) : (uint64_t)x;
-    return (int)(uint8_t)(w >> (8 * (i & 7)));
+    uint64_t x[2], y[2];
+    memcpy(x, &a, 16);
+    memcpy(y, &b, 16);
+    return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
 }
 
 /* The relay of jodu_relay (below) on a board of H <= 16 lanes held in one
- * 128-bit register.  Repetition is found two ways, both exact: against the
- * starting state (a relay whose lifts all hold fewer than H seeds is
- * reversible, docs/rules.md, so if it never ends it comes back to its first
- * state, found after one turn of the cycle instead of Brent's up to three),
- * and by Brent's detector for the rest (a lift of H or more can join a cycle
- * from outside).  The checks that are not per lift (Brent's new saved state,
- * the memo after RELAY_CACHE_AFTER lifts, the stop flag) run between chunks
- * of lifts, so the inner loop is the lift, the end test and two compares. */
+ * vector.  A relay that never ends comes back to its starting state (see
+ * "Why the start" above jodu_relay), so repetition is a compare with that
+ * state when the last seed falls into the starting hole.  The memo look-up
+ * after RELAY_CACHE_AFTER lifts and the stop poll run between chunks of
+ * lifts: a chunk is the lift, the end test and one compare per lift, and a
+ * relay that ends within RELAY_CACHE_AFTER lifts (nearly all) is one chunk. */
 CORE_INLINE int jodu_relay16(const struct ruleset *rs, board_t *b, int h,
                              struct sow_relay_cache *cache, struct sow_stats *st)
 {
     const int H = rs->holes;
-    const core_u128(*const step)[16] = jodu_step[H];
-    const core_u128 x0 = core_load128(b);
-    core_u128 x = x0, saved = x0;
-    int c = h, s = b->h[h], saved_c = h, last;
-    uint32_t n = 0, brent_next = 1, limit = 1;
+    const struct jodu_step *const step = &jodu_step[H][0][0]; /* [c * 16 + s] */
+    jodu_v16 x0;
+    memcpy(&x0, b, 16);
+    jodu_v16 x = x0;
+    int c = h, s = b->h[h], last;
+    uint64_t n = 0, limit = RELAY_CACHE_AFTER;
     for (;;) {
         do {
             if (__builtin_expect(s < H, 1)) {
-                x += step[c][s];
-                last = c + s;
-            } else { /* full laps: s / H on every lane, then the rest */
+                const struct jodu_step *e = &step[c * 16 + s];
+                x += e->add;
+                last = e->next;
+            } else { /* full laps: s / H on every lane, then the rest; lane
+                      * c, which lost s, gets the laps back */
                 int laps = s / H, r = s - laps * H;
-                x += step[c][r] + (core_u128)laps * core_below128(H) -
-                     ((core_u128)(s - r) << (8 * c));
-                last = c + r;
+                x += step[c * 16 + r].add + (jodu_lanes[H] & (uint8_t)laps) -
+                     (jodu_lane[c] & (uint8_t)(s - r));
+                last = c + r >= H ? c + r - H : c + r;
             }
-            last = last >= H ? last - H : last;
             n++;
-            s = jodu_lane16(x, last);
+            s = x[last];
             if (s == 1)
                 goto ended;
-            if ((last == h && x == x0) || (last == saved_c && x == saved)) {
+            if (last == h && jodu_v16_equal(x, x0)) {
                 last = -1;
                 goto ended;
             }
             c = last;
         } while (n != limit);
         if (n == RELAY_CACHE_AFTER) {
-            board_t start = *b;
+            board_t start = *b; /* *b is still the starting board */
             if (jodu_memo(rs, &start, h, b, &last, cache, st, (int)n))
                 return last;
         }
         if (!(n & (RELAY_POLL_EVERY - 1)) && relay_cache_stopped(cache))
             return -1; /* cut: nothing stored, the board is not used */
-        if (n == brent_next) {
-            saved = x;
-            saved_c = c;
-            brent_next *= 2;
-        }
-        /* next stop: Brent's next save, the memo look-up, the next poll */
-        limit = brent_next;
-        if (n < RELAY_CACHE_AFTER && limit > RELAY_CACHE_AFTER)
-            limit = RELAY_CACHE_AFTER;
-        uint32_t poll = (n | (RELAY_POLL_EVERY - 1)) + 1;
-        if (limit > poll)
-            limit = poll;
+        limit = (n | (RELAY_POLL_EVERY - 1)) + 1; /* the next poll */
     }
-ended:;
-    /* *b is still the starting board: the memo's key */
-    board_t out = *b;
-    core_store128(&out, x);
+ended:
     if (n > RELAY_CACHE_AFTER && cache) {
         const int nocap[2] = {0, 0};
+        board_t out = *b; /* *b is still the starting board: the memo's key */
+        memcpy(&out, &x, 16);
         relay_cache_put(cache, rs, b, h, &out, last, nocap);
     }
-    *b = out;
+    memcpy(b, &x, 16);
     if (st)
-        st->pickups += (uint64_t)n, st->endless += last < 0,
-            st->endless_pickups += last < 0 ? (uint64_t)n : 0;
+        st->pickups += n, st->endless += last < 0, st->endless_pickups += last < 0 ? n : 0;
     return last;
 }
 
-/* Relay from hole h of board b (in place).  Returns the hole of the last seed,
+/* Why the start.  A jodu relay state is (board, hole about to be lifted), and
+ * a lift is a map F on states.  F is one-to-one: from y = F(x), with last
+ * hole c' and m the smallest count on y's board, x's lifted hole c is c'
+ * itself if y[c'] == m, else the first hole behind c' holding m; then x took
+ * s = m * H + ((c' - c) mod H) seeds from c.  (Sowing s seeds gives every
+ * hole s / H, the s % H holes after c one more, c itself none more: so c
+ * holds the minimum, the holes from c+1 to c' hold more, and c' == c only
+ * when s % H == 0.)  A walk under a one-to-one map that repeats a state
+ * repeats its first one, so a relay that never ends comes back to its start,
+ * and comparing with the start decides it exactly: after one turn of the
+ * cycle, where Brent's detector needs up to three.  tests/test_relay.c
+ * checks this against the reference, which remembers every state.
+ * docs/rules.md says the same for users.
+ *
+ * Relay from hole h of board b (in place).  Returns the hole of the last seed,
  * or -1 if the sowing never ends. */
 CORE_INLINE int jodu_relay(const struct ruleset *rs, board_t *b, int h,
                            struct sow_relay_cache *cache, struct sow_stats *st, const int nw)
@@ -150,36 +187,31 @@ CORE_INLINE int jodu_relay(const struct ruleset *rs, board_t *b, int h,
     if (nw <= 2)
         return jodu_relay16(rs, b, h, cache, st);
     board_t start = *b;
-    int cur = h, last, n = 0;
-    {
-        struct core_brent br;
-        core_brent_init(&br, b, h);
-        for (;;) {
-            if (n == RELAY_CACHE_AFTER && jodu_memo(rs, &start, h, b, &last, cache, st, n))
-                return last;
-            int s = b->h[cur];
-            b->h[cur] = 0;
-            last = core_sow(rs, b, cur, s, nw);
-            n++;
-            if (b->h[last] == 1)
-                break;
-            /* the start first: a reversible relay comes back to it (above) */
-            if ((last == h && board_equal(b, &start, nw)) || core_brent_step(&br, b, last, nw)) {
-                last = -1;
-                break;
-            }
-            if (!(n & (RELAY_POLL_EVERY - 1)) && relay_cache_stopped(cache))
-                return -1; /* cut: nothing stored, the board is not used */
-            cur = last;
+    int cur = h, last;
+    uint64_t n = 0;
+    for (;;) {
+        if (n == RELAY_CACHE_AFTER && jodu_memo(rs, &start, h, b, &last, cache, st, (int)n))
+            return last;
+        int s = b->h[cur];
+        b->h[cur] = 0;
+        last = core_sow(rs, b, cur, s, nw);
+        n++;
+        if (b->h[last] == 1)
+            break;
+        if (last == h && board_equal(b, &start, nw)) { /* back at the start: endless */
+            last = -1;
+            break;
         }
+        if (!(n & (RELAY_POLL_EVERY - 1)) && relay_cache_stopped(cache))
+            return -1; /* cut: nothing stored, the board is not used */
+        cur = last;
     }
     if (n > RELAY_CACHE_AFTER && cache) {
         const int nocap[2] = {0, 0};
         relay_cache_put(cache, rs, &start, h, b, last, nocap);
     }
     if (st)
-        st->pickups += (uint64_t)n, st->endless += last < 0,
-            st->endless_pickups += last < 0 ? (uint64_t)n : 0;
+        st->pickups += n, st->endless += last < 0, st->endless_pickups += last < 0 ? n : 0;
     return last;
 }
 
