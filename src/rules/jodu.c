@@ -30,14 +30,14 @@ static inline bool jodu_memo(const struct ruleset *rs, const board_t *start, int
  *
  * The board is a vector of 16 byte lanes.  Lifting s < H seeds from hole c
  * and sowing them is one lane-wise addition (mod 256 per lane) of
- * jodu_step[H][c][s].add: 1 on the s lanes after c (wrapping), 256 - s on
- * lane c (which held s, so it becomes 0), 0 elsewhere; .next is the hole of
- * the last seed, (c + s) mod H.  All 0 outside H <= 16, c < H, 1 <= s < H.  Worked example, H = 12, c = 10, s = 3: lanes 11, 0, 1 get +1,
- * lane 10 gets 253 (-3), jodu_next = 1.  A lift of s >= H seeds (about 3% of
- * the lifts on 2x6) adds s / H on every lane on top of the entry for s % H.
- * The table is 17 x 16 x 16 entries of 32 bytes (136 KiB, read only; 8 KiB
- * of it in use for a given board size).  GCC vector extensions: paddb on x86-64,
- * the same on any target GCC and clang support. */
+ * jodu_step[H][c][s]: 1 on the s lanes after c (wrapping), 256 - s on lane c
+ * (which held s, so it becomes 0), 0 elsewhere; 0 outside H <= 16, c < H,
+ * 1 <= s < H.  Worked example, H = 12, c = 10, s = 3: lanes 11, 0, 1 get +1,
+ * lane 10 gets 253 (-3); the last seed is in lane 1.  A lift of s >= H seeds
+ * (about 3% of the lifts on 2x6) adds s / H on every lane on top of the entry
+ * for s % H.  The table is 17 x 16 x 16 entries of 16 bytes (68 KiB, read
+ * only; 4 KiB of it in use for a given board size).  GCC vector extensions:
+ * paddb on x86-64, the like on any target GCC and clang support. */
 typedef uint8_t jodu_v16 __attribute__((vector_size(16)));
 
 #define JIN(H, c, s, i) ((i) < (H) && (((i) + 2 * (H) - (c) - 1) % (H)) < (s))
@@ -49,8 +49,6 @@ typedef uint8_t jodu_v16 __attribute__((vector_size(16)));
      JL(H, c, s, 4),  JL(H, c, s, 5),  JL(H, c, s, 6),  JL(H, c, s, 7),                       \
      JL(H, c, s, 8),  JL(H, c, s, 9),  JL(H, c, s, 10), JL(H, c, s, 11),                      \
      JL(H, c, s, 12), JL(H, c, s, 13), JL(H, c, s, 14), JL(H, c, s, 15)}
-#define JN(H, c, s) ((uint8_t)(JOK(H, c, s) ? ((c) + (s)) % (H) : 0))
-#define JS(H, c, s) {JE(H, c, s), JN(H, c, s)}
 #define JROW(M, H, c)                                                                          \
     {M(H, c, 0),  M(H, c, 1),  M(H, c, 2),  M(H, c, 3), M(H, c, 4),  M(H, c, 5),              \
      M(H, c, 6),  M(H, c, 7),  M(H, c, 8),  M(H, c, 9), M(H, c, 10), M(H, c, 11),             \
@@ -64,12 +62,7 @@ typedef uint8_t jodu_v16 __attribute__((vector_size(16)));
     {JTAB(M, 0),  JTAB(M, 1),  JTAB(M, 2),  JTAB(M, 3),  JTAB(M, 4),  JTAB(M, 5),             \
      JTAB(M, 6),  JTAB(M, 7),  JTAB(M, 8),  JTAB(M, 9),  JTAB(M, 10), JTAB(M, 11),            \
      JTAB(M, 12), JTAB(M, 13), JTAB(M, 14), JTAB(M, 15), JTAB(M, 16)}
-/* One entry per (H, c, s): the addend and the hole of the last seed. */
-struct jodu_step {
-    jodu_v16 add;
-    uint8_t next;
-};
-static const struct jodu_step jodu_step[17][16][16] = JALL(JS);
+static const jodu_v16 jodu_step[17][16][16] = JALL(JE);
 /* Lane masks: jodu_lanes[H] is 0xFF on lanes < H, jodu_lane[c] on lane c. */
 #define JM(k, i) ((uint8_t)((i) < (k) ? 0xFF : 0))
 #define JMV(k)                                                                                 \
@@ -88,8 +81,6 @@ static const jodu_v16 jodu_lane[16] = {JMV(0), JMV(1), JMV(2),  JMV(3),  JMV(4),
 #undef JALL
 #undef JTAB
 #undef JROW
-#undef JS
-#undef JN
 #undef JE
 #undef JOK
 #undef JL
@@ -114,27 +105,34 @@ CORE_INLINE int jodu_relay16(const struct ruleset *rs, board_t *b, int h,
                              struct sow_relay_cache *cache, struct sow_stats *st)
 {
     const int H = rs->holes;
-    const struct jodu_step *const step = &jodu_step[H][0][0]; /* [c * 16 + s] */
+    const jodu_v16 *const step = &jodu_step[H][0][0]; /* [c * 16 + s] */
     jodu_v16 x0;
     memcpy(&x0, b, 16);
     jodu_v16 x = x0;
+    uint8_t buf[16]; /* x in memory, for reading one lane */
+    memcpy(buf, &x0, 16);
     int c = h, s = b->h[h], last;
     uint64_t n = 0, limit = RELAY_CACHE_AFTER;
     for (;;) {
         do {
             if (__builtin_expect(s < H, 1)) {
-                const struct jodu_step *e = &step[c * 16 + s];
-                x += e->add;
-                last = e->next;
+                /* the last hole gets exactly one seed: its new count is read
+                 * from the board in memory before the add is stored, which
+                 * keeps the add off the chain from one lift to the next */
+                x += step[c * 16 + s];
+                last = c + s >= H ? c + s - H : c + s;
+                s = buf[last] + 1;
             } else { /* full laps: s / H on every lane, then the rest; lane
                       * c, which lost s, gets the laps back */
                 int laps = s / H, r = s - laps * H;
-                x += step[c * 16 + r].add + (jodu_lanes[H] & (uint8_t)laps) -
+                x += step[c * 16 + r] + (jodu_lanes[H] & (uint8_t)laps) -
                      (jodu_lane[c] & (uint8_t)(s - r));
                 last = c + r >= H ? c + r - H : c + r;
+                memcpy(buf, &x, 16);
+                s = buf[last];
             }
+            memcpy(buf, &x, 16);
             n++;
-            s = x[last];
             if (s == 1)
                 goto ended;
             if (last == h && jodu_v16_equal(x, x0)) {
