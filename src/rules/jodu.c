@@ -40,7 +40,7 @@ static inline bool jodu_memo(const struct ruleset *rs, const board_t *start, int
  * paddb on x86-64, the like on any target GCC and clang support. */
 typedef uint8_t jodu_v16 __attribute__((vector_size(16)));
 
-#define JIN(H, c, s, i) ((i) < (H) && (((i) + 2 * (H) - (c) - 1) % (H)) < (s))
+#define JIN(H, c, s, i) ((i) < (H) && (((i) + 2 * (H) - (c) - 1) % ((H) ? (H) : 1)) < (s))
 #define JOK(H, c, s) ((c) < (H) && (s) >= 1 && (s) < (H))
 #define JL(H, c, s, i)                                                                         \
     ((uint8_t)(JOK(H, c, s) ? JIN(H, c, s, i) - ((i) == (c) ? (s) : 0) : 0))
