@@ -85,6 +85,10 @@ long cli_max_threads(void);
  * write no file).  One flag per process: a handler cannot be given a context. */
 volatile sig_atomic_t *cli_catch_signals(bool second_kills);
 
+/* MPI ranks (docs/distributed.md): SIGUSR1, which mpirun forwards, stops
+ * like SIGINT (call after cli_catch_signals; exit status 130). */
+void cli_catch_usr1(void);
+
 /* Exit status of an interrupted command: 130 after SIGINT, 143 after SIGTERM. */
 int cli_interrupted(void);
 
