@@ -202,7 +202,7 @@ int bench_tables_mpi(const char *rules, long pits, long seeds, long threads, con
             int rr = 0;
             char how[16] = "";
             sscanf(line,
-                   "%d ranks, %15[a-z], %llu positions built, %llu bytes sent between ranks "
+                   "%d ranks, %15[a-z-], %llu positions built, %llu bytes sent between ranks "
                    "(%lf per position), %llu supersteps, peak memory per rank %lf MB (rss), "
                    "%lf MB",
                    &rr, how, &pos, &bytes, &bpp, &steps, &rss, &arr);

@@ -171,6 +171,10 @@ struct mlvl {
     int n, threads;
     bool lean;      /* predecessors by unmoves (else stored reverse lists) */
     bool par;       /* more than one thread: node updates are atomic */
+    /* owned lower levels: own[m] holds entries [own_lo[m], ...) of level m
+     * (this rank's slice of it); NULL: lower levels mapped whole */
+    int8_t *const *own;
+    const uint64_t *own_lo;
     uint64_t E, boards, lo, hi, Es;
     int8_t *be, *xl, *xh; /* per own entry (be holds the value at the end) */
     uint8_t *cnt;
@@ -222,8 +226,12 @@ static void entry_pos(const struct mlvl *L, uint64_t idx, sow_position *p)
     p->state = L->ix->state_of_rel(st, SOW_A);
 }
 
-/* Moves of the slice; fast: each thread's edges (q, p) go to eb[w][owner(q)]. */
-static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: lean */)
+/* Moves of the slice; fast: each thread's edges (q, p) go to eb[w][owner(q)].
+ * Owned lower levels: each capture's probe goes as the request (m, q) to
+ * rq[w][owner of q in level m], and (own entry, captured difference + 128)
+ * to rr[w][same owner], in the same order (probe_owned answers them). */
+static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: lean */,
+                       struct vec *rq, struct vec *rr)
 {
     int size = L->M->size, n = L->n;
     uint64_t nchunks = (L->Es + MCHUNK - 1) / MCHUNK;
@@ -233,6 +241,8 @@ static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: 
     {
         int w = omp_get_thread_num();
         struct vec *mine = eb ? eb + (size_t)w * (size_t)size : NULL;
+        struct vec *myrq = rq ? rq + (size_t)w * (size_t)size : NULL;
+        struct vec *myrr = rr ? rr + (size_t)w * (size_t)size : NULL;
         struct sow_relay_cache *cache = L->rs->relay ? rules_cache_new(16) : NULL;
         struct sow_movelist ml;
 #pragma omp for schedule(dynamic, 1)
@@ -253,7 +263,18 @@ static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: 
                     if (cap) {
                         int m = n - cap;
                         uint64_t q = child_index(L->ix, &c->pos, L->lower->boards[m]);
-                        int ev = c->captured[0] - c->captured[1] - L->lower->lv[m].v[q];
+                        int d = c->captured[0] - c->captured[1];
+                        if (myrq) {
+                            int o = owner_of(tb_level_entries(L->ix, m), size, q);
+                            if (!vec_push(&myrq[o], (uint32_t)m) || !vec_push(&myrq[o], (uint32_t)q) ||
+                                !vec_push(&myrr[o], (uint32_t)i) ||
+                                !vec_push(&myrr[o], (uint32_t)(d + 128))) {
+#pragma omp atomic write
+                                ok = false;
+                            }
+                            continue;
+                        }
+                        int ev = d - L->lower->lv[m].v[q];
                         if (ev > best)
                             best = ev;
                     } else {
@@ -289,7 +310,7 @@ static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: 
  * known: the words each rank sends here, if already known (the solve's
  * superstep learns them with its termination test), else NULL. */
 static void exchange(struct mlvl *L, struct vec *send, const int *known, uint32_t **recv,
-                     size_t *nrecv)
+                     size_t *nrecv, int *counts /* if not NULL: [size] words from each rank */)
 {
     int size = L->M->size;
     int *sc = calloc((size_t)size * 4, sizeof *sc);
@@ -325,6 +346,8 @@ static void exchange(struct mlvl *L, struct vec *send, const int *known, uint32_
         if (send[r].n)
             memcpy(sb + sd[r], send[r].v, send[r].n * sizeof *sb);
     MPI_Alltoallv(sb, sc, sd, MPI_UINT32_T, rb, rc, rd, MPI_UINT32_T, MPI_COMM_WORLD);
+    if (counts)
+        memcpy(counts, rc, (size_t)size * sizeof *counts);
     free(sb);
     free(sc);
     *recv = rb;
@@ -351,7 +374,7 @@ static bool pass_edges(struct mlvl *L, struct vec *eb)
     if (!ok) /* take part in the collective with nothing to send, then fail */
         for (int r = 0; r < size; r++)
             send[r].n = 0;
-    exchange(L, send, NULL, &rb, &nr);
+    exchange(L, send, NULL, &rb, &nr, NULL);
     for (int r = 0; r < size; r++)
         free(send[r].v);
     free(send);
@@ -378,6 +401,78 @@ static bool pass_edges(struct mlvl *L, struct vec *eb)
     free(at);
     free(rb);
     return true;
+}
+
+/* Owned lower levels: the move pass's probes, batched by owner.  One
+ * MPI_Alltoallv of the requests (m, q), each owner answers from its slices
+ * (a word per probe, in the order asked), one MPI_Alltoallv of the answers;
+ * then each entry's best exit takes its captures into account.  The
+ * requests of the whole slice go at once (16 bytes per capture move of the
+ * slice while they are in flight). */
+static bool probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
+{
+    int size = L->M->size, T = L->threads, me = L->M->rank;
+    struct vec *send = calloc((size_t)size, sizeof *send), *rec = calloc((size_t)size, sizeof *rec),
+               *ans = calloc((size_t)size, sizeof *ans);
+    int *cnt = malloc((size_t)size * sizeof *cnt), *back = malloc((size_t)size * sizeof *back);
+    bool ok = send && rec && ans && cnt && back;
+    for (int r = 0; r < size && ok; r++)
+        for (int w = 0; w < T && ok; w++)
+            ok = vec_take(&send[r], &rq[(size_t)w * size + r]) &&
+                 vec_take(&rec[r], &rr[(size_t)w * size + r]);
+    for (size_t k = 0; k < (size_t)T * size; k++) {
+        free(rq[k].v);
+        free(rr[k].v);
+        rq[k] = rr[k] = (struct vec){0};
+    }
+    int f = !ok, g = 0;
+    MPI_Allreduce(&f, &g, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    uint32_t *rb = NULL, *ab = NULL;
+    size_t nr = 0, na = 0;
+    if (g)
+        goto out;
+    exchange(L, send, NULL, &rb, &nr, cnt);
+    /* answer, source by source, in the order asked */
+    size_t at = 0;
+    for (int r = 0; r < size && ok; r++) {
+        ok = vec_reserve(&ans[r], (size_t)cnt[r] / 2);
+        for (int k = 0; ok && k < cnt[r]; k += 2, at += 2) {
+            int m = (int)rb[at];
+            uint64_t q = rb[at + 1];
+            ans[r].v[ans[r].n++] = (uint32_t)(uint8_t)L->own[m][q - L->own_lo[m]];
+        }
+    }
+    free(rb);
+    f = !ok;
+    MPI_Allreduce(&f, &g, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (g)
+        goto out;
+    for (int r = 0; r < size; r++)
+        back[r] = (int)(send[r].n / 2);
+    exchange(L, ans, back, &ab, &na, NULL);
+    at = 0;
+    for (int r = 0; r < size; r++)
+        for (size_t k = 0; k < rec[r].n; k += 2, at++) {
+            uint64_t i = rec[r].v[k];
+            int ev = (int)rec[r].v[k + 1] - 128 - (int8_t)(uint8_t)ab[at];
+            if (ev > L->be[i])
+                L->be[i] = (int8_t)ev;
+        }
+    free(ab);
+    (void)me;
+out:
+    for (int r = 0; send && r < size; r++)
+        free(send[r].v);
+    for (int r = 0; rec && r < size; r++)
+        free(rec[r].v);
+    for (int r = 0; ans && r < size; r++)
+        free(ans[r].v);
+    free(send);
+    free(rec);
+    free(ans);
+    free(cnt);
+    free(back);
+    return !g;
 }
 
 /* ---- the solve ------------------------------------------------------------ */
@@ -578,7 +673,7 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
                 break;
             uint32_t *rb = NULL;
             size_t nr = 0;
-            exchange(L, send, recvc, &rb, &nr);
+            exchange(L, send, recvc, &rb, &nr, NULL);
             for (int r = 0; r < size; r++)
                 send[r].n = 0;
             if (vec_reserve(&cur, nr)) {
@@ -684,9 +779,11 @@ static int level_threads(const struct tb_build_opts *opt, uint64_t Es)
 }
 
 /* Level n: rank 0 gets the full values in v[E] (SOW_OK); the other ranks
- * pass v = NULL. */
+ * pass v = NULL.  own/own_lo: the owned lower levels (NULL: mapped); then
+ * *keep receives this rank's slice of the level's values (malloc'd). */
 static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
                                  const struct tb_set *set, int n, bool lean, int8_t *v,
+                                 int8_t *const *own, const uint64_t *own_lo, int8_t **keep,
                                  const struct tb_build_opts *opt, uint64_t *stats,
                                  struct sow_error *e)
 {
@@ -699,6 +796,8 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
     L.M = M;
     L.n = n;
     L.lean = lean;
+    L.own = own;
+    L.own_lo = own_lo;
     L.E = tb_level_entries(L.ix, n);
     L.boards = tb_level_boards(L.ix, n);
     L.lo = slice_lo(L.E, M->size, M->rank);
@@ -713,12 +812,14 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
     L.xh = malloc(Es1);
     L.cnt = malloc(Es1);
     struct vec *eb = lean ? NULL : calloc((size_t)T * (size_t)M->size, sizeof *eb);
+    struct vec *rq = own ? calloc((size_t)T * (size_t)M->size, sizeof *rq) : NULL;
+    struct vec *rr = own ? calloc((size_t)T * (size_t)M->size, sizeof *rr) : NULL;
     enum sow_status st = SOW_OK;
-    bool ok = L.be && L.xl && L.xh && L.cnt && (lean || eb);
+    bool ok = L.be && L.xl && L.xh && L.cnt && (lean || eb) && (!own || (rq && rr));
     if (opt && opt->progress && M->rank == 0)
         opt->progress(opt->ctx, n, L.E, 0.0, "moves");
     if (ok)
-        ok = pass_moves(&L, eb);
+        ok = pass_moves(&L, eb, rq, rr);
     if (!ok)
         sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the move pass", n);
     if (ok && stop_requested(&L)) {
@@ -726,11 +827,17 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
     } else if (!ok)
         st = SOW_E_NOMEM;
     st = agree(M, st, e);
-    if (eb && st != SOW_OK)
-        for (size_t k = 0; k < (size_t)T * (size_t)M->size; k++)
-            free(eb[k].v);
     if (st != SOW_OK)
         goto out;
+    if (own) {
+        if (opt && opt->progress && M->rank == 0)
+            opt->progress(opt->ctx, n, L.E, 0.5, "probes");
+        if (!probe_owned(&L, rq, rr))
+            st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the probe exchange", n);
+        st = agree(M, st, e);
+        if (st != SOW_OK)
+            goto out;
+    }
     test_kill(M, n);
     if (!lean) {
         if (opt && opt->progress && M->rank == 0)
@@ -781,8 +888,22 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
                     "%llu supersteps\n", n, (unsigned long long)L.E,
                     L.E ? 4.0 * (double)w / (double)L.E : 0.0, (unsigned long long)L.steps);
     }
+    if (keep) {
+        *keep = L.be;
+        L.be = NULL;
+    }
 out:
+    for (size_t k = 0; k < (size_t)T * (size_t)M->size; k++) {
+        if (eb)
+            free(eb[k].v);
+        if (rq)
+            free(rq[k].v);
+        if (rr)
+            free(rr[k].v);
+    }
     free(eb);
+    free(rq);
+    free(rr);
     mlvl_free(&L);
     return st;
 }
@@ -824,6 +945,8 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
     struct fio_lock lock = {-1};
     struct tb_set *set = NULL;
     int8_t *vals = NULL;
+    int8_t *own[TB_MAX_LEVEL + 1] = {0}; /* owned lower levels: this rank's slices */
+    uint64_t own_lo[TB_MAX_LEVEL + 1] = {0};
     unsigned char missing[TB_MAX_LEVEL + 1] = {0};
     if (max_level < 0 || max_level > TB_MAX_LEVEL)
         st = sow_fail(e, SOW_E_INPUT, "--seeds %d: levels go up to %d", max_level, TB_MAX_LEVEL);
@@ -866,6 +989,21 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
             lower += (double)E;
         }
     }
+    /* Lower levels: mapped whole on every rank (the page cache holds what
+     * is probed), or owned: each rank keeps its slice of each level and the
+     * probes go to the owners in batches (probe_owned).  Owned when the
+     * lower levels of the top level would take more than half of a rank's
+     * budget; SOW_MPI_LOWER=owned|mapped decides instead (tests, bench). */
+    bool owned;
+    {
+        double all = 0;
+        for (int n = 0; n < max_level; n++)
+            all += (double)tb_level_entries(&set->ix, n);
+        const char *how = getenv("SOW_MPI_LOWER");
+        owned = how && strcmp(how, "owned") == 0 ? true
+                : how && strcmp(how, "mapped") == 0 ? false
+                                                    : all > limit / 2;
+    }
     double lower = 0;
     for (int n = 0; n <= max_level && st == SOW_OK; n++) {
         uint64_t E = tb_level_entries(&set->ix, n);
@@ -875,11 +1013,21 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
                 size_t l = strlen(e->msg);
                 snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
             }
+            if (st == SOW_OK && owned) { /* keep the slice, drop the rest */
+                uint64_t a = slice_lo(E, M.size, M.rank), b = slice_lo(E, M.size, M.rank + 1);
+                own_lo[n] = a;
+                own[n] = malloc(b > a ? b - a : 1);
+                if (!own[n])
+                    st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
+                else
+                    memcpy(own[n], set->lv[n].v + a, b - a);
+                tb_set_own_level(set, n, NULL, NULL, 0);
+            }
         } else if (E > TB_MAX_ENTRIES) {
             st = sow_fail(e, SOW_E_TOO_BIG, "level %d has %llu entries, more than 31-bit indices",
                           n, (unsigned long long)E);
         } else {
-            double need = lower + rank_memory(&set->ix, n, M.size, lean);
+            double need = (owned ? lower / M.size : lower) + rank_memory(&set->ix, n, M.size, lean);
             if (need > limit)
                 st = sow_fail(e, SOW_E_TOO_BIG,
                               "level %d needs about %.1f GB per rank (%s) but the memory limit "
@@ -907,7 +1055,9 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
                                            : sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n),
                    e);
         if (st == SOW_OK)
-            st = mpi_level(&M, rs, set, n, lean, vals, &o, stats, e);
+            st = mpi_level(&M, rs, set, n, lean, vals, owned ? own : NULL, own_lo,
+                           owned ? &own[n] : NULL, &o, stats, e);
+        own_lo[n] = slice_lo(E, M.size, M.rank);
         if (st != SOW_OK)
             goto out;
         if (M.rank == 0)
@@ -915,9 +1065,9 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
         free(vals);
         vals = NULL;
         st = agree(&M, st, e);
-        /* every rank maps the new level from the shared directory (and
-         * checks it): the levels above probe it there */
-        if (st == SOW_OK)
+        /* mapped: every rank maps the new level from the shared directory
+         * (and checks it): the levels above probe it there */
+        if (st == SOW_OK && !owned)
             st = agree(&M, tb_set_load_level(set, n, e), e);
         if (st != SOW_OK)
             goto out;
@@ -926,7 +1076,10 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
         if (mb > peak_level)
             peak_level = mb;
         if (o.level_info) /* the largest rank's bytes for the level, rank 0's gather included */
-            o.level_info(o.ctx, n, E, lean ? "mpi lean" : "mpi fast", (double)(mb + E));
+            o.level_info(o.ctx, n, E,
+                         owned ? (lean ? "mpi lean/owned" : "mpi fast/owned")
+                               : (lean ? "mpi lean" : "mpi fast"),
+                         (double)(mb + E));
         if (o.level_done)
             o.level_done(o.ctx, n, E, util_now() - t0, true);
         int s = o.stop && *o.stop, g = 0;
@@ -952,7 +1105,9 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
                     "mpi: %d ranks, %s, %llu positions built, %llu bytes sent between ranks "
                     "(%.2f per position), %llu supersteps, peak memory per rank %.1f MB "
                     "(rss), %.1f MB (level arrays and buffers)\n",
-                    M.size, lean ? "lean" : "fast", (unsigned long long)pos,
+                    M.size,
+                    owned ? (lean ? "lean-owned" : "fast-owned") : (lean ? "lean" : "fast"),
+                    (unsigned long long)pos,
                     (unsigned long long)(4 * all),
                     pos ? 4.0 * (double)all / (double)pos : 0.0, (unsigned long long)stats[1],
                     (double)maxrss / 1e6, (double)peak_level / 1e6);
@@ -961,6 +1116,8 @@ out:
     tb_close(set);
     fio_unlock(&lock);
     free(vals);
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        free(own[n]);
     MPI_Finalize();
     return st;
 }

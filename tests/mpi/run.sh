@@ -7,15 +7,17 @@
 # scripts/sow-mpirun must end the job with status 130, the same way.
 # Usage: tests/mpi/run.sh SOW_BINARY   (built with -Dmpi=enabled)
 #
-# CI (default, about a minute on 2 cores): the 8 (ranks, threads) pairs of
-# 1..4 ranks x 1..2 threads are dealt to the 8 rule sets in turn, each rule
-# set building its whole 2x3 game (levels 0..24) and 2x6 levels 0..8 with
-# two different pairs; oware 2x6 levels 0..12 with both builders; the lean
-# builder on every rule set it handles.
+# CI (default; the step's time is in docs/distributed.md "Tests"): the 8
+# (ranks, threads) pairs of 1..4 ranks x 1..2 threads are dealt to the 8 rule
+# sets in turn, each rule set building its whole 2x3 game (levels 0..24) and
+# 2x6 levels 0..8 with two different pairs, half of the 2x3 games with owned
+# lower levels; the lean builder on the rule sets it handles; oware 2x6
+# levels 0..12 with both builders; a killed rank; Ctrl-C.
 # SOW_MPI_FULL=1: the whole matrix the issue names (every rule set, 2x6 up to
 # 12 seeds and whole 2x3 games, 1..4 ranks x 1..2 threads, fast and lean
 # where lean applies): long, run by hand; SOW_MPI_RANKS, SOW_MPI_THREADS and
-# SOW_MPI_RULES narrow it ("2 4", "2", "oware").
+# SOW_MPI_RULES narrow it ("2 4", "2", "oware"), SOW_MPI_FULL_LOWER=owned
+# runs it with owned lower levels.
 set -euo pipefail
 SOW=$(realpath "${1:?usage: tests/mpi/run.sh SOW_BINARY}")
 WRAP=$(realpath "$(dirname "$0")/../../scripts/sow-mpirun")
@@ -25,7 +27,11 @@ trap 'rm -rf "$T"' EXIT
 # Ranks outnumber the cores here: idle ranks and OpenMP threads yield
 # instead of spinning (spinning makes oversubscribed runs 5-10x slower).
 export OMP_WAIT_POLICY=passive
-MPIOPT=(--oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1 -x OMP_WAIT_POLICY)
+# SOW_MPI_LOWER=owned: lower levels kept as slices by their owners, the
+# probes batched by owner (docs/distributed.md); unset or empty: the default.
+export SOW_MPI_LOWER=
+MPIOPT=(--oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1 -x OMP_WAIT_POLICY
+    -x SOW_MPI_LOWER)
 MPI=(mpirun "${MPIOPT[@]}")
 RULES=(oware awari jodu jodu-ibadan jodu-starve odu jerin darra)
 fails=0
@@ -40,18 +46,20 @@ same() {
     for f in "$a"/*; do cmp -s "$f" "$b/$(basename "$f")" || return 1; done
 }
 
-# check RULES PITS SEEDS RANKS THREADS [BUILDER]: the ranks' files against
-# the single-process reference (built once per rule set and board)
+# check RULES PITS SEEDS RANKS THREADS [BUILDER [LOWER]]: the ranks' files
+# against the single-process reference (built once per rule set and board)
 check() {
-    local r=$1 p=$2 s=$3 np=$4 th=$5 b=${6:-auto}
+    local r=$1 p=$2 s=$3 np=$4 th=$5 b=${6:-auto} low=${7:-}
     local ref="$T/ref-$r-$p-$s" out="$T/mpi-$r-$p-$s-$np-$th-$b"
     [ -d "$ref" ] || "$SOW" tables build --rules "$r" --pits "$p" --seeds "$s" --dir "$ref" \
         --threads 2 >/dev/null 2>&1
-    if "${MPI[@]}" -np "$np" "$SOW" tables build --rules "$r" --pits "$p" --seeds "$s" \
-        --dir "$out" --threads "$th" --builder "$b" >"$T/log" 2>&1 && same "$ref" "$out"; then
-        ok "$r 2x$p levels 0..$s, $np ranks x $th threads, $b: byte-identical"
+    if SOW_MPI_LOWER=$low "${MPI[@]}" -np "$np" "$SOW" tables build --rules "$r" --pits "$p" \
+        --seeds "$s" --dir "$out" --threads "$th" --builder "$b" >"$T/log" 2>&1 &&
+        same "$ref" "$out"; then
+        ok "$r 2x$p levels 0..$s, $np ranks x $th threads, $b${low:+, $low lower levels}: byte-identical"
     else
-        bad "$r 2x$p levels 0..$s, $np ranks x $th threads, $b"; tail -5 "$T/log"
+        bad "$r 2x$p levels 0..$s, $np ranks x $th threads, $b${low:+, $low lower levels}"
+        tail -5 "$T/log"
     fi
     rm -rf "$out"
 }
@@ -62,8 +70,8 @@ if [ "${SOW_MPI_FULL:-0}" = 1 ]; then
             for th in ${SOW_MPI_THREADS:-1 2}; do
                 for b in fast lean; do
                     [ $b = fast ] || lean_ok "$r" || continue
-                    check "$r" 6 12 "$np" "$th" $b
-                    check "$r" 3 24 "$np" "$th" $b
+                    check "$r" 6 12 "$np" "$th" $b ${SOW_MPI_FULL_LOWER:-}
+                    check "$r" 3 24 "$np" "$th" $b ${SOW_MPI_FULL_LOWER:-}
                 done
             done
         done
@@ -73,22 +81,25 @@ else
     for r in "${RULES[@]}"; do
         # pair k = (k % 4 + 1 ranks, k / 4 + 1 threads): rule set i gets
         # pairs i (2x3) and i + 3 (2x6), so both boards see all 8 pairs
-        a=$i c=$(((i + 3) % 8))
-        check "$r" 3 24 $((a % 4 + 1)) $((a / 4 + 1)) fast
+        # pairs i (2x3) and i + 3 (2x6), so both boards see all 8 pairs;
+        # odd i: the 2x3 game with owned lower levels
+        a=$i c=$(((i + 3) % 8)) low=
+        [ $((i % 2)) = 1 ] && low=owned
+        check "$r" 3 24 $((a % 4 + 1)) $((a / 4 + 1)) fast $low
         check "$r" 6 8 $((c % 4 + 1)) $((c / 4 + 1)) fast
         if lean_ok "$r"; then
-            check "$r" 3 24 $(((a + 1) % 4 + 1)) $(((a + 5) / 4 % 2 + 1)) lean
+            check "$r" 3 24 $(((a + 1) % 4 + 1)) $(((a + 5) / 4 % 2 + 1)) lean $low
         fi
         i=$((i + 1))
     done
     check oware 6 12 2 2 fast
-    check oware 6 12 3 2 lean
+    check oware 6 12 3 2 lean owned
 fi
 
 # A rank killed (SIGKILL) in the middle of level 6: the job fails, levels
 # 0..5 are complete and nothing of level 6 (nor a temp file) is left; the
-# rerun (the other builder, another rank count) resumes from level 6 and ends
-# byte-identical to the reference.
+# rerun (the other builder, another rank count, the lower levels read into
+# owned slices) resumes from level 6 and ends byte-identical to the reference.
 d="$T/kill"
 ref="$T/ref-oware-6-8"
 [ -d "$ref" ] || "$SOW" tables build --rules oware --seeds 8 --dir "$ref" --threads 2 >/dev/null 2>&1
@@ -100,9 +111,9 @@ elif [ "$(ls -A "$d" | grep -v lock | wc -l)" -ne 6 ] || ls -A "$d" | grep -q -e
 else
     ok "killed rank: the job failed, levels 0..5 kept, no level 6 file"
 fi
-if "${MPI[@]}" -np 2 "$SOW" tables build --seeds 8 --dir "$d" --builder lean >"$T/log" 2>&1 &&
-    grep -q "level   5: present" "$T/log" && same "$ref" "$d"; then
-    ok "rerun after the kill resumed at level 6: byte-identical"
+if SOW_MPI_LOWER=owned "${MPI[@]}" -np 2 "$SOW" tables build --seeds 8 --dir "$d" \
+    --builder lean >"$T/log" 2>&1 && grep -q "level   5: present" "$T/log" && same "$ref" "$d"; then
+    ok "rerun after the kill (lean, owned lower levels) resumed at level 6: byte-identical"
 else
     bad "rerun after the kill"; tail -5 "$T/log"
 fi
