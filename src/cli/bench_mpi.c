@@ -76,6 +76,10 @@ static int run_ranks(const char *self, const struct ruleset *rs, int ranks, long
         argv[k++] = "-x";
         argv[k++] = "OMP_WAIT_POLICY";
     }
+    if (getenv("SOW_MPI_LOWER")) { /* owned|mapped lower levels (docs/distributed.md) */
+        argv[k++] = "-x";
+        argv[k++] = "SOW_MPI_LOWER";
+    }
     argv[k++] = "-np";
     argv[k++] = np;
     argv[k++] = self;

@@ -19,9 +19,11 @@
  *
  * Per level, on every rank (slice [lo, hi) of the E entries, Es = hi - lo):
  *   moves   (OpenMP over chunks of the slice): best exit (probes of the lower
- *           levels, mapped from the shared directory's files), in-level
- *           out-degree; fast: each in-level edge as the pair (q, p) in the
- *           thread's buffer for q's owner;
+ *           levels, mapped from the shared directory's files; or owned: the
+ *           probes batched by owner, one MPI_Alltoallv of requests and one
+ *           of answers, probe_owned), in-level out-degree; fast: each
+ *           in-level edge as the pair (q, p) in the thread's buffer for q's
+ *           owner;
  *   edges   fast only: one MPI_Alltoallv of the pairs, the reverse lists;
  *   solve   per round t: the slice's seeds, then supersteps: waves of local
  *           work (OpenMP over the wave's updates: claims and counter
@@ -35,7 +37,7 @@
  *   values  lo/hi/clamp as build.c (OpenMP); MPI_Gatherv of the slices to
  *           rank 0, which writes the file with tb_file_write (byte-identical
  *           to a single-process build); then every rank maps it from the
- *           shared directory as a lower level.
+ *           shared directory as a lower level (owned: keeps its slice).
  * Failures (memory, I/O, Ctrl-C) are agreed on at every collective, so every
  * rank returns the same status and no level file is half written.
  */
@@ -914,11 +916,13 @@ out:
  * in-level move (<= N per entry) 8 bytes in the send buffers, 8 received and
  * 4 in the reverse lists; lean: the updates of a wave and of a superstep,
  * about 8 bytes per own entry at their largest (bench/mpi-tables.sh measures
- * it). */
-static double rank_memory(const struct tb_index *ix, int n, int size, bool lean)
+ * it); owned lower levels: 16 bytes per probe in flight, taken as one per
+ * own entry (0.37 measured on oware 2x6 at levels <= 12). */
+static double rank_memory(const struct tb_index *ix, int n, int size, bool lean, bool owned)
 {
     double E = (double)tb_level_entries(ix, n), Es = E / size + 1;
-    return E + Es * (lean ? 4.0 + 8.0 : 12.0 + 20.0 * ix->pits) + (1 << 22);
+    return E + Es * ((lean ? 4.0 + 8.0 : 12.0 + 20.0 * ix->pits) + (owned ? 16.0 : 0.0)) +
+           (1 << 22);
 }
 
 enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_level,
@@ -984,7 +988,7 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
             uint64_t E = tb_level_entries(&set->ix, n);
             if (E > TB_MAX_ENTRIES)
                 break;
-            if (missing[n] && lower + rank_memory(&set->ix, n, M.size, false) > limit)
+            if (missing[n] && lower + rank_memory(&set->ix, n, M.size, false, false) > limit)
                 lean = true;
             lower += (double)E;
         }
@@ -1027,7 +1031,8 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
             st = sow_fail(e, SOW_E_TOO_BIG, "level %d has %llu entries, more than 31-bit indices",
                           n, (unsigned long long)E);
         } else {
-            double need = (owned ? lower / M.size : lower) + rank_memory(&set->ix, n, M.size, lean);
+            double need = (owned ? lower / M.size : lower) +
+                          rank_memory(&set->ix, n, M.size, lean, owned);
             if (need > limit)
                 st = sow_fail(e, SOW_E_TOO_BIG,
                               "level %d needs about %.1f GB per rank (%s) but the memory limit "

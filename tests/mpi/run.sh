@@ -12,7 +12,8 @@
 # sets in turn, each rule set building its whole 2x3 game (levels 0..24) and
 # 2x6 levels 0..8 with two different pairs, half of the 2x3 games with owned
 # lower levels; the lean builder on the rule sets it handles; oware 2x6
-# levels 0..12 with both builders; a killed rank; Ctrl-C.
+# levels 0..12 (lean with owned lower levels; and lean then fast around a
+# Ctrl-C); a killed rank.
 # SOW_MPI_FULL=1: the whole matrix the issue names (every rule set, 2x6 up to
 # 12 seeds and whole 2x3 games, 1..4 ranks x 1..2 threads, fast and lean
 # where lean applies): long, run by hand; SOW_MPI_RANKS, SOW_MPI_THREADS and
@@ -35,7 +36,7 @@ MPIOPT=(--oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1 -x OMP_W
 MPI=(mpirun "${MPIOPT[@]}")
 RULES=(oware awari jodu jodu-ibadan jodu-starve odu jerin darra)
 fails=0
-ok() { echo "ok - $*"; }
+ok() { echo "ok - $* (${SECONDS}s)"; }
 bad() { echo "not ok - $*"; fails=$((fails + 1)); }
 lean_ok() { case $1 in oware | awari | darra) return 0 ;; esac; return 1; }
 
@@ -92,7 +93,7 @@ else
         fi
         i=$((i + 1))
     done
-    check oware 6 12 2 2 fast
+    # (2x6 levels 0..12 with stored edges: the Ctrl-C case's rerun below)
     check oware 6 12 3 2 lean owned
 fi
 
@@ -143,9 +144,10 @@ elif ! cmp -s "$ref/oware-2x6-009.sowtb" "$d/oware-2x6-009.sowtb"; then
 else
     ok "Ctrl-C: exit 130, levels 0..$((kept - 1)) kept, no temporary file"
 fi
-if "${MPI[@]}" -np 3 "$SOW" tables build --seeds 12 --dir "$d" >"$T/log" 2>&1 &&
+if "${MPI[@]}" -np 3 "$SOW" tables build --seeds 12 --dir "$d" --threads 2 --builder fast \
+    >"$T/log" 2>&1 &&
     grep -q "level   9: present" "$T/log" && same "$ref" "$d"; then
-    ok "rerun after Ctrl-C resumed: byte-identical"
+    ok "rerun after Ctrl-C (3 ranks x 2 threads, fast) resumed: byte-identical"
 else
     bad "rerun after Ctrl-C"; tail -5 "$T/log"
 fi
