@@ -63,6 +63,7 @@
 #define UPD_IDX 0x7FFFFFFFu
 #define MCHUNK 4096
 #define WAVE_CHUNK 64 /* updates per OpenMP work item in a wave */
+#define PROBE_PIECE ((uint64_t)1 << 22) /* own entries per probe batch (owned lower levels) */
 #define WAVE_PAR 4096 /* smaller waves run on one thread (a parallel region costs more) */
 _Static_assert(TB_MAX_ENTRIES <= UPD_IDX, "global indices leave the top bit for the kind");
 
@@ -233,10 +234,10 @@ static void entry_pos(const struct mlvl *L, uint64_t idx, sow_position *p)
  * rq[w][owner of q in level m], and (own entry, captured difference + 128)
  * to rr[w][same owner], in the same order (probe_owned answers them). */
 static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: lean */,
-                       struct vec *rq, struct vec *rr)
+                       struct vec *rq, struct vec *rr, uint64_t from, uint64_t to /* own entries */)
 {
     int size = L->M->size, n = L->n;
-    uint64_t nchunks = (L->Es + MCHUNK - 1) / MCHUNK;
+    uint64_t nchunks = (to - from + MCHUNK - 1) / MCHUNK;
     bool ok = true;
     uint64_t moves = 0;
 #pragma omp parallel num_threads(L->threads) reduction(+ : moves)
@@ -251,7 +252,8 @@ static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: 
         for (uint64_t ch = 0; ch < nchunks; ch++) {
             if (!__atomic_load_n(&ok, __ATOMIC_RELAXED) || stop_requested(L))
                 continue;
-            uint64_t a = L->lo + ch * MCHUNK, b = a + MCHUNK < L->hi ? a + MCHUNK : L->hi;
+            uint64_t a = L->lo + from + ch * MCHUNK,
+                     b = a + MCHUNK < L->lo + to ? a + MCHUNK : L->lo + to;
             sow_position p;
             entry_pos(L, a, &p);
             for (uint64_t idx = a; idx < b; idx++) {
@@ -300,7 +302,7 @@ static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: 
         }
         rules_cache_free(cache);
     }
-    L->moves = moves;
+    L->moves += moves;
     return ok;
 }
 
@@ -820,26 +822,38 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
     bool ok = L.be && L.xl && L.xh && L.cnt && (lean || eb) && (!own || (rq && rr));
     if (opt && opt->progress && M->rank == 0)
         opt->progress(opt->ctx, n, L.E, 0.0, "moves");
-    if (ok)
-        ok = pass_moves(&L, eb, rq, rr);
-    if (!ok)
-        sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the move pass", n);
-    if (ok && stop_requested(&L)) {
-        st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
-    } else if (!ok)
-        st = SOW_E_NOMEM;
-    st = agree(M, st, e);
-    if (st != SOW_OK)
-        goto out;
+    /* Owned lower levels: the move pass in pieces of the same number of
+     * entries on every rank, each piece's probes answered before the next
+     * (their buffers stay at 16 B per capture move of a piece). */
+    uint64_t piece = L.Es ? L.Es : 1, pieces = 1;
     if (own) {
+        const char *tp = getenv("SOW_MPI_TEST_PIECE"); /* tests: small pieces */
+        piece = tp && atoll(tp) > 0 ? (uint64_t)atoll(tp) : PROBE_PIECE;
+        uint64_t mine = (L.Es + piece - 1) / piece;
+        MPI_Allreduce(&mine, &pieces, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    }
+    for (uint64_t k = 0; k < pieces && st == SOW_OK; k++) {
+        uint64_t from = k * piece < L.Es ? k * piece : L.Es;
+        uint64_t to = from + piece < L.Es ? from + piece : L.Es;
+        if (ok)
+            ok = pass_moves(&L, eb, rq, rr, from, to);
+        if (!ok)
+            sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the move pass", n);
+        if (ok && stop_requested(&L)) {
+            st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
+        } else if (!ok)
+            st = SOW_E_NOMEM;
+        st = agree(M, st, e);
+        if (st != SOW_OK || !own)
+            continue;
         if (opt && opt->progress && M->rank == 0)
-            opt->progress(opt->ctx, n, L.E, 0.5, "probes");
+            opt->progress(opt->ctx, n, L.E, 0.5 * (double)(k + 1) / (double)pieces, "moves");
         if (!probe_owned(&L, rq, rr))
             st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the probe exchange", n);
         st = agree(M, st, e);
-        if (st != SOW_OK)
-            goto out;
     }
+    if (st != SOW_OK)
+        goto out;
     test_kill(M, n);
     if (!lean) {
         if (opt && opt->progress && M->rank == 0)
@@ -917,11 +931,12 @@ out:
  * 4 in the reverse lists; lean: the updates of a wave and of a superstep,
  * about 8 bytes per own entry at their largest (bench/mpi-tables.sh measures
  * it); owned lower levels: 16 bytes per probe in flight, taken as one per
- * own entry (0.37 measured on oware 2x6 at levels <= 12). */
+ * entry of a piece (0.37 measured on oware 2x6 at levels <= 12). */
 static double rank_memory(const struct tb_index *ix, int n, int size, bool lean, bool owned)
 {
     double E = (double)tb_level_entries(ix, n), Es = E / size + 1;
-    return E + Es * ((lean ? 4.0 + 8.0 : 12.0 + 20.0 * ix->pits) + (owned ? 16.0 : 0.0)) +
+    double piece = Es < (double)PROBE_PIECE ? Es : (double)PROBE_PIECE;
+    return E + Es * (lean ? 4.0 + 8.0 : 12.0 + 20.0 * ix->pits) + (owned ? 16.0 * piece : 0.0) +
            (1 << 22);
 }
 

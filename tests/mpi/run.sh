@@ -30,9 +30,12 @@ trap 'rm -rf "$T"' EXIT
 export OMP_WAIT_POLICY=passive
 # SOW_MPI_LOWER=owned: lower levels kept as slices by their owners, the
 # probes batched by owner (docs/distributed.md); unset or empty: the default.
-export SOW_MPI_LOWER=
+# SOW_MPI_TEST_PIECE: owned lower levels' probes in batches of this many own
+# entries (default 2^22), small here so that levels of 2x3 >= 20 and 2x6 >= 10
+# take several batches.
+export SOW_MPI_LOWER= SOW_MPI_TEST_PIECE=20000
 MPIOPT=(--oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1 -x OMP_WAIT_POLICY
-    -x SOW_MPI_LOWER)
+    -x SOW_MPI_LOWER -x SOW_MPI_TEST_PIECE)
 MPI=(mpirun "${MPIOPT[@]}")
 RULES=(oware awari jodu jodu-ibadan jodu-starve odu jerin darra)
 fails=0
