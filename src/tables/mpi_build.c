@@ -436,15 +436,21 @@ static bool probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
     if (g)
         goto out;
     exchange(L, send, NULL, &rb, &nr, cnt);
-    /* answer, source by source, in the order asked */
+    /* answer, source by source, in the order asked: one byte per probe,
+     * four to a word (answer j of a source in byte j % 4 of word j / 4) */
     size_t at = 0;
     for (int r = 0; r < size && ok; r++) {
-        ok = vec_reserve(&ans[r], (size_t)cnt[r] / 2);
-        for (int k = 0; ok && k < cnt[r]; k += 2, at += 2) {
+        size_t na_r = (size_t)cnt[r] / 2;
+        ok = vec_reserve(&ans[r], (na_r + 3) / 4);
+        if (ok)
+            memset(ans[r].v, 0, (na_r + 3) / 4 * sizeof *ans[r].v);
+        for (size_t j = 0; ok && j < na_r; j++, at += 2) {
             int m = (int)rb[at];
             uint64_t q = rb[at + 1];
-            ans[r].v[ans[r].n++] = (uint32_t)(uint8_t)L->own[m][q - L->own_lo[m]];
+            ans[r].v[j / 4] |= (uint32_t)(uint8_t)L->own[m][q - L->own_lo[m]] << (8 * (j % 4));
         }
+        if (ok)
+            ans[r].n = (na_r + 3) / 4;
     }
     free(rb);
     f = !ok;
@@ -452,16 +458,19 @@ static bool probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
     if (g)
         goto out;
     for (int r = 0; r < size; r++)
-        back[r] = (int)(send[r].n / 2);
+        back[r] = (int)((send[r].n / 2 + 3) / 4);
     exchange(L, ans, back, &ab, &na, NULL);
-    at = 0;
-    for (int r = 0; r < size; r++)
-        for (size_t k = 0; k < rec[r].n; k += 2, at++) {
+    at = 0; /* first word of the current source's answers */
+    for (int r = 0; r < size; r++) {
+        for (size_t k = 0, j = 0; k < rec[r].n; k += 2, j++) {
             uint64_t i = rec[r].v[k];
-            int ev = (int)rec[r].v[k + 1] - 128 - (int8_t)(uint8_t)ab[at];
+            int8_t v = (int8_t)(uint8_t)(ab[at + j / 4] >> (8 * (j % 4)));
+            int ev = (int)rec[r].v[k + 1] - 128 - v;
             if (ev > L->be[i])
                 L->be[i] = (int8_t)ev;
         }
+        at += (size_t)back[r];
+    }
     free(ab);
     (void)me;
 out:
