@@ -27,12 +27,14 @@ static const char usage[] =
     "difference of a over b with a 95% interval.\n"
     "SPEC:\n"
     "  sow[:KEY=V,...]        the engine; keys: depth, time (ms per move), threads,\n"
-    "                         hash (MiB), tables (DIR), weights (w1/w2/.../w7)\n"
+    "                         hash (MiB), tables (DIR), weights (w1/w2/.../w7),\n"
+    "                         solution (FILE of sow solve --save: exact knowledge)\n"
     "  threshold[:KEY=V,...]  today's bounded mode (sow solve --threshold): depth, time\n"
     "  greedy                 one ply: the largest net capture, else the first move\n"
     "  cmd:COMMAND            a program speaking the engine protocol (sh -c COMMAND)\n"
     "Openings are balanced: only those the engine (fixed depth, --balance-depth)\n"
-    "scores within --balance seeds for South (stores included) are played;\n"
+    "scores within --balance seeds for South (stores included) are played,\n"
+    "each once (after each 1000 candidates, openings get one move longer);\n"
     "--unbalanced plays the first candidates as they come.\n"
     "--time applies where a SPEC gives neither depth nor time.  A position that\n"
     "repeats ends the game with the repetition settlement, as does the move limit.\n";
@@ -45,6 +47,7 @@ struct pspec {
     double ms;
     unsigned hash;
     const char *tables;
+    const char *solution;      /* a solution file (sow solve --save) */
     bool have_weights;
     struct eval_weights w;
     char cmd[1024];
@@ -55,6 +58,7 @@ struct mctx {
     struct ruleset rs;
     struct pspec spec[2];
     struct tb_set *tb[2];
+    struct sol *sol[2];
     int games, oplies, maxplies;
     double defms;
     double balance;            /* seeds; < 0: openings not balanced */
@@ -62,6 +66,7 @@ struct mctx {
     sow_position *open;        /* per pair of games: the opening */
     int *omargin;              /* its estimated margin for South, centi-seeds */
     long ncand;                /* candidates tried */
+    int maxoplies;             /* the longest opening used */
     int next;                  /* next game to play (atomic) */
     double *score;             /* per game: points of player a */
     char **text;               /* per game: the line for --out */
@@ -89,7 +94,8 @@ static int player_open(struct mctx *M, int who, struct player *pl, char *err, in
     pl->sp = sp;
     if (sp->kind == P_SOW) {
         struct engine_opts o = {.threads = sp->threads, .hash_mb = sp->hash, .tb = M->tb[who],
-                                .weights = sp->have_weights ? &sp->w : NULL};
+                                .weights = sp->have_weights ? &sp->w : NULL,
+                                .solution = M->sol[who]};
         struct sow_error ee;
         if (engine_new(&M->rs, &o, &pl->e, &ee) != SOW_OK) {
             snprintf(err, (size_t)errlen, "%s", ee.msg);
@@ -326,7 +332,10 @@ static int choose_openings(struct mctx *M, char *err, int errlen)
     double t0 = util_now(), last = t0;
     long c;
     for (c = 0; c < maxc && have < need && !g_stop; c++) {
-        sow_position p = opening_candidate(rs, (int)c, M->oplies, M->balance < 0);
+        /* K moves; when those run short (distinct and balanced ones are
+         * few in some relay games), one more per thousand candidates */
+        int plies = M->oplies + (M->balance < 0 ? 0 : (int)(c / 1000));
+        sow_position p = opening_candidate(rs, (int)c, plies, M->balance < 0);
         struct sow_movelist ml;
         rules_generate(rs, &p, &ml);
         if (!ml.n)
@@ -347,6 +356,8 @@ static int choose_openings(struct mctx *M, char *err, int errlen)
             if (abs(margin) > 100 * M->balance)
                 continue;
         }
+        if (plies > M->maxoplies)
+            M->maxoplies = plies;
         M->open[have] = p;
         M->omargin[have++] = margin;
         double now = util_now();
@@ -548,6 +559,8 @@ static int parse_spec(const char *s, struct pspec *sp, char *err, int errlen)
             sp->hash = (unsigned)x;
         else if (!strcmp(kv, "tables") && sp->kind == P_SOW && *v)
             sp->tables = strdup(v);
+        else if (!strcmp(kv, "solution") && sp->kind == P_SOW && *v)
+            sp->solution = strdup(v);
         else if (!strcmp(kv, "weights") && sp->kind == P_SOW) {
             char w[256];
             snprintf(w, sizeof w, "%s", v);
@@ -659,6 +672,15 @@ int cmd_match(int argc, char **argv)
         }
         return cli_bad("match", "%s", err);
     }
+    for (int k = 0; k < 2; k++)
+        if (M.spec[k].solution) {
+            struct sow_error se;
+            enum sow_status st = search_solution_open(&M.rs, M.spec[k].solution, &M.sol[k], &se);
+            if (st != SOW_OK) {
+                fprintf(stderr, "sow match: %s\n", se.msg);
+                return cli_exit_code(st);
+            }
+        }
     FILE *fo = NULL;
     if (out && !(fo = fopen(out, "w"))) {
         sigaction(SIGINT, &old, NULL);
@@ -708,8 +730,13 @@ int cmd_match(int argc, char **argv)
     printf("rules    : %s 2x%d\n", M.rs.name, M.rs.pits);
     printf("a        : %s\n", M.spec[0].text);
     printf("b        : %s\n", M.spec[1].text);
-    printf("games    : %d (%d openings of %d moves, colours swapped; %.0f s)\n", played,
-           M.games / 2, M.oplies, util_now() - t0);
+    char plies[32];
+    if (M.maxoplies > M.oplies)
+        snprintf(plies, sizeof plies, "%d-%d", M.oplies, M.maxoplies);
+    else
+        snprintf(plies, sizeof plies, "%d", M.oplies);
+    printf("games    : %d (%d openings of %s moves, colours swapped; %.0f s)\n", played,
+           M.games / 2, plies, util_now() - t0);
     if (M.balance >= 0)
         printf("openings : South within +-%g seeds at depth %d (%ld candidates tried)\n",
                M.balance, M.bdepth, M.ncand);
@@ -719,8 +746,10 @@ int cmd_match(int argc, char **argv)
     printf("score a  : %.1f / %d (%.1f%%)\n", sum, played, played ? 100 * s : 0);
     printf("elo a-b  : %+.1f (95%%: %+.1f .. %+.1f)\n", elo(s), elo(s - 1.96 * se),
            elo(s + 1.96 * se));
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         tb_close(M.tb[k]);
+        search_solution_close(M.sol[k]);
+    }
     free(M.score);
     free(M.text);
     free(M.open);
