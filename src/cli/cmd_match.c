@@ -35,7 +35,8 @@ static const char usage[] =
     "Openings are balanced: only those the engine (fixed depth, --balance-depth)\n"
     "scores within --balance seeds for South (stores included) are played,\n"
     "each once (after each 1000 candidates, openings get one move longer);\n"
-    "--unbalanced plays the first candidates as they come.\n"
+    "--unbalanced plays the first candidates as they come; --openings FILE plays\n"
+    "the positions of FILE (one a line, e.g. from --save-openings) as given.\n"
     "--time applies where a SPEC gives neither depth nor time.  A position that\n"
     "repeats ends the game with the repetition settlement, as does the move limit.\n";
 
@@ -381,6 +382,54 @@ static int choose_openings(struct mctx *M, char *err, int errlen)
     return 0;
 }
 
+/* Openings from a file (--openings): one position per line, text after
+ * '#' ignored, blank lines skipped; the first games/2 are used as given. */
+static int read_openings(struct mctx *M, const char *path, char *err, int errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, (size_t)errlen, "--openings %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[4096];
+    int have = 0, ln = 0, need = M->games / 2;
+    while (have < need && fgets(line, sizeof line, f)) {
+        ln++;
+        line[strcspn(line, "#\r\n")] = 0;
+        char *a = line, *b;
+        while (*a == ' ' || *a == '\t')
+            a++;
+        for (b = a + strlen(a); b > a && (b[-1] == ' ' || b[-1] == '\t'); b--)
+            b[-1] = 0;
+        if (!*a)
+            continue;
+        struct sow_error pe;
+        struct sow_movelist ml;
+        if (pos_parse(&M->rs, a, &M->open[have], &pe) != SOW_OK) {
+            snprintf(err, (size_t)errlen, "--openings %s line %d: %s", path, ln, pe.msg);
+            fclose(f);
+            return -1;
+        }
+        rules_generate(&M->rs, &M->open[have], &ml);
+        if (!ml.n) {
+            snprintf(err, (size_t)errlen, "--openings %s line %d: the game is over there", path,
+                     ln);
+            fclose(f);
+            return -1;
+        }
+        M->omargin[have++] = 0;
+    }
+    fclose(f);
+    if (have < need) {
+        snprintf(err, (size_t)errlen, "--openings %s: %d positions, %d games need %d", path, have,
+                 M->games, need);
+        return -1;
+    }
+    M->ncand = have;
+    M->maxoplies = M->oplies;
+    return 0;
+}
+
 /* ---- games ---- */
 
 #define MAXG 4096
@@ -593,7 +642,7 @@ static double elo(double s)
 int cmd_match(int argc, char **argv)
 {
     struct cli_game g = {.seeds = -1};
-    const char *sa = NULL, *sb = NULL, *out = NULL;
+    const char *sa = NULL, *sb = NULL, *out = NULL, *openings = NULL, *save_open = NULL;
     long games = 20, conc = 2, oplies = 4, maxplies = 600;
     double defms = 100, balance = 2;
     long bdepth = 10;
@@ -614,6 +663,9 @@ int cmd_match(int argc, char **argv)
          0, 0},
         {"--unbalanced", CLI_FLAG, &unbalanced, 0, 0, NULL, "openings not checked for balance",
          0, 0},
+        {"--openings", CLI_STR, &openings, 0, 0, "FILE",
+         "the openings, one position per line ('#' comments)", 0, 0},
+        {"--save-openings", CLI_STR, &save_open, 0, 0, "FILE", "write the openings used", 0, 0},
         {0}};
     const struct cli_spec spec = {"match", usage, opts, NULL, 0, NULL};
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
@@ -664,7 +716,8 @@ int cmd_match(int argc, char **argv)
     sigaction(SIGINT, &sa_, &old);
     signal(SIGPIPE, SIG_IGN);
     double t0 = util_now();
-    if (choose_openings(&M, err, sizeof err) < 0) {
+    if (openings ? read_openings(&M, openings, err, sizeof err) < 0
+                 : choose_openings(&M, err, sizeof err) < 0) {
         sigaction(SIGINT, &old, NULL);
         if (g_stop) {
             fprintf(stderr, "sow match: interrupted while choosing openings\n");
@@ -681,6 +734,22 @@ int cmd_match(int argc, char **argv)
                 return cli_exit_code(st);
             }
         }
+    if (save_open) {
+        FILE *fs = fopen(save_open, "w");
+        for (int i = 0; fs && i < M.games / 2; i++) {
+            char pos[SOW_POS_MAXLEN];
+            pos_format(&M.rs, &M.open[i], pos, sizeof pos);
+            fprintf(fs, "%s", pos);
+            if (M.balance >= 0 && !openings)
+                fprintf(fs, "  # South %+.2f at depth %d", M.omargin[i] / 100.0, M.bdepth);
+            fputc('\n', fs);
+        }
+        if (!fs || fclose(fs) != 0) {
+            sigaction(SIGINT, &old, NULL);
+            fprintf(stderr, "sow match: --save-openings %s: %s\n", save_open, strerror(errno));
+            return CLI_FAIL;
+        }
+    }
     FILE *fo = NULL;
     if (out && !(fo = fopen(out, "w"))) {
         sigaction(SIGINT, &old, NULL);
@@ -737,7 +806,9 @@ int cmd_match(int argc, char **argv)
         snprintf(plies, sizeof plies, "%d", M.oplies);
     printf("games    : %d (%d openings of %s moves, colours swapped; %.0f s)\n", played,
            M.games / 2, plies, util_now() - t0);
-    if (M.balance >= 0)
+    if (openings)
+        printf("openings : from %s\n", openings);
+    else if (M.balance >= 0)
         printf("openings : South within +-%g seeds at depth %d (%ld candidates tried)\n",
                M.balance, M.bdepth, M.ncand);
     else

@@ -185,6 +185,20 @@ nopen=$(sed -n 's/.* opening \([^ ]*\) .*/\1/p' "$WORK/g.txt" | sort -u | wc -l)
 check "match: 3 distinct openings, each within the balance" \
     '[ "$nopen" -eq 3 ] && grep -q "^openings : South within +-2 seeds" "$WORK/m.txt" &&
      ! grep -qE "South [+-]([3-9]|[1-9][0-9])\." "$WORK/g.txt"' "$(cat "$WORK/g.txt" | cut -c1-120)"
+"$SOW" match --a sow:depth=2 --b greedy --games 6 --openings "$WORK/o.txt" --out "$WORK/g2.txt" \
+    >/dev/null 2>"$WORK/err"; r=$?
+check "match: --openings FILE missing (exit 2)" '[ $r -eq 2 ]'
+"$SOW" match --a sow:depth=2 --b greedy --games 6 --save-openings "$WORK/o.txt" >/dev/null 2>&1
+"$SOW" match --a sow:depth=2 --b greedy --games 6 --openings "$WORK/o.txt" --out "$WORK/g2.txt" \
+    >/dev/null 2>&1
+check "match: --save-openings then --openings plays the same games" \
+    '[ "$(wc -l <"$WORK/o.txt")" -eq 3 ] &&
+     diff <(sed "s/(South [^)]*) //" "$WORK/g.txt") <(sed "s/(South [^)]*) //" "$WORK/g2.txt") >/dev/null'
+printf '# two\n1,2/3/A\n' >"$WORK/bad.txt"
+"$SOW" match --a sow:depth=2 --b greedy --games 2 --openings "$WORK/bad.txt" >/dev/null 2>"$WORK/err"
+r=$?
+check "match: a malformed --openings line (exit 2, one line naming it)" \
+    '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "line 2" "$WORK/err"' "$(cat "$WORK/err")"
 timeout 30 "$SOW" match --rules odu --pits 4 --seeds 2 --a sow --b greedy --games 2 \
     --balance 0 --opening-plies 20 >/dev/null 2>"$WORK/err"
 r=$?
