@@ -3,7 +3,7 @@
  * equals the exact solver's, its move is worth that value, and a search
  * whose root cannot be answered directly gets proven values from the
  * file's probes exactly where the rules make them exact (docs/engine.md
- * "Exact knowledge"). */
+ * "Solution files"). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>

@@ -78,7 +78,7 @@ struct engine_opts {
     bool mtdf;
     /* engine-strength: a solution file (search.h search_solution_open), or
      * NULL (borrowed): its positions are exact knowledge, like tables
-     * (docs/engine.md "Exact knowledge"). */
+     * (docs/engine.md "Solution files"). */
     const struct sol *solution;
 };
 
