@@ -68,6 +68,7 @@ struct mctx {
     int *omargin;              /* its estimated margin for South, centi-seeds */
     long ncand;                /* candidates tried */
     int maxoplies;             /* the longest opening used */
+    bool have_margin;          /* omargin holds the balancing search's estimates */
     int next;                  /* next game to play (atomic) */
     double *score;             /* per game: points of player a */
     char **text;               /* per game: the line for --out */
@@ -370,6 +371,7 @@ static int choose_openings(struct mctx *M, char *err, int errlen)
         }
     }
     engine_free(e);
+    M->have_margin = M->balance >= 0;
     if (g_stop)
         return -1;
     if (have < need) {
@@ -491,10 +493,12 @@ static double play_game(struct mctx *M, struct player pl[2], int g, char *text, 
                               : mine > theirs ? 1.0 : mine < theirs ? 0.0 : 0.5;
     char pos[SOW_POS_MAXLEN];
     pos_format(rs, &open, pos, sizeof pos);
-    size_t k = (size_t)snprintf(text, tlen,
-                                "game %d opening %s (South %+.2f) South=%s final %g-%g (%s) a=%g:",
-                                g + 1, pos, M->omargin[g / 2] / 100.0, a_side == 0 ? "a" : "b",
-                                fa2 / 2.0, fb2 / 2.0, how, pts);
+    char est[40] = "";
+    if (M->have_margin)
+        snprintf(est, sizeof est, " (South %+.2f)", M->omargin[g / 2] / 100.0);
+    size_t k = (size_t)snprintf(text, tlen, "game %d opening %s%s South=%s final %g-%g (%s) a=%g:",
+                                g + 1, pos, est, a_side == 0 ? "a" : "b", fa2 / 2.0, fb2 / 2.0,
+                                how, pts);
     sow_position q = open;
     for (int j = 0; j < nh && k + 20 < tlen; j++) {
         char name[SOW_MOVE_MAXLEN];
