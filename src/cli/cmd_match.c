@@ -698,6 +698,16 @@ int cmd_match(int argc, char **argv)
                 return cli_exit_code(st);
             }
         }
+    /* bad files before the openings' search */
+    for (int k = 0; k < 2; k++)
+        if (M.spec[k].solution) {
+            struct sow_error se;
+            enum sow_status st = search_solution_open(&M.rs, M.spec[k].solution, &M.sol[k], &se);
+            if (st != SOW_OK) {
+                fprintf(stderr, "sow match: %s\n", se.msg);
+                return cli_exit_code(st);
+            }
+        }
     M.games = (int)games;
     M.oplies = (int)oplies;
     M.maxplies = (int)maxplies;
@@ -729,15 +739,6 @@ int cmd_match(int argc, char **argv)
         }
         return cli_bad("match", "%s", err);
     }
-    for (int k = 0; k < 2; k++)
-        if (M.spec[k].solution) {
-            struct sow_error se;
-            enum sow_status st = search_solution_open(&M.rs, M.spec[k].solution, &M.sol[k], &se);
-            if (st != SOW_OK) {
-                fprintf(stderr, "sow match: %s\n", se.msg);
-                return cli_exit_code(st);
-            }
-        }
     if (save_open) {
         FILE *fs = fopen(save_open, "w");
         for (int i = 0; fs && i < M.games / 2; i++) {
