@@ -26,6 +26,7 @@
 #include "sow/tables.h"
 #include "sow/tt.h"
 #include "sow/util.h"
+#include "engine_fast.h"
 #include "engine_pick.h"
 
 #define PATH_MAX_LEN (ENGINE_MAX_HISTORY + ENGINE_MAX_PLY + 8)
@@ -42,9 +43,13 @@ struct ethr {
     bool abort;
     struct sow_relay_cache *cache;
     struct pick pk;
-    uint64_t path[PATH_MAX_LEN];   /* keys of the game history, then the search path */
-    uint16_t lvl[PATH_MAX_LEN];    /* seeds on the board of each */
+    /* The game history, then the search path, for repetitions: the
+     * positions themselves (compared exactly, so leaves need no key) and
+     * their seeds on the board.  hist holds copies of the history. */
+    const sow_position *path[PATH_MAX_LEN];
+    uint16_t lvl[PATH_MAX_LEN];
     int base;                      /* path entries of the game history */
+    sow_position hist[ENGINE_MAX_HISTORY];
     sow_move pv[ENGINE_MAX_PLY + 1][ENGINE_MAX_PLY + 1];
     int pvlen[ENGINE_MAX_PLY + 1];
     struct sow_movelist ml[ENGINE_MAX_PLY + 2];
@@ -58,6 +63,7 @@ struct engine {
     const struct ruleset *rs;
     struct engine_opts o;
     struct eval_weights w;
+    struct efast fx;               /* the rule set's fast paths (engine_fast.h) */
     struct tt *tt;
     struct tb_mem *mem;            /* loaded tables + small levels solved in memory */
     const struct tb_set *set;      /* what to probe: mem's set, or the loaded tables */
@@ -129,6 +135,7 @@ static struct engine *engine_make(const struct ruleset *rs, const struct engine_
     }
     e->rs = rs;
     e->o = *o;
+    efast_init(&e->fx, rs);
     e->nthreads = o->threads < 1 ? 1 : o->threads;
     if (o->weights)
         e->w = *o->weights;
@@ -252,13 +259,17 @@ static void check_abort(struct ethr *t)
 }
 
 /* Is the position at path index i a repetition of an earlier one?  Seeds
- * never come back, so only the stretch of the same level is scanned. */
-static bool repeated(const struct ethr *t, int i)
+ * never come back, so only the stretch of the same level is scanned (the
+ * levels along the path never rise, so the scan may stop at the first
+ * other level), and every move hands the turn over (a pass included;
+ * engine_search keeps only an alternating history), so only every second
+ * entry can hold the same mover. */
+static bool repeated(const struct ethr *t, int i, int nw)
 {
-    uint64_t k = t->path[i];
+    const sow_position *q = t->path[i];
     uint16_t l = t->lvl[i];
-    for (int j = i - 1; j >= 0 && t->lvl[j] == l; j--)
-        if (t->path[j] == k)
+    for (int j = i - 2; j >= 0 && t->lvl[j] == l; j -= 2)
+        if (efast_same_pos(t->path[j], q, nw))
             return true;
     return false;
 }
@@ -270,32 +281,33 @@ static int settle_score(const struct ruleset *rs, const sow_position *p)
     return 50 * (s2[p->side] - s2[!p->side]);
 }
 
-static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha, int beta,
-                  int depth, int ply, bool *proven)
+/* What every node does first: the stop poll, seldepth, the path, a
+ * repetition on it, a table probe.  true: the node is done, its score in
+ * *score (and *proven set). */
+static inline __attribute__((always_inline)) bool node_head(struct ethr *t,
+                                                            const sow_position *p, int ply,
+                                                            int *score, bool *proven)
 {
     struct engine *e = t->e;
     const struct ruleset *rs = e->rs;
-    const bool pvnode = beta - alpha > 1;
     t->pvlen[ply] = ply;
     if ((t->nodes & CHECK_EVERY) == 0)
         check_abort(t);
     if (t->abort) {
         *proven = false;
-        return 0;
+        *score = 0;
+        return true;
     }
     if (ply > t->seldepth)
         t->seldepth = ply;
     int pi = t->base + ply;
     int n = seeds_on_board(rs, p);
-    /* key 0: not computed by the parent (a leaf's); only needed if the
-     * level is the parent's, where a repetition is possible. */
-    if (!key && pi > 0 && t->lvl[pi - 1] == n)
-        key = tt_key(rs, p);
-    t->path[pi] = key;
+    t->path[pi] = p;
     t->lvl[pi] = (uint16_t)n;
-    if (ply > 0 && key && repeated(t, pi)) {
+    if (ply > 0 && repeated(t, pi, rs->nwords)) {
         *proven = false;
-        return settle_score(rs, p);
+        *score = settle_score(rs, p);
+        return true;
     }
     if (n <= e->tbmax && ply > 0) {
         int v;
@@ -306,8 +318,49 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
              * opening) the move's value is clamp(cyc(parent), -hi, -lo)
              * (docs/rules.md), not -V(p): then V is only an estimate. */
             *proven = t->lvl[pi - 1] != n;
-            return 100 * v;
+            *score = 100 * v;
+            return true;
         }
+    }
+    return false;
+}
+
+/* The end of the game or the evaluation: depth 0, or the ply limit. */
+static inline int leaf_score(struct ethr *t, const sow_position *p, int ply, bool *proven)
+{
+    struct engine *e = t->e;
+    const struct ruleset *rs = e->rs;
+    if (!efast_has_moves(&e->fx, p) && rs->count(rs, p, t->cache) == 0) {
+        struct sow_movelist *ml = &t->ml[ply];
+        rs->generate(rs, p, ml, t->cache, NULL);
+        *proven = true;
+        return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
+    }
+    *proven = false;
+    return eval_position(rs, &e->w, p);
+}
+
+/* A node at depth 0: search() less the table and the moves.  Its score
+ * does not depend on the window (leaves neither probe nor store; their
+ * key is not needed: repetitions compare the positions themselves). */
+static inline int leaf(struct ethr *t, const sow_position *p, int ply, bool *proven)
+{
+    int sc;
+    if (node_head(t, p, ply, &sc, proven))
+        return sc;
+    return leaf_score(t, p, ply, proven);
+}
+
+static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha, int beta,
+                  int depth, int ply, bool *proven)
+{
+    struct engine *e = t->e;
+    const struct ruleset *rs = e->rs;
+    const bool pvnode = beta - alpha > 1;
+    {
+        int sc;
+        if (node_head(t, p, ply, &sc, proven))
+            return sc;
     }
     struct tte_info te;
     sow_move ttm = SOW_MOVE_NONE;
@@ -323,23 +376,15 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
             }
         }
     }
-    if (depth <= 0 || ply >= ENGINE_MAX_PLY) {
-        if (rs->count(rs, p, t->cache) == 0) {
-            struct sow_movelist *ml = &t->ml[ply];
-            rs->generate(rs, p, ml, t->cache, NULL);
-            *proven = true;
-            return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
-        }
-        *proven = false;
-        return eval_position(rs, &e->w, p);
-    }
+    if (depth <= 0 || ply >= ENGINE_MAX_PLY)
+        return leaf_score(t, p, ply, proven);
     struct sow_movelist *ml = &t->ml[ply];
     rs->generate(rs, p, ml, t->cache, NULL);
     if (ml->n == 0) {
         *proven = true;
         return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
     }
-    uint8_t order[SOW_MAX_PITS + 1];
+    int64_t okey[SOW_MAX_PITS + 1];
     uint64_t ck[SOW_MAX_PITS + 1];
     for (int i = 0; i < ml->n; i++) {
         if (depth >= 2) {
@@ -350,19 +395,25 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
             ck[i] = 0; /* leaves: see above */
         }
     }
-    pick_order(&t->pk, ml, p->side, ply, ttm, order);
+    pick_keys(&t->pk, ml, p->side, ply, ttm, okey);
     const int side = p->side;
+    const bool leaves = depth - 1 <= 0;
     int best = -ENGINE_INF - 1, a0 = alpha;
     sow_move bestm = SOW_MOVE_NONE;
     bool allproven = true, bestproven = false;
     for (int k = 0; k < ml->n; k++) {
-        const struct sow_child *ch = &ml->c[order[k]];
-        const uint64_t chk = ck[order[k]];
+        const int ci = pick_next(okey, ml->n, k);
+        const struct sow_child *ch = &ml->c[ci];
+        const uint64_t chk = ck[ci];
         int d = 100 * (ch->captured[side] - ch->captured[!side]);
         bool cp;
         int sc;
         bump(&t->nodes);
-        if (k == 0) {
+        if (leaves) {
+            /* one search whatever the window: PVS's re-search would
+             * return the same score */
+            sc = d - leaf(t, &ch->pos, ply + 1, &cp);
+        } else if (k == 0) {
             sc = d - search(t, &ch->pos, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
         } else {
             /* PVS: a null window first, the full one only if it fails high */
@@ -383,14 +434,15 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
         if (sc > alpha) {
             alpha = sc;
             t->pv[ply][ply] = ch->move;
-            memcpy(&t->pv[ply][ply + 1], &t->pv[ply + 1][ply + 1],
-                   (size_t)(t->pvlen[ply + 1] - ply - 1) * sizeof(sow_move));
+            /* short copies (none below the leaves' parents): no libc call */
+            for (int j = ply + 1; j < t->pvlen[ply + 1]; j++)
+                t->pv[ply][j] = t->pv[ply + 1][j];
             t->pvlen[ply] = t->pvlen[ply + 1] > ply + 1 ? t->pvlen[ply + 1] : ply + 1;
             if (sc >= beta) {
                 if (d <= 0) {
                     pick_cutoff(&t->pk, side, ply, depth, ch->move);
                     for (int j = 0; j < k; j++) {
-                        const struct sow_child *c2 = &ml->c[order[j]];
+                        const struct sow_child *c2 = &ml->c[pick_index(okey, j)];
                         if (c2->captured[side] <= c2->captured[!side])
                             pick_penalty(&t->pk, side, depth, c2->move);
                     }
@@ -575,10 +627,13 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
         r->info.proven = true;
         return;
     }
-    /* The game history (for repetitions): only the stretch at p's level. */
+    /* The game history (for repetitions): only the stretch at p's level
+     * where the movers alternate (as they do in a game; repeated() relies
+     * on it). */
     int np = seeds_on_board(rs, p);
     int from = nhist;
-    while (from > 0 && seeds_on_board(rs, &hist[from - 1]) == np)
+    while (from > 0 && seeds_on_board(rs, &hist[from - 1]) == np &&
+           hist[from - 1].side != (from < nhist ? hist[from].side : p->side))
         from--;
     if (nhist - from > ENGINE_MAX_HISTORY)
         from = nhist - ENGINE_MAX_HISTORY;
@@ -612,7 +667,8 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
         t->max_depth = i ? ENGINE_MAX_PLY - 1 : maxd;
         t->base = nhist - from;
         for (int j = from; j < nhist; j++) {
-            t->path[j - from] = tt_key(rs, &hist[j]);
+            t->hist[j - from] = hist[j];
+            t->path[j - from] = &t->hist[j - from];
             t->lvl[j - from] = (uint16_t)np;
         }
     }
