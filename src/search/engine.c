@@ -41,6 +41,9 @@ struct ethr {
     uint64_t nodes, tb_hits;
     int seldepth;
     bool abort;
+    bool superseded;               /* abort: another thread completed cur_depth */
+    uint64_t ls_last;              /* lockstep: nodes at the last turn given up */
+    int cur_depth;                 /* the iteration being searched */
     struct sow_relay_cache *cache;
     struct pick pk;
     /* The game history, then the search path, for repetitions: the
@@ -72,6 +75,17 @@ struct engine {
     int nthreads;
     struct ethr **th;
     atomic_int stop;
+    /* Lazy SMP (publish()): the deepest completed iteration of any thread,
+     * and the depth the main thread is searching. */
+    atomic_int done_depth, main_depth;
+    pthread_mutex_t mu;            /* guards done */
+    struct engine_info done;
+    /* Lockstep (engine_opts.lockstep): the thread whose turn it is, and
+     * which threads still run; guarded by ls_mu. */
+    pthread_mutex_t ls_mu;
+    pthread_cond_t ls_cv;
+    int ls_turn;
+    bool *ls_running;
     volatile sig_atomic_t *ext_stop;
     double deadline;               /* 0: none */
     uint64_t node_limit;
@@ -135,6 +149,9 @@ static struct engine *engine_make(const struct ruleset *rs, const struct engine_
     }
     e->rs = rs;
     e->o = *o;
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_mutex_init(&e->ls_mu, NULL);
+    pthread_cond_init(&e->ls_cv, NULL);
     efast_init(&e->fx, rs);
     e->nthreads = o->threads < 1 ? 1 : o->threads;
     if (o->weights)
@@ -143,7 +160,8 @@ static struct engine *engine_make(const struct ruleset *rs, const struct engine_
         eval_default_weights(rs, &e->w);
     e->tt = tt_new(o->hash_mb ? o->hash_mb : 16);
     e->th = calloc((size_t)e->nthreads, sizeof *e->th);
-    if (!e->tt || !e->th) {
+    e->ls_running = calloc((size_t)e->nthreads, sizeof *e->ls_running);
+    if (!e->tt || !e->th || !e->ls_running) {
         snprintf(err, (size_t)errlen, "cannot allocate a %u MiB transposition table",
                  o->hash_mb);
         engine_free(e);
@@ -195,6 +213,10 @@ void engine_free(struct engine *e)
     free(e->th);
     tb_mem_free(e->mem);
     tt_free(e->tt);
+    pthread_mutex_destroy(&e->mu);
+    pthread_mutex_destroy(&e->ls_mu);
+    pthread_cond_destroy(&e->ls_cv);
+    free(e->ls_running);
     free(e);
 }
 
@@ -241,12 +263,62 @@ static inline void bump(uint64_t *c)
     __atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
 }
 
+/* ---- lockstep (engine_opts.lockstep) ----
+ * The threads take turns of 256 nodes, round robin over those still
+ * running: T equal cores simulated on any machine, whatever its load, and
+ * the whole search is deterministic.  Measurement only (bench engine). */
+
+/* Hand the turn to the next running thread after tid (lock held). */
+static void ls_next(struct engine *e, int tid)
+{
+    int n = e->nthreads, j = tid;
+    do
+        j = (j + 1) % n;
+    while (!e->ls_running[j] && j != tid);
+    e->ls_turn = j;
+    pthread_cond_broadcast(&e->ls_cv);
+}
+
+static void ls_wait(struct engine *e, int tid)
+{
+    pthread_mutex_lock(&e->ls_mu);
+    while (e->ls_turn != tid)
+        pthread_cond_wait(&e->ls_cv, &e->ls_mu);
+    pthread_mutex_unlock(&e->ls_mu);
+}
+
+static void ls_yield(struct engine *e, int tid)
+{
+    pthread_mutex_lock(&e->ls_mu);
+    ls_next(e, tid);
+    while (e->ls_turn != tid)
+        pthread_cond_wait(&e->ls_cv, &e->ls_mu);
+    pthread_mutex_unlock(&e->ls_mu);
+}
+
+static void ls_exit(struct engine *e, int tid)
+{
+    pthread_mutex_lock(&e->ls_mu);
+    e->ls_running[tid] = false;
+    if (e->ls_turn == tid)
+        ls_next(e, tid);
+    pthread_mutex_unlock(&e->ls_mu);
+}
+
 static void check_abort(struct ethr *t)
 {
     struct engine *e = t->e;
+    if (e->o.lockstep && e->nthreads > 1 && t->nodes != t->ls_last) {
+        t->ls_last = t->nodes;
+        ls_yield(e, t->tid);
+    }
     if (atomic_load_explicit(&e->stop, memory_order_relaxed) ||
         (e->ext_stop && __atomic_load_n(e->ext_stop, __ATOMIC_RELAXED))) {
         t->abort = true;
+        return;
+    }
+    if (atomic_load_explicit(&e->done_depth, memory_order_relaxed) >= t->cur_depth) {
+        t->abort = t->superseded = true; /* see publish() */
         return;
     }
     if (t->tid == 0) {
@@ -466,33 +538,81 @@ static int root_search(struct ethr *t, int alpha, int beta, int depth, bool *pro
     return search(t, &t->root, tt_key(t->e->rs, &t->root), alpha, beta, depth, 0, proven);
 }
 
-static void report(struct engine *e, struct ethr *t, int depth, int score, bool proven, int lb)
+/* The info of thread t's iteration at depth (score, bound lb: 0 exact,
+ * -1 upper, +1 lower), with the counters of all threads now. */
+static void make_info(struct ethr *t, int depth, int score, bool proven, int lb,
+                      struct engine_info *cur)
 {
-    struct engine_info *in = &e->last;
+    memset(cur, 0, sizeof *cur);
+    cur->depth = depth;
+    cur->seldepth = t->seldepth;
+    cur->score = score;
+    cur->proven = proven && lb == 0;
+    cur->bound_lower = lb > 0;
+    cur->bound_upper = lb < 0;
+    cur->pv_len = t->pvlen[0];
+    memcpy(cur->pv, t->pv[0], (size_t)cur->pv_len * sizeof(sow_move));
+}
+
+/* Hand an info line to the caller (main thread only): counters now. */
+static void emit(struct engine *e, struct engine_info *cur)
+{
     uint64_t nodes = 0, hits = 0;
     for (int i = 0; i < e->nthreads; i++) {
         nodes += __atomic_load_n(&e->th[i]->nodes, __ATOMIC_RELAXED);
         hits += __atomic_load_n(&e->th[i]->tb_hits, __ATOMIC_RELAXED);
     }
-    struct engine_info cur = {0};
-    cur.depth = depth;
-    cur.seldepth = t->seldepth;
-    cur.score = score;
-    cur.proven = proven && lb == 0;
-    cur.bound_lower = lb > 0;
-    cur.bound_upper = lb < 0;
-    cur.nodes = nodes;
-    cur.tb_hits = hits;
-    cur.seconds = util_now() - e->t0;
-    cur.hashfull = tte_hashfull(e->tt);
-    cur.pv_len = t->pvlen[0];
-    memcpy(cur.pv, t->pv[0], (size_t)cur.pv_len * sizeof(sow_move));
-    if (lb == 0) {
-        *in = cur;
+    cur->nodes = nodes;
+    cur->tb_hits = hits;
+    cur->seconds = util_now() - e->t0;
+    cur->hashfull = tte_hashfull(e->tt);
+    if (!cur->bound_lower && !cur->bound_upper) {
+        e->last = *cur;
         e->have_last = true;
     }
     if (e->info_cb)
-        e->info_cb(e->info_arg, &cur);
+        e->info_cb(e->info_arg, cur);
+}
+
+static void report(struct engine *e, struct ethr *t, int depth, int score, bool proven, int lb)
+{
+    struct engine_info cur;
+    make_info(t, depth, score, proven, lb, &cur);
+    emit(e, &cur);
+}
+
+/* Lazy SMP bookkeeping.  Every thread publishes each iteration it
+ * completes; the deepest one is e->done (depth e->done_depth).  A thread
+ * whose current iteration is not deeper than that gives it up
+ * (check_abort: "superseded") and goes on deeper, and the main thread then
+ * reports the published result as its own: so a helper that finishes a
+ * depth first shortens the main thread's time to that depth.  With one
+ * thread nothing is ever superseded (reproducible node counts). */
+static void publish(struct engine *e, struct ethr *t, int depth, int score, bool proven)
+{
+    if (e->nthreads == 1) {
+        atomic_store_explicit(&e->done_depth, depth, memory_order_relaxed);
+        return;
+    }
+    pthread_mutex_lock(&e->mu);
+    if (depth > atomic_load_explicit(&e->done_depth, memory_order_relaxed)) {
+        make_info(t, depth, score, proven, 0, &e->done);
+        /* (a proven score supersedes the main thread too, which adopts
+         * it and stops: it cannot change with depth) */
+        atomic_store_explicit(&e->done_depth, depth, memory_order_release);
+    }
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* The main thread takes the published result (deeper than its own). */
+static int adopt(struct engine *e, int *score)
+{
+    pthread_mutex_lock(&e->mu);
+    struct engine_info cur = e->done;
+    pthread_mutex_unlock(&e->mu);
+    *score = cur.score;
+    emit(e, &cur);
+    return cur.depth;
 }
 
 static void iterate(struct ethr *t)
@@ -500,6 +620,23 @@ static void iterate(struct ethr *t)
     struct engine *e = t->e;
     int score = 0;
     for (int d = 1 + (t->tid & 1); d <= t->max_depth; d++) {
+        /* Skip what is done; helpers stay ahead of the main thread (odd
+         * helpers one ply, even ones two), so that threads seldom search
+         * the same depth. */
+        int done = atomic_load_explicit(&e->done_depth, memory_order_acquire);
+        if (d <= done)
+            d = done + 1;
+        if (t->tid > 0) {
+            int md = atomic_load_explicit(&e->main_depth, memory_order_relaxed);
+            int want = md + 1 + ((t->tid - 1) & 1);
+            if (d < want)
+                d = want;
+        } else {
+            atomic_store_explicit(&e->main_depth, d, memory_order_relaxed);
+        }
+        if (d > t->max_depth)
+            break;
+        t->cur_depth = d;
         int delta = 40, alpha = -ENGINE_INF, beta = ENGINE_INF;
         if (d >= 4) {
             alpha = score - delta;
@@ -517,7 +654,7 @@ static void iterate(struct ethr *t)
                 t->seldepth = 0;
                 s = root_search(t, b - 1, b, d, &proven);
                 if (t->abort)
-                    return;
+                    break;
                 if (s < b) {
                     hi = s;
                     phi = proven;
@@ -529,33 +666,42 @@ static void iterate(struct ethr *t)
             }
             s = g;
             proven = plo && phi;
-            score = s;
-            if (t->tid == 0) {
-                report(e, t, d, s, proven, 0);
-                if (proven)
+        } else {
+            for (;;) {
+                t->seldepth = 0;
+                s = root_search(t, alpha, beta, d, &proven);
+                if (t->abort)
                     break;
+                if (s <= alpha) {
+                    if (t->tid == 0)
+                        report(e, t, d, s, false, -1);
+                    alpha = s - delta > -ENGINE_INF ? s - delta : -ENGINE_INF;
+                } else if (s >= beta) {
+                    if (t->tid == 0)
+                        report(e, t, d, s, false, 1);
+                    beta = s + delta < ENGINE_INF ? s + delta : ENGINE_INF;
+                } else {
+                    break;
+                }
+                delta *= 2;
+            }
+        }
+        if (t->abort) {
+            if (!t->superseded)
+                return;
+            /* Another thread completed this depth (or a deeper one). */
+            t->abort = t->superseded = false;
+            if (t->tid == 0) {
+                d = adopt(e, &score);
+                if (e->last.proven)
+                    break;
+            } else {
+                d = atomic_load_explicit(&e->done_depth, memory_order_acquire);
             }
             continue;
         }
-        for (;;) {
-            t->seldepth = 0;
-            s = root_search(t, alpha, beta, d, &proven);
-            if (t->abort)
-                return;
-            if (s <= alpha) {
-                if (t->tid == 0)
-                    report(e, t, d, s, false, -1);
-                alpha = s - delta > -ENGINE_INF ? s - delta : -ENGINE_INF;
-            } else if (s >= beta) {
-                if (t->tid == 0)
-                    report(e, t, d, s, false, 1);
-                beta = s + delta < ENGINE_INF ? s + delta : ENGINE_INF;
-            } else {
-                break;
-            }
-            delta *= 2;
-        }
         score = s;
+        publish(e, t, d, s, proven);
         if (t->tid == 0) {
             report(e, t, d, s, proven, 0);
             /* A proven root score cannot change with depth. */
@@ -601,7 +747,12 @@ static bool root_from_tables(struct engine *e, const sow_position *p,
 
 static void *helper_main(void *arg)
 {
-    iterate(arg);
+    struct ethr *t = arg;
+    if (t->e->o.lockstep)
+        ls_wait(t->e, t->tid);
+    iterate(t);
+    if (t->e->o.lockstep)
+        ls_exit(t->e, t->tid);
     return NULL;
 }
 
@@ -616,6 +767,8 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     e->have_last = false;
     memset(&e->last, 0, sizeof e->last);
     atomic_store(&e->stop, 0);
+    atomic_store(&e->done_depth, 0);
+    atomic_store(&e->main_depth, 0);
     tt_new_generation(e->tt);
     r->best = SOW_MOVE_NONE;
 
@@ -661,7 +814,9 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
         maxd = ENGINE_MAX_PLY - 1;
     for (int i = 0; i < e->nthreads; i++) {
         struct ethr *t = e->th[i];
-        t->abort = false;
+        t->abort = t->superseded = false;
+        t->cur_depth = 0;
+        t->ls_last = 0;
         t->nodes = t->tb_hits = 0;
         t->root = *p;
         t->max_depth = i ? ENGINE_MAX_PLY - 1 : maxd;
@@ -673,16 +828,34 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
         }
     }
     int started = 0;
+    e->ls_turn = 0;
+    for (int i = 0; i < e->nthreads; i++)
+        e->ls_running[i] = i == 0;
     for (int i = 1; i < e->nthreads; i++) {
-        if (pthread_create(&e->th[i]->th, NULL, helper_main, e->th[i]) != 0)
+        pthread_mutex_lock(&e->ls_mu);
+        e->ls_running[i] = true;
+        pthread_mutex_unlock(&e->ls_mu);
+        if (pthread_create(&e->th[i]->th, NULL, helper_main, e->th[i]) != 0) {
+            pthread_mutex_lock(&e->ls_mu);
+            e->ls_running[i] = false;
+            pthread_mutex_unlock(&e->ls_mu);
             break;
+        }
         started = i;
     }
     iterate(e->th[0]);
     /* The main thread is done (or stopped): the helpers stop too. */
     atomic_store(&e->stop, 1);
+    r->main_nodes = e->th[0]->nodes;
+    if (e->o.lockstep)
+        ls_exit(e, 0);
     for (int i = 1; i <= started; i++)
         pthread_join(e->th[i]->th, NULL);
+    /* A helper may have completed a deeper iteration at the very end. */
+    if (atomic_load(&e->done_depth) > (e->have_last ? e->last.depth : 0) && e->done.pv_len) {
+        int sc;
+        adopt(e, &sc);
+    }
 
     r->stopped = e->th[0]->abort;
     if (e->have_last) {
