@@ -195,3 +195,42 @@ Test(engine_fast, lockstep_deterministic)
         cr_assert_geq(rules_find_move(&ml, res[0].best), 0);
     }
 }
+
+/* efast_eval equals eval_position (src/search/eval.c) wherever the engine
+ * uses it: every non-relay rule set, sizes 1..18, default and random
+ * weights.  If eval.c's terms change, this fails until efast_eval_init
+ * follows. */
+Test(engine_fast, eval_table_twin)
+{
+    long n = test_scaled(3000);
+    int tables = 0;
+    for (int r = 0; sow_rule_names[r]; r++)
+        for (int pits = 1; pits <= SOW_MAX_PITS; pits++) {
+            struct ruleset rs;
+            struct sow_error re;
+            if (rules_init(&rs, sow_rule_names[r], pits, 4, &re) != SOW_OK)
+                continue;
+            struct eval_weights w;
+            eval_default_weights(&rs, &w);
+            for (int round = 0; round < 3; round++) {
+                if (round > 0)
+                    for (int i = 0; i < EW_COUNT; i++)
+                        w.w[i] = (int)(rnd() % 2001) - 1000;
+                struct efast f;
+                efast_init(&f, &rs);
+                efast_eval_init(&f, &rs, &w);
+                cr_assert_eq(f.eval_table, !rs.relay);
+                if (!f.eval_table)
+                    continue;
+                tables++;
+                for (long i = 0; i < n; i++) {
+                    sow_position p = random_pos(&rs);
+                    if (rnd() % 4 == 0) /* now and then a big hole (a kroo) */
+                        p.board.h[rnd() % (uint64_t)rs.holes] += (uint8_t)(rnd() % 40);
+                    cr_assert_eq(efast_eval(&f, &p), eval_position(&rs, &w, &p),
+                                 "%s 2x%d", rs.name, pits);
+                }
+            }
+        }
+    cr_assert_gt(tables, 100);
+}

@@ -158,6 +158,7 @@ static struct engine *engine_make(const struct ruleset *rs, const struct engine_
         e->w = *o->weights;
     else
         eval_default_weights(rs, &e->w);
+    efast_eval_init(&e->fx, rs, &e->w);
     e->tt = tt_new(o->hash_mb ? o->hash_mb : 16);
     e->th = calloc((size_t)e->nthreads, sizeof *e->th);
     e->ls_running = calloc((size_t)e->nthreads, sizeof *e->ls_running);
@@ -409,7 +410,7 @@ static inline int leaf_score(struct ethr *t, const sow_position *p, int ply, boo
         return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
     }
     *proven = false;
-    return eval_position(rs, &e->w, p);
+    return e->fx.eval_table ? efast_eval(&e->fx, p) : eval_position(rs, &e->w, p);
 }
 
 /* A node at depth 0: search() less the table and the moves.  Its score
