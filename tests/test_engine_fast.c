@@ -234,3 +234,51 @@ Test(engine_fast, eval_table_twin)
         }
     cr_assert_gt(tables, 100);
 }
+
+/* efast_gen_oware makes the same move list as the rule set's generator
+ * (src/rules/oware.c): oware and awari, 2x1 .. 2x8, random positions. */
+Test(engine_fast, gen_oware_twin)
+{
+    const char *names[] = {"oware", "awari"};
+    long n = test_scaled(20000);
+    for (int r = 0; r < 2; r++)
+        for (int pits = 1; pits <= 9; pits++) {
+            struct ruleset rs;
+            init_rules(&rs, names[r], pits);
+            struct efast f;
+            efast_init(&f, &rs);
+            cr_assert_eq(f.gen_oware, pits <= 8);
+            if (!f.gen_oware)
+                continue;
+            long caps = 0, ends = 0;
+            for (long i = 0; i < n; i++) {
+                sow_position p = random_pos(&rs);
+                if (rnd() % 4 == 0) /* laps */
+                    p.board.h[rnd() % (uint64_t)rs.holes] += (uint8_t)(rnd() % 40);
+                p.store[0] = (uint16_t)(rnd() % 20);
+                p.store[1] = (uint16_t)(rnd() % 20);
+                struct sow_movelist a, b;
+                rules_generate(&rs, &p, &a);
+                efast_gen_oware(&f, &p, &b);
+                cr_assert_eq(b.n, a.n, "%s 2x%d: moves", rs.name, pits);
+                cr_assert_eq(b.end, a.end);
+                cr_assert_eq(b.endless, a.endless);
+                if (a.n == 0) {
+                    ends++;
+                    cr_assert_eq(b.settle[0], a.settle[0]);
+                    cr_assert_eq(b.settle[1], a.settle[1]);
+                }
+                for (int k = 0; k < a.n; k++) {
+                    cr_assert_eq(b.c[k].move, a.c[k].move);
+                    cr_assert_eq(b.c[k].captured[0], a.c[k].captured[0]);
+                    cr_assert_eq(b.c[k].captured[1], a.c[k].captured[1]);
+                    cr_assert(memcmp(&b.c[k].pos, &a.c[k].pos, sizeof a.c[k].pos) == 0,
+                              "%s 2x%d: child %d", rs.name, pits, k);
+                    caps += a.c[k].captured[p.side] > 0;
+                }
+            }
+            if (pits >= 2) /* oware 2x1: a capture takes all the opponent has: none */
+                cr_assert_gt(caps, 0, "%s 2x%d: captures were tried", rs.name, pits);
+            cr_assert_gt(ends, 0, "%s 2x%d: endings were tried", rs.name, pits);
+        }
+}

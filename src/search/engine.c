@@ -452,7 +452,10 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
     if (depth <= 0 || ply >= ENGINE_MAX_PLY)
         return leaf_score(t, p, ply, proven);
     struct sow_movelist *ml = &t->ml[ply];
-    rs->generate(rs, p, ml, t->cache, NULL);
+    if (e->fx.gen_oware)
+        efast_gen_oware(&e->fx, p, ml);
+    else
+        rs->generate(rs, p, ml, t->cache, NULL);
     if (ml->n == 0) {
         *proven = true;
         return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
