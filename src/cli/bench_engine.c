@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "sow/engine.h"
@@ -24,6 +25,16 @@ static const char usage[] =
     "--lockstep runs the T threads in turns of 256 nodes (T equal cores simulated,\n"
     "deterministic, any load) and prints the main thread's nodes to depth against\n"
     "the one-thread search's: the time-to-depth ratio on T equal cores.\n";
+
+/* CPU seconds of the process (all threads).  On a machine shared with
+ * other work, nodes per CPU second stay near the idle machine's rate per
+ * thread while the wall-clock rate follows the load. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 #define BENCH_PLIES 6
 static const int plies[BENCH_PLIES] = {0, 8, 16, 24, 32, 48};
@@ -98,7 +109,7 @@ int bench_engine(int argc, char **argv)
         }
     }
     uint64_t total = 0;
-    double secs = 0, secs1 = 0;
+    double secs = 0, secs1 = 0, cpu = 0;
     uint64_t nodes1 = 0, mnodes = 0; /* 1 thread; main thread of T */
     for (int i = 0; i < nn; i++) {
         const struct ruleset *rs = &rsv[i];
@@ -134,7 +145,9 @@ int bench_engine(int argc, char **argv)
                 nodes1 += r1.info.nodes;
             }
             engine_clear(e);
+            double c0 = cpu_now();
             engine_search(e, &p, NULL, 0, &lim, &r);
+            cpu += cpu_now() - c0;
             mnodes += r.main_nodes;
             char pos[SOW_POS_MAXLEN], mv[SOW_MOVE_MAXLEN] = "none";
             pos_format(rs, &p, pos, sizeof pos);
@@ -167,6 +180,8 @@ int bench_engine(int argc, char **argv)
     printf("Total time (ms) : %.0f\n", secs * 1000);
     printf("Nodes searched  : %llu\n", (unsigned long long)total);
     printf("Nodes/second    : %.0f\n", secs > 0 ? (double)total / secs : 0.0);
+    printf("Nodes/CPU second: %.0f (per thread; near the idle rate on a loaded machine)\n",
+           cpu > 0 ? (double)total / cpu : 0.0);
     if (threads > 1) {
         printf("1 thread (ms)   : %.0f\n", secs1 * 1000);
         printf("Time-to-depth speed-up, %ld threads vs 1 : %.2fx\n", threads,

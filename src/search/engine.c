@@ -461,26 +461,34 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
         return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
     }
     int64_t okey[SOW_MAX_PITS + 1];
-    uint64_t ck[SOW_MAX_PITS + 1];
-    for (int i = 0; i < ml->n; i++) {
-        if (depth >= 2) {
-            ck[i] = tt_key(rs, &ml->c[i].pos);
-            if (depth - 1 > TT_MIN_DEPTH)
-                tte_prefetch(e->tt, ck[i]); /* the children will probe */
-        } else {
-            ck[i] = 0; /* leaves: see above */
-        }
-    }
     pick_keys(&t->pk, ml, p->side, ply, ttm, okey);
     const int side = p->side;
     const bool leaves = depth - 1 <= 0;
+    /* Children's keys only where they probe (depth - 1 > TT_MIN_DEPTH;
+     * a child at TT_MIN_DEPTH makes its own key if it stores), and only
+     * for the moves searched: each one's bucket is prefetched before the
+     * previous child's subtree is searched (one look-ahead in the order). */
+    const bool kids_probe = depth - 1 > TT_MIN_DEPTH;
+    int nexti = pick_next(okey, ml->n, 0);
+    uint64_t nextk = 0;
+    if (kids_probe) {
+        nextk = tt_key(rs, &ml->c[nexti].pos);
+        tte_prefetch(e->tt, nextk);
+    }
     int best = -ENGINE_INF - 1, a0 = alpha;
     sow_move bestm = SOW_MOVE_NONE;
     bool allproven = true, bestproven = false;
     for (int k = 0; k < ml->n; k++) {
-        const int ci = pick_next(okey, ml->n, k);
+        const int ci = nexti;
         const struct sow_child *ch = &ml->c[ci];
-        const uint64_t chk = ck[ci];
+        const uint64_t chk = nextk;
+        if (k + 1 < ml->n) {
+            nexti = pick_next(okey, ml->n, k + 1);
+            if (kids_probe) {
+                nextk = tt_key(rs, &ml->c[nexti].pos);
+                tte_prefetch(e->tt, nextk);
+            }
+        }
         int d = 100 * (ch->captured[side] - ch->captured[!side]);
         bool cp;
         int sc;
@@ -532,7 +540,7 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
     bool pr = bound == TTE_BOUND_LOWER ? bestproven : allproven;
     *proven = pr;
     if (depth > TT_MIN_DEPTH || pr)
-        tte_store(e->tt, key, best, bound, pr, bestm, depth);
+        tte_store(e->tt, key ? key : tt_key(rs, p), best, bound, pr, bestm, depth);
     return best;
 }
 
