@@ -282,3 +282,23 @@ Test(engine_fast, gen_oware_twin)
             cr_assert_gt(ends, 0, "%s 2x%d: endings were tried", rs.name, pits);
         }
 }
+
+/* The engine passes a child's seed count down as the parent's minus the
+ * move's captures: true of every move in every rule set. */
+Test(engine_fast, captures_are_the_seeds_that_leave)
+{
+    long n = test_scaled(2000);
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        init_rules(&rs, sow_rule_names[r], 0);
+        for (long i = 0; i < n; i++) {
+            sow_position p = random_pos(&rs);
+            struct sow_movelist ml;
+            rules_generate(&rs, &p, &ml);
+            int np = rules_board_seeds(&rs, &p);
+            for (int k = 0; k < ml.n; k++)
+                cr_assert_eq(rules_board_seeds(&rs, &ml.c[k].pos),
+                             np - ml.c[k].captured[0] - ml.c[k].captured[1], "%s", rs.name);
+        }
+    }
+}

@@ -358,8 +358,8 @@ static int settle_score(const struct ruleset *rs, const sow_position *p)
  * repetition on it, a table probe.  true: the node is done, its score in
  * *score (and *proven set). */
 static inline __attribute__((always_inline)) bool node_head(struct ethr *t,
-                                                            const sow_position *p, int ply,
-                                                            int *score, bool *proven)
+                                                            const sow_position *p, int n,
+                                                            int ply, int *score, bool *proven)
 {
     struct engine *e = t->e;
     const struct ruleset *rs = e->rs;
@@ -374,7 +374,6 @@ static inline __attribute__((always_inline)) bool node_head(struct ethr *t,
     if (ply > t->seldepth)
         t->seldepth = ply;
     int pi = t->base + ply;
-    int n = seeds_on_board(rs, p);
     t->path[pi] = p;
     t->lvl[pi] = (uint16_t)n;
     if (ply > 0 && repeated(t, pi, rs->nwords)) {
@@ -416,15 +415,16 @@ static inline int leaf_score(struct ethr *t, const sow_position *p, int ply, boo
 /* A node at depth 0: search() less the table and the moves.  Its score
  * does not depend on the window (leaves neither probe nor store; their
  * key is not needed: repetitions compare the positions themselves). */
-static inline int leaf(struct ethr *t, const sow_position *p, int ply, bool *proven)
+static inline int leaf(struct ethr *t, const sow_position *p, int n, int ply, bool *proven)
 {
     int sc;
-    if (node_head(t, p, ply, &sc, proven))
+    if (node_head(t, p, n, ply, &sc, proven))
         return sc;
     return leaf_score(t, p, ply, proven);
 }
 
-static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha, int beta,
+/* p has n seeds on the board (the parent's minus the move's captures). */
+static int search(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha, int beta,
                   int depth, int ply, bool *proven)
 {
     struct engine *e = t->e;
@@ -432,7 +432,7 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
     const bool pvnode = beta - alpha > 1;
     {
         int sc;
-        if (node_head(t, p, ply, &sc, proven))
+        if (node_head(t, p, n, ply, &sc, proven))
             return sc;
     }
     struct tte_info te;
@@ -490,20 +490,21 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
             }
         }
         int d = 100 * (ch->captured[side] - ch->captured[!side]);
+        const int cn = n - ch->captured[0] - ch->captured[1];
         bool cp;
         int sc;
         bump(&t->nodes);
         if (leaves) {
             /* one search whatever the window: PVS's re-search would
              * return the same score */
-            sc = d - leaf(t, &ch->pos, ply + 1, &cp);
+            sc = d - leaf(t, &ch->pos, cn, ply + 1, &cp);
         } else if (k == 0) {
-            sc = d - search(t, &ch->pos, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
+            sc = d - search(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
         } else {
             /* PVS: a null window first, the full one only if it fails high */
-            sc = d - search(t, &ch->pos, chk, d - alpha - 1, d - alpha, depth - 1, ply + 1, &cp);
+            sc = d - search(t, &ch->pos, cn, chk, d - alpha - 1, d - alpha, depth - 1, ply + 1, &cp);
             if (!t->abort && sc > alpha && sc < beta)
-                sc = d - search(t, &ch->pos, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
+                sc = d - search(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
         }
         if (t->abort) {
             *proven = false;
@@ -547,7 +548,8 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
 /* One iteration at the root with window (alpha, beta). */
 static int root_search(struct ethr *t, int alpha, int beta, int depth, bool *proven)
 {
-    return search(t, &t->root, tt_key(t->e->rs, &t->root), alpha, beta, depth, 0, proven);
+    return search(t, &t->root, seeds_on_board(t->e->rs, &t->root), tt_key(t->e->rs, &t->root),
+                  alpha, beta, depth, 0, proven);
 }
 
 /* The info of thread t's iteration at depth (score, bound lb: 0 exact,
