@@ -180,7 +180,7 @@ int bench_engine(int argc, char **argv)
     printf("Total time (ms) : %.0f\n", secs * 1000);
     printf("Nodes searched  : %llu\n", (unsigned long long)total);
     printf("Nodes/second    : %.0f\n", secs > 0 ? (double)total / secs : 0.0);
-    printf("Nodes/CPU second: %.0f (per thread; near the idle rate on a loaded machine)\n",
+    printf("Nodes/CPU second: %.0f (per thread; CPU time leaves out waiting for a core)\n",
            cpu > 0 ? (double)total / cpu : 0.0);
     if (threads > 1) {
         printf("1 thread (ms)   : %.0f\n", secs1 * 1000);

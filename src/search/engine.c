@@ -461,17 +461,26 @@ static int search(struct ethr *t, const sow_position *p, int n, uint64_t key, in
         return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
     }
     int64_t okey[SOW_MAX_PITS + 1];
-    pick_keys(&t->pk, ml, p->side, ply, ttm, okey);
-    const int side = p->side;
-    const bool leaves = depth - 1 <= 0;
     /* Children's keys only where they probe (depth - 1 > TT_MIN_DEPTH;
      * a child at TT_MIN_DEPTH makes its own key if it stores), and only
      * for the moves searched: each one's bucket is prefetched before the
-     * previous child's subtree is searched (one look-ahead in the order). */
+     * previous child's subtree is searched (one look-ahead in the order),
+     * the table move's (searched first) before the ordering. */
     const bool kids_probe = depth - 1 > TT_MIN_DEPTH;
+    int tti = -1;
+    uint64_t ttk = 0;
+    if (kids_probe && ttm != SOW_MOVE_NONE && (tti = rules_find_move(ml, ttm)) >= 0) {
+        ttk = tt_key(rs, &ml->c[tti].pos);
+        tte_prefetch(e->tt, ttk);
+    }
+    pick_keys(&t->pk, ml, p->side, ply, ttm, okey);
+    const int side = p->side;
+    const bool leaves = depth - 1 <= 0;
     int nexti = pick_next(okey, ml->n, 0);
     uint64_t nextk = 0;
-    if (kids_probe) {
+    if (nexti == tti) {
+        nextk = ttk;
+    } else if (kids_probe) {
         nextk = tt_key(rs, &ml->c[nexti].pos);
         tte_prefetch(e->tt, nextk);
     }
