@@ -51,6 +51,10 @@ struct ethr {
      * their seeds on the board.  hist holds copies of the history. */
     const sow_position *path[PATH_MAX_LEN];
     uint16_t lvl[PATH_MAX_LEN];
+    /* One bit (efast_pos_bit) per position of the stretch at the same
+     * level up to each entry: a repetition is looked for only if the bit
+     * of the new position is already set (a filter, exact either way). */
+    uint64_t seen[PATH_MAX_LEN];
     int base;                      /* path entries of the game history */
     sow_position hist[ENGINE_MAX_HISTORY];
     sow_move pv[ENGINE_MAX_PLY + 1][ENGINE_MAX_PLY + 1];
@@ -376,7 +380,10 @@ static inline __attribute__((always_inline)) bool node_head(struct ethr *t,
     int pi = t->base + ply;
     t->path[pi] = p;
     t->lvl[pi] = (uint16_t)n;
-    if (ply > 0 && repeated(t, pi, rs->nwords)) {
+    const uint64_t bit = efast_pos_bit(p, rs->nwords);
+    const uint64_t before = pi > 0 && t->lvl[pi - 1] == n ? t->seen[pi - 1] : 0;
+    t->seen[pi] = before | bit;
+    if (ply > 0 && (before & bit) && repeated(t, pi, rs->nwords)) {
         *proven = false;
         *score = settle_score(rs, p);
         return true;
@@ -848,6 +855,8 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
             t->hist[j - from] = hist[j];
             t->path[j - from] = &t->hist[j - from];
             t->lvl[j - from] = (uint16_t)np;
+            t->seen[j - from] = (j > from ? t->seen[j - from - 1] : 0) |
+                                efast_pos_bit(&hist[j], rs->nwords);
         }
     }
     int started = 0;

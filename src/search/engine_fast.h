@@ -134,6 +134,16 @@ static inline bool efast_has_moves(const struct efast *f, const sow_position *p)
     return f->any_row_moves && efast_row_any(f, p, 0) && efast_row_any(f, p, 1);
 }
 
+/* One of 64 bits for a position (board words in use and side): equal
+ * positions get the same bit.  A cheap multiplicative hash. */
+static inline uint64_t efast_pos_bit(const sow_position *p, int nw)
+{
+    uint64_t h = p->side;
+    for (int w = 0; w < nw; w++)
+        h = (h ^ p->board.w[w]) * 0x9E3779B97F4A7C15ULL;
+    return 1ULL << (h >> 58);
+}
+
 /* The same position for repetitions: what tt_key hashes (the board words
  * in use, side and state; stores never differ within one level). */
 static inline bool efast_same_pos(const sow_position *a, const sow_position *b, int nw)
