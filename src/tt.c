@@ -103,9 +103,20 @@ uint64_t tt_key(const struct ruleset *rs, const sow_position *p)
 {
     uint64_t buf[16]; /* roomy: keeps the inlined XXH3 paths in bounds for the compiler */
     int nw = rs->nwords;
-    memcpy(buf, p->board.w, (size_t)nw * 8);
+    /* All five words (unused ones are zero and overwritten or not hashed):
+     * a fixed-size copy, no libc call. */
+    for (int w = 0; w < SOW_BOARD_WORDS; w++)
+        buf[w] = p->board.w[w];
     buf[nw] = (uint64_t)p->side | (uint64_t)p->state << 8;
-    uint64_t k = XXH3_64bits(buf, (size_t)(nw + 1) * 8);
+    uint64_t k;
+    /* Constant lengths let the compiler keep only XXH3's path for each. */
+    switch (nw) {
+    case 1: k = XXH3_64bits(buf, 16); break;
+    case 2: k = XXH3_64bits(buf, 24); break;
+    case 3: k = XXH3_64bits(buf, 32); break;
+    case 4: k = XXH3_64bits(buf, 40); break;
+    default: k = XXH3_64bits(buf, (size_t)(nw + 1) * 8); break;
+    }
     return k ? k : 1;
 }
 

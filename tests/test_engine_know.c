@@ -138,10 +138,11 @@ Test(engine_know, probes_in_search, .timeout = 120)
             bool exits = true;
             for (int k = 0; k < ml.n; k++)
                 exits &= rules_board_seeds(&rs, &ml.c[k].pos) != nb;
-            /* an earlier position of p's level, unreachable from p: the
-             * side to move differs, and the board is p's flipped one */
-            sow_position h = flip(&rs, &p);
-            h.side = p.side;
+            /* an earlier position of p's level, p's board with the other
+             * side to move (the engine keeps only a history whose movers
+             * alternate, so h's mover is the one p's is not) */
+            sow_position h = p;
+            h.side = (uint8_t)!p.side;
             if (rules_same_position(&h, &p))
                 continue;
             int v;

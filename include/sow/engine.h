@@ -76,10 +76,14 @@ struct engine_opts {
     /* Drive each iteration by MTD(f) null-window tests instead of PVS with
      * aspiration windows (measured in docs/engine.md; PVS is the default). */
     bool mtdf;
-    /* engine-strength: a solution file (search.h search_solution_open), or
+    /* A solution file (search.h search_solution_open), or
      * NULL (borrowed): its positions are exact knowledge, like tables
      * (docs/engine.md "Solution files"). */
     const struct sol *solution;
+    /* Measurement only (sow bench engine --lockstep): the threads take
+     * turns of 256 nodes instead of running at once, which simulates T
+     * equal cores on a loaded machine; deterministic. */
+    bool lockstep;
 };
 
 /* Limits of one search; zero fields are "none". */
@@ -108,6 +112,7 @@ struct engine_result {
     sow_move best;            /* SOW_MOVE_NONE if the game is over */
     bool over;                /* no legal move: score is the settlement */
     bool stopped;             /* ended by engine_stop / the stop flag */
+    uint64_t main_nodes;      /* nodes of the main thread alone (Lazy SMP) */
 };
 
 struct engine;

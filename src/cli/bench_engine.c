@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "sow/engine.h"
@@ -10,14 +11,30 @@
 
 static const char usage[] =
     "usage: sow bench engine [--rules R[,R..]|all] [--depth D] [--threads T] [--hash MB]\n"
-    "                        [--mtdf]\n"
+    "                        [--mtdf] [--lockstep]\n"
     "Searches a fixed set of positions per rule set (the start, then the positions\n"
     "after 8, 16, 24, 32 and 48 moves of fixed pseudo-random games: openings,\n"
     "middle games, endings) to depth D (default 14 on oware/awari, 12 elsewhere),\n"
     "each with a cleared table and no endgame knowledge but the terminal positions,\n"
     "and prints the total in Stockfish's format (Nodes searched, Nodes/second).\n"
     "A node is a position made by a move and searched.  The node total with one\n"
-    "thread is the engine's bench signature (reproducible).\n";
+    "thread is the engine's bench signature (reproducible).  With --threads T > 1\n"
+    "each position is also searched with one thread just before (same depth,\n"
+    "cleared table), and the time to depth of both is printed with the ratio\n"
+    "(Lazy SMP speed-up; wall-clock, so only meaningful on an idle machine).\n"
+    "--lockstep runs the T threads in turns of 256 nodes (T equal cores simulated,\n"
+    "deterministic, any load) and prints the main thread's nodes to depth against\n"
+    "the one-thread search's: the time-to-depth ratio on T equal cores.\n";
+
+/* CPU seconds of the process (all threads).  On a machine shared with
+ * other work, nodes per CPU second stay near the idle machine's rate per
+ * thread while the wall-clock rate follows the load. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 #define BENCH_PLIES 6
 static const int plies[BENCH_PLIES] = {0, 8, 16, 24, 32, 48};
@@ -54,7 +71,7 @@ int bench_engine(int argc, char **argv)
 {
     const char *rules = "all";
     long depth = 0, threads = 1, hash = 64;
-    bool mtdf = false;
+    bool mtdf = false, lockstep = false;
     const struct cli_option opts[] = {
         {"--rules", CLI_STR, &rules, 0, 0, "R[,R..]|all", "rule sets, default all", 0, 0},
         {"--depth", CLI_LONG, &depth, 1, ENGINE_MAX_PLY - 1, "D", "depth in plies", 0, 0},
@@ -63,6 +80,8 @@ int bench_engine(int argc, char **argv)
         {"--hash", CLI_LONG, &hash, 1, 1 << 16, "MB", "table size, default 64", 0, 0},
         {"--mtdf", CLI_FLAG, &mtdf, 0, 0, NULL,
          "drive the iterations by MTD(f) instead of PVS (for comparison)", 0, 0},
+        {"--lockstep", CLI_FLAG, &lockstep, 0, 0, NULL,
+         "threads take turns of 256 nodes: Lazy SMP on T equal cores, simulated", 0, 0},
         {0}};
     const struct cli_spec spec = {"bench engine", usage, opts, NULL, 0, NULL};
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
@@ -90,47 +109,88 @@ int bench_engine(int argc, char **argv)
         }
     }
     uint64_t total = 0;
-    double secs = 0;
+    double secs = 0, secs1 = 0, cpu = 0;
+    uint64_t nodes1 = 0, mnodes = 0; /* 1 thread; main thread of T */
     for (int i = 0; i < nn; i++) {
         const struct ruleset *rs = &rsv[i];
         int d = depth ? (int)depth
                       : (rs->family == SOW_OWARE || rs->family == SOW_AWARI) ? 14 : 12;
         struct engine_opts o = {.threads = (int)threads, .hash_mb = (unsigned)hash,
-                                .mem_levels = -1, .mtdf = mtdf};
-        struct engine *e;
+                                .mem_levels = -1, .mtdf = mtdf, .lockstep = lockstep};
+        struct engine *e, *e1 = NULL;
         struct sow_error ee;
         enum sow_status st = engine_new(rs, &o, &e, &ee);
+        if (st == SOW_OK && threads > 1) {
+            struct engine_opts o1 = o;
+            o1.threads = 1;
+            o1.lockstep = false;
+            st = engine_new(rs, &o1, &e1, &ee);
+            if (st != SOW_OK)
+                engine_free(e);
+        }
         if (st != SOW_OK) {
             fprintf(stderr, "sow bench engine: %s\n", ee.msg);
             return cli_exit_code(st);
         }
         uint64_t rn = 0;
-        double rsec = 0;
+        double rsec = 0, rsec1 = 0;
         for (int k = 0; k < BENCH_PLIES; k++) {
             sow_position p = bench_pos(rs, plies[k]);
-            engine_clear(e);
             struct engine_limits lim = {.depth = d};
-            struct engine_result r;
+            struct engine_result r, r1;
+            if (e1) { /* the one-thread twin first, on the same position */
+                engine_clear(e1);
+                engine_search(e1, &p, NULL, 0, &lim, &r1);
+                rsec1 += r1.info.seconds;
+                nodes1 += r1.info.nodes;
+            }
+            engine_clear(e);
+            double c0 = cpu_now();
             engine_search(e, &p, NULL, 0, &lim, &r);
+            cpu += cpu_now() - c0;
+            mnodes += r.main_nodes;
             char pos[SOW_POS_MAXLEN], mv[SOW_MOVE_MAXLEN] = "none";
             pos_format(rs, &p, pos, sizeof pos);
             if (r.best != SOW_MOVE_NONE)
                 move_format(rs, p.side, r.best, mv, sizeof mv);
-            fprintf(stderr, "%-12s %-44s depth %2d  score %6d%s  best %-5s nodes %11llu  %.3f s\n",
+            fprintf(stderr, "%-12s %-44s depth %2d  score %6d%s  best %-5s nodes %11llu  %.3f s",
                     rs->name, pos, r.info.depth, r.info.score, r.info.proven ? " (exact)" : "",
                     mv, (unsigned long long)r.info.nodes, r.info.seconds);
+            if (e1)
+                fprintf(stderr, "  (1 thread %.3f s, %llu nodes; main thread %llu)",
+                        r1.info.seconds, (unsigned long long)r1.info.nodes,
+                        (unsigned long long)r.main_nodes);
+            fprintf(stderr, "\n");
             rn += r.info.nodes;
             rsec += r.info.seconds;
         }
-        fprintf(stderr, "%-12s nodes %llu, %.0f nodes/s\n", rs->name, (unsigned long long)rn,
+        fprintf(stderr, "%-12s nodes %llu, %.0f nodes/s", rs->name, (unsigned long long)rn,
                 rsec > 0 ? (double)rn / rsec : 0.0);
+        if (e1)
+            fprintf(stderr, ", time to depth %.0f ms against %.0f ms on 1 thread: %.2fx",
+                    rsec * 1000, rsec1 * 1000, rsec > 0 ? rsec1 / rsec : 0.0);
+        fprintf(stderr, "\n");
         total += rn;
         secs += rsec;
+        secs1 += rsec1;
         engine_free(e);
+        engine_free(e1);
     }
     printf("===========================\n");
     printf("Total time (ms) : %.0f\n", secs * 1000);
     printf("Nodes searched  : %llu\n", (unsigned long long)total);
     printf("Nodes/second    : %.0f\n", secs > 0 ? (double)total / secs : 0.0);
+    printf("Nodes/CPU second: %.0f (per thread; CPU time leaves out waiting for a core)\n",
+           cpu > 0 ? (double)total / cpu : 0.0);
+    if (threads > 1) {
+        printf("1 thread (ms)   : %.0f\n", secs1 * 1000);
+        printf("Time-to-depth speed-up, %ld threads vs 1 : %.2fx\n", threads,
+               secs > 0 ? secs1 / secs : 0.0);
+        if (lockstep)
+            printf("Lockstep: main thread %llu nodes to depth against %llu on 1 thread: "
+                   "%.2fx (time to depth on %ld equal cores)\n",
+                   (unsigned long long)mnodes, (unsigned long long)nodes1,
+                   mnodes ? (double)nodes1 / (double)mnodes : 0.0, threads);
+    }
     return CLI_OK;
 }

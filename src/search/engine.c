@@ -26,6 +26,7 @@
 #include "sow/tables.h"
 #include "sow/tt.h"
 #include "sow/util.h"
+#include "engine_fast.h"
 #include "engine_know.h"
 #include "engine_pick.h"
 
@@ -41,11 +42,22 @@ struct ethr {
     uint64_t nodes, tb_hits;
     int seldepth;
     bool abort;
+    bool superseded;               /* abort: another thread completed cur_depth */
+    uint64_t ls_last;              /* lockstep: nodes at the last turn given up */
+    int cur_depth;                 /* the iteration being searched */
     struct sow_relay_cache *cache;
     struct pick pk;
-    uint64_t path[PATH_MAX_LEN];   /* keys of the game history, then the search path */
-    uint16_t lvl[PATH_MAX_LEN];    /* seeds on the board of each */
+    /* The game history, then the search path, for repetitions: the
+     * positions themselves (compared exactly, so leaves need no key) and
+     * their seeds on the board.  hist holds copies of the history. */
+    const sow_position *path[PATH_MAX_LEN];
+    uint16_t lvl[PATH_MAX_LEN];
+    /* One bit (efast_pos_bit) per position of the stretch at the same
+     * level up to each entry: a repetition is looked for only if the bit
+     * of the new position is already set (a filter, exact either way). */
+    uint64_t seen[PATH_MAX_LEN];
     int base;                      /* path entries of the game history */
+    sow_position hist[ENGINE_MAX_HISTORY];
     sow_move pv[ENGINE_MAX_PLY + 1][ENGINE_MAX_PLY + 1];
     int pvlen[ENGINE_MAX_PLY + 1];
     struct sow_movelist ml[ENGINE_MAX_PLY + 2];
@@ -59,6 +71,7 @@ struct engine {
     const struct ruleset *rs;
     struct engine_opts o;
     struct eval_weights w;
+    struct efast fx;               /* the rule set's fast paths (engine_fast.h) */
     struct tt *tt;
     struct tb_mem *mem;            /* loaded tables + small levels solved in memory */
     const struct tb_set *set;      /* what to probe: mem's set, or the loaded tables */
@@ -67,6 +80,17 @@ struct engine {
     int nthreads;
     struct ethr **th;
     atomic_int stop;
+    /* Lazy SMP (publish()): the deepest completed iteration of any thread,
+     * and the depth the main thread is searching. */
+    atomic_int done_depth, main_depth;
+    pthread_mutex_t mu;            /* guards done */
+    struct engine_info done;
+    /* Lockstep (engine_opts.lockstep): the thread whose turn it is, and
+     * which threads still run; guarded by ls_mu. */
+    pthread_mutex_t ls_mu;
+    pthread_cond_t ls_cv;
+    int ls_turn;
+    bool *ls_running;
     volatile sig_atomic_t *ext_stop;
     double deadline;               /* 0: none */
     uint64_t node_limit;
@@ -130,14 +154,20 @@ static struct engine *engine_make(const struct ruleset *rs, const struct engine_
     }
     e->rs = rs;
     e->o = *o;
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_mutex_init(&e->ls_mu, NULL);
+    pthread_cond_init(&e->ls_cv, NULL);
+    efast_init(&e->fx, rs);
     e->nthreads = o->threads < 1 ? 1 : o->threads;
     if (o->weights)
         e->w = *o->weights;
     else
         eval_default_weights(rs, &e->w);
+    efast_eval_init(&e->fx, rs, &e->w);
     e->tt = tt_new(o->hash_mb ? o->hash_mb : 16);
     e->th = calloc((size_t)e->nthreads, sizeof *e->th);
-    if (!e->tt || !e->th) {
+    e->ls_running = calloc((size_t)e->nthreads, sizeof *e->ls_running);
+    if (!e->tt || !e->th || !e->ls_running) {
         snprintf(err, (size_t)errlen, "cannot allocate a %u MiB transposition table",
                  o->hash_mb);
         engine_free(e);
@@ -189,6 +219,10 @@ void engine_free(struct engine *e)
     free(e->th);
     tb_mem_free(e->mem);
     tt_free(e->tt);
+    pthread_mutex_destroy(&e->mu);
+    pthread_mutex_destroy(&e->ls_mu);
+    pthread_cond_destroy(&e->ls_cv);
+    free(e->ls_running);
     free(e);
 }
 
@@ -235,12 +269,62 @@ static inline void bump(uint64_t *c)
     __atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
 }
 
+/* ---- lockstep (engine_opts.lockstep) ----
+ * The threads take turns of 256 nodes, round robin over those still
+ * running: T equal cores simulated on any machine, whatever its load, and
+ * the whole search is deterministic.  Measurement only (bench engine). */
+
+/* Hand the turn to the next running thread after tid (lock held). */
+static void ls_next(struct engine *e, int tid)
+{
+    int n = e->nthreads, j = tid;
+    do
+        j = (j + 1) % n;
+    while (!e->ls_running[j] && j != tid);
+    e->ls_turn = j;
+    pthread_cond_broadcast(&e->ls_cv);
+}
+
+static void ls_wait(struct engine *e, int tid)
+{
+    pthread_mutex_lock(&e->ls_mu);
+    while (e->ls_turn != tid)
+        pthread_cond_wait(&e->ls_cv, &e->ls_mu);
+    pthread_mutex_unlock(&e->ls_mu);
+}
+
+static void ls_yield(struct engine *e, int tid)
+{
+    pthread_mutex_lock(&e->ls_mu);
+    ls_next(e, tid);
+    while (e->ls_turn != tid)
+        pthread_cond_wait(&e->ls_cv, &e->ls_mu);
+    pthread_mutex_unlock(&e->ls_mu);
+}
+
+static void ls_exit(struct engine *e, int tid)
+{
+    pthread_mutex_lock(&e->ls_mu);
+    e->ls_running[tid] = false;
+    if (e->ls_turn == tid)
+        ls_next(e, tid);
+    pthread_mutex_unlock(&e->ls_mu);
+}
+
 static void check_abort(struct ethr *t)
 {
     struct engine *e = t->e;
+    if (e->o.lockstep && e->nthreads > 1 && t->nodes != t->ls_last) {
+        t->ls_last = t->nodes;
+        ls_yield(e, t->tid);
+    }
     if (atomic_load_explicit(&e->stop, memory_order_relaxed) ||
         (e->ext_stop && __atomic_load_n(e->ext_stop, __ATOMIC_RELAXED))) {
         t->abort = true;
+        return;
+    }
+    if (atomic_load_explicit(&e->done_depth, memory_order_relaxed) >= t->cur_depth) {
+        t->abort = t->superseded = true; /* see publish() */
         return;
     }
     if (t->tid == 0) {
@@ -253,13 +337,17 @@ static void check_abort(struct ethr *t)
 }
 
 /* Is the position at path index i a repetition of an earlier one?  Seeds
- * never come back, so only the stretch of the same level is scanned. */
-static bool repeated(const struct ethr *t, int i)
+ * never come back, so only the stretch of the same level is scanned (the
+ * levels along the path never rise, so the scan may stop at the first
+ * other level), and every move hands the turn over (a pass included;
+ * engine_search keeps only an alternating history), so only every second
+ * entry can hold the same mover. */
+static bool repeated(const struct ethr *t, int i, int nw)
 {
-    uint64_t k = t->path[i];
+    const sow_position *q = t->path[i];
     uint16_t l = t->lvl[i];
-    for (int j = i - 1; j >= 0 && t->lvl[j] == l; j--)
-        if (t->path[j] == k)
+    for (int j = i - 2; j >= 0 && t->lvl[j] == l; j -= 2)
+        if (efast_same_pos(t->path[j], q, nw))
             return true;
     return false;
 }
@@ -271,32 +359,35 @@ static int settle_score(const struct ruleset *rs, const sow_position *p)
     return 50 * (s2[p->side] - s2[!p->side]);
 }
 
-static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha, int beta,
-                  int depth, int ply, bool *proven)
+/* What every node does first: the stop poll, seldepth, the path, a
+ * repetition on it, a table probe.  true: the node is done, its score in
+ * *score (and *proven set). */
+static inline __attribute__((always_inline)) bool node_head(struct ethr *t,
+                                                            const sow_position *p, int n,
+                                                            int ply, int *score, bool *proven)
 {
     struct engine *e = t->e;
     const struct ruleset *rs = e->rs;
-    const bool pvnode = beta - alpha > 1;
     t->pvlen[ply] = ply;
     if ((t->nodes & CHECK_EVERY) == 0)
         check_abort(t);
     if (t->abort) {
         *proven = false;
-        return 0;
+        *score = 0;
+        return true;
     }
     if (ply > t->seldepth)
         t->seldepth = ply;
     int pi = t->base + ply;
-    int n = seeds_on_board(rs, p);
-    /* key 0: not computed by the parent (a leaf's); only needed if the
-     * level is the parent's, where a repetition is possible. */
-    if (!key && pi > 0 && t->lvl[pi - 1] == n)
-        key = tt_key(rs, p);
-    t->path[pi] = key;
+    t->path[pi] = p;
     t->lvl[pi] = (uint16_t)n;
-    if (ply > 0 && key && repeated(t, pi)) {
+    const uint64_t bit = efast_pos_bit(p, rs->nwords);
+    const uint64_t before = pi > 0 && t->lvl[pi - 1] == n ? t->seen[pi - 1] : 0;
+    t->seen[pi] = before | bit;
+    if (ply > 0 && (before & bit) && repeated(t, pi, rs->nwords)) {
         *proven = false;
-        return settle_score(rs, p);
+        *score = settle_score(rs, p);
+        return true;
     }
     if (n <= e->tbmax && ply > 0) {
         int v;
@@ -307,7 +398,8 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
              * opening) the move's value is clamp(cyc(parent), -hi, -lo)
              * (docs/rules.md), not -V(p): then V is only an estimate. */
             *proven = t->lvl[pi - 1] != n;
-            return 100 * v;
+            *score = 100 * v;
+            return true;
         }
     }
     if (e->o.solution && ply > 0) {
@@ -315,8 +407,50 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
         if (know_probe(e->o.solution, p, &v)) {
             bump(&t->tb_hits);
             *proven = t->lvl[pi - 1] != n;
-            return 100 * v;
+            *score = 100 * v;
+            return true;
         }
+    }
+    return false;
+}
+
+/* The end of the game or the evaluation: depth 0, or the ply limit. */
+static inline int leaf_score(struct ethr *t, const sow_position *p, int ply, bool *proven)
+{
+    struct engine *e = t->e;
+    const struct ruleset *rs = e->rs;
+    if (!efast_has_moves(&e->fx, p) && rs->count(rs, p, t->cache) == 0) {
+        struct sow_movelist *ml = &t->ml[ply];
+        rs->generate(rs, p, ml, t->cache, NULL);
+        *proven = true;
+        return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
+    }
+    *proven = false;
+    return e->fx.eval_table ? efast_eval(&e->fx, p) : eval_position(rs, &e->w, p);
+}
+
+/* A node at depth 0: search() less the table and the moves.  Its score
+ * does not depend on the window (leaves neither probe nor store; their
+ * key is not needed: repetitions compare the positions themselves). */
+static inline int leaf(struct ethr *t, const sow_position *p, int n, int ply, bool *proven)
+{
+    int sc;
+    if (node_head(t, p, n, ply, &sc, proven))
+        return sc;
+    return leaf_score(t, p, ply, proven);
+}
+
+/* p has n seeds on the board (the parent's minus the move's captures). */
+static int search(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha, int beta,
+                  int depth, int ply, bool *proven)
+{
+    struct engine *e = t->e;
+    const struct ruleset *rs = e->rs;
+    const bool pvnode = beta - alpha > 1;
+    {
+        int sc;
+        if (node_head(t, p, n, ply, &sc, proven))
+            return sc;
     }
     struct tte_info te;
     sow_move ttm = SOW_MOVE_NONE;
@@ -332,52 +466,71 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
             }
         }
     }
-    if (depth <= 0 || ply >= ENGINE_MAX_PLY) {
-        if (rs->count(rs, p, t->cache) == 0) {
-            struct sow_movelist *ml = &t->ml[ply];
-            rs->generate(rs, p, ml, t->cache, NULL);
-            *proven = true;
-            return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
-        }
-        *proven = false;
-        return eval_position(rs, &e->w, p);
-    }
+    if (depth <= 0 || ply >= ENGINE_MAX_PLY)
+        return leaf_score(t, p, ply, proven);
     struct sow_movelist *ml = &t->ml[ply];
-    rs->generate(rs, p, ml, t->cache, NULL);
+    if (e->fx.gen_oware)
+        efast_gen_oware(&e->fx, p, ml);
+    else
+        rs->generate(rs, p, ml, t->cache, NULL);
     if (ml->n == 0) {
         *proven = true;
         return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
     }
-    uint8_t order[SOW_MAX_PITS + 1];
-    uint64_t ck[SOW_MAX_PITS + 1];
-    for (int i = 0; i < ml->n; i++) {
-        if (depth >= 2) {
-            ck[i] = tt_key(rs, &ml->c[i].pos);
-            if (depth - 1 > TT_MIN_DEPTH)
-                tte_prefetch(e->tt, ck[i]); /* the children will probe */
-        } else {
-            ck[i] = 0; /* leaves: see above */
-        }
+    int64_t okey[SOW_MAX_PITS + 1];
+    /* Children's keys only where they probe (depth - 1 > TT_MIN_DEPTH;
+     * a child at TT_MIN_DEPTH makes its own key if it stores), and only
+     * for the moves searched: each one's bucket is prefetched before the
+     * previous child's subtree is searched (one look-ahead in the order),
+     * the table move's (searched first) before the ordering. */
+    const bool kids_probe = depth - 1 > TT_MIN_DEPTH;
+    int tti = -1;
+    uint64_t ttk = 0;
+    if (kids_probe && ttm != SOW_MOVE_NONE && (tti = rules_find_move(ml, ttm)) >= 0) {
+        ttk = tt_key(rs, &ml->c[tti].pos);
+        tte_prefetch(e->tt, ttk);
     }
-    pick_order(&t->pk, ml, p->side, ply, ttm, order);
+    pick_keys(&t->pk, ml, p->side, ply, ttm, okey);
     const int side = p->side;
+    const bool leaves = depth - 1 <= 0;
+    int nexti = pick_next(okey, ml->n, 0);
+    uint64_t nextk = 0;
+    if (nexti == tti) {
+        nextk = ttk;
+    } else if (kids_probe) {
+        nextk = tt_key(rs, &ml->c[nexti].pos);
+        tte_prefetch(e->tt, nextk);
+    }
     int best = -ENGINE_INF - 1, a0 = alpha;
     sow_move bestm = SOW_MOVE_NONE;
     bool allproven = true, bestproven = false;
     for (int k = 0; k < ml->n; k++) {
-        const struct sow_child *ch = &ml->c[order[k]];
-        const uint64_t chk = ck[order[k]];
+        const int ci = nexti;
+        const struct sow_child *ch = &ml->c[ci];
+        const uint64_t chk = nextk;
+        if (k + 1 < ml->n) {
+            nexti = pick_next(okey, ml->n, k + 1);
+            if (kids_probe) {
+                nextk = tt_key(rs, &ml->c[nexti].pos);
+                tte_prefetch(e->tt, nextk);
+            }
+        }
         int d = 100 * (ch->captured[side] - ch->captured[!side]);
+        const int cn = n - ch->captured[0] - ch->captured[1];
         bool cp;
         int sc;
         bump(&t->nodes);
-        if (k == 0) {
-            sc = d - search(t, &ch->pos, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
+        if (leaves) {
+            /* one search whatever the window: PVS's re-search would
+             * return the same score */
+            sc = d - leaf(t, &ch->pos, cn, ply + 1, &cp);
+        } else if (k == 0) {
+            sc = d - search(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
         } else {
             /* PVS: a null window first, the full one only if it fails high */
-            sc = d - search(t, &ch->pos, chk, d - alpha - 1, d - alpha, depth - 1, ply + 1, &cp);
+            sc = d - search(t, &ch->pos, cn, chk, d - alpha - 1, d - alpha, depth - 1, ply + 1, &cp);
             if (!t->abort && sc > alpha && sc < beta)
-                sc = d - search(t, &ch->pos, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
+                sc = d - search(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
         }
         if (t->abort) {
             *proven = false;
@@ -392,14 +545,15 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
         if (sc > alpha) {
             alpha = sc;
             t->pv[ply][ply] = ch->move;
-            memcpy(&t->pv[ply][ply + 1], &t->pv[ply + 1][ply + 1],
-                   (size_t)(t->pvlen[ply + 1] - ply - 1) * sizeof(sow_move));
+            /* short copies (none below the leaves' parents): no libc call */
+            for (int j = ply + 1; j < t->pvlen[ply + 1]; j++)
+                t->pv[ply][j] = t->pv[ply + 1][j];
             t->pvlen[ply] = t->pvlen[ply + 1] > ply + 1 ? t->pvlen[ply + 1] : ply + 1;
             if (sc >= beta) {
                 if (d <= 0) {
                     pick_cutoff(&t->pk, side, ply, depth, ch->move);
                     for (int j = 0; j < k; j++) {
-                        const struct sow_child *c2 = &ml->c[order[j]];
+                        const struct sow_child *c2 = &ml->c[pick_index(okey, j)];
                         if (c2->captured[side] <= c2->captured[!side])
                             pick_penalty(&t->pk, side, depth, c2->move);
                     }
@@ -413,43 +567,92 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
     bool pr = bound == TTE_BOUND_LOWER ? bestproven : allproven;
     *proven = pr;
     if (depth > TT_MIN_DEPTH || pr)
-        tte_store(e->tt, key, best, bound, pr, bestm, depth);
+        tte_store(e->tt, key ? key : tt_key(rs, p), best, bound, pr, bestm, depth);
     return best;
 }
 
 /* One iteration at the root with window (alpha, beta). */
 static int root_search(struct ethr *t, int alpha, int beta, int depth, bool *proven)
 {
-    return search(t, &t->root, tt_key(t->e->rs, &t->root), alpha, beta, depth, 0, proven);
+    return search(t, &t->root, seeds_on_board(t->e->rs, &t->root), tt_key(t->e->rs, &t->root),
+                  alpha, beta, depth, 0, proven);
 }
 
-static void report(struct engine *e, struct ethr *t, int depth, int score, bool proven, int lb)
+/* The info of thread t's iteration at depth (score, bound lb: 0 exact,
+ * -1 upper, +1 lower), with the counters of all threads now. */
+static void make_info(struct ethr *t, int depth, int score, bool proven, int lb,
+                      struct engine_info *cur)
 {
-    struct engine_info *in = &e->last;
+    memset(cur, 0, sizeof *cur);
+    cur->depth = depth;
+    cur->seldepth = t->seldepth;
+    cur->score = score;
+    cur->proven = proven && lb == 0;
+    cur->bound_lower = lb > 0;
+    cur->bound_upper = lb < 0;
+    cur->pv_len = t->pvlen[0];
+    memcpy(cur->pv, t->pv[0], (size_t)cur->pv_len * sizeof(sow_move));
+}
+
+/* Hand an info line to the caller (main thread only): counters now. */
+static void emit(struct engine *e, struct engine_info *cur)
+{
     uint64_t nodes = 0, hits = 0;
     for (int i = 0; i < e->nthreads; i++) {
         nodes += __atomic_load_n(&e->th[i]->nodes, __ATOMIC_RELAXED);
         hits += __atomic_load_n(&e->th[i]->tb_hits, __ATOMIC_RELAXED);
     }
-    struct engine_info cur = {0};
-    cur.depth = depth;
-    cur.seldepth = t->seldepth;
-    cur.score = score;
-    cur.proven = proven && lb == 0;
-    cur.bound_lower = lb > 0;
-    cur.bound_upper = lb < 0;
-    cur.nodes = nodes;
-    cur.tb_hits = hits;
-    cur.seconds = util_now() - e->t0;
-    cur.hashfull = tte_hashfull(e->tt);
-    cur.pv_len = t->pvlen[0];
-    memcpy(cur.pv, t->pv[0], (size_t)cur.pv_len * sizeof(sow_move));
-    if (lb == 0) {
-        *in = cur;
+    cur->nodes = nodes;
+    cur->tb_hits = hits;
+    cur->seconds = util_now() - e->t0;
+    cur->hashfull = tte_hashfull(e->tt);
+    if (!cur->bound_lower && !cur->bound_upper) {
+        e->last = *cur;
         e->have_last = true;
     }
     if (e->info_cb)
-        e->info_cb(e->info_arg, &cur);
+        e->info_cb(e->info_arg, cur);
+}
+
+static void report(struct engine *e, struct ethr *t, int depth, int score, bool proven, int lb)
+{
+    struct engine_info cur;
+    make_info(t, depth, score, proven, lb, &cur);
+    emit(e, &cur);
+}
+
+/* Lazy SMP bookkeeping.  Every thread publishes each iteration it
+ * completes; the deepest one is e->done (depth e->done_depth).  A thread
+ * whose current iteration is not deeper than that gives it up
+ * (check_abort: "superseded") and goes on deeper, and the main thread then
+ * reports the published result as its own: so a helper that finishes a
+ * depth first shortens the main thread's time to that depth.  With one
+ * thread nothing is ever superseded (reproducible node counts). */
+static void publish(struct engine *e, struct ethr *t, int depth, int score, bool proven)
+{
+    if (e->nthreads == 1) {
+        atomic_store_explicit(&e->done_depth, depth, memory_order_relaxed);
+        return;
+    }
+    pthread_mutex_lock(&e->mu);
+    if (depth > atomic_load_explicit(&e->done_depth, memory_order_relaxed)) {
+        make_info(t, depth, score, proven, 0, &e->done);
+        /* (a proven score supersedes the main thread too, which adopts
+         * it and stops: it cannot change with depth) */
+        atomic_store_explicit(&e->done_depth, depth, memory_order_release);
+    }
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* The main thread takes the published result (deeper than its own). */
+static int adopt(struct engine *e, int *score)
+{
+    pthread_mutex_lock(&e->mu);
+    struct engine_info cur = e->done;
+    pthread_mutex_unlock(&e->mu);
+    *score = cur.score;
+    emit(e, &cur);
+    return cur.depth;
 }
 
 static void iterate(struct ethr *t)
@@ -457,6 +660,23 @@ static void iterate(struct ethr *t)
     struct engine *e = t->e;
     int score = 0;
     for (int d = 1 + (t->tid & 1); d <= t->max_depth; d++) {
+        /* Skip what is done; helpers stay ahead of the main thread (odd
+         * helpers one ply, even ones two), so that threads seldom search
+         * the same depth. */
+        int done = atomic_load_explicit(&e->done_depth, memory_order_acquire);
+        if (d <= done)
+            d = done + 1;
+        if (t->tid > 0) {
+            int md = atomic_load_explicit(&e->main_depth, memory_order_relaxed);
+            int want = md + 1 + ((t->tid - 1) & 1);
+            if (d < want)
+                d = want;
+        } else {
+            atomic_store_explicit(&e->main_depth, d, memory_order_relaxed);
+        }
+        if (d > t->max_depth)
+            break;
+        t->cur_depth = d;
         int delta = 40, alpha = -ENGINE_INF, beta = ENGINE_INF;
         if (d >= 4) {
             alpha = score - delta;
@@ -474,7 +694,7 @@ static void iterate(struct ethr *t)
                 t->seldepth = 0;
                 s = root_search(t, b - 1, b, d, &proven);
                 if (t->abort)
-                    return;
+                    break;
                 if (s < b) {
                     hi = s;
                     phi = proven;
@@ -486,33 +706,42 @@ static void iterate(struct ethr *t)
             }
             s = g;
             proven = plo && phi;
-            score = s;
-            if (t->tid == 0) {
-                report(e, t, d, s, proven, 0);
-                if (proven)
+        } else {
+            for (;;) {
+                t->seldepth = 0;
+                s = root_search(t, alpha, beta, d, &proven);
+                if (t->abort)
                     break;
+                if (s <= alpha) {
+                    if (t->tid == 0)
+                        report(e, t, d, s, false, -1);
+                    alpha = s - delta > -ENGINE_INF ? s - delta : -ENGINE_INF;
+                } else if (s >= beta) {
+                    if (t->tid == 0)
+                        report(e, t, d, s, false, 1);
+                    beta = s + delta < ENGINE_INF ? s + delta : ENGINE_INF;
+                } else {
+                    break;
+                }
+                delta *= 2;
+            }
+        }
+        if (t->abort) {
+            if (!t->superseded)
+                return;
+            /* Another thread completed this depth (or a deeper one). */
+            t->abort = t->superseded = false;
+            if (t->tid == 0) {
+                d = adopt(e, &score);
+                if (e->last.proven)
+                    break;
+            } else {
+                d = atomic_load_explicit(&e->done_depth, memory_order_acquire);
             }
             continue;
         }
-        for (;;) {
-            t->seldepth = 0;
-            s = root_search(t, alpha, beta, d, &proven);
-            if (t->abort)
-                return;
-            if (s <= alpha) {
-                if (t->tid == 0)
-                    report(e, t, d, s, false, -1);
-                alpha = s - delta > -ENGINE_INF ? s - delta : -ENGINE_INF;
-            } else if (s >= beta) {
-                if (t->tid == 0)
-                    report(e, t, d, s, false, 1);
-                beta = s + delta < ENGINE_INF ? s + delta : ENGINE_INF;
-            } else {
-                break;
-            }
-            delta *= 2;
-        }
         score = s;
+        publish(e, t, d, s, proven);
         if (t->tid == 0) {
             report(e, t, d, s, proven, 0);
             /* A proven root score cannot change with depth. */
@@ -558,7 +787,12 @@ static bool root_from_tables(struct engine *e, const sow_position *p,
 
 static void *helper_main(void *arg)
 {
-    iterate(arg);
+    struct ethr *t = arg;
+    if (t->e->o.lockstep)
+        ls_wait(t->e, t->tid);
+    iterate(t);
+    if (t->e->o.lockstep)
+        ls_exit(t->e, t->tid);
     return NULL;
 }
 
@@ -573,6 +807,8 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     e->have_last = false;
     memset(&e->last, 0, sizeof e->last);
     atomic_store(&e->stop, 0);
+    atomic_store(&e->done_depth, 0);
+    atomic_store(&e->main_depth, 0);
     tt_new_generation(e->tt);
     r->best = SOW_MOVE_NONE;
 
@@ -584,10 +820,13 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
         r->info.proven = true;
         return;
     }
-    /* The game history (for repetitions): only the stretch at p's level. */
+    /* The game history (for repetitions): only the stretch at p's level
+     * where the movers alternate (as they do in a game; repeated() relies
+     * on it). */
     int np = seeds_on_board(rs, p);
     int from = nhist;
-    while (from > 0 && seeds_on_board(rs, &hist[from - 1]) == np)
+    while (from > 0 && seeds_on_board(rs, &hist[from - 1]) == np &&
+           hist[from - 1].side != (from < nhist ? hist[from].side : p->side))
         from--;
     if (nhist - from > ENGINE_MAX_HISTORY)
         from = nhist - ENGINE_MAX_HISTORY;
@@ -620,27 +859,50 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
         maxd = ENGINE_MAX_PLY - 1;
     for (int i = 0; i < e->nthreads; i++) {
         struct ethr *t = e->th[i];
-        t->abort = false;
+        t->abort = t->superseded = false;
+        t->cur_depth = 0;
+        t->ls_last = 0;
         t->nodes = t->tb_hits = 0;
         t->root = *p;
         t->max_depth = i ? ENGINE_MAX_PLY - 1 : maxd;
         t->base = nhist - from;
         for (int j = from; j < nhist; j++) {
-            t->path[j - from] = tt_key(rs, &hist[j]);
+            t->hist[j - from] = hist[j];
+            t->path[j - from] = &t->hist[j - from];
             t->lvl[j - from] = (uint16_t)np;
+            t->seen[j - from] = (j > from ? t->seen[j - from - 1] : 0) |
+                                efast_pos_bit(&hist[j], rs->nwords);
         }
     }
     int started = 0;
+    e->ls_turn = 0;
+    for (int i = 0; i < e->nthreads; i++)
+        e->ls_running[i] = i == 0;
     for (int i = 1; i < e->nthreads; i++) {
-        if (pthread_create(&e->th[i]->th, NULL, helper_main, e->th[i]) != 0)
+        pthread_mutex_lock(&e->ls_mu);
+        e->ls_running[i] = true;
+        pthread_mutex_unlock(&e->ls_mu);
+        if (pthread_create(&e->th[i]->th, NULL, helper_main, e->th[i]) != 0) {
+            pthread_mutex_lock(&e->ls_mu);
+            e->ls_running[i] = false;
+            pthread_mutex_unlock(&e->ls_mu);
             break;
+        }
         started = i;
     }
     iterate(e->th[0]);
     /* The main thread is done (or stopped): the helpers stop too. */
     atomic_store(&e->stop, 1);
+    r->main_nodes = e->th[0]->nodes;
+    if (e->o.lockstep)
+        ls_exit(e, 0);
     for (int i = 1; i <= started; i++)
         pthread_join(e->th[i]->th, NULL);
+    /* A helper may have completed a deeper iteration at the very end. */
+    if (atomic_load(&e->done_depth) > (e->have_last ? e->last.depth : 0) && e->done.pv_len) {
+        int sc;
+        adopt(e, &sc);
+    }
 
     r->stopped = e->th[0]->abort;
     if (e->have_last) {

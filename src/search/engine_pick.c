@@ -10,11 +10,12 @@ void pick_clear(struct pick *pk)
         pk->killer[i][0] = pk->killer[i][1] = SOW_MOVE_NONE;
 }
 
-void pick_order(const struct pick *pk, const struct sow_movelist *ml, int side, int ply,
-                sow_move ttm, uint8_t *order)
+void pick_keys(const struct pick *pk, const struct sow_movelist *ml, int side, int ply,
+               sow_move ttm, int64_t *key)
 {
-    int score[SOW_MAX_PITS + 1];
     const int n = ml->n;
+    const sow_move k0 = pk->killer[ply][0], k1 = pk->killer[ply][1];
+    const int32_t *hist = pk->history[side];
     for (int i = 0; i < n; i++) {
         const struct sow_child *ch = &ml->c[i];
         sow_move m = ch->move;
@@ -24,20 +25,23 @@ void pick_order(const struct pick *pk, const struct sow_movelist *ml, int side, 
             sc = 1 << 28;
         else if (net > 0)
             sc = (1 << 26) + net * 4096;
-        else if (m == pk->killer[ply][0])
+        else if (m == k0)
             sc = 1 << 25;
-        else if (m == pk->killer[ply][1])
+        else if (m == k1)
             sc = (1 << 25) - 1;
         else
-            sc = pk->history[side][pick_slot(m)] + net * 65536; /* losing captures last */
-        score[i] = sc;
-        int j = i;
-        while (j > 0 && score[order[j - 1]] < sc) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = (uint8_t)i;
+            sc = hist[pick_slot(m)] + net * 65536; /* losing captures last */
+        key[i] = (int64_t)sc * 32 + (31 - i);
     }
+}
+
+void pick_order(const struct pick *pk, const struct sow_movelist *ml, int side, int ply,
+                sow_move ttm, uint8_t *order)
+{
+    int64_t key[SOW_MAX_PITS + 1];
+    pick_keys(pk, ml, side, ply, ttm, key);
+    for (int k = 0; k < ml->n; k++)
+        order[k] = (uint8_t)pick_next(key, ml->n, k);
 }
 
 static void hist_add(int32_t *h, int bonus)

@@ -6,6 +6,8 @@
 
 #include "sow/engine.h"
 
+_Static_assert(SOW_MAX_PITS + 1 <= 32, "a move's index fits the 5 low bits of its sort key");
+
 /* Move -> small index: holes 0..17, jerin's doubles 18..35, pass 36. */
 #define PICK_SLOTS 38
 
@@ -22,7 +24,31 @@ static inline int pick_slot(sow_move m)
 }
 
 void pick_clear(struct pick *pk);
-/* Order ml's moves into order[0..n-1] for the mover `side` at `ply`. */
+/* Sort keys of ml's moves for the mover `side` at `ply`: the move's score
+ * times 32 plus (31 - its index), so the keys are distinct and equal scores
+ * keep the generation order. */
+void pick_keys(const struct pick *pk, const struct sow_movelist *ml, int side, int ply,
+               sow_move ttm, int64_t *key);
+/* The k-th move in order (its index in ml), key[0..k-1] being the first k
+ * already: a selection step, so that a node cut off after one move pays
+ * for one scan, not for a sort.  Moves key[k]'s entry to key[k]. */
+static inline int pick_next(int64_t *key, int n, int k)
+{
+    int b = k;
+    for (int i = k + 1; i < n; i++)
+        if (key[i] > key[b])
+            b = i;
+    int64_t x = key[b];
+    key[b] = key[k];
+    key[k] = x;
+    return 31 - (int)(x & 31);
+}
+/* The index of the j-th move picked (j < k after pick_next(.., k)). */
+static inline int pick_index(const int64_t *key, int j)
+{
+    return 31 - (int)(key[j] & 31);
+}
+/* The whole order into order[0..n-1] (pick_keys, then pick_next). */
 void pick_order(const struct pick *pk, const struct sow_movelist *ml, int side, int ply,
                 sow_move ttm, uint8_t *order);
 /* A quiet (non-capturing) move m caused a cutoff at ply with depth left. */
