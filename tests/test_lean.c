@@ -13,6 +13,7 @@
 #include "sow/tables.h"
 #include "../src/tables/tables_internal.h" /* tb_set_own_level: levels built here */
 #include "sow/tb_lean.h"
+#include "../src/tables/unmove.h" /* unmove_quick against unmove_confirm */
 #include "sow/util.h"
 
 /* As test_tables.c: passive OpenMP waiting on a shared machine. */
@@ -127,6 +128,76 @@ static void check_unmoves(const char *name, int pits, int n)
     free(um);
 }
 
+/* The quick forward check (unmove_quick) against the generating one
+ * (unmove_confirm) on every candidate of q: where it decides, it decides
+ * alike.  Returns how many it left undecided. */
+static uint64_t check_quick_one(const struct ruleset *rs, const sow_position *q,
+                                struct tb_unmove *um, uint64_t *decided)
+{
+    struct sow_movelist ml;
+    int k = tb_unmove_candidates(rs, q, um, TB_UNMOVE_MAX);
+    uint64_t open = 0;
+    for (int j = 0; j < k; j++) {
+        int quick = unmove_quick(rs, &um[j].pos, um[j].move, q);
+        bool slow = unmove_confirm(rs, &um[j].pos, um[j].move, q, &ml);
+        if (quick < 0) {
+            open++;
+            continue;
+        }
+        (*decided)++;
+        if (quick != (int)slow) {
+            char a[128] = "", b[128] = "";
+            for (int i = 0; i < rs->holes; i++) {
+                snprintf(a + strlen(a), sizeof a - strlen(a), "%d ", q->board.h[i]);
+                snprintf(b + strlen(b), sizeof b - strlen(b), "%d ", um[j].pos.board.h[i]);
+            }
+            cr_assert_fail("%s 2x%d: child %s(side %d), parent %s move %d: quick %d, generate %d",
+                           rs->name, rs->pits, a, q->side, b, um[j].move, quick, slow);
+        }
+    }
+    return open;
+}
+
+/* Every position of level n, both sides to move. */
+static void check_quick(const char *name, int pits, int n)
+{
+    struct ruleset rs = rules(name, pits);
+    struct tb_unmove *um = malloc(TB_UNMOVE_MAX * sizeof *um);
+    uint64_t E, decided = 0, open = 0;
+    for (int side = 0; side < 2; side++) {
+        sow_position *qs = level_positions(&rs, n, side, &E);
+        for (uint64_t i = 0; i < E; i++)
+            open += check_quick_one(&rs, &qs[i], um, &decided);
+        free(qs);
+    }
+    /* Only awari's starving moves are left to generate(). */
+    if (rs.family != SOW_AWARI)
+        cr_assert_eq(open, 0, "%s 2x%d level %d: %llu undecided", name, pits, n,
+                     (unsigned long long)open);
+    free(um);
+}
+
+/* Random positions of the larger 2x6 levels (xorshift, fixed seed). */
+static void check_quick_random(const char *name, int lo, int hi, int count)
+{
+    struct ruleset rs = rules(name, 6);
+    struct tb_index *ix = malloc(sizeof *ix);
+    tb_index_init(ix, &rs);
+    struct tb_unmove *um = malloc(TB_UNMOVE_MAX * sizeof *um);
+    uint64_t x = 0x9E3779B97F4A7C15ull, decided = 0;
+    for (int n = lo; n <= hi; n++)
+        for (int i = 0; i < count; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            sow_position q;
+            tb_position_of(ix, n, x % tb_level_entries(ix, n), &q);
+            q.side = (uint8_t)(x >> 62 & 1);
+            check_quick_one(&rs, &q, um, &decided);
+        }
+    cr_assert_gt(decided, (uint64_t)count, "%s: the quick check decided too little", name);
+    free(um);
+    free(ix);
+}
+
 /* The sanitizer builds (SOW_TEST_SCALE < 1) stop the small boards' levels
  * lower: every check is still made, on about a fifth of the positions. */
 static int unmove_top(int top)
@@ -148,6 +219,16 @@ static int unmove_top(int top)
     Test(unmoves, id##_2x6_to_5) {                                                                \
         for (int n = 0; n <= 5; n++)                                                              \
             check_unmoves(name, 6, n);                                                            \
+    }                                                                                             \
+    Test(unmoves, id##_quick_check)                                                               \
+    {                                                                                             \
+        for (int n = 0; n <= unmove_top(16); n++)                                                  \
+            check_quick(name, 2, n);                                                              \
+        for (int n = 0; n <= unmove_top(12); n++)                                                  \
+            check_quick(name, 3, n);                                                              \
+        for (int n = 0; n <= 6; n++)                                                              \
+            check_quick(name, 6, n);                                                              \
+        check_quick_random(name, 7, 40, test_scale() < 1 ? 500 : 3000);                           \
     }
 
 UNMOVE_TESTS(oware, "oware")

@@ -312,13 +312,10 @@ struct lsolver {
     uint64_t *fpk; /* their boards packed (PK_VALID | holes), so that taking
                     * a node needs no unrank; 0: unrank it */
     uint64_t nfin, capfin;
-    uint32_t *upd; /* a batch's updates: idx | KIND_H (claim) or idx (decrement) */
-    uint64_t *updpk;
-    uint64_t capupd;
-    sow_position *cand; /* a batch's candidates (FBATCH * maxcand) */
+    uint32_t *upd;      /* a batch's updates: idx | KIND_H (claim) or idx (decrement) */
+    uint64_t *upk;      /* their boards packed (pack_b) */
+    sow_position *cand; /* one final node's candidates (maxcand) */
     sow_move *cmv;
-    uint32_t *cidx;     /* their indices */
-    uint8_t *cown;      /* and which final node of the batch they belong to */
     int maxcand;
     bool failed;
     uint64_t finals; /* nodes taken from the work list, not yet counted in progress */
@@ -453,13 +450,19 @@ static inline void dec_h(struct lsolver *S, uint32_t p, uint64_t pk)
     }
 }
 
-/* Take up to FBATCH final nodes, un-sow them, apply the updates. */
+/* Take up to FBATCH final nodes, un-sow them, apply the updates.  Per
+ * candidate the forward check comes first (unmove_quick_: a few byte
+ * compares, no memory beyond the two boards; generate() only where it
+ * cannot decide), then the survivors are ranked and their nodes (and
+ * L-final bits) prefetched; the updates are applied after the whole batch,
+ * when the lines have arrived. */
 static void drain(struct lsolver *S)
 {
     struct lean *L = S->L;
     const struct ruleset *rs = L->rs;
     int P = L->ix->pits;
-    bool skip = unmove_skips_origin(rs), pass = rs->family == SOW_DARRA;
+    bool skip = unmove_skips_origin(rs), pass = rs->family == SOW_DARRA,
+         awari = rs->family == SOW_AWARI;
     int batches = 0;
     while (S->nfin && !S->failed) {
         /* Ctrl-C: the level is given up, so its work lists may be too. */
@@ -478,59 +481,36 @@ static void drain(struct lsolver *S)
         S->nfin -= m;
         memcpy(take, S->fin + S->nfin, m * sizeof *take);
         memcpy(tpk, S->fpk + S->nfin, m * sizeof *tpk);
-        /* Candidates of the whole batch first, their nodes' lines (and
-         * L-final bits) prefetched; then the checks, which read them. */
-        sow_position qp[FBATCH];
-        int kc = 0;
+        int nu = 0;
         for (uint64_t i = 0; i < m; i++) {
-            uint32_t v = take[i], q = v & IDX_MASK;
-            bool hfinal = v & KIND_H;
-            unpack(L, q, tpk[i], &qp[i]);
-            int k = unmove_candidates_(&qp[i], P, skip, pass, S->cand + kc, S->cmv + kc,
-                                       S->maxcand);
-            for (int j = kc; j < kc + k; j++) {
+            uint32_t v = take[i];
+            uint32_t kind = v & KIND_H;
+            sow_position q;
+            unpack(L, v & IDX_MASK, tpk[i], &q);
+            int k = unmove_candidates_(&q, P, skip, pass, S->cand, S->cmv, S->maxcand);
+            for (int j = 0; j < k; j++) {
+                int ok = unmove_quick_(&S->cand[j], S->cmv[j], &q, P, skip, awari);
+                if (ok < 0)
+                    ok = unmove_confirm(rs, &S->cand[j], S->cmv[j], &q, &S->ml);
+                if (!ok)
+                    continue;
                 uint32_t p = (uint32_t)index_b(L, &S->cand[j], L->boards);
-                S->cidx[j] = p;
-                S->cown[j] = (uint8_t)i;
-                if (hfinal)
+                if (kind)
                     __builtin_prefetch(&L->lfin[p >> 6]);
                 __builtin_prefetch(&L->nd[p], 1);
+                S->upk[nu] = pack_b(L, &S->cand[j]);
+                S->upd[nu++] = p | kind;
             }
-            kc += k;
         }
-        uint64_t nu = 0;
-        for (int j = 0; j < kc; j++) {
-            uint32_t p = S->cidx[j];
-            int i = S->cown[j];
-            bool hfinal = take[i] & KIND_H;
-            /* H final -> claims; drop those on L nodes already final
-             * before the forward check (most of them). */
-            if (hfinal && (__atomic_load_n(&L->lfin[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1))
-                continue;
-            if (!unmove_confirm(rs, &S->cand[j], S->cmv[j], &qp[i], &S->ml))
-                continue;
-            if (nu == S->capupd) {
-                uint64_t nc = S->capupd ? 2 * S->capupd : 256;
-                uint32_t *u = realloc(S->upd, nc * sizeof *u);
-                if (u)
-                    S->upd = u;
-                uint64_t *g = u ? realloc(S->updpk, nc * sizeof *g) : NULL;
-                if (!g) {
-                    S->failed = true;
-                    return;
-                }
-                S->updpk = g;
-                S->capupd = nc;
+        for (int u = 0; u < nu; u++) {
+            uint32_t v = S->upd[u], p = v & IDX_MASK;
+            /* H final -> claims: most are on L nodes already final */
+            if (v & KIND_H) {
+                if (!(__atomic_load_n(&L->lfin[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1))
+                    claim_l(S, p, S->upk[u]);
+            } else {
+                dec_h(S, p, S->upk[u]);
             }
-            S->updpk[nu] = pack_b(L, &S->cand[j]);
-            S->upd[nu++] = hfinal ? p | KIND_H : p;
-        }
-        for (uint64_t i = 0; i < nu; i++) {
-            uint32_t u = S->upd[i];
-            if (u & KIND_H)
-                claim_l(S, u & IDX_MASK, S->updpk[i]);
-            else
-                dec_h(S, u, S->updpk[i]);
         }
     }
 }
@@ -596,11 +576,11 @@ static enum sow_status solve(struct lean *L)
         S.par = T > 1;
         S.maxcand = L->ix->pits * (n + 1) + 2;
         size_t nc = (size_t)S.maxcand * FBATCH;
-        S.cand = malloc(nc * sizeof *S.cand);
-        S.cmv = malloc(nc);
-        S.cidx = malloc(nc * sizeof *S.cidx);
-        S.cown = malloc(nc);
-        if (!S.cand || !S.cmv || !S.cidx || !S.cown)
+        S.cand = malloc((size_t)S.maxcand * sizeof *S.cand);
+        S.cmv = malloc((size_t)S.maxcand);
+        S.upd = malloc(nc * sizeof *S.upd);
+        S.upk = malloc(nc * sizeof *S.upk);
+        if (!S.cand || !S.cmv || !S.upd || !S.upk)
             S.failed = true;
         for (int t = n; t >= -n; t--) {
             if (!has_value(L->gmask, t) && !has_value(L->gmask, -t))
@@ -648,17 +628,15 @@ static enum sow_status solve(struct lean *L)
 #pragma omp atomic write
             ok = false;
         __atomic_fetch_add(&L->listbytes,
-                           S.capfin * 12 + S.capupd * 12 +
-                               (uint64_t)S.maxcand * FBATCH * (sizeof *S.cand + 6),
+                           S.capfin * 12 + (uint64_t)S.maxcand * (sizeof *S.cand + 1) +
+                               (uint64_t)S.maxcand * FBATCH * 12,
                            __ATOMIC_RELAXED);
         free(S.fin);
         free(S.fpk);
-        free(S.updpk);
+        free(S.upk);
         free(S.upd);
         free(S.cand);
         free(S.cmv);
-        free(S.cidx);
-        free(S.cown);
     }
     if (!ok)
         return SOW_E_NOMEM;

@@ -96,4 +96,72 @@ static inline bool unmove_confirm(const struct ruleset *rs, const sow_position *
     return false;
 }
 
+/* The forward check without generating, for a candidate (p, m) of q made by
+ * unmove_candidates_ (so sowing m in p gives q's board if nothing is
+ * captured).  What generate() would decide, from q and the sowing alone:
+ *
+ *   oware, awari (the origin skipped, ring = 2N-1): the last seed lands at
+ *     h + r (r = s mod ring), or h - 1 when r = 0; it captures iff that hole
+ *     is the opponent's and holds 2 or 3 in q (then the run of 2s and 3s
+ *     back from it in his row), except that oware's capture of everything
+ *     he has (grand slam) takes nothing.  An opponent row empty in q was
+ *     empty in p too: oware's move does not feed him (illegal); awari's
+ *     starves him, which is legal only if every move of p does: undecided
+ *     here (-1), generate() decides.
+ *   darra (ring = 2N): a seed that makes a hole exactly 4 captures (the last
+ *     seed too), so the move captures nothing iff no hole goes from below 4
+ *     to 4 or more: p'[i] < 4 <= q[i] for no i, p' = p with the origin
+ *     emptied (it gets l = s / 2N back).  Fewer than 5 seeds on the board:
+ *     p has no move.  The pass (p's row empty, p = q) is then p's only move.
+ *
+ * Returns 1 (the move is in-level: legal, captures nothing), 0 (it is not)
+ * or -1 (undecided: ask unmove_confirm).  tests/test_lean.c checks it
+ * against unmove_confirm for every candidate of small levels. */
+static inline __attribute__((always_inline)) int
+unmove_quick_(const sow_position *p, sow_move m, const sow_position *q, int P, bool skip,
+              bool awari)
+{
+    int H = 2 * P, ps = p->side, oo = (!ps) * P;
+    const uint8_t *c = q->board.h;
+    if (skip) {
+        int h = ps * P + m, s = p->board.h[h], ring = H - 1;
+        int r = s < ring ? s : s % ring;
+        int last = h + (r ? r : ring);
+        last = last >= H ? last - H : last;
+        int opp = 0;
+        for (int i = oo; i < oo + P; i++)
+            opp += c[i];
+        if (opp == 0)
+            return awari ? -1 : 0;
+        if ((unsigned)(last - oo) >= (unsigned)P || (c[last] & 0xFE) != 2)
+            return 1;
+        if (awari)
+            return 0;
+        int cap = 0;
+        for (int i = last; i >= oo && (c[i] & 0xFE) == 2; i--)
+            cap += c[i];
+        return cap == opp; /* the grand slam takes nothing */
+    }
+    int total = 0;
+    for (int i = 0; i < H; i++)
+        total += c[i];
+    if (total < 5)
+        return 0;
+    if (m == SOW_MOVE_PASS)
+        return 1;
+    int h = ps * P + m, s = p->board.h[h];
+    if (s / H >= 4) /* the origin gets l back, from 0 */
+        return 0;
+    bool four = false;
+    for (int i = 0; i < H; i++)
+        four |= i != h && p->board.h[i] < 4 && c[i] >= 4;
+    return !four;
+}
+
+static inline int unmove_quick(const struct ruleset *rs, const sow_position *p, sow_move m,
+                               const sow_position *q)
+{
+    return unmove_quick_(p, m, q, rs->pits, unmove_skips_origin(rs), rs->family == SOW_AWARI);
+}
+
 #endif
