@@ -37,6 +37,7 @@
 #include "sow/tb_lean.h"
 #include "sow/util.h"
 #include "lean.h"
+#include "progress.h"
 #include "tables_internal.h"
 #include "unmove.h"
 
@@ -142,43 +143,12 @@ struct lean {
     double expect;   /* of about this many (0: unknown) */
     uint64_t moves;
     bool failed;
-    /* progress */
-    uint64_t done;
-    double last, base, weight;
-    const char *phase;
+    struct tb_progress pr; /* progress.h */
 };
-
-static bool lstopped_opt(const struct tb_build_opts *opt)
-{
-    return opt && opt->stop && *opt->stop;
-}
 
 static bool lstopped(const struct lean *L)
 {
-    return lstopped_opt(L->opt);
-}
-
-static void lprogress(struct lean *L, uint64_t add)
-{
-    uint64_t d = __atomic_add_fetch(&L->done, add, __ATOMIC_RELAXED);
-    if (!L->opt || !L->opt->progress || omp_get_thread_num() != 0)
-        return;
-    double now = util_now();
-    if (now - L->last < 0.2)
-        return;
-    L->last = now;
-    double f = L->base + L->weight * (double)d / (double)(L->E ? L->E : 1);
-    L->opt->progress(L->opt->ctx, L->n, L->E, f > 1 ? 1 : f, L->phase);
-}
-
-static void lphase(struct lean *L, const char *name, double base, double weight)
-{
-    L->done = 0;
-    L->phase = name;
-    L->base = base;
-    L->weight = weight;
-    if (L->opt && L->opt->progress)
-        L->opt->progress(L->opt->ctx, L->n, L->E, base, name);
+    return tb_stopped(L->opt);
 }
 
 /* tb_position_of without recomputing the level's size (a 128-bit division). */
@@ -216,7 +186,7 @@ struct lprobe {
 
 static void pass_moves(struct lean *L)
 {
-    lphase(L, "moves", 0.0, 0.2);
+    tb_progress_phase(&L->pr, "moves", 0.0, 0.2);
     int n = L->n, N = L->ix->pits;
 #pragma omp parallel num_threads(L->threads)
     {
@@ -269,7 +239,7 @@ static void pass_moves(struct lean *L)
                     x->xl = x->xh = UNDONE;
                 }
             }
-            lprogress(L, b - a);
+            tb_progress_add(&L->pr, b - a);
         }
         __atomic_fetch_add(&L->moves, moves, __ATOMIC_RELAXED);
     }
@@ -327,14 +297,8 @@ struct lsolver {
 static void lsolve_progress(struct lean *L, uint64_t add)
 {
     uint64_t d = __atomic_add_fetch(&L->finals, add, __ATOMIC_RELAXED);
-    if (!L->opt || !L->opt->progress || omp_get_thread_num() != 0)
-        return;
-    double now = util_now();
-    if (now - L->last < 0.2)
-        return;
-    L->last = now;
     double f = (double)d / (L->expect > 0 ? L->expect : 2.0 * (double)(L->E ? L->E : 1));
-    L->opt->progress(L->opt->ctx, L->n, L->E, 0.2 + 0.75 * (f > 1 ? 1 : f), "solve");
+    tb_progress_frac(&L->pr, 0.2 + 0.75 * (f > 1 ? 1 : f));
 }
 
 #define PK_VALID (1ull << 63)
@@ -559,7 +523,7 @@ static void pend_words(struct lsolver *S, uint64_t a, uint64_t b)
 static enum sow_status solve(struct lean *L)
 {
     int n = L->n, T = L->threads;
-    lphase(L, "solve", 0.2, 0.0);
+    tb_progress_phase(&L->pr, "solve", 0.2, 0.0);
     uint64_t pw = (2 * L->E + 63) / 64;
     uint64_t nextb[2 * TB_MAX_LEVEL + 1][8];
     memset(nextb, 0, sizeof nextb);
@@ -647,7 +611,7 @@ static enum sow_status solve(struct lean *L)
  * then V goes into be first and is packed afterwards). */
 static uint64_t finish(struct lean *L, int8_t *out)
 {
-    lphase(L, "values", 0.95, 0.05);
+    tb_progress_phase(&L->pr, "values", 0.95, 0.05);
     int n = L->n, N = L->ix->pits;
     bool inplace = (void *)out == (void *)L->nd;
     uint64_t bad = 0;
@@ -671,7 +635,7 @@ static uint64_t finish(struct lean *L, int8_t *out)
             if (idx + 1 < b)
                 lentry_next(L, idx, &p);
         }
-        lprogress(L, b - a);
+        tb_progress_add(&L->pr, b - a);
     }
     if (inplace) /* byte i <= node i's first byte: forward order never overwrites unread nodes */
         for (uint64_t i = 0; i < L->E; i++)
@@ -702,7 +666,7 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
     L.n = n;
     L.boards = tb_level_boards(L.ix, n);
     L.E = tb_level_entries(L.ix, n);
-    L.last = util_now();
+    tb_progress_init(&L.pr, opt, n, L.E);
     if (!tb_unmove_supported(rs))
         return sow_fail(e, SOW_E_INPUT,
                         "the lean builder handles oware, awari and darra (single sowing); %s "
@@ -859,7 +823,7 @@ static enum sow_status lean_build(const struct ruleset *rs, const char *dir, int
             opt->level_info(opt->ctx, n, E, "lean", peak);
         if (opt && opt->level_done)
             opt->level_done(opt->ctx, n, E, util_now() - t0, true);
-        if (lstopped_opt(opt)) {
+        if (tb_stopped(opt)) {
             rc = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
             goto out;
         }
