@@ -414,12 +414,11 @@ static inline void dec_h(struct lsolver *S, uint32_t p, uint64_t pk)
     }
 }
 
-/* Take up to FBATCH final nodes, un-sow them, apply the updates.  Per
- * candidate the forward check comes first (unmove_quick_: a few byte
- * compares, no memory beyond the two boards; generate() only where it
- * cannot decide), then the survivors are ranked and their nodes (and
- * L-final bits) prefetched; the updates are applied after the whole batch,
- * when the lines have arrived. */
+/* Take up to FBATCH final nodes, un-sow them, apply the updates.  The
+ * predecessors come checked (unmove_preds_ decides from the child's board;
+ * generate() only for awari's starving moves); they are ranked and their
+ * nodes (and L-final bits) prefetched, and the updates are applied after the
+ * whole batch, when the lines have arrived. */
 static void drain(struct lsolver *S)
 {
     struct lean *L = S->L;
@@ -451,12 +450,10 @@ static void drain(struct lsolver *S)
             uint32_t kind = v & KIND_H;
             sow_position q;
             unpack(L, v & IDX_MASK, tpk[i], &q);
-            int k = unmove_candidates_(&q, P, skip, pass, S->cand, S->cmv, S->maxcand);
+            bool check;
+            int k = unmove_preds_(&q, P, skip, pass, awari, S->cand, S->cmv, S->maxcand, &check);
             for (int j = 0; j < k; j++) {
-                int ok = unmove_quick_(&S->cand[j], S->cmv[j], &q, P, skip, awari);
-                if (ok < 0)
-                    ok = unmove_confirm(rs, &S->cand[j], S->cmv[j], &q, &S->ml);
-                if (!ok)
+                if (check && !unmove_confirm(rs, &S->cand[j], S->cmv[j], &q, &S->ml))
                     continue;
                 uint32_t p = (uint32_t)index_b(L, &S->cand[j], L->boards);
                 if (kind)

@@ -38,10 +38,26 @@ int tb_unmove_candidates(const struct ruleset *rs, const sow_position *q, struct
 
 int tb_unmoves(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out, int max)
 {
-    int k = candidates(rs, q, out, max), j = 0;
+    if (!tb_unmove_supported(rs) || max <= 0)
+        return 0;
+    sow_position *p = malloc((size_t)max * sizeof *p);
+    sow_move *mv = malloc((size_t)max);
+    if (!p || !mv) {
+        free(p);
+        free(mv);
+        return 0;
+    }
+    bool check;
+    int k = unmove_preds_(q, rs->pits, unmove_skips_origin(rs), rs->family == SOW_DARRA,
+                          rs->family == SOW_AWARI, p, mv, max, &check),
+        j = 0;
     struct sow_movelist ml;
     for (int i = 0; i < k; i++)
-        if (unmove_confirm(rs, &out[i].pos, out[i].move, q, &ml))
-            out[j++] = out[i];
+        if (!check || unmove_confirm(rs, &p[i], mv[i], q, &ml)) {
+            out[j].pos = p[i];
+            out[j++].move = mv[i];
+        }
+    free(p);
+    free(mv);
     return j;
 }

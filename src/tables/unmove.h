@@ -96,72 +96,136 @@ static inline bool unmove_confirm(const struct ruleset *rs, const sow_position *
     return false;
 }
 
-/* The forward check without generating, for a candidate (p, m) of q made by
- * unmove_candidates_ (so sowing m in p gives q's board if nothing is
- * captured).  What generate() would decide, from q and the sowing alone:
+/* The in-level predecessors of q at once: the candidates above, less the
+ * ones the forward check would drop, decided from q alone where possible
+ * (docs/tables.md "Lean builder"):
  *
- *   oware, awari (the origin skipped, ring = 2N-1): the last seed lands at
- *     h + r (r = s mod ring), or h - 1 when r = 0; it captures iff that hole
- *     is the opponent's and holds 2 or 3 in q (then the run of 2s and 3s
- *     back from it in his row), except that oware's capture of everything
- *     he has (grand slam) takes nothing.  An opponent row empty in q was
- *     empty in p too: oware's move does not feed him (illegal); awari's
- *     starves him, which is legal only if every move of p does: undecided
- *     here (-1), generate() decides.
+ *   oware, awari (the origin skipped, ring = 2N-1): a sowing's last seed
+ *     lands at h + r (r = s mod ring), or at h - 1 when r = 0.  It captures
+ *     iff that hole is the opponent's and holds 2 or 3 in q (with the run of
+ *     2s and 3s back from it in his row), except that oware's capture of
+ *     everything he has (grand slam) takes nothing.  So which last holes are
+ *     allowed is one mask per q.  An opponent row empty in q was empty
+ *     before the move too: oware's move does not feed him (illegal: q has no
+ *     predecessor); awari's move starves him, which is legal only if every
+ *     move of the predecessor does: *check is set and every candidate is
+ *     returned, for the caller to confirm with unmove_confirm.
  *   darra (ring = 2N): a seed that makes a hole exactly 4 captures (the last
  *     seed too), so the move captures nothing iff no hole goes from below 4
- *     to 4 or more: p'[i] < 4 <= q[i] for no i, p' = p with the origin
- *     emptied (it gets l = s / 2N back).  Fewer than 5 seeds on the board:
- *     p has no move.  The pass (p's row empty, p = q) is then p's only move.
+ *     to 4 or more: the origin gets l = s / 2N back from 0 (l < 4), every
+ *     other hole l or l + 1; for laps l no other hole may hold 4..3+l, and r
+ *     must stop before the first hole after h that holds 4+l.  Fewer than 5
+ *     seeds: no move at all.  The pass (p's row empty, p = q) is then p's
+ *     only move.
  *
- * Returns 1 (the move is in-level: legal, captures nothing), 0 (it is not)
- * or -1 (undecided: ask unmove_confirm).  tests/test_lean.c checks it
- * against unmove_confirm for every candidate of small levels. */
+ * The same list as unmove_candidates_ followed by unmove_confirm (tested
+ * exhaustively on small levels, tests/test_lean.c), in the same order. */
 static inline __attribute__((always_inline)) int
-unmove_quick_(const sow_position *p, sow_move m, const sow_position *q, int P, bool skip,
-              bool awari)
+unmove_preds_(const sow_position *q, int P, bool skip, bool pass, bool awari, sow_position *out,
+              sow_move *mv, int max, bool *check)
 {
-    int H = 2 * P, ps = p->side, oo = (!ps) * P;
+    int H = 2 * P, ps = !q->side, o = ps * P, oo = (!ps) * P, ring = skip ? H - 1 : H, k = 0;
     const uint8_t *c = q->board.h;
+    uint8_t cc[2 * SOW_MAX_HOLES]; /* the board twice: hole h + j without a modulo */
+    memcpy(cc, c, (size_t)H);
+    memcpy(cc + H, c, (size_t)H);
+    uint64_t okl = ~0ull; /* skip: allowed last holes */
+    *check = false;
     if (skip) {
-        int h = ps * P + m, s = p->board.h[h], ring = H - 1;
-        int r = s < ring ? s : s % ring;
-        int last = h + (r ? r : ring);
-        last = last >= H ? last - H : last;
         int opp = 0;
         for (int i = oo; i < oo + P; i++)
             opp += c[i];
-        if (opp == 0)
-            return awari ? -1 : 0;
-        if ((unsigned)(last - oo) >= (unsigned)P || (c[last] & 0xFE) != 2)
-            return 1;
-        if (awari)
+        if (opp == 0) {
+            if (!awari)
+                return 0;
+            *check = true;
+        }
+        for (int i = oo; i < oo + P; i++) {
+            if ((c[i] & 0xFE) != 2)
+                continue;
+            int cap = 0;
+            for (int x = i; x >= oo && (c[x] & 0xFE) == 2; x--)
+                cap += c[x];
+            if (awari || cap != opp) /* oware's grand slam takes nothing */
+                okl &= ~(1ull << i);
+        }
+    } else {
+        int total = 0;
+        for (int i = 0; i < H; i++)
+            total += c[i];
+        if (total < 5)
             return 0;
-        int cap = 0;
-        for (int i = last; i >= oo && (c[i] & 0xFE) == 2; i--)
-            cap += c[i];
-        return cap == opp; /* the grand slam takes nothing */
     }
-    int total = 0;
-    for (int i = 0; i < H; i++)
-        total += c[i];
-    if (total < 5)
-        return 0;
-    if (m == SOW_MOVE_PASS)
-        return 1;
-    int h = ps * P + m, s = p->board.h[h];
-    if (s / H >= 4) /* the origin gets l back, from 0 */
-        return 0;
-    bool four = false;
-    for (int i = 0; i < H; i++)
-        four |= i != h && p->board.h[i] < 4 && c[i] >= 4;
-    return !four;
-}
-
-static inline int unmove_quick(const struct ruleset *rs, const sow_position *p, sow_move m,
-                               const sow_position *q)
-{
-    return unmove_quick_(p, m, q, rs->pits, unmove_skips_origin(rs), rs->family == SOW_AWARI);
+    for (int m = 0; m < P; m++) {
+        int h = o + m;
+        if (skip && c[h] != 0)
+            continue;
+        int minrest = 255;
+        for (int j = 1; j < H; j++)
+            minrest = cc[h + j] < minrest ? cc[h + j] : minrest;
+        int l0 = skip ? 0 : c[h], l1 = skip ? minrest : c[h];
+        for (int l = l0; l <= l1 && l <= minrest; l++) {
+            int rmax = ring; /* darra: r below the first hole after h holding 4 + l */
+            if (!skip) {
+                if (l >= 4)
+                    break;
+                bool lapbad = false;
+                for (int j = 1; j < H; j++) {
+                    int x = cc[h + j];
+                    lapbad |= x >= 4 && x < 4 + l;
+                    if (x == 4 + l && j < rmax)
+                        rmax = j;
+                }
+                if (lapbad)
+                    continue;
+            }
+            sow_position cur;
+            memset(&cur, 0, sizeof cur);
+            for (int j = 1; j < H; j++) {
+                int i = h + j < H ? h + j : h + j - H;
+                cur.board.h[i] = (uint8_t)(c[i] - l);
+            }
+            cur.side = (uint8_t)ps;
+            cur.state = q->state;
+            for (int r = 0; r < rmax; r++) {
+                int i = h + r < H ? h + r : h + r - H;
+                if (r > 0) {
+                    if (cc[h + r] < l + 1)
+                        break;
+                    cur.board.h[i]--;
+                }
+                int s = l * ring + r;
+                if (s == 0)
+                    continue;
+                if (s > SOW_MAX_SEEDS)
+                    break;
+                if (skip) {
+                    int last = r ? i : (h ? h - 1 : H - 1);
+                    if (!(okl >> last & 1))
+                        continue;
+                }
+                if (k >= max)
+                    return k;
+                cur.board.h[h] = (uint8_t)s;
+                out[k] = cur;
+                mv[k++] = (sow_move)m;
+            }
+        }
+    }
+    if (pass) {
+        bool empty = true;
+        for (int m = 0; m < P; m++)
+            empty &= c[o + m] == 0;
+        if (empty && k < max) {
+            sow_position *p = &out[k];
+            memset(p, 0, sizeof *p);
+            p->board = q->board;
+            p->side = (uint8_t)ps;
+            p->state = q->state;
+            mv[k++] = SOW_MOVE_PASS;
+        }
+    }
+    return k;
 }
 
 #endif
