@@ -2,7 +2,8 @@
  *
  * The same game and rounds as build.c (docs/tables.md "Algorithm"), without
  * stored in-level edges: a node that becomes final finds its predecessors by
- * un-sowing (unmove.h), each candidate confirmed by the forward generator.
+ * un-sowing (unmove.h: only the real predecessors, the forward check
+ * decided from the child's board).
  * Per entry of the level being built (docs/tables.md "Lean builder"):
  *
  *     struct lnode  be | cnt | xl | xh          4 bytes
@@ -16,15 +17,14 @@
  * is then packed in place to one byte per entry) and go to the file from
  * there.  Lower levels are read where they are (memory-mapped files).
  *
- * Per level: a move pass (best exit, in-level out-degree, as build.c), one
- * sequential pass marking which best-exit values each block of entries has,
- * then rounds t = n .. -n: the round's seeds are found by scanning the
+ * Per level: a move pass (best exit, in-level out-degree, as build.c; it
+ * also notes which best-exit values each block of entries has), then
+ * rounds t = n .. -n: the round's seeds are found by scanning the
  * blocks that have best exit t or -t; final nodes go to the thread's work
- * list (a stack); a node taken from it is un-ranked, its candidate
- * predecessors ranked, claims on L nodes already final dropped by the
- * bitmap before the (costly) forward check, and the confirmed ones updated
- * (claims and counter decrements as in build.c, prefetched a batch at a
- * time).  A full work list spills into the pend bitmap, which is scanned
+ * list (a stack) with its board packed; a node taken from it is unpacked,
+ * its predecessors found and ranked, claims on L nodes already final
+ * dropped by the bitmap, and the rest applied (claims and counter
+ * decrements as in build.c, prefetched a batch at a time).  A full work list spills into the pend bitmap, which is scanned
  * until empty before the round ends.
  */
 #include <omp.h>
@@ -45,6 +45,7 @@
 #define UNDONE ((int8_t)-128)
 #define LMAX_THREADS 64
 #define SBSHIFT 14          /* seed blocks of 2^14 entries: a 256-bit value mask each */
+_Static_assert((1 << SBSHIFT) % 4096 == 0, "a move pass chunk (256 or 4096) lies in one seed block");
 #define KIND_H 0x80000000u  /* work list entry: the node's H side became final */
 #define IDX_MASK 0x7FFFFFFFu
 #define FBATCH 16           /* final nodes un-sown per batch */
@@ -199,6 +200,7 @@ static void pass_moves(struct lean *L)
             if (lstopped(L))
                 continue;
             uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
+            uint64_t vm[4] = {0, 0, 0, 0}; /* the best exits seen */
             sow_position p;
             lentry_pos(L, a, &p);
             for (uint64_t g = a; g < b; g += LGROUP) {
@@ -237,8 +239,14 @@ static void pass_moves(struct lean *L)
                     x->be = (int8_t)best[idx - g];
                     x->cnt = (uint8_t)deg[idx - g];
                     x->xl = x->xh = UNDONE;
+                    unsigned u = (unsigned)(best[idx - g] + 128);
+                    vm[u >> 6] |= 1ull << (u & 63);
                 }
             }
+            /* A chunk lies in one seed block (both powers of two). */
+            for (int k = 0; k < 4; k++)
+                if (vm[k])
+                    __atomic_fetch_or(&L->vmask[4 * (a >> SBSHIFT) + k], vm[k], __ATOMIC_RELAXED);
             tb_progress_add(&L->pr, b - a);
         }
         __atomic_fetch_add(&L->moves, moves, __ATOMIC_RELAXED);
@@ -246,21 +254,10 @@ static void pass_moves(struct lean *L)
     (void)N;
 }
 
-/* Which best-exit values each seed block holds (rounds skip the others). */
-static void pass_masks(struct lean *L)
+/* Which best-exit values the level holds (the move pass noted them per seed
+ * block): rounds with neither t nor -t are skipped. */
+static void level_mask(struct lean *L)
 {
-#pragma omp parallel for schedule(dynamic, 16) num_threads(L->threads)
-    for (uint64_t s = 0; s < L->nsb; s++) {
-        uint64_t a = s << SBSHIFT, b = a + ((uint64_t)1 << SBSHIFT);
-        if (b > L->E)
-            b = L->E;
-        uint64_t m[4] = {0, 0, 0, 0};
-        for (uint64_t i = a; i < b; i++) {
-            unsigned v = (unsigned)(L->nd[i].be + 128);
-            m[v >> 6] |= 1ull << (v & 63);
-        }
-        memcpy(&L->vmask[4 * s], m, sizeof m);
-    }
     memset(L->gmask, 0, sizeof L->gmask);
     for (uint64_t s = 0; s < L->nsb; s++)
         for (int k = 0; k < 4; k++)
@@ -701,10 +698,11 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
                         (double)(ndb + lfb + pdb + vmb) / 1e9);
     memset(L.lfin, 0, lfb);
     memset(L.pend, 0, pdb);
+    memset(L.vmask, 0, vmb);
     pass_moves(&L);
     if (lstopped(&L))
         return sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
-    pass_masks(&L);
+    level_mask(&L);
     enum sow_status rc = solve(&L);
     if (rc == SOW_E_INTERRUPTED)
         return sow_fail(e, rc, "interrupted");
