@@ -175,6 +175,22 @@ static inline uint64_t index_b(const struct lean *L, const sow_position *c, uint
     return (uint64_t)st * boards + tb_rank_side(L->ix, c->board.h, 1);
 }
 
+/* The same, N given (a constant where the solve is specialised: the loop
+ * unrolls); tb_rank_side's sum, B's row first. */
+static inline __attribute__((always_inline)) uint64_t index_bn(const struct lean *L,
+                                                               const sow_position *c, int N)
+{
+    const uint8_t *h = c->board.h;
+    uint64_t r = 0;
+    int s = 0;
+    for (int i = 0; i < 2 * N - 1; i++) {
+        s += h[i < N ? i + N : i - N];
+        r += L->ix->t[i][s];
+    }
+    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0;
+    return (uint64_t)st * L->boards + r;
+}
+
 /* Move pass: best exit and in-level out-degree of every entry; the lower
  * levels' values of a group's exits are prefetched while the group is
  * generated. */
@@ -279,10 +295,9 @@ struct lsolver {
     uint64_t *fpk; /* their boards packed (PK_VALID | holes), so that taking
                     * a node needs no unrank; 0: unrank it */
     uint64_t nfin, capfin;
-    uint32_t *upd;      /* a batch's updates: idx | KIND_H (claim) or idx (decrement) */
-    uint64_t *upk;      /* their boards packed (pack_b) */
-    sow_position *cand; /* one final node's candidates (maxcand) */
+    sow_position *cand; /* a batch's predecessors (FBATCH * maxcand) */
     sow_move *cmv;
+    uint32_t *upd;      /* their updates: idx | KIND_H (claim) or idx (decrement) */
     int maxcand;
     bool failed;
     uint64_t finals; /* nodes taken from the work list, not yet counted in progress */
@@ -301,11 +316,12 @@ static void lsolve_progress(struct lean *L, uint64_t add)
 #define PK_VALID (1ull << 63)
 
 /* The normalised board of a position with B to move (rotated by N), packed. */
-static inline uint64_t pack_b(const struct lean *L, const sow_position *c)
+static inline __attribute__((always_inline)) uint64_t pack_b(const struct lean *L,
+                                                             const sow_position *c, int N)
 {
     if (!L->pkbits)
         return 0;
-    int N = L->ix->pits, H = 2 * N, b = L->pkbits;
+    int H = 2 * N, b = L->pkbits;
     uint64_t x = PK_VALID;
     for (int i = 0; i < H; i++)
         x |= (uint64_t)c->board.h[i < N ? i + N : i - N] << (b * i);
@@ -359,23 +375,24 @@ static void push(struct lsolver *S, uint32_t v, uint64_t pk)
         __atomic_store_n(&L->qpeak, S->nfin, __ATOMIC_RELAXED); /* a statistic: races are harmless */
 }
 
-/* Claim: an option worth t for p's L node. */
-static inline void claim_l(struct lsolver *S, uint32_t p, uint64_t pk)
+/* Claim: an option worth t for p's L node.  True if it made the node final
+ * (the caller pushes it). */
+static inline bool claim_l(struct lsolver *S, uint32_t p)
 {
     struct lean *L = S->L;
     uint64_t bit = 1ull << (p & 63), *w = &L->lfin[p >> 6];
     if (S->par) {
         if (__atomic_load_n(w, __ATOMIC_RELAXED) & bit)
-            return;
+            return false;
         if (__atomic_fetch_or(w, bit, __ATOMIC_RELAXED) & bit)
-            return;
+            return false;
     } else {
         if (*w & bit)
-            return;
+            return false;
         *w |= bit;
     }
     L->nd[p].xl = (int8_t)S->t;
-    push(S, p, pk);
+    return true;
 }
 
 static inline bool claim_xh(int8_t *a, int8_t v, bool par)
@@ -394,33 +411,34 @@ static inline bool claim_xh(int8_t *a, int8_t v, bool par)
 
 /* Decrement: p's H node lost an open child.  As build.c: the thread that
  * takes the counter to zero owns the node unless -be == t, where this
- * round's seed scan may race (compare-and-swap decides). */
-static inline void dec_h(struct lsolver *S, uint32_t p, uint64_t pk)
+ * round's seed scan may race (compare-and-swap decides).  True if it made
+ * the node final (the caller pushes it). */
+static inline bool dec_h(struct lsolver *S, uint32_t p)
 {
     struct lean *L = S->L;
     struct lnode *x = &L->nd[p];
     uint8_t c = S->par ? __atomic_sub_fetch(&x->cnt, 1, __ATOMIC_RELAXED) : --x->cnt;
     if (c)
-        return;
+        return false;
     int be = x->be, t = S->t;
     if (be == NONE_EXIT || -be > t) {
         x->xh = (int8_t)t;
-        push(S, p | KIND_H, pk);
-    } else if (-be == t && claim_xh(&x->xh, (int8_t)t, S->par)) {
-        push(S, p | KIND_H, pk);
+        return true;
     }
+    return -be == t && claim_xh(&x->xh, (int8_t)t, S->par);
 }
 
 /* Take up to FBATCH final nodes, un-sow them, apply the updates.  The
  * predecessors come checked (unmove_preds_ decides from the child's board;
  * generate() only for awari's starving moves); they are ranked and their
  * nodes (and L-final bits) prefetched, and the updates are applied after the
- * whole batch, when the lines have arrived. */
-static void drain(struct lsolver *S)
+ * whole batch, when the lines have arrived.  A predecessor's board is packed
+ * only if it becomes final (most do not).  P is a constant where drain()
+ * specialises (2x6), so that the loops over the holes unroll. */
+static inline __attribute__((always_inline)) void drain_(struct lsolver *S, const int P)
 {
     struct lean *L = S->L;
     const struct ruleset *rs = L->rs;
-    int P = L->ix->pits;
     bool skip = unmove_skips_origin(rs), pass = rs->family == SOW_DARRA,
          awari = rs->family == SOW_AWARI;
     int batches = 0;
@@ -441,36 +459,52 @@ static void drain(struct lsolver *S)
         S->nfin -= m;
         memcpy(take, S->fin + S->nfin, m * sizeof *take);
         memcpy(tpk, S->fpk + S->nfin, m * sizeof *tpk);
-        int nu = 0;
+        int nu = 0; /* predecessors so far: S->cand[0..nu), S->upd[0..nu) */
         for (uint64_t i = 0; i < m; i++) {
             uint32_t v = take[i];
             uint32_t kind = v & KIND_H;
             sow_position q;
             unpack(L, v & IDX_MASK, tpk[i], &q);
             bool check;
-            int k = unmove_preds_(&q, P, skip, pass, awari, S->cand, S->cmv, S->maxcand, &check);
-            for (int j = 0; j < k; j++) {
-                if (check && !unmove_confirm(rs, &S->cand[j], S->cmv[j], &q, &S->ml))
-                    continue;
-                uint32_t p = (uint32_t)index_b(L, &S->cand[j], L->boards);
+            int k = unmove_preds_(&q, P, skip, pass, awari, S->cand + nu, S->cmv + nu,
+                                  S->maxcand, &check);
+            for (int j = nu; j < nu + k; j++) {
+                if (check) { /* awari's starving moves: rare */
+                    if (!unmove_confirm(rs, &S->cand[j], S->cmv[j], &q, &S->ml)) {
+                        S->cand[j] = S->cand[nu + k - 1];
+                        S->cmv[j] = S->cmv[nu + k - 1];
+                        k--, j--;
+                        continue;
+                    }
+                }
+                uint32_t p = (uint32_t)index_bn(L, &S->cand[j], P);
                 if (kind)
                     __builtin_prefetch(&L->lfin[p >> 6]);
                 __builtin_prefetch(&L->nd[p], 1);
-                S->upk[nu] = pack_b(L, &S->cand[j]);
-                S->upd[nu++] = p | kind;
+                S->upd[j] = p | kind;
             }
+            nu += k;
         }
         for (int u = 0; u < nu; u++) {
             uint32_t v = S->upd[u], p = v & IDX_MASK;
             /* H final -> claims: most are on L nodes already final */
             if (v & KIND_H) {
-                if (!(__atomic_load_n(&L->lfin[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1))
-                    claim_l(S, p, S->upk[u]);
-            } else {
-                dec_h(S, p, S->upk[u]);
+                if (!(__atomic_load_n(&L->lfin[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1) &&
+                    claim_l(S, p))
+                    push(S, p, pack_b(L, &S->cand[u], P));
+            } else if (dec_h(S, p)) {
+                push(S, p | KIND_H, pack_b(L, &S->cand[u], P));
             }
         }
     }
+}
+
+static void drain(struct lsolver *S)
+{
+    if (S->L->ix->pits == 6)
+        drain_(S, 6);
+    else
+        drain_(S, S->L->ix->pits);
 }
 
 /* Seeds of round t in seed block s: L seeds (be == t) are claimed, H seeds
@@ -488,7 +522,8 @@ static void seed_block(struct lsolver *S, uint64_t s)
     for (uint64_t i = a; i < b; i++) {
         int be = L->nd[i].be;
         if (be == t)
-            claim_l(S, (uint32_t)i, 0);
+            if (claim_l(S, (uint32_t)i))
+                push(S, (uint32_t)i, 0);
         if (be == -t && (S->par ? __atomic_load_n(&L->nd[i].cnt, __ATOMIC_RELAXED) : L->nd[i].cnt) == 0 &&
             claim_xh(&L->nd[i].xh, (int8_t)t, S->par))
             push(S, (uint32_t)i | KIND_H, 0);
@@ -534,11 +569,10 @@ static enum sow_status solve(struct lean *L)
         S.par = T > 1;
         S.maxcand = L->ix->pits * (n + 1) + 2;
         size_t nc = (size_t)S.maxcand * FBATCH;
-        S.cand = malloc((size_t)S.maxcand * sizeof *S.cand);
-        S.cmv = malloc((size_t)S.maxcand);
+        S.cand = malloc(nc * sizeof *S.cand);
+        S.cmv = malloc(nc);
         S.upd = malloc(nc * sizeof *S.upd);
-        S.upk = malloc(nc * sizeof *S.upk);
-        if (!S.cand || !S.cmv || !S.upd || !S.upk)
+        if (!S.cand || !S.cmv || !S.upd)
             S.failed = true;
         for (int t = n; t >= -n; t--) {
             if (!has_value(L->gmask, t) && !has_value(L->gmask, -t))
@@ -586,12 +620,10 @@ static enum sow_status solve(struct lean *L)
 #pragma omp atomic write
             ok = false;
         __atomic_fetch_add(&L->listbytes,
-                           S.capfin * 12 + (uint64_t)S.maxcand * (sizeof *S.cand + 1) +
-                               (uint64_t)S.maxcand * FBATCH * 12,
+                           S.capfin * 12 + (uint64_t)S.maxcand * FBATCH * (sizeof *S.cand + 5),
                            __ATOMIC_RELAXED);
         free(S.fin);
         free(S.fpk);
-        free(S.upk);
         free(S.upd);
         free(S.cand);
         free(S.cmv);
