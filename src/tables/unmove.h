@@ -156,13 +156,35 @@ unmove_preds_(const sow_position *q, int P, bool skip, bool pass, bool awari, so
         if (total < 5)
             return 0;
     }
+    /* The smallest count (n1 holes hold it) and the next one: the minimum
+     * over every hole but h is m2 if h alone holds m1, else m1. */
+    int m1 = 255, n1 = 0, m2 = 255;
+    for (int i = 0; i < H; i++) {
+        int x = c[i];
+        if (x < m1)
+            m2 = m1, m1 = x, n1 = 1;
+        else if (x == m1)
+            n1++;
+        else if (x < m2)
+            m2 = x;
+    }
+    /* q's holes, the predecessor's side and q's state; subtracting l from
+     * every lane but h is then one subtraction per word (no borrows: those
+     * lanes hold at least l). */
+    int nwd = (H + 7) / 8;
+    sow_position base;
+    memset(&base, 0, sizeof base);
+    memcpy(base.board.h, c, (size_t)H);
+    base.side = (uint8_t)ps;
+    base.state = q->state;
     for (int m = 0; m < P; m++) {
         int h = o + m;
         if (skip && c[h] != 0)
             continue;
-        int minrest = 255;
-        for (int j = 1; j < H; j++)
-            minrest = cc[h + j] < minrest ? cc[h + j] : minrest;
+        int minrest = c[h] == m1 && n1 == 1 ? m2 : m1;
+        uint64_t lanes[SOW_BOARD_WORDS]; /* 0x01 in every lane but h */
+        for (int w = 0; w < nwd; w++)
+            lanes[w] = board_range_word(w, 0, H) & ~board_range_word(w, h, h + 1);
         int l0 = skip ? 0 : c[h], l1 = skip ? minrest : c[h];
         for (int l = l0; l <= l1 && l <= minrest; l++) {
             int rmax = ring; /* darra: r below the first hole after h holding 4 + l */
@@ -179,14 +201,9 @@ unmove_preds_(const sow_position *q, int P, bool skip, bool pass, bool awari, so
                 if (lapbad)
                     continue;
             }
-            sow_position cur;
-            memset(&cur, 0, sizeof cur);
-            for (int j = 1; j < H; j++) {
-                int i = h + j < H ? h + j : h + j - H;
-                cur.board.h[i] = (uint8_t)(c[i] - l);
-            }
-            cur.side = (uint8_t)ps;
-            cur.state = q->state;
+            sow_position cur = base;
+            for (int w = 0; w < nwd; w++)
+                cur.board.w[w] -= (uint64_t)l * lanes[w];
             for (int r = 0; r < rmax; r++) {
                 int i = h + r < H ? h + r : h + r - H;
                 if (r > 0) {
