@@ -328,6 +328,18 @@ static inline __attribute__((always_inline)) uint64_t pack_b(const struct lean *
     return x;
 }
 
+/* A normalised board (an entry's), packed. */
+static inline uint64_t pack_n(const struct lean *L, const sow_position *p)
+{
+    if (!L->pkbits)
+        return 0;
+    int H = L->ix->holes, b = L->pkbits;
+    uint64_t x = PK_VALID;
+    for (int i = 0; i < H; i++)
+        x |= (uint64_t)p->board.h[i] << (b * i);
+    return x;
+}
+
 /* Final node q (with its packed board, or 0) as a normalised position. */
 static inline void unpack(const struct lean *L, uint32_t q, uint64_t pk, sow_position *p)
 {
@@ -509,6 +521,30 @@ static void drain(struct lsolver *S)
 
 /* Seeds of round t in seed block s: L seeds (be == t) are claimed, H seeds
  * (be == -t) are final if no in-level child is open. */
+/* The packed board of entry i for a forward scan: stepped from the last
+ * one asked for when that is near (tb_index_next: a few operations a step),
+ * else unranked (a binary search per bar: hundreds). */
+struct lwalk {
+    uint64_t idx;
+    bool valid;
+    sow_position p;
+};
+
+static uint64_t walk_pack(const struct lean *L, struct lwalk *w, uint64_t i)
+{
+    if (!L->pkbits)
+        return 0;
+    if (!w->valid || i < w->idx || i - w->idx > 48) {
+        lentry_pos(L, i, &w->p);
+        w->valid = true;
+    } else {
+        for (; w->idx < i; w->idx++)
+            lentry_next(L, w->idx, &w->p);
+    }
+    w->idx = i;
+    return pack_n(L, &w->p);
+}
+
 static void seed_block(struct lsolver *S, uint64_t s)
 {
     struct lean *L = S->L;
@@ -519,14 +555,15 @@ static void seed_block(struct lsolver *S, uint64_t s)
     bool hl = has_value(&L->vmask[4 * s], t), hh = t != 0 && has_value(&L->vmask[4 * s], -t);
     if ((!hl && !hh) || lstopped(L))
         return;
+    struct lwalk wk = {.valid = false};
     for (uint64_t i = a; i < b; i++) {
         int be = L->nd[i].be;
         if (be == t)
             if (claim_l(S, (uint32_t)i))
-                push(S, (uint32_t)i, 0);
+                push(S, (uint32_t)i, walk_pack(L, &wk, i));
         if (be == -t && (S->par ? __atomic_load_n(&L->nd[i].cnt, __ATOMIC_RELAXED) : L->nd[i].cnt) == 0 &&
             claim_xh(&L->nd[i].xh, (int8_t)t, S->par))
-            push(S, (uint32_t)i | KIND_H, 0);
+            push(S, (uint32_t)i | KIND_H, walk_pack(L, &wk, i));
         if (S->nfin >= 4096)
             drain(S);
     }
