@@ -341,14 +341,15 @@ static inline uint64_t pack_n(const struct lean *L, const sow_position *p)
 }
 
 /* Final node q (with its packed board, or 0) as a normalised position. */
-static inline void unpack(const struct lean *L, uint32_t q, uint64_t pk, sow_position *p)
+static inline __attribute__((always_inline)) void unpack(const struct lean *L, uint32_t q,
+                                                         uint64_t pk, sow_position *p, int N)
 {
     if (!pk) {
         lentry_pos(L, q, p);
         return;
     }
     memset(p, 0, sizeof *p);
-    int H = L->ix->holes, b = L->pkbits;
+    int H = 2 * N, b = L->pkbits;
     uint64_t m = (1ull << b) - 1;
     for (int i = 0; i < H; i++)
         p->board.h[i] = (uint8_t)((pk >> (b * i)) & m);
@@ -476,7 +477,7 @@ static inline __attribute__((always_inline)) void drain_(struct lsolver *S, cons
             uint32_t v = take[i];
             uint32_t kind = v & KIND_H;
             sow_position q;
-            unpack(L, v & IDX_MASK, tpk[i], &q);
+            unpack(L, v & IDX_MASK, tpk[i], &q, P);
             bool check;
             int k = unmove_preds_(&q, P, skip, pass, awari, S->cand + nu, S->cmv + nu,
                                   S->maxcand, &check);

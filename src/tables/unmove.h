@@ -172,6 +172,9 @@ unmove_preds_(const sow_position *q, int P, bool skip, bool pass, bool awari, so
      * every lane but h is then one subtraction per word (no borrows: those
      * lanes hold at least l). */
     int nwd = (H + 7) / 8;
+    uint64_t ones[SOW_BOARD_WORDS]; /* 0x01 in lanes 0..H-1 */
+    for (int w = 0; w < nwd; w++)
+        ones[w] = board_range_word(w, 0, H);
     sow_position base;
     memset(&base, 0, sizeof base);
     memcpy(base.board.h, c, (size_t)H);
@@ -184,7 +187,7 @@ unmove_preds_(const sow_position *q, int P, bool skip, bool pass, bool awari, so
         int minrest = c[h] == m1 && n1 == 1 ? m2 : m1;
         uint64_t lanes[SOW_BOARD_WORDS]; /* 0x01 in every lane but h */
         for (int w = 0; w < nwd; w++)
-            lanes[w] = board_range_word(w, 0, H) & ~board_range_word(w, h, h + 1);
+            lanes[w] = ones[w] & ~(w == h / 8 ? 1ull << (8 * (h % 8)) : 0);
         int l0 = skip ? 0 : c[h], l1 = skip ? minrest : c[h];
         for (int l = l0; l <= l1 && l <= minrest; l++) {
             int rmax = ring; /* darra: r below the first hole after h holding 4 + l */
