@@ -32,9 +32,10 @@
  * then h[j] -= 1, h[j-1] = h[0] + 1 and (if j > 1) h[0] = 0.
  *
  * Thread-safety: a built `struct tb_index` and a loaded `struct tb_set` are
- * read-only; tb_rank/tb_unrank/tb_index_of/tb_position_of/tb_probe may be
- * called from any number of threads at once; tb_open/tb_close are not
- * concurrent with probes.
+ * read-only (but for the block cache of compressed levels, which locks);
+ * tb_rank/tb_unrank/tb_index_of/tb_position_of/tb_probe may be called from
+ * any number of threads at once; tb_open/tb_close are not concurrent with
+ * probes.
  */
 #ifndef SOW_TABLES_PROBE_H
 #define SOW_TABLES_PROBE_H
@@ -174,6 +175,40 @@ SOW_API bool tb_probe_bounds(const struct tb_set *set, const sow_position *p, in
 /* The values of level n (entries in index order), or NULL if not loaded. */
 SOW_API const int8_t *tb_level_values(const struct tb_set *set, int n, uint64_t *entries);
 SOW_API const struct tb_index *tb_set_index(const struct tb_set *set);
+
+/* ---- compressed levels: the block cache (issue 13) -----------------------
+ * tb_open keeps compressed (version 2) levels mapped and compressed; tb_probe
+ * of one reads its block through one cache per set, shared by every thread
+ * probing the set (and by sets borrowing its levels: tb_mem): a hit reads
+ * one byte under one set's mutex, a miss decompresses exactly one block
+ * (src/tables/compress.h draws the cache).  tb_open gives the cache the
+ * default size, tb_cache_default(set, 0). */
+
+/* Share of the memory budget the cache may take at most by default. */
+#define TB_CACHE_SHARE 8
+
+/* Raw bytes of the set's compressed levels. */
+SOW_API uint64_t tb_set_compressed_bytes(const struct tb_set *set);
+/* The default cache size: room for every block of the set's compressed
+ * levels (about their raw bytes: a warm cache never misses), at most
+ * memory / TB_CACHE_SHARE (memory <= 0: 3/4 of RAM). */
+SOW_API uint64_t tb_cache_default(const struct tb_set *set, double memory);
+/* Replace the set's cache by one of `bytes` (0: the default; at least one
+ * set of 8 blocks).  SOW_OK (also when no level is compressed: no cache) or
+ * SOW_E_NOMEM.  Not concurrent with probes of the set or of sets borrowing
+ * its levels. */
+SOW_API enum sow_status tb_set_cache(struct tb_set *set, uint64_t bytes, struct sow_error *e);
+
+struct tb_cache_stats {
+    uint64_t hits, misses; /* probes answered from the cache / blocks decompressed */
+    uint64_t bytes;        /* the cache's capacity */
+};
+/* The counts of the caches the set's compressed levels probe through (false
+ * if none).  May run alongside probes. */
+SOW_API bool tb_set_cache_stats(const struct tb_set *set, struct tb_cache_stats *st);
+/* True, with the first one-line reason in *e, if a probe of the set met a
+ * damaged block (tb_probe then returned false).  May run alongside probes. */
+SOW_API bool tb_set_damaged(const struct tb_set *set, struct sow_error *e);
 
 /* ---- files -------------------------------------------------------------- */
 

@@ -139,6 +139,7 @@ int cmd_match(int argc, char **argv);  /* cmd_match.c */
 int bench_movegen(const char *rules, int argc, char **argv);
 int bench_search(int argc, char **argv);
 int bench_tables(int argc, char **argv);
+int bench_probe(int argc, char **argv);    /* bench_probe.c (issue 13) */
 int bench_rules(int argc, char **argv);
 int bench_engine(int argc, char **argv);   /* bench_engine.c */
 /* One exact solve of p with a fresh search context (bench_search.c): value,

@@ -15,6 +15,9 @@ static const char usage[] =
     "      then oware perft.  (Against the slow twins: build/bench/sow-bench-twin.)\n"
     "  tables [--rules R[,R..]|all] [--pits N] [--seeds N] [--threads T]\n"
     "      endgame-table build speed: positions per second per level.\n"
+    "  probe [--rules R] [--seeds N] [--dir DIR] [--probes M] [--block-shift B,...]\n"
+    "      endgame-table probes per second, raw and compressed (cold, warm cache),\n"
+    "      and compressed size per level.\n"
     "  engine [--rules R|all] [--depth D] [--threads T] [--hash MB]\n"
     "      the alpha-beta engine at a fixed depth over fixed positions per rule set.\n";
 
@@ -32,6 +35,8 @@ int cmd_bench(int argc, char **argv)
         return bench_movegen("all", argc - 1, argv + 1);
     if (strcmp(argv[1], "tables") == 0)
         return bench_tables(argc - 1, argv + 1);
+    if (strcmp(argv[1], "probe") == 0) /* bench_probe.c (issue 13) */
+        return bench_probe(argc - 1, argv + 1);
     if (strcmp(argv[1], "engine") == 0) /* bench_engine.c */
         return bench_engine(argc - 1, argv + 1);
     return cli_bad("bench", "unknown part '%s' (see 'sow bench --help')", argv[1]);

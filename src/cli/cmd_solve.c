@@ -305,6 +305,12 @@ int cmd_solve(int argc, char **argv)
         cli_bad("solve", "--tables %s: %s", tables, e.msg);
         return cli_exit_code(e.status); /* missing or damaged: bad input */
     }
+    /* (issue 13) the block cache of compressed levels within --memory */
+    if (tb && a.memgb > 0 && tb_set_cache(tb, tb_cache_default(tb, a.memgb * 1e9), &e) != SOW_OK) {
+        tb_close(tb);
+        cli_bad("solve", "--tables %s: %s", tables, e.msg);
+        return cli_exit_code(e.status);
+    }
     /* A second Ctrl-C ends the process at once: solve writes no file. */
     volatile sig_atomic_t *stop = cli_catch_signals(true);
     struct prog pr = {util_now()};
@@ -371,6 +377,15 @@ int cmd_solve(int argc, char **argv)
      * computed then is printed (rules_cache_set_stop). */
     if (st == SOW_OK && *stop)
         st = SOW_E_INTERRUPTED;
+    /* (issue 13) a damaged block of a compressed level met by a probe: the
+     * answer is not to be trusted, whatever the search made of it */
+    struct sow_error de;
+    if (st != SOW_E_INTERRUPTED && tb && tb_set_damaged(tb, &de)) {
+        cli_bad("solve", "--tables %s: %s", tables, de.msg);
+        search_free(s);
+        tb_close(tb);
+        return cli_exit_code(SOW_E_INPUT);
+    }
     if (st != SOW_OK) {
         if (st == SOW_E_INTERRUPTED)
             fprintf(stderr, "sow solve: interrupted\n");

@@ -618,7 +618,20 @@ static int tables_probe(int argc, char **argv)
     char buf[SOW_POS_MAXLEN];
     pos_format(&g.rs, &g.p, buf, sizeof buf);
     int n = rules_board_seeds(&g.rs, &g.p), v;
-    if (!tb_probe(set, &g.p, &v)) {
+    /* (issue 13) every probe first, so that a damaged block of a compressed
+     * level is one line on stderr and nothing on stdout */
+    struct sow_movelist ml;
+    rules_generate(&g.rs, &g.p, &ml);
+    bool found = tb_probe(set, &g.p, &v), cfound[SOW_MAX_PITS + 1];
+    int cvals[SOW_MAX_PITS + 1];
+    for (int k = 0; k < ml.n; k++)
+        cfound[k] = tb_probe(set, &ml.c[k].pos, &cvals[k]);
+    if (tb_set_damaged(set, &e)) {
+        tb_close(set);
+        cli_bad("tables probe", "%s", e.msg);
+        return CLI_BAD;
+    }
+    if (!found) {
         tb_close(set);
         if (g.rs.family == SOW_JERIN && g.p.state == SOW_STATE_OPEN)
             fprintf(stderr, "sow tables probe: jerin positions with the opening move due are not "
@@ -632,8 +645,6 @@ static int tables_probe(int argc, char **argv)
     printf("position %s\nrules    %s 2x%d, %d seeds on the board\nvalue    %+d (net seeds the "
            "player to move captures from here on)\n",
            buf, g.rs.name, g.rs.pits, n, v);
-    struct sow_movelist ml;
-    rules_generate(&g.rs, &g.p, &ml);
     int me = g.p.side;
     if (ml.n == 0) {
         printf("game over (%s): settlement %d-%d\n", rules_end_name(ml.end), ml.settle[0],
@@ -645,9 +656,9 @@ static int tables_probe(int argc, char **argv)
             char mv[SOW_MOVE_MAXLEN], cb[SOW_POS_MAXLEN];
             move_format(&g.rs, me, c->move, mv, sizeof mv);
             pos_format(&g.rs, &c->pos, cb, sizeof cb);
-            int cv;
+            int cv = cvals[k];
             int d = c->captured[me] - c->captured[!me];
-            if (tb_probe(set, &c->pos, &cv))
+            if (cfound[k])
                 printf("%-8s %3d-%-5d %+6d  %s\n", mv, c->captured[0], c->captured[1], d - cv, cb);
             else
                 printf("%-8s %3d-%-5d %6s  %s\n", mv, c->captured[0], c->captured[1], "?", cb);

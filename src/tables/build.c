@@ -1394,6 +1394,8 @@ static bool mem_fits(const struct tb_mem *m, int k, uint64_t used, const struct 
         return false;
     double mem = util_phys_memory();
     *need = tb_level_memory(&m->set->ix, k) + 3.0 * (double)(used + *E);
+    /* compressed levels below: decompressed before k is built (issue 13) */
+    *need += (double)tb_set_compressed_bytes(m->set);
     *ram = mem > 0 && *need > 0.75 * mem;
     return !*ram;
 }
@@ -1446,6 +1448,12 @@ enum sow_status tb_mem_extend(struct tb_mem *m, int n, const struct tb_mem_opts 
             .ctx = (void *)o,
             .moves = o->moves,
         };
+        /* (issue 13) the builder reads lower levels as arrays: compressed
+         * ones borrowed from the tables are decompressed into the set now */
+        for (int j = 0; j < k && st == SOW_OK; j++)
+            st = tb_set_inflate_level(m->set, j, o->threads, e);
+        if (st != SOW_OK)
+            break;
         int8_t *v = malloc(E ? E : 1), *lohi = malloc(E ? 2 * E : 1);
         if (!v || !lohi) {
             free(v);

@@ -16,30 +16,11 @@
 
 #include "compress.h"
 #include "sow/fileio.h"
+#include "sow/util.h"
 #include "sow/tables_probe.h"
 #include "tables_internal.h"
 
 static const char MAGIC[8] = {'S', 'O', 'W', 'T', 'B', 'L', '\r', '\n'};
-
-/* Header byte offsets (little-endian fields). */
-enum {
-    H_MAGIC = 0,      /* 8 bytes */
-    H_VERSION = 8,    /* u32 */
-    H_HSIZE = 12,     /* u32, 128 */
-    H_RULES = 16,     /* 24 bytes, NUL-padded */
-    H_PITS = 40,      /* u32 */
-    H_LEVEL = 44,     /* u32 */
-    H_SCHEME = 48,    /* u32 */
-    H_STATES = 52,    /* u32 */
-    H_ENTRIES = 56,   /* u64 */
-    H_ENCODING = 64,  /* u32 */
-    H_RESERVED = 68,  /* u32 0 */
-    H_CHECKSUM = 72,  /* u64 XXH3-64 of the payload */
-    H_PAYLOAD = 80,   /* u64 payload offset = 128 */
-    H_ZERO = 88,      /* 32 bytes 0 */
-    H_HCHECK = 120,   /* u64 XXH3-64 of bytes 0..119 */
-};
-_Static_assert(H_HCHECK + 8 == TB_HEADER_SIZE, "header is 128 bytes");
 
 static void put32(uint8_t *b, uint32_t v) { memcpy(b, &v, 4); }
 static void put64(uint8_t *b, uint64_t v) { memcpy(b, &v, 8); }
@@ -67,25 +48,9 @@ enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int lev
     tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     uint8_t h[TB_HEADER_SIZE];
-    memset(h, 0, sizeof h);
-    memcpy(h + H_MAGIC, MAGIC, 8);
-    put32(h + H_VERSION, TB_FORMAT_VERSION);
-    put32(h + H_HSIZE, TB_HEADER_SIZE);
-    snprintf((char *)h + H_RULES, 24, "%s", rs->name);
-    put32(h + H_PITS, (uint32_t)rs->pits);
-    put32(h + H_LEVEL, (uint32_t)level);
-    put32(h + H_SCHEME, TB_INDEX_SCHEME);
-    struct tb_index *ix = malloc(sizeof *ix);
-    if (!ix)
-        return sow_fail(e, SOW_E_NOMEM, "writing %s: out of memory", path);
-    tb_index_init(ix, rs);
-    put32(h + H_STATES, (uint32_t)ix->states);
-    free(ix);
-    put64(h + H_ENTRIES, entries);
-    put32(h + H_ENCODING, TB_VALUE_INT8);
-    put64(h + H_CHECKSUM, XXH3_64bits(values, (size_t)entries));
-    put64(h + H_PAYLOAD, TB_HEADER_SIZE);
-    put64(h + H_HCHECK, XXH3_64bits(h, H_HCHECK));
+    tb_header_encode(h, rs, level, TB_FORMAT_VERSION, entries,
+                     XXH3_64bits(values, (size_t)entries));
+    tb_header_seal(h);
 
     /* The builder holds the directory lock (fileio.h rule 3), so the fixed
      * temporary name is ours: a leftover there is removed, never opened. */
@@ -96,6 +61,29 @@ enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int lev
         return st;
     }
     return SOW_OK;
+}
+
+void tb_header_encode(uint8_t *h, const struct ruleset *rs, int level, uint32_t version,
+                      uint64_t entries, uint64_t payload_sum)
+{
+    memset(h, 0, TB_HEADER_SIZE);
+    memcpy(h + TBH_MAGIC, MAGIC, 8);
+    put32(h + TBH_VERSION, version);
+    put32(h + TBH_HSIZE, TB_HEADER_SIZE);
+    snprintf((char *)h + TBH_RULES, 24, "%s", rs->name);
+    put32(h + TBH_PITS, (uint32_t)rs->pits);
+    put32(h + TBH_LEVEL, (uint32_t)level);
+    put32(h + TBH_SCHEME, TB_INDEX_SCHEME);
+    put32(h + TBH_STATES, (uint32_t)rs->index_states);
+    put64(h + TBH_ENTRIES, entries);
+    put32(h + TBH_ENCODING, TB_VALUE_INT8);
+    put64(h + TBH_CHECKSUM, payload_sum);
+    put64(h + TBH_PAYLOAD, TB_HEADER_SIZE);
+}
+
+void tb_header_seal(uint8_t *h)
+{
+    put64(h + TBH_HCHECK, XXH3_64bits(h, TBH_HCHECK));
 }
 
 void tb_file_unmap(void *map, size_t maplen)
@@ -148,27 +136,27 @@ static enum sow_status file_load(const char *path, const struct ruleset *rs, int
         FAIL(SOW_E_IO, "%s: cannot map: %s", path, strerror(errno));
     }
     const uint8_t *h = map;
-    if (memcmp(h + H_MAGIC, MAGIC, 8) != 0)
+    if (memcmp(h + TBH_MAGIC, MAGIC, 8) != 0)
         BAD("%s: not a sow table file (bad magic)", path);
-    if (XXH3_64bits(h, H_HCHECK) != get64(h + H_HCHECK))
+    if (XXH3_64bits(h, TBH_HCHECK) != get64(h + TBH_HCHECK))
         BAD("%s: header damaged (header checksum mismatch)", path);
     struct tb_header hd;
     memset(&hd, 0, sizeof hd);
-    hd.version = get32(h + H_VERSION);
+    hd.version = get32(h + TBH_VERSION);
     if (hd.version != TB_FORMAT_VERSION && hd.version != TBZ_VERSION)
         BAD("%s: format version %u, this sow reads versions %d and %d", path, hd.version,
             TB_FORMAT_VERSION, TBZ_VERSION);
-    if (get32(h + H_HSIZE) != TB_HEADER_SIZE || get64(h + H_PAYLOAD) != TB_HEADER_SIZE)
+    if (get32(h + TBH_HSIZE) != TB_HEADER_SIZE || get64(h + TBH_PAYLOAD) != TB_HEADER_SIZE)
         BAD("%s: unexpected header size", path);
-    memcpy(hd.rules, h + H_RULES, 24);
+    memcpy(hd.rules, h + TBH_RULES, 24);
     hd.rules[23] = 0;
-    hd.pits = get32(h + H_PITS);
-    hd.level = get32(h + H_LEVEL);
-    hd.index_scheme = get32(h + H_SCHEME);
-    hd.states = get32(h + H_STATES);
-    hd.entries = get64(h + H_ENTRIES);
-    hd.value_encoding = get32(h + H_ENCODING);
-    hd.checksum = get64(h + H_CHECKSUM);
+    hd.pits = get32(h + TBH_PITS);
+    hd.level = get32(h + TBH_LEVEL);
+    hd.index_scheme = get32(h + TBH_SCHEME);
+    hd.states = get32(h + TBH_STATES);
+    hd.entries = get64(h + TBH_ENTRIES);
+    hd.value_encoding = get32(h + TBH_ENCODING);
+    hd.checksum = get64(h + TBH_CHECKSUM);
     if (hd.index_scheme != TB_INDEX_SCHEME)
         BAD("%s: unknown index scheme %u", path, hd.index_scheme);
     if (hd.value_encoding != TB_VALUE_INT8)
@@ -315,6 +303,10 @@ enum sow_status tb_set_load_level(struct tb_set *s, int n, struct sow_error *e)
             return sow_fail(e, SOW_E_NOMEM, "out of memory");
         }
         *lv->z = z;
+        lv->z->gbase = s->next_block;
+        s->next_block += lv->z->nblocks;
+        if (s->cache && lv->z->bshift <= tbz_cache_bmax(s->cache))
+            lv->z->cache = s->cache;
     }
     lv->entries = h.entries;
     lv->checksum = h.checksum;
@@ -332,7 +324,8 @@ void tb_set_own_level(struct tb_set *s, int n, int8_t *v, int8_t *lohi, uint64_t
     tb_file_unmap(s->lv[n].map, s->lv[n].maplen);
     free(s->lv[n].own);
     free(s->lv[n].lohi);
-    free(s->lv[n].z);
+    if (!s->lv[n].z_borrowed)
+        free(s->lv[n].z);
     s->lv[n] = (struct tb_level){.v = v, .entries = entries, .own = v, .lohi = lohi};
 }
 
@@ -355,6 +348,11 @@ enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set
             return st;
         }
     }
+    enum sow_status st = tb_set_cache(s, 0, e); /* the default size (tables_probe.h) */
+    if (st != SOW_OK) {
+        tb_close(s);
+        return st;
+    }
     *out = s;
     return SOW_OK;
 }
@@ -367,8 +365,10 @@ void tb_close(struct tb_set *s)
         tb_file_unmap(s->lv[n].map, s->lv[n].maplen);
         free(s->lv[n].own);
         free(s->lv[n].lohi);
-        free(s->lv[n].z);
+        if (!s->lv[n].z_borrowed)
+            free(s->lv[n].z);
     }
+    tbz_cache_free(s->cache);
     free(s);
 }
 
@@ -423,9 +423,101 @@ bool tb_probe_bounds(const struct tb_set *s, const sow_position *p, int *lo, int
 
 void tb_set_borrow(struct tb_set *dst, const struct tb_set *src)
 {
-    /* raw levels only: the in-memory levels built above read them as arrays */
-    for (int n = 0; n <= tb_max_level(src) && src->lv[n].v; n++)
-        tb_set_put_level(dst, n, src->lv[n].v, src->lv[n].entries);
+    /* Compressed levels are borrowed compressed: probes of dst go through
+     * src's cache.  (tb_mem decompresses them into dst before it builds a
+     * level above them: the builder reads lower levels as arrays.) */
+    for (int n = 0; n <= tb_max_level(src); n++) {
+        if (src->lv[n].v) {
+            tb_set_put_level(dst, n, src->lv[n].v, src->lv[n].entries);
+        } else {
+            dst->lv[n].z = src->lv[n].z;
+            dst->lv[n].z_borrowed = true;
+            dst->lv[n].entries = src->lv[n].entries;
+        }
+    }
+}
+
+/* ---- the block cache of compressed levels (issue 13; compress.h) ---- */
+
+uint64_t tb_set_compressed_bytes(const struct tb_set *s)
+{
+    uint64_t raw = 0;
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        if (s->lv[n].z && !s->lv[n].v)
+            raw += s->lv[n].entries;
+    return raw;
+}
+
+uint64_t tb_cache_default(const struct tb_set *s, double memory)
+{
+    if (memory <= 0) {
+        double ram = util_phys_memory();
+        memory = ram > 0 ? 0.75 * ram : 8e9;
+    }
+    /* every block of the set's own compressed levels (compress.h), each in a
+     * slot of the largest block size */
+    uint64_t blocks = 0;
+    unsigned bmax = 0;
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        if (s->lv[n].z && !s->lv[n].z_borrowed) {
+            blocks += s->lv[n].z->nblocks;
+            bmax = s->lv[n].z->bshift > bmax ? s->lv[n].z->bshift : bmax;
+        }
+    uint64_t want = (blocks + 8) << bmax, cap = (uint64_t)(memory / TB_CACHE_SHARE);
+    return want < cap ? want : cap;
+}
+
+enum sow_status tb_set_cache(struct tb_set *s, uint64_t bytes, struct sow_error *e)
+{
+    unsigned bmax = 0;
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        if (s->lv[n].z && !s->lv[n].z_borrowed && s->lv[n].z->bshift > bmax)
+            bmax = s->lv[n].z->bshift;
+    if (!bmax) /* no compressed level of its own: no cache */
+        return SOW_OK;
+    if (!bytes)
+        bytes = tb_cache_default(s, 0);
+    struct tbz_cache *c = tbz_cache_new(bytes, bmax);
+    if (!c)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory for a block cache of %.0f MB",
+                        (double)bytes / 1e6);
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        if (s->lv[n].z && !s->lv[n].z_borrowed)
+            s->lv[n].z->cache = c;
+    tbz_cache_free(s->cache);
+    s->cache = c;
+    return SOW_OK;
+}
+
+bool tb_set_cache_stats(const struct tb_set *s, struct tb_cache_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    /* the caches its levels probe through: its own and those it borrows */
+    struct tbz_cache *seen[8];
+    int ns = 0;
+    for (int n = 0; n <= TB_MAX_LEVEL; n++) {
+        struct tbz_cache *c = s->lv[n].z && !s->lv[n].v ? s->lv[n].z->cache : NULL;
+        bool dup = false;
+        for (int i = 0; i < ns; i++)
+            dup |= seen[i] == c;
+        if (!c || dup || ns == 8)
+            continue;
+        seen[ns++] = c;
+        struct tbz_cache_stats cs;
+        tbz_cache_stats(c, &cs);
+        st->hits += cs.hits;
+        st->misses += cs.misses;
+        st->bytes += tbz_cache_bytes(c);
+    }
+    return ns > 0;
+}
+
+bool tb_set_damaged(const struct tb_set *s, struct sow_error *e)
+{
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        if (s->lv[n].z && s->lv[n].z->cache && tbz_cache_damage(s->lv[n].z->cache, e))
+            return true;
+    return false;
 }
 
 const int8_t *tb_level_values(const struct tb_set *s, int n, uint64_t *entries)

@@ -8,6 +8,39 @@
 
 struct tbz; /* compress.h */
 
+/* ---- the 128-byte level-file header, both versions (docs/tables.md "File
+ * format"; compress.h draws version 2): one layout and one encoder for the
+ * raw writer (file.c), the compressed writer (zwrite.c) and the readers
+ * (file.c checks the common fields, zprobe.c the version-2 ones). */
+enum {
+    TBH_MAGIC = 0,        /* 8 bytes "SOWTBL\r\n" */
+    TBH_VERSION = 8,      /* u32: 1 raw, 2 compressed */
+    TBH_HSIZE = 12,       /* u32, 128 */
+    TBH_RULES = 16,       /* 24 bytes, NUL-padded */
+    TBH_PITS = 40,        /* u32 */
+    TBH_LEVEL = 44,       /* u32 */
+    TBH_SCHEME = 48,      /* u32 */
+    TBH_STATES = 52,      /* u32 */
+    TBH_ENTRIES = 56,     /* u64 */
+    TBH_ENCODING = 64,    /* u32 */
+    TBH_COMPRESSION = 68, /* u32: 0 (version 1), 1 zstd (version 2) */
+    TBH_CHECKSUM = 72,    /* u64 XXH3-64 of the payload (all bytes after the header) */
+    TBH_PAYLOAD = 80,     /* u64 payload offset = 128 */
+    TBH_BSHIFT = 88,      /* u32 block shift (version 2; else 0) */
+    TBH_NBLOCKS = 96,     /* u64 block count (version 2; else 0) */
+    TBH_RAWSUM = 104,     /* u64 XXH3-64 of the raw values (version 2; else 0) */
+    TBH_HCHECK = 120,     /* u64 XXH3-64 of bytes 0..119 */
+};
+_Static_assert(TBH_HCHECK + 8 == TB_HEADER_SIZE, "the header is 128 bytes");
+
+/* The fields both versions share into h[128] (zeroed first): magic, version,
+ * sizes, rules, pits, level, scheme, states, entries, encoding, payload
+ * checksum and offset.  The caller adds its version's fields, then seals. */
+void tb_header_encode(uint8_t *h, const struct ruleset *rs, int level, uint32_t version,
+                      uint64_t entries, uint64_t payload_sum);
+/* The header checksum (bytes 0..119 into 120). */
+void tb_header_seal(uint8_t *h);
+
 struct tb_level {
     const int8_t *v;   /* values in index order, NULL if not loaded */
     uint64_t entries;
@@ -16,7 +49,8 @@ struct tb_level {
     size_t maplen;
     int8_t *own;       /* values owned by the set (tb_set_own_level), else NULL */
     int8_t *lohi;      /* owned forced bounds (lo, hi) per entry, or NULL */
-    struct tbz *z;     /* a compressed level kept compressed (v NULL), owned; map is its file */
+    struct tbz *z;     /* a compressed level kept compressed (v NULL); map is its file */
+    bool z_borrowed;   /* z is another set's (tb_set_borrow): not freed here */
 };
 
 struct tb_set {
@@ -26,6 +60,8 @@ struct tb_set {
     uint64_t boards[TB_MAX_LEVEL + 1]; /* boards per state of each level */
     struct tb_level lv[TB_MAX_LEVEL + 1];
     bool keep_compressed; /* tb_open: compressed levels stay so (else decompressed on load) */
+    struct tbz_cache *cache; /* blocks of this set's own compressed levels (compress.h) */
+    uint64_t next_block;     /* blocks of its compressed levels so far (tbz gbase) */
 };
 
 /* Make level n of s point at values held elsewhere (not owned). */
@@ -33,5 +69,11 @@ void tb_set_put_level(struct tb_set *s, int n, const int8_t *v, uint64_t entries
 /* Give level n of s values v and bounds lohi (malloc'd, owned by s from now,
  * freed by tb_close), replacing what it held. */
 void tb_set_own_level(struct tb_set *s, int n, int8_t *v, int8_t *lohi, uint64_t entries);
+
+/* Decompress compressed level n of s into values s owns (a borrowed level's
+ * file stays its owner's), for readers of whole levels (tb_mem's builds).
+ * SOW_OK (also if n is raw or not loaded), SOW_E_INPUT (damaged) or
+ * SOW_E_NOMEM.  Not concurrent with probes of s.  (zwrite.c) */
+enum sow_status tb_set_inflate_level(struct tb_set *s, int n, int threads, struct sow_error *e);
 
 #endif

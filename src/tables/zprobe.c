@@ -15,16 +15,9 @@
 #include <xxhash.h>
 
 #include "compress.h"
+#include "tables_internal.h" /* the header layout */
 #include "sow/tables.h"
 
-/* Header offsets: as file.c (version 1), plus the version-2 fields. */
-enum {
-    Z_MAGIC = 0, Z_VERSION = 8, Z_HSIZE = 12, Z_RULES = 16, Z_PITS = 40, Z_LEVEL = 44,
-    Z_SCHEME = 48, Z_STATES = 52, Z_ENTRIES = 56, Z_ENCODING = 64, Z_COMPRESSION = 68,
-    Z_CHECKSUM = 72, Z_PAYLOAD = 80, Z_BSHIFT = 88, Z_NBLOCKS = 96, Z_RAWSUM = 104,
-    Z_HCHECK = 120,
-};
-_Static_assert(Z_HCHECK + 8 == TB_HEADER_SIZE, "version 2 keeps the 128-byte header");
 
 static uint32_t get32(const uint8_t *b) { uint32_t v; memcpy(&v, b, 4); return v; }
 static uint64_t get64(const uint8_t *b) { uint64_t v; memcpy(&v, b, 8); return v; }
@@ -33,17 +26,17 @@ enum sow_status tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int
                           const char *path, struct tbz *z, struct sow_error *e)
 {
 #define ZBAD(...) return sow_fail(e, SOW_E_INPUT, __VA_ARGS__)
-    if (get32(map + Z_COMPRESSION) != TBZ_ZSTD)
-        ZBAD("%s: unknown compression %u", path, get32(map + Z_COMPRESSION));
-    unsigned b = get32(map + Z_BSHIFT);
-    uint64_t K = get64(map + Z_NBLOCKS);
-    if (b < 8 || b > 24 || K != (entries + ((uint64_t)1 << b) - 1) >> b)
+    if (get32(map + TBH_COMPRESSION) != TBZ_ZSTD)
+        ZBAD("%s: unknown compression %u", path, get32(map + TBH_COMPRESSION));
+    unsigned b = get32(map + TBH_BSHIFT);
+    uint64_t K = get64(map + TBH_NBLOCKS);
+    if (b < TBZ_BSHIFT_MIN || b > TBZ_BSHIFT_MAX || K != (entries + ((uint64_t)1 << b) - 1) >> b)
         ZBAD("%s: bad block layout (shift %u, %llu blocks for %llu values)", path, b,
              (unsigned long long)K, (unsigned long long)entries);
     uint64_t ilen = (K + 1) * TBZ_INDEX_ENTRY;
     if (size < TB_HEADER_SIZE + ilen)
         ZBAD("%s: truncated (index needs %llu bytes)", path, (unsigned long long)ilen);
-    if (XXH3_64bits(map + TB_HEADER_SIZE, size - TB_HEADER_SIZE) != get64(map + Z_CHECKSUM))
+    if (XXH3_64bits(map + TB_HEADER_SIZE, size - TB_HEADER_SIZE) != get64(map + TBH_CHECKSUM))
         ZBAD("%s: payload damaged (checksum mismatch)", path);
     const uint8_t *ix = map + TB_HEADER_SIZE;
     uint64_t prev = TB_HEADER_SIZE + ilen;
@@ -61,7 +54,9 @@ enum sow_status tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int
     z->nblocks = K;
     z->bshift = b;
     z->level = level;
-    z->rawsum = get64(map + Z_RAWSUM);
+    z->rawsum = get64(map + TBH_RAWSUM);
+    z->cache = NULL;
+    z->gbase = 0;
     return SOW_OK;
 #undef ZBAD
 }
@@ -85,12 +80,17 @@ int64_t tbz_block_dctx(const struct tbz *z, uint64_t k, int8_t *out, ZSTD_DCtx *
                  ZSTD_isError(r) ? ZSTD_getErrorName(r) : r != want ? "wrong size" : "checksum");
         return -1;
     }
-    for (uint64_t i = 0; i < want; i++)
-        if (out[i] < -z->level || out[i] > z->level) {
-            sow_fail(e, SOW_E_INPUT, "level %d block %llu: value out of range", z->level,
-                     (unsigned long long)k);
-            return -1;
-        }
+    /* min and max in one branch-free pass (vectorised), then one test */
+    int8_t lo = 0, hi = 0;
+    for (uint64_t i = 0; i < want; i++) {
+        lo = out[i] < lo ? out[i] : lo;
+        hi = out[i] > hi ? out[i] : hi;
+    }
+    if (lo < -z->level || hi > z->level) {
+        sow_fail(e, SOW_E_INPUT, "level %d block %llu: value out of range", z->level,
+                 (unsigned long long)k);
+        return -1;
+    }
     return (int64_t)want;
 }
 
@@ -99,96 +99,184 @@ int64_t tbz_block(const struct tbz *z, uint64_t k, int8_t *out, struct sow_error
     return tbz_block_dctx(z, k, out, NULL, e);
 }
 
-/* ---- the per-thread cache of recent blocks ----------------------------------- */
+/* ---- the shared block cache (compress.h draws it) ---------------------------- */
 
-#define TBZ_SLOTS 16 /* 16 blocks of 16 KiB: 256 KiB a thread */
+#define TBZ_WAYS 8
+#define TBZ_NDCTX 8 /* zstd contexts: misses of different sets decompress in parallel */
 
-struct tbz_slot {
-    const uint8_t *base; /* which file (mapping) ... */
-    uint64_t rawsum;     /* ... and which contents: a file mapped again at the
-                          * same address has another checksum */
-    uint64_t block;
-    uint64_t stamp;      /* last use, for least-recently-used replacement */
-    int8_t *data;
-    size_t cap;
+struct tbz_cset {
+    pthread_mutex_t lock;
+    uint64_t clock;              /* stamps of this set's ways (LRU) */
+    uint64_t key[TBZ_WAYS];      /* the block's number g + 1; 0: empty */
+    uint64_t stamp[TBZ_WAYS];
+    uint64_t hits, misses;
+};
+
+struct tbz_dctx {
+    pthread_mutex_t lock;
+    ZSTD_DCtx *dc;
 };
 
 struct tbz_cache {
-    ZSTD_DCtx *dc;
-    uint64_t clock;
-    struct tbz_slot slot[TBZ_SLOTS];
+    uint64_t nsets;
+    unsigned bmax;
+    struct tbz_cset *sets;
+    int8_t *data;                /* nsets * TBZ_WAYS blocks of 2^bmax */
+    struct tbz_dctx dctx[TBZ_NDCTX];
+    pthread_mutex_t dlock;       /* the first damage seen */
+    bool damaged;
+    struct sow_error damage;
 };
 
-static pthread_key_t cache_key;
-static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
-
-static void cache_free(void *p)
+struct tbz_cache *tbz_cache_new(uint64_t bytes, unsigned bmax)
 {
-    struct tbz_cache *c = p;
+    if (bmax < TBZ_BSHIFT_MIN || bmax > TBZ_BSHIFT_MAX)
+        return NULL;
+    uint64_t nsets = (bytes >> bmax) / TBZ_WAYS;
+    if (nsets < 1)
+        nsets = 1;
+    struct tbz_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->nsets = nsets;
+    c->bmax = bmax;
+    c->sets = calloc((size_t)nsets, sizeof *c->sets);
+    /* untouched pages cost nothing: the blocks are faulted in as they fill */
+    c->data = malloc((size_t)(nsets * TBZ_WAYS) << bmax);
+    if (!c->sets || !c->data) {
+        free(c->sets);
+        free(c->data);
+        free(c);
+        return NULL;
+    }
+    for (uint64_t i = 0; i < nsets; i++)
+        pthread_mutex_init(&c->sets[i].lock, NULL);
+    pthread_mutex_init(&c->dlock, NULL);
+    for (int i = 0; i < TBZ_NDCTX; i++)
+        pthread_mutex_init(&c->dctx[i].lock, NULL); /* contexts made on first miss */
+    return c;
+}
+
+void tbz_cache_free(struct tbz_cache *c)
+{
     if (!c)
         return;
-    for (int i = 0; i < TBZ_SLOTS; i++)
-        free(c->slot[i].data);
-    ZSTD_freeDCtx(c->dc);
+    for (uint64_t i = 0; i < c->nsets; i++)
+        pthread_mutex_destroy(&c->sets[i].lock);
+    for (int i = 0; i < TBZ_NDCTX; i++) {
+        ZSTD_freeDCtx(c->dctx[i].dc);
+        pthread_mutex_destroy(&c->dctx[i].lock);
+    }
+    pthread_mutex_destroy(&c->dlock);
+    free(c->sets);
+    free(c->data);
     free(c);
 }
 
-static void cache_key_init(void)
+uint64_t tbz_cache_bytes(const struct tbz_cache *c)
 {
-    pthread_key_create(&cache_key, cache_free);
+    return (c->nsets * TBZ_WAYS) << c->bmax;
 }
 
-static struct tbz_cache *thread_cache(void)
+unsigned tbz_cache_bmax(const struct tbz_cache *c)
 {
-    pthread_once(&cache_once, cache_key_init);
-    struct tbz_cache *c = pthread_getspecific(cache_key);
-    if (c)
-        return c;
-    c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    c->dc = ZSTD_createDCtx();
-    if (!c->dc || pthread_setspecific(cache_key, c) != 0) {
-        cache_free(c);
-        return NULL;
+    return c->bmax;
+}
+
+void tbz_cache_stats(struct tbz_cache *c, struct tbz_cache_stats *st)
+{
+    st->hits = st->misses = 0;
+    for (uint64_t i = 0; i < c->nsets; i++) {
+        pthread_mutex_lock(&c->sets[i].lock);
+        st->hits += c->sets[i].hits;
+        st->misses += c->sets[i].misses;
+        pthread_mutex_unlock(&c->sets[i].lock);
     }
-    return c;
+}
+
+bool tbz_cache_damage(struct tbz_cache *c, struct sow_error *e)
+{
+    pthread_mutex_lock(&c->dlock);
+    bool d = c->damaged;
+    if (d && e)
+        *e = c->damage;
+    pthread_mutex_unlock(&c->dlock);
+    return d;
+}
+
+void tbz_cache_note_damage(struct tbz_cache *c, const struct sow_error *e)
+{
+    pthread_mutex_lock(&c->dlock);
+    if (!c->damaged) {
+        c->damaged = true;
+        c->damage = *e;
+    }
+    pthread_mutex_unlock(&c->dlock);
+}
+
+/* A probe without a cache (a tbz from tbz_parse alone): its block into a
+ * buffer of its own. */
+static bool probe_uncached(const struct tbz *z, uint64_t idx, int *value)
+{
+    int8_t *buf = malloc((size_t)1 << z->bshift);
+    if (!buf)
+        return false;
+    bool ok = tbz_block(z, idx >> z->bshift, buf, NULL) >= 0;
+    if (ok)
+        *value = buf[idx & (((uint64_t)1 << z->bshift) - 1)];
+    free(buf);
+    return ok;
 }
 
 bool tbz_probe(const struct tbz *z, uint64_t idx, int *value)
 {
     if (idx >= z->entries)
         return false;
-    struct tbz_cache *c = thread_cache();
-    if (!c)
-        return false;
-    uint64_t k = idx >> z->bshift;
-    struct tbz_slot *lru = &c->slot[0];
-    for (int i = 0; i < TBZ_SLOTS; i++) {
-        struct tbz_slot *s = &c->slot[i];
-        if (s->data && s->block == k && s->base == z->base && s->rawsum == z->rawsum) {
-            s->stamp = ++c->clock;
-            *value = s->data[idx & (((uint64_t)1 << z->bshift) - 1)];
+    struct tbz_cache *c = z->cache;
+    if (!c || z->bshift > c->bmax) /* (a cache is made for its set's largest blocks) */
+        return probe_uncached(z, idx, value);
+    uint64_t k = idx >> z->bshift, off = idx & (((uint64_t)1 << z->bshift) - 1);
+    uint64_t g = z->gbase + k, key = g + 1;
+    uint64_t si = (g / TBZ_WAYS) % c->nsets;
+    struct tbz_cset *s = &c->sets[si];
+    int8_t *base = c->data + ((si * TBZ_WAYS) << c->bmax);
+    pthread_mutex_lock(&s->lock);
+    int lru = 0;
+    for (int w = 0; w < TBZ_WAYS; w++) {
+        if (s->key[w] == key) {
+            s->stamp[w] = ++s->clock;
+            s->hits++;
+            *value = base[((uint64_t)w << c->bmax) + off];
+            pthread_mutex_unlock(&s->lock);
             return true;
         }
-        if (s->stamp < lru->stamp)
-            lru = s;
+        if (s->stamp[w] < s->stamp[lru])
+            lru = w;
     }
-    size_t need = (size_t)1 << z->bshift;
-    if (lru->cap < need) {
-        int8_t *d = realloc(lru->data, need);
-        if (!d)
-            return false;
-        lru->data = d;
-        lru->cap = need;
-    }
-    lru->base = NULL;
-    if (tbz_block_dctx(z, k, lru->data, c->dc, NULL) < 0)
+    /* A miss: decompress the block into the least recently used way, still
+     * under the set's lock (a second prober of the block waits for it rather
+     * than decompressing it again). */
+    int8_t *slot = base + ((uint64_t)lru << c->bmax);
+    s->key[lru] = 0;
+    s->stamp[lru] = 0;
+    s->misses++;
+    struct tbz_dctx *d = &c->dctx[si % TBZ_NDCTX];
+    struct sow_error e;
+    pthread_mutex_lock(&d->lock);
+    if (!d->dc)
+        d->dc = ZSTD_createDCtx();
+    bool have = d->dc != NULL; /* else out of memory: no damage to note */
+    int64_t n = have ? tbz_block_dctx(z, k, slot, d->dc, &e) : -1;
+    pthread_mutex_unlock(&d->lock);
+    if (n < 0) {
+        pthread_mutex_unlock(&s->lock);
+        if (have)
+            tbz_cache_note_damage(c, &e);
         return false;
-    lru->base = z->base;
-    lru->rawsum = z->rawsum;
-    lru->block = k;
-    lru->stamp = ++c->clock;
-    *value = lru->data[idx & (((uint64_t)1 << z->bshift) - 1)];
+    }
+    s->key[lru] = key;
+    s->stamp[lru] = ++s->clock;
+    *value = slot[off];
+    pthread_mutex_unlock(&s->lock);
     return true;
 }

@@ -16,17 +16,8 @@
 #include "compress.h"
 #include "sow/tables.h"
 #include "sow/tb_lean.h"
+#include "tables_internal.h"
 
-/* Header offsets: as file.c (version 1), plus the version-2 fields. */
-enum {
-    Z_MAGIC = 0, Z_VERSION = 8, Z_HSIZE = 12, Z_RULES = 16, Z_PITS = 40, Z_LEVEL = 44,
-    Z_SCHEME = 48, Z_STATES = 52, Z_ENTRIES = 56, Z_ENCODING = 64, Z_COMPRESSION = 68,
-    Z_CHECKSUM = 72, Z_PAYLOAD = 80, Z_BSHIFT = 88, Z_NBLOCKS = 96, Z_RAWSUM = 104,
-    Z_HCHECK = 120,
-};
-_Static_assert(Z_HCHECK + 8 == TB_HEADER_SIZE, "version 2 keeps the 128-byte header");
-
-static const char ZMAGIC[8] = {'S', 'O', 'W', 'T', 'B', 'L', '\r', '\n'};
 
 static void put32(uint8_t *b, uint32_t v) { memcpy(b, &v, 4); }
 static void put64(uint8_t *b, uint64_t v) { memcpy(b, &v, 8); }
@@ -51,7 +42,16 @@ enum sow_status tbz_write(const char *dir, const struct ruleset *rs, int level,
                           const int8_t *values, uint64_t entries, int zlevel, int threads,
                           struct sow_error *e)
 {
-    unsigned b = TBZ_BSHIFT;
+    return tbz_write_b(dir, rs, level, values, entries, zlevel, TBZ_BSHIFT, threads, e);
+}
+
+enum sow_status tbz_write_b(const char *dir, const struct ruleset *rs, int level,
+                            const int8_t *values, uint64_t entries, int zlevel, unsigned b,
+                            int threads, struct sow_error *e)
+{
+    if (b < TBZ_BSHIFT_MIN || b > TBZ_BSHIFT_MAX)
+        return sow_fail(e, SOW_E_INPUT, "block shift %u: expected %d..%d", b, TBZ_BSHIFT_MIN,
+                        TBZ_BSHIFT_MAX);
     uint64_t bs = (uint64_t)1 << b, K = (entries + bs - 1) >> b;
     char path[4200], tmp[4300];
     tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
@@ -140,24 +140,12 @@ enum sow_status tbz_write(const char *dir, const struct ruleset *rs, int level,
     uint64_t sum = XXH3_64bits_digest(st);
     XXH3_freeState(st);
     uint8_t h[TB_HEADER_SIZE];
-    memset(h, 0, sizeof h);
-    memcpy(h + Z_MAGIC, ZMAGIC, 8);
-    put32(h + Z_VERSION, TBZ_VERSION);
-    put32(h + Z_HSIZE, TB_HEADER_SIZE);
-    snprintf((char *)h + Z_RULES, 24, "%s", rs->name);
-    put32(h + Z_PITS, (uint32_t)rs->pits);
-    put32(h + Z_LEVEL, (uint32_t)level);
-    put32(h + Z_SCHEME, TB_INDEX_SCHEME);
-    put32(h + Z_STATES, rs->family == SOW_DARRA ? 3 : 1);
-    put64(h + Z_ENTRIES, entries);
-    put32(h + Z_ENCODING, TB_VALUE_INT8);
-    put32(h + Z_COMPRESSION, TBZ_ZSTD);
-    put64(h + Z_CHECKSUM, sum);
-    put64(h + Z_PAYLOAD, TB_HEADER_SIZE);
-    put32(h + Z_BSHIFT, b);
-    put64(h + Z_NBLOCKS, K);
-    put64(h + Z_RAWSUM, XXH3_64bits(values, (size_t)entries));
-    put64(h + Z_HCHECK, XXH3_64bits(h, Z_HCHECK));
+    tb_header_encode(h, rs, level, TBZ_VERSION, entries, sum);
+    put32(h + TBH_COMPRESSION, TBZ_ZSTD);
+    put32(h + TBH_BSHIFT, b);
+    put64(h + TBH_NBLOCKS, K);
+    put64(h + TBH_RAWSUM, XXH3_64bits(values, (size_t)entries));
+    tb_header_seal(h);
     if (write_all(fd, h, sizeof h, 0) < 0 || fsync(fd) < 0) {
         sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
         goto done;
@@ -259,6 +247,27 @@ enum sow_status tb_compress_level(const struct ruleset *rs, const char *dir, int
     st = tb_file_load(path, rs, level, &h, NULL, NULL, NULL, e);
     *stored = h.stored;
     return st;
+}
+
+enum sow_status tb_set_inflate_level(struct tb_set *s, int n, int threads, struct sow_error *e)
+{
+    struct tb_level *lv = &s->lv[n];
+    if (lv->v || !lv->z)
+        return SOW_OK;
+    int8_t *v = malloc(lv->entries ? (size_t)lv->entries : 1);
+    if (!v)
+        return sow_fail(e, SOW_E_NOMEM, "level %d: out of memory to decompress it", n);
+    enum sow_status st = tbz_all(lv->z, v, threads, e);
+    if (st != SOW_OK) {
+        if (st == SOW_E_INPUT && lv->z->cache) /* damaged: as a probe would have found */
+            tbz_cache_note_damage(lv->z->cache, e);
+        free(v);
+        return st;
+    }
+    /* the set now owns the values (its own file unmapped, its tbz freed; a
+     * borrowed level's stay its owner's) */
+    tb_set_own_level(s, n, v, NULL, lv->entries);
+    return SOW_OK;
 }
 
 enum sow_status tb_open_values(const struct ruleset *rs, const char *dir, struct tb_set **out,

@@ -373,6 +373,30 @@ for how in truncated header-only short-header empty trailing payload-bit header-
 done
 damaged d fixed-value
 bad 2 tables probe --pits 2 --dir "$WORK/d" 2,1/1,0/A
+# ---- compressed tables (issue 13): a damaged block, the solver above them ----
+rm -rf "$WORK/dz"; cp -r "$WORK/tbz" "$WORK/dz"
+python3 "$HERE/spoil_table.py" "$WORK/dz/oware-2x2-004.sowtb" fixed-block
+ok tables probe --pits 2 --dir "$WORK/dz" 1,0/1,0/A  # level 2: its blocks are sound
+bad 2 tables probe --pits 2 --dir "$WORK/dz" 2,1/1,0/A
+check "tables probe: the damaged block named" grep -q "level 4 block 0 damaged" "$err"
+bad 2 solve --pits 2 --tables "$WORK/dz" 2,1/1,0/A
+bad 2 solve --pits 2 --tables "$WORK/dz" --levels 0 2,1/1,0/A
+# sow solve of a 12-seed 2x4 position over tables 0..9: raw and compressed give
+# the same value and move values, by the closure above them (--levels 0) and
+# by levels built in memory above them (compressed ones decompressed first);
+# the tables are probed (tb_hits).
+run tables build --pits 4 --seeds 9 --dir "$WORK/tz4raw"
+rm -rf "$WORK/tz4"; cp -r "$WORK/tz4raw" "$WORK/tz4"
+ok tables compress --pits 4 --dir "$WORK/tz4"
+answer() { sed -n 's/.*"value":\(-\{0,1\}[0-9]*\).*"moves":\(\[[^]]*\]\).*"tb_hits":\([0-9]*\).*/\1 \2 \3/p' "$out"; }
+for lv in 0 30; do
+    ok solve --pits 4 --tables "$WORK/tz4raw" --levels $lv --moves --json 1,2,0,3/2,1,2,1/A
+    want=$(answer)
+    ok solve --pits 4 --tables "$WORK/tz4" --levels $lv --moves --json 1,2,0,3/2,1,2,1/A
+    got=$(answer)
+    check "solve --levels $lv above compressed tables: '$got', raw '$want'" \
+        test -n "$want" -a "$got" = "$want" -a "${got##* }" -gt 0
+done
 check "damaged files were left as they were (no repair, no temp files)" nofiles '*.tmp'
 
 # ---- interrupted build: exit 130, only complete levels, resumes ----------------
@@ -600,6 +624,13 @@ bad 2 bench search --file "$WORK/badbench.txt"
 ok bench search --file "$WORK/bench.txt" --repeat 2
 why=OK; grep -q 'Values and nodes identical with 1 and 2 threads: yes' "$out" || why="no identity line"
 report "$why" "bench search: values and nodes identical with 1 and 2 threads"
+# bench probe (issue 13): small levels, two block sizes; raw and compressed agree
+bad 2 bench probe --block-shift 7
+bad 2 bench probe --block-shift 14,x
+bad 2 bench probe --rules nope
+ok bench probe --pits 3 --seeds 6 --probes 5000 --block-shift 8,10
+check "bench probe: compressed and raw agree for both block sizes" \
+    test "$(grep -c 'compressed and raw agree' "$out")" -eq 2
 
 echo "1..$n"
 echo "# $n cases, $failed failed, $todo pending"

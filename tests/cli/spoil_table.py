@@ -7,7 +7,9 @@ Raw damage (truncated, bit flips, ...) leaves the checksums stale, as a real
 damaged file would.  The 'fixed-*' kinds change a header field or value and
 then recompute both XXH3-64 checksums (through libxxhash), so that only the
 loader's own field checks can reject the file: another format version, index
-scheme or value encoding, a wrong entry count, a value outside [-n, n].
+scheme or value encoding, a wrong entry count, a value outside [-n, n], or
+(compressed files, version 2, where the payload is index and blocks) a block
+that only its own checksum in the block index can catch.
 Header layout: src/tables/file.c (version @8, scheme @48, entries @56,
 encoding @64, payload checksum @72, header checksum of bytes 0..119 @120)."""
 import ctypes
@@ -56,6 +58,8 @@ elif how == 'fixed-rules':           # claims another rule set, self-consistent
     b[16:40] = b'jodu'.ljust(24, b'\0'); fix()
 elif how == 'fixed-value':           # a value no level-n position can have
     b[-1] = 100; fix()
+elif how == 'fixed-block':           # compressed file: a byte of its last block's frame
+    b[-6] ^= 0x55; fix()             # spoilt, the stored checksum made to match again
 else:
     sys.exit('spoil_table.py: unknown kind ' + how)
 open(path, 'wb').write(b)

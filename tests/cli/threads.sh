@@ -83,6 +83,9 @@ t "tables build oware 2x6 levels 0..8, 2 threads" tables build --threads 2 --see
 t "tables build darra 2x6 levels 0..6, 2 threads" tables build --rules darra --threads 2 --seeds 6 --dir "$TB"
 t "tables build jodu 2x4 levels 0..6, 2 threads" tables build --rules jodu --pits 4 --threads 2 --seeds 6 --dir "$TB"
 t "tables verify, 2 threads" tables verify --threads 2 "$TB"
+# compressed levels (issue 13): one block cache shared by the probing threads
+TBZ="$WORK/tbz"; cp -r "$TB" "$TBZ"
+t "tables compress, 2 threads" tables compress --threads 2 --dir "$TBZ"
 
 # ---- Lazy SMP search, 2 threads, shared transposition table --------------------
 same "solve oware" 0,0,1,2,1,1/1,0,2,0,0,1/A
@@ -93,6 +96,8 @@ same "solve darra (last-capturer state)" --rules darra 1,0,2,1,0,3/0,1,1,0,2,0/B
 # the closure's concurrent expansion (the positions above go through levels in memory)
 same "solve oware, closure alone" --levels 0 0,0,1,2,1,0/1,0,2,0,0,1/A
 same "solve jodu, closure alone" --levels 0 --rules jodu 0,1,0,2,1,1/1,0,1,0,0,1/A
+same "solve oware, closure above compressed tables" --levels 0 --tables "$TBZ" 0,0,1,2,1,1/1,0,2,0,1,0/B
+t "engine with compressed tables --depth 10, 2 threads" solve --threads 2 --depth 10 --tables "$TBZ" 0,0,1,2,1,2/1,0,2,0,1,1/B
 t "solve --depth 8 (bounded), 2 threads" solve --threads 2 --depth 8
 t "variants play, 2 threads" variants play --rules oware --pits 3 --seeds 2 --games 20 --threads 2
 # ---- the alpha-beta engine (docs/engine.md): Lazy SMP, protocol thread, match workers
