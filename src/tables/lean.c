@@ -479,7 +479,7 @@ static inline __attribute__((always_inline)) void drain_(struct lsolver *S, cons
             sow_position q;
             unpack(L, v & IDX_MASK, tpk[i], &q, P);
             bool check;
-            int k = unmove_preds_(&q, P, skip, pass, awari, S->cand + nu, S->cmv + nu,
+            int k = unmove_preds_(&q, P, skip, pass, awari, true, S->cand + nu, S->cmv + nu,
                                   S->maxcand, &check);
             for (int j = nu; j < nu + k; j++) {
                 if (check) { /* awari's starving moves: rare */

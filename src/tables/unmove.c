@@ -8,35 +8,9 @@ bool tb_unmove_supported(const struct ruleset *rs)
     return rs->family == SOW_OWARE || rs->family == SOW_AWARI || rs->family == SOW_DARRA;
 }
 
-static int candidates(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out,
-                      int max)
-{
-    if (!tb_unmove_supported(rs) || max <= 0)
-        return 0;
-    sow_position *p = malloc((size_t)max * sizeof *p);
-    sow_move *mv = malloc((size_t)max);
-    if (!p || !mv) {
-        free(p);
-        free(mv);
-        return 0;
-    }
-    int k = unmove_candidates_(q, rs->pits, unmove_skips_origin(rs), rs->family == SOW_DARRA, p, mv, max);
-    for (int i = 0; i < k; i++) {
-        out[i].pos = p[i];
-        out[i].move = mv[i];
-    }
-    free(p);
-    free(mv);
-    return k;
-}
-
-int tb_unmove_candidates(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out,
-                         int max)
-{
-    return candidates(rs, q, out, max);
-}
-
-int tb_unmoves(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out, int max)
+/* Candidates of q (filter: only the in-level predecessors) into out. */
+static int unmoves(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out, int max,
+                   bool filter)
 {
     if (!tb_unmove_supported(rs) || max <= 0)
         return 0;
@@ -49,7 +23,7 @@ int tb_unmoves(const struct ruleset *rs, const sow_position *q, struct tb_unmove
     }
     bool check;
     int k = unmove_preds_(q, rs->pits, unmove_skips_origin(rs), rs->family == SOW_DARRA,
-                          rs->family == SOW_AWARI, p, mv, max, &check),
+                          rs->family == SOW_AWARI, filter, p, mv, max, &check),
         j = 0;
     struct sow_movelist ml;
     for (int i = 0; i < k; i++)
@@ -60,4 +34,15 @@ int tb_unmoves(const struct ruleset *rs, const sow_position *q, struct tb_unmove
     free(p);
     free(mv);
     return j;
+}
+
+int tb_unmove_candidates(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out,
+                         int max)
+{
+    return unmoves(rs, q, out, max, false);
+}
+
+int tb_unmoves(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out, int max)
+{
+    return unmoves(rs, q, out, max, true);
 }

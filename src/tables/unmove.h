@@ -13,73 +13,6 @@ static inline bool unmove_skips_origin(const struct ruleset *rs)
     return rs->family == SOW_OWARE || rs->family == SOW_AWARI;
 }
 
-/* Candidates for child q: calls EMIT(p, move) for each (p: sow_position *).
- * skip = origin skipped on laps (oware, awari); pass = darra's pass. */
-static inline __attribute__((always_inline)) int
-unmove_candidates_(const sow_position *q, int P, bool skip, bool pass, sow_position *out,
-                   sow_move *mv, int max)
-{
-    int H = 2 * P, ps = !q->side, o = ps * P, ring = skip ? H - 1 : H, k = 0;
-    const uint8_t *c = q->board.h;
-    uint8_t cc[2 * SOW_MAX_HOLES]; /* the board twice: hole h + j without a modulo */
-    memcpy(cc, c, (size_t)H);
-    memcpy(cc + H, c, (size_t)H);
-    for (int m = 0; m < P; m++) {
-        int h = o + m;
-        if (skip && c[h] != 0)
-            continue;
-        int minrest = 255;
-        for (int j = 1; j < H; j++)
-            minrest = cc[h + j] < minrest ? cc[h + j] : minrest;
-        /* laps l: skip needs c[h] == 0 (any l), no skip c[h] == l */
-        int l0 = skip ? 0 : c[h], l1 = skip ? minrest : c[h];
-        for (int l = l0; l <= l1 && l <= minrest; l++) {
-            /* p = c less l on every other hole, then less one per hole of
-             * the remainder as r grows (one hole changes per step) */
-            sow_position cur;
-            memset(&cur, 0, sizeof cur);
-            for (int j = 1; j < H; j++) {
-                int i = h + j < H ? h + j : h + j - H;
-                cur.board.h[i] = (uint8_t)(c[i] - l);
-            }
-            cur.side = (uint8_t)ps;
-            cur.state = q->state;
-            for (int r = 0; r < ring; r++) {
-                if (r > 0) {
-                    int i = h + r < H ? h + r : h + r - H;
-                    if (cc[h + r] < l + 1)
-                        break;
-                    cur.board.h[i]--;
-                }
-                int s = l * ring + r;
-                if (s == 0)
-                    continue;
-                if (s > SOW_MAX_SEEDS)
-                    break;
-                if (k >= max)
-                    return k;
-                cur.board.h[h] = (uint8_t)s;
-                out[k] = cur;
-                mv[k++] = (sow_move)m;
-            }
-        }
-    }
-    if (pass) {
-        bool empty = true;
-        for (int m = 0; m < P; m++)
-            empty &= c[o + m] == 0;
-        if (empty && k < max) {
-            sow_position *p = &out[k];
-            memset(p, 0, sizeof *p);
-            p->board = q->board;
-            p->side = (uint8_t)ps;
-            p->state = q->state;
-            mv[k++] = SOW_MOVE_PASS;
-        }
-    }
-    return k;
-}
-
 /* The forward check: p's generated moves include m, capturing nothing, with
  * q's board and state as its child. */
 static inline bool unmove_confirm(const struct ruleset *rs, const sow_position *p, sow_move m,
@@ -96,8 +29,10 @@ static inline bool unmove_confirm(const struct ruleset *rs, const sow_position *
     return false;
 }
 
-/* The in-level predecessors of q at once: the candidates above, less the
- * ones the forward check would drop, decided from q alone where possible
+/* Candidates for child q (sow/tb_lean.h: every (h, l, r) with q large
+ * enough, and darra's pass), in order of origin, laps, remainder; with
+ * filter, only the in-level predecessors: the candidates less the ones the
+ * forward check would drop, decided from q alone where possible
  * (docs/tables.md "Lean builder"):
  *
  *   oware, awari (the origin skipped, ring = 2N-1): a sowing's last seed
@@ -118,11 +53,12 @@ static inline bool unmove_confirm(const struct ruleset *rs, const sow_position *
  *     seeds: no move at all.  The pass (p's row empty, p = q) is then p's
  *     only move.
  *
- * The same list as unmove_candidates_ followed by unmove_confirm (tested
- * exhaustively on small levels, tests/test_lean.c), in the same order. */
+ * With filter, the same list as without followed by unmove_confirm (tested
+ * exhaustively on small levels, tests/test_lean.c), in the same order.
+ * skip = origin skipped on laps (oware, awari); pass = darra's pass. */
 static inline __attribute__((always_inline)) int
-unmove_preds_(const sow_position *q, int P, bool skip, bool pass, bool awari, sow_position *out,
-              sow_move *mv, int max, bool *check)
+unmove_preds_(const sow_position *q, int P, bool skip, bool pass, bool awari, bool filter,
+              sow_position *out, sow_move *mv, int max, bool *check)
 {
     int H = 2 * P, ps = !q->side, o = ps * P, oo = (!ps) * P, ring = skip ? H - 1 : H, k = 0;
     const uint8_t *c = q->board.h;
@@ -131,7 +67,9 @@ unmove_preds_(const sow_position *q, int P, bool skip, bool pass, bool awari, so
     memcpy(cc + H, c, (size_t)H);
     uint64_t okl = ~0ull; /* skip: allowed last holes */
     *check = false;
-    if (skip) {
+    if (!filter) {
+        /* every candidate */
+    } else if (skip) {
         int opp = 0;
         for (int i = oo; i < oo + P; i++)
             opp += c[i];
@@ -191,7 +129,7 @@ unmove_preds_(const sow_position *q, int P, bool skip, bool pass, bool awari, so
         int l0 = skip ? 0 : c[h], l1 = skip ? minrest : c[h];
         for (int l = l0; l <= l1 && l <= minrest; l++) {
             int rmax = ring; /* darra: r below the first hole after h holding 4 + l */
-            if (!skip) {
+            if (filter && !skip) {
                 if (l >= 4)
                     break;
                 bool lapbad = false;
@@ -219,7 +157,7 @@ unmove_preds_(const sow_position *q, int P, bool skip, bool pass, bool awari, so
                     continue;
                 if (s > SOW_MAX_SEEDS)
                     break;
-                if (skip) {
+                if (filter && skip) {
                     int last = r ? i : (h ? h - 1 : H - 1);
                     if (!(okl >> last & 1))
                         continue;
