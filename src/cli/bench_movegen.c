@@ -19,8 +19,13 @@ static const char usage[] =
     "seed-by-seed reference and the obvious C perft: build/bench/sow-bench-twin.\n"
     "Columns: lifts/mv = relay pick-ups per move; ns/lift = generation time per\n"
     "pick-up (relay rule sets; includes making the moves); endless/k = never-ending\n"
-    "moves per 1000 positions; us/endless = time to prove one never ends.  The\n"
-    "timed loop runs without the relay memo, so every relay is sown each time.\n";
+    "moves per 1000 positions; us/endless = time to prove one never ends;\n"
+    "ns/pos = time to expand one position (generate all its moves, as the closure\n"
+    "does), and the last line compares jodu's expansion cost with odu's.  The\n"
+    "timed loop runs without the relay memo, so every relay is sown each time.\n"
+    "Instruction counts, free of the machine's load: valgrind --tool=callgrind\n"
+    "--toggle-collect=movegen_pass build/src/cli/sow bench movegen --time 0\n"
+    "(one pass over the positions).\n";
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -64,10 +69,27 @@ static uint64_t perft_making(const struct ruleset *rs, const sow_position *p, in
 }
 
 struct mg_result {
-    double moves_per_s;
+    double moves_per_s, ns_per_pos, moves_per_pos;
     double pickups_per_move, endless_per_k;
     double ns_per_pickup, us_per_endless; /* cost of relays and of proving one never ends */
 };
+
+/* One pass over the set, every position expanded once without the memo.  Kept
+ * out of line so that callgrind can count exactly this (--toggle-collect). */
+__attribute__((noinline)) uint64_t movegen_pass(const struct ruleset *rs, const sow_position *set,
+                                                int npos, struct sow_movelist *ml,
+                                                struct sow_stats *st);
+__attribute__((noinline)) uint64_t movegen_pass(const struct ruleset *rs, const sow_position *set,
+                                                int npos, struct sow_movelist *ml,
+                                                struct sow_stats *st)
+{
+    uint64_t moves = 0;
+    for (int i = 0; i < npos; i++) {
+        rs->generate(rs, &set[i], ml, NULL, st); /* no memo: every relay is sown */
+        moves += (uint64_t)ml->n;
+    }
+    return moves;
+}
 
 static void run_one(const struct ruleset *rs, int npos, double secs, struct mg_result *r)
 {
@@ -83,13 +105,12 @@ static void run_one(const struct ruleset *rs, int npos, double secs, struct mg_r
     uint64_t moves = 0, gens = 0;
     double t0 = util_now(), dt;
     do {
-        for (int i = 0; i < npos; i++) {
-            rs->generate(rs, &set[i], &ml, NULL, &st); /* no memo: every relay is sown */
-            moves += (uint64_t)ml.n;
-        }
+        moves += movegen_pass(rs, set, npos, &ml, &st);
         gens += (uint64_t)npos;
     } while ((dt = util_now() - t0) < secs);
     r->moves_per_s = (double)moves / dt;
+    r->ns_per_pos = 1e9 * dt / (double)gens;
+    r->moves_per_pos = (double)moves / (double)gens;
     r->pickups_per_move = moves ? (double)st.pickups / (double)moves : 0;
     r->endless_per_k = 1000.0 * (double)st.endless / (double)gens;
     /* Relay cost: time of the relay rule sets' generation per pick-up (an
@@ -133,8 +154,9 @@ int bench_movegen(const char *rules, int argc, char **argv)
     }
     printf("movegen: %ld positions per rule set from random games (seed 2026), 2x6, one core\n",
            npos);
-    printf("%-12s %12s %9s %9s %9s %11s\n", "rules", "moves/s", "lifts/mv", "ns/lift",
-           "endless/k", "us/endless");
+    printf("%-12s %12s %8s %9s %9s %9s %9s %11s\n", "rules", "moves/s", "mv/pos", "ns/pos",
+           "lifts/mv", "ns/lift", "endless/k", "us/endless");
+    double ns_jodu = 0, ns_odu = 0;
     for (int k = 0; k < nl; k++) {
         struct ruleset rs;
         struct sow_error e;
@@ -145,10 +167,17 @@ int bench_movegen(const char *rules, int argc, char **argv)
         }
         struct mg_result r;
         run_one(&rs, (int)npos, secs, &r);
-        printf("%-12s %12.0f %9.2f %9.2f %9.2f %11.1f\n", rs.name, r.moves_per_s,
-               r.pickups_per_move, r.ns_per_pickup, r.endless_per_k, r.us_per_endless);
+        printf("%-12s %12.0f %8.2f %9.1f %9.2f %9.2f %9.2f %11.1f\n", rs.name, r.moves_per_s,
+               r.moves_per_pos, r.ns_per_pos, r.pickups_per_move, r.ns_per_pickup,
+               r.endless_per_k, r.us_per_endless);
         fflush(stdout);
+        if (rs.family == SOW_JODU)
+            ns_jodu = r.ns_per_pos;
+        if (rs.family == SOW_ODU)
+            ns_odu = r.ns_per_pos;
     }
+    if (ns_jodu > 0 && ns_odu > 0) /* issue 11 item 6: within 3x */
+        printf("jodu/odu expansion cost (ns/pos): %.2fx\n", ns_jodu / ns_odu);
 
     /* oware perft: the bulk count of the last ply, and making every move. */
     struct ruleset rs;

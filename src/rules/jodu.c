@@ -4,9 +4,12 @@
  * lifts that hole (with the seed) and sows on.  A last seed in an empty hole
  * ends the move; in the mover's row it captures the facing hole (and, except
  * in jodu-ibadan, itself; in jodu-starve itself even when the facing hole is
- * empty).  A relay that returns to an earlier state never ends; Brent's cycle
- * detector finds that exactly with one saved state.
+ * empty).  A relay that returns to an earlier state never ends; it then
+ * returns to its first state (see "Why the start" below), which is what is
+ * compared.
  */
+#include <string.h>
+
 #include "core.h"
 #include "relay_cache.h"
 
@@ -23,71 +26,190 @@ static inline bool jodu_memo(const struct ruleset *rs, const board_t *start, int
     return true;
 }
 
-/* Relay from hole h of board b (in place).  Returns the hole of the last seed,
+/* ---- boards of at most 16 lanes (up to 2x8): one vector add per lift ----
+ *
+ * The board is a vector of 16 byte lanes.  Lifting s < H seeds from hole c
+ * and sowing them is one lane-wise addition (mod 256 per lane) of
+ * jodu_step[H][c][s]: 1 on the s lanes after c (wrapping), 256 - s on lane c
+ * (which held s, so it becomes 0), 0 elsewhere; 0 outside H <= 16, c < H,
+ * 1 <= s < H.  Worked example, H = 12, c = 10, s = 3: lanes 11, 0, 1 get +1,
+ * lane 10 gets 253 (-3); the last seed is in lane 1.  A lift of s >= H seeds
+ * (about 3% of the lifts on 2x6) adds s / H on every lane on top of the entry
+ * for s % H.  The table is 17 x 16 x 16 entries of 16 bytes (68 KiB, read
+ * only; 4 KiB of it in use for a given board size).  GCC vector extensions:
+ * paddb on x86-64, the like on any target GCC and clang support. */
+typedef uint8_t jodu_v16 __attribute__((vector_size(16)));
+
+#define JIN(H, c, s, i) ((i) < (H) && (((i) + 2 * (H) - (c) - 1) % ((H) ? (H) : 1)) < (s))
+#define JOK(H, c, s) ((c) < (H) && (s) >= 1 && (s) < (H))
+#define JL(H, c, s, i)                                                                         \
+    ((uint8_t)(JOK(H, c, s) ? JIN(H, c, s, i) - ((i) == (c) ? (s) : 0) : 0))
+#define JE(H, c, s)                                                                            \
+    {JL(H, c, s, 0),  JL(H, c, s, 1),  JL(H, c, s, 2),  JL(H, c, s, 3),                       \
+     JL(H, c, s, 4),  JL(H, c, s, 5),  JL(H, c, s, 6),  JL(H, c, s, 7),                       \
+     JL(H, c, s, 8),  JL(H, c, s, 9),  JL(H, c, s, 10), JL(H, c, s, 11),                      \
+     JL(H, c, s, 12), JL(H, c, s, 13), JL(H, c, s, 14), JL(H, c, s, 15)}
+#define JROW(M, H, c)                                                                          \
+    {M(H, c, 0),  M(H, c, 1),  M(H, c, 2),  M(H, c, 3), M(H, c, 4),  M(H, c, 5),              \
+     M(H, c, 6),  M(H, c, 7),  M(H, c, 8),  M(H, c, 9), M(H, c, 10), M(H, c, 11),             \
+     M(H, c, 12), M(H, c, 13), M(H, c, 14), M(H, c, 15)}
+#define JTAB(M, H)                                                                             \
+    {JROW(M, H, 0),  JROW(M, H, 1),  JROW(M, H, 2),  JROW(M, H, 3),                           \
+     JROW(M, H, 4),  JROW(M, H, 5),  JROW(M, H, 6),  JROW(M, H, 7),                           \
+     JROW(M, H, 8),  JROW(M, H, 9),  JROW(M, H, 10), JROW(M, H, 11),                          \
+     JROW(M, H, 12), JROW(M, H, 13), JROW(M, H, 14), JROW(M, H, 15)}
+#define JALL(M)                                                                                \
+    {JTAB(M, 0),  JTAB(M, 1),  JTAB(M, 2),  JTAB(M, 3),  JTAB(M, 4),  JTAB(M, 5),             \
+     JTAB(M, 6),  JTAB(M, 7),  JTAB(M, 8),  JTAB(M, 9),  JTAB(M, 10), JTAB(M, 11),            \
+     JTAB(M, 12), JTAB(M, 13), JTAB(M, 14), JTAB(M, 15), JTAB(M, 16)}
+static const jodu_v16 jodu_step[17][16][16] = JALL(JE);
+/* Lane masks: jodu_lanes[H] is 0xFF on lanes < H, jodu_lane[c] on lane c. */
+#define JM(k, i) ((uint8_t)((i) < (k) ? 0xFF : 0))
+#define JMV(k)                                                                                 \
+    {JM(k, 0), JM(k, 1), JM(k, 2),  JM(k, 3),  JM(k, 4),  JM(k, 5),  JM(k, 6),  JM(k, 7),      \
+     JM(k, 8), JM(k, 9), JM(k, 10), JM(k, 11), JM(k, 12), JM(k, 13), JM(k, 14), JM(k, 15)}
+static const jodu_v16 jodu_lanes[17] = {JMV(0),  JMV(1),  JMV(2),  JMV(3),  JMV(4),  JMV(5),
+                                        JMV(6),  JMV(7),  JMV(8),  JMV(9),  JMV(10), JMV(11),
+                                        JMV(12), JMV(13), JMV(14), JMV(15), JMV(16)};
+#undef JM
+#define JM(k, i) ((uint8_t)((i) == (k) ? 0xFF : 0))
+static const jodu_v16 jodu_lane[16] = {JMV(0), JMV(1), JMV(2),  JMV(3),  JMV(4),  JMV(5),
+                                       JMV(6), JMV(7), JMV(8),  JMV(9),  JMV(10), JMV(11),
+                                       JMV(12), JMV(13), JMV(14), JMV(15)};
+#undef JMV
+#undef JM
+#undef JALL
+#undef JTAB
+#undef JROW
+#undef JE
+#undef JOK
+#undef JL
+#undef JIN
+
+static inline bool jodu_v16_equal(jodu_v16 a, jodu_v16 b)
+{
+    uint64_t x[2], y[2];
+    memcpy(x, &a, 16);
+    memcpy(y, &b, 16);
+    return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
+}
+
+/* The relay of jodu_relay (below) on a board of H <= 16 lanes held in one
+ * vector.  A relay that never ends comes back to its starting state (see
+ * "Why the start" above jodu_relay), so repetition is a compare with that
+ * state when the last seed falls into the starting hole.  The memo look-up
+ * after RELAY_CACHE_AFTER lifts and the stop poll run between chunks of
+ * lifts: a chunk is the lift, the end test and one compare per lift, and a
+ * relay that ends within RELAY_CACHE_AFTER lifts (nearly all) is one chunk. */
+CORE_INLINE int jodu_relay16(const struct ruleset *rs, board_t *b, int h,
+                             struct sow_relay_cache *cache, struct sow_stats *st)
+{
+    const int H = rs->holes;
+    const jodu_v16 *const step = &jodu_step[H][0][0]; /* [c * 16 + s] */
+    jodu_v16 x0;
+    memcpy(&x0, b, 16);
+    jodu_v16 x = x0;
+    uint8_t buf[16]; /* x in memory, for reading one lane */
+    memcpy(buf, &x0, 16);
+    int c = h, s = b->h[h], last;
+    uint64_t n = 0, limit = RELAY_CACHE_AFTER;
+    for (;;) {
+        do {
+            if (__builtin_expect(s < H, 1)) {
+                /* the last hole gets exactly one seed: its new count is read
+                 * from the board in memory before the add is stored, which
+                 * keeps the add off the chain from one lift to the next */
+                x += step[c * 16 + s];
+                last = c + s >= H ? c + s - H : c + s;
+                s = buf[last] + 1;
+            } else { /* full laps: s / H on every lane, then the rest; lane
+                      * c, which lost s, gets the laps back */
+                int laps = s / H, r = s - laps * H;
+                x += step[c * 16 + r] + (jodu_lanes[H] & (uint8_t)laps) -
+                     (jodu_lane[c] & (uint8_t)(s - r));
+                last = c + r >= H ? c + r - H : c + r;
+                memcpy(buf, &x, 16);
+                s = buf[last];
+            }
+            memcpy(buf, &x, 16);
+            n++;
+            if (s == 1)
+                goto ended;
+            if (last == h && jodu_v16_equal(x, x0)) {
+                last = -1;
+                goto ended;
+            }
+            c = last;
+        } while (n != limit);
+        if (n == RELAY_CACHE_AFTER) {
+            board_t start = *b; /* *b is still the starting board */
+            if (jodu_memo(rs, &start, h, b, &last, cache, st, (int)n))
+                return last;
+        }
+        if (!(n & (RELAY_POLL_EVERY - 1)) && relay_cache_stopped(cache))
+            return -1; /* cut: nothing stored, the board is not used */
+        limit = (n | (RELAY_POLL_EVERY - 1)) + 1; /* the next poll */
+    }
+ended:
+    if (n > RELAY_CACHE_AFTER && cache) {
+        const int nocap[2] = {0, 0};
+        board_t out = *b; /* *b is still the starting board: the memo's key */
+        memcpy(&out, &x, 16);
+        relay_cache_put(cache, rs, b, h, &out, last, nocap);
+    }
+    memcpy(b, &x, 16);
+    if (st)
+        st->pickups += n, st->endless += last < 0, st->endless_pickups += last < 0 ? n : 0;
+    return last;
+}
+
+/* Why the start.  A jodu relay state is (board, hole about to be lifted), and
+ * a lift is a map F on states.  F is one-to-one: from y = F(x), with last
+ * hole c' and m the smallest count on y's board, x's lifted hole c is c'
+ * itself if y[c'] == m, else the first hole behind c' holding m; then x took
+ * s = m * H + ((c' - c) mod H) seeds from c.  (Sowing s seeds gives every
+ * hole s / H, the s % H holes after c one more, c itself none more: so c
+ * holds the minimum, the holes from c+1 to c' hold more, and c' == c only
+ * when s % H == 0.)  A walk under a one-to-one map that repeats a state
+ * repeats its first one, so a relay that never ends comes back to its start,
+ * and comparing with the start decides it exactly: after one turn of the
+ * cycle, where Brent's detector needs up to three.  tests/test_relay.c
+ * checks this against the reference, which remembers every state.
+ * docs/rules.md says the same for users.
+ *
+ * Relay from hole h of board b (in place).  Returns the hole of the last seed,
  * or -1 if the sowing never ends. */
 CORE_INLINE int jodu_relay(const struct ruleset *rs, board_t *b, int h,
                            struct sow_relay_cache *cache, struct sow_stats *st, const int nw)
 {
+    if (nw <= 2)
+        return jodu_relay16(rs, b, h, cache, st);
     board_t start = *b;
-    int cur = h, last, n = 0;
-    if (nw <= 2) {
-        /* The same relay and the same Brent detector on a register board. */
-        core_u128 x = core_load128(b), saved = x;
-        int saved_hole = h, H = rs->holes;
-        uint32_t power = 1, lam = 1;
-        for (;;) {
-            if (n == RELAY_CACHE_AFTER && jodu_memo(rs, &start, h, b, &last, cache, st, n))
-                return last;
-            int s = core_lane128(x, cur);
-            x &= ~((core_u128)0xFF << (8 * cur));
-            last = core_sow128(H, &x, cur, s);
-            n++;
-            if (core_lane128(x, last) == 1)
-                break;
-            if (last == saved_hole && x == saved) {
-                last = -1;
-                break;
-            }
-            if (!(n & (RELAY_POLL_EVERY - 1)) && relay_cache_stopped(cache))
-                return -1; /* cut: nothing stored, the board is not used */
-            if (lam == power) {
-                saved = x;
-                saved_hole = last;
-                power *= 2;
-                lam = 0;
-            }
-            lam++;
-            cur = last;
+    int cur = h, last;
+    uint64_t n = 0;
+    for (;;) {
+        if (n == RELAY_CACHE_AFTER && jodu_memo(rs, &start, h, b, &last, cache, st, (int)n))
+            return last;
+        int s = b->h[cur];
+        b->h[cur] = 0;
+        last = core_sow(rs, b, cur, s, nw);
+        n++;
+        if (b->h[last] == 1)
+            break;
+        if (last == h && board_equal(b, &start, nw)) { /* back at the start: endless */
+            last = -1;
+            break;
         }
-        core_store128(b, x);
-    } else {
-        struct core_brent br;
-        core_brent_init(&br, b, h);
-        for (;;) {
-            if (n == RELAY_CACHE_AFTER && jodu_memo(rs, &start, h, b, &last, cache, st, n))
-                return last;
-            int s = b->h[cur];
-            b->h[cur] = 0;
-            last = core_sow(rs, b, cur, s, nw);
-            n++;
-            if (b->h[last] == 1)
-                break;
-            if (core_brent_step(&br, b, last, nw)) {
-                last = -1;
-                break;
-            }
-            if (!(n & (RELAY_POLL_EVERY - 1)) && relay_cache_stopped(cache))
-                return -1; /* cut: nothing stored, the board is not used */
-            cur = last;
-        }
+        if (!(n & (RELAY_POLL_EVERY - 1)) && relay_cache_stopped(cache))
+            return -1; /* cut: nothing stored, the board is not used */
+        cur = last;
     }
     if (n > RELAY_CACHE_AFTER && cache) {
         const int nocap[2] = {0, 0};
         relay_cache_put(cache, rs, &start, h, b, last, nocap);
     }
     if (st)
-        st->pickups += (uint64_t)n, st->endless += last < 0,
-            st->endless_pickups += last < 0 ? (uint64_t)n : 0;
+        st->pickups += n, st->endless += last < 0, st->endless_pickups += last < 0 ? n : 0;
     return last;
 }
 
