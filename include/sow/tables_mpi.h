@@ -11,13 +11,18 @@
  *
  *   e.g. E = 10, R = 3: [0,3) [3,6) [6,10).
  *
- * A rank generates the moves of its slice, probes the lower levels (every
- * rank holds them whole, read from the shared directory or kept from its
- * own build), sends each in-level edge (q <- p) to q's owner, and solves its
- * slice's nodes; finalisations that concern another rank's nodes travel as
- * 4-byte updates in bulk-synchronous supersteps (MPI_Alltoallv).  The values
- * are then gathered on every rank; rank 0 writes the file exactly as
- * tb_file_write does (same header, checksum, temp file and rename).
+ * A rank generates the moves of its slice with its OpenMP threads, probes
+ * the lower levels (mapped from the shared directory, or, "owned", each
+ * rank keeping its slice of every lower level and the probes sent to the
+ * owners in one batch per level), and solves its slice's nodes with its
+ * threads; finalisations that concern another rank's nodes travel as 4-byte
+ * updates in bulk-synchronous supersteps (MPI_Alltoallv).  A final node's
+ * predecessors come from reverse lists built from the in-level edges sent to
+ * their targets' owners ("fast", build.c's scheme) or from un-sowing the
+ * node on its owner ("lean", lean.c's scheme: nothing stored, half the
+ * traffic).  The values are gathered on rank 0, which writes the file
+ * exactly as tb_file_write does (same header, checksum, temp file and
+ * rename).
  *
  * Thread-safety: collective; call from one thread of every rank, once per
  * process (MPI is initialised and finalised inside).

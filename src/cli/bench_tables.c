@@ -96,12 +96,18 @@ int bench_tables(int argc, char **argv)
     long pits = 6, seeds = 14, threads = 0;
     const char *bname = "auto";
     bool phases = false;
+    bool mpi = false;          /* --mpi, --ranks: bench_mpi.c */
+    const char *ranks = "1,2,4";
     static const char usage[] =
         "usage: sow bench tables [--rules R[,R...]|all] [--pits N] [--seeds N] [--threads T]\n"
         "                        [--phases] [--builder auto|fast|lean]\n"
         "  builds levels 0..N (default oware,awari 2x6 up to 14) into a temporary directory,\n"
         "  printing positions per second (wall and CPU) per level, the builder used and its\n"
-        "  bytes per position at the level's peak\n";
+        "  bytes per position at the level's peak\n"
+        "       sow bench tables --mpi [--ranks 1,2,4] [--rules R] [--seeds N] [--threads T] ...\n"
+        "  distributed builds (mpirun on this machine, docs/distributed.md): wall and CPU time,\n"
+        "  bytes sent between ranks per position, peak memory per rank, files checked\n"
+        "  byte-identical to the single-process build (defaults: 1 thread per rank)\n";
     const struct cli_option opts[] = {
         {"--rules", CLI_STR, &rules, 0, 0, "R,...", "rule sets, or all", 0, 0},
         {"--pits", CLI_LONG, &pits, 1, SOW_MAX_PITS, "N", "holes per side, default 6", 0, 0},
@@ -112,6 +118,8 @@ int bench_tables(int argc, char **argv)
          0},
         {"--builder", CLI_STR, &bname, 0, 0, "auto|fast|lean", "which builder (default auto)", 0,
          0},
+        {"--mpi", CLI_FLAG, &mpi, 0, 0, NULL, "distributed builds with mpirun", 0, 0},
+        {"--ranks", CLI_STR, &ranks, 0, 0, "R,...", "--mpi: rank counts, default 1,2,4", 0, 0},
         {0}};
     const struct cli_spec spec = {"bench tables", usage, opts, NULL, 0, NULL};
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
@@ -123,6 +131,8 @@ int bench_tables(int argc, char **argv)
                                                : -1;
     if (builder < 0)
         return cli_bad("bench tables", "--builder '%s': expected auto, fast or lean", bname);
+    if (mpi) /* bench_mpi.c */
+        return bench_tables_mpi(rules, pits, seeds, threads, bname, ranks);
     char list[512];
     snprintf(list, sizeof list, "%s",
              strcmp(rules, "all") == 0 ? "oware,awari,jodu,jodu-ibadan,jodu-starve,odu,jerin,darra"

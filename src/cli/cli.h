@@ -85,6 +85,10 @@ long cli_max_threads(void);
  * write no file).  One flag per process: a handler cannot be given a context. */
 volatile sig_atomic_t *cli_catch_signals(bool second_kills);
 
+/* MPI ranks (docs/distributed.md): SIGUSR1, which mpirun forwards, stops
+ * like SIGINT (call after cli_catch_signals; exit status 130). */
+void cli_catch_usr1(void);
+
 /* Exit status of an interrupted command: 130 after SIGINT, 143 after SIGTERM. */
 int cli_interrupted(void);
 
@@ -139,6 +143,9 @@ int cmd_match(int argc, char **argv);  /* cmd_match.c */
 int bench_movegen(const char *rules, int argc, char **argv);
 int bench_search(int argc, char **argv);
 int bench_tables(int argc, char **argv);
+/* sow bench tables --mpi (bench_mpi.c; refuses in builds without MPI) */
+int bench_tables_mpi(const char *rules, long pits, long seeds, long threads, const char *builder,
+                     const char *ranks);
 int bench_probe(int argc, char **argv);    /* bench_probe.c (issue 13) */
 int bench_rules(int argc, char **argv);
 int bench_engine(int argc, char **argv);   /* bench_engine.c */

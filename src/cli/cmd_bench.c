@@ -15,6 +15,7 @@ static const char usage[] =
     "      then oware perft.  (Against the slow twins: build/bench/sow-bench-twin.)\n"
     "  tables [--rules R[,R..]|all] [--pits N] [--seeds N] [--threads T]\n"
     "      endgame-table build speed: positions per second per level.\n"
+    "      --mpi [--ranks 1,2,4]: distributed builds under mpirun (docs/distributed.md).\n"
     "  probe [--rules R] [--seeds N] [--dir DIR] [--probes M] [--block-shift B,...]\n"
     "      endgame-table probes per second, raw and compressed (cold, warm cache),\n"
     "      and compressed size per level.\n"

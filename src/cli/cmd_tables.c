@@ -228,6 +228,8 @@ static int tables_build(int argc, char **argv)
     double t0 = util_now();
     int rank = 0; /* MPI: only rank 0 reports (docs/distributed.md) */
 #ifdef SOW_MPI
+    if (tb_mpi_launched())
+        cli_catch_usr1(); /* scripts/sow-mpirun's Ctrl-C */
     enum sow_status st = tb_mpi_launched()
                              ? tb_build_mpi(&rs, o.dir, (int)o.seeds, &opt, &rank, &e)
                              : tb_build(&rs, o.dir, (int)o.seeds, &opt, &e);

@@ -175,6 +175,19 @@ volatile sig_atomic_t *cli_catch_signals(bool second_kills)
     return &cli_stop_flag;
 }
 
+/* ---- mpi (docs/distributed.md): mpirun forwards SIGUSR1 to every rank, not
+ * SIGINT (which it answers by killing them), so scripts/sow-mpirun turns
+ * Ctrl-C into SIGUSR1 and the ranks stop as on Ctrl-C. */
+void cli_catch_usr1(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+}
+/* ---- end mpi ---- */
+
 int cli_interrupted(void)
 {
     return cli_stop_signal == SIGTERM ? CLI_TERMINATED : CLI_INTERRUPTED;

@@ -6,27 +6,38 @@
  * final at t), an H node once all its in-level children are L-final and its
  * best exit is no better for Y than t.  The set of nodes final at round t is
  * the least fixpoint of those rules, so the order in which a round's work is
- * done does not change it: here each rank does its share and the ranks meet
- * in supersteps.
+ * done does not change it: here each rank does its share, each rank's threads
+ * theirs, and the ranks meet in supersteps.
+ *
+ * Two ways to find a final node's in-level predecessors, chosen per build as
+ * `tables build --builder` chooses between build.c and lean.c:
+ *   fast  stored edges: the move pass sends each in-level edge p -> q to q's
+ *         owner (one MPI_Alltoallv), which keeps reverse (CSR) lists;
+ *   lean  unmoves (unmove.h, as lean.c): the owner of a final node un-sows it,
+ *         confirms each candidate with the forward generator and sends the
+ *         update to the candidate's owner; nothing stored, no edge exchange.
  *
  * Per level, on every rank (slice [lo, hi) of the E entries, Es = hi - lo):
  *   moves   (OpenMP over chunks of the slice): best exit (probes of the lower
- *           levels, held whole by every rank), in-level out-degree, the
- *           repetition settlement; each in-level edge p -> q appended as the
- *           pair (q, p) to the thread's buffer for q's owner;
- *   edges   one MPI_Alltoallv of the pairs; the owner builds the reverse
- *           (CSR) lists of its own targets;
- *   solve   per round t: seeds of the slice, then supersteps: drain the local
- *           work (updates of own nodes; finalisations emit updates to the
- *           predecessors, queued locally or in a send buffer per owner), then
- *           one MPI_Alltoallv of the buffers; the round ends when a superstep
- *           sends nothing anywhere (MPI_Allreduce of the counts).  Rounds with
- *           no seed on any rank are skipped (one MPI_Allreduce per level).
- *           One thread per rank in the solve (OpenMP in the move pass only);
- *   values  lo/hi/clamp as build.c; MPI_Allgatherv of the slices to every
- *           rank (each needs the whole level as a lower level later); rank 0
- *           writes the file with tb_file_write: byte-identical to a
- *           single-process build.
+ *           levels, mapped from the shared directory's files; or owned: the
+ *           probes batched by owner, one MPI_Alltoallv of requests and one
+ *           of answers, probe_owned), in-level out-degree; fast: each
+ *           in-level edge as the pair (q, p) in the thread's buffer for q's
+ *           owner;
+ *   edges   fast only: one MPI_Alltoallv of the pairs, the reverse lists;
+ *   solve   per round t: the slice's seeds, then supersteps: waves of local
+ *           work (OpenMP over the wave's updates: claims and counter
+ *           decrements by atomics; a node that becomes final emits updates
+ *           to its predecessors, into the thread's next wave or its send
+ *           buffer for the predecessor's owner) until no local work is left,
+ *           then one MPI_Allgather of every rank's row (failed?, words for
+ *           each rank) and one MPI_Alltoallv; the round ends when a superstep
+ *           sends nothing anywhere.  Rounds with no seed on any rank are
+ *           skipped (one MPI_Allreduce per level);
+ *   values  lo/hi/clamp as build.c (OpenMP); MPI_Gatherv of the slices to
+ *           rank 0, which writes the file with tb_file_write (byte-identical
+ *           to a single-process build); then every rank maps it from the
+ *           shared directory as a lower level (owned: keeps its slice).
  * Failures (memory, I/O, Ctrl-C) are agreed on at every collective, so every
  * rank returns the same status and no level file is half written.
  */
@@ -41,14 +52,19 @@
 
 #include "sow/fileio.h"
 #include "sow/tables_mpi.h"
+#include "sow/tb_lean.h"
 #include "sow/util.h"
 #include "tables_internal.h"
+#include "unmove.h"
 
 #define NONE_EXIT ((int8_t)-128)
 #define UNDONE ((int8_t)-128)
 #define UPD_CLAIM 0x80000000u /* H node of a child final: claim the L node */
 #define UPD_IDX 0x7FFFFFFFu
 #define MCHUNK 4096
+#define WAVE_CHUNK 64 /* updates per OpenMP work item in a wave */
+#define PROBE_PIECE ((uint64_t)1 << 22) /* own entries per probe batch (owned lower levels) */
+#define WAVE_PAR 4096 /* smaller waves run on one thread (a parallel region costs more) */
 _Static_assert(TB_MAX_ENTRIES <= UPD_IDX, "global indices leave the top bit for the kind");
 
 bool tb_mpi_launched(void)
@@ -62,17 +78,46 @@ struct vec {
     size_t n, cap;
 };
 
-static bool vec_push(struct vec *a, uint32_t x)
+static bool vec_reserve(struct vec *a, size_t more)
 {
-    if (a->n == a->cap) {
-        size_t nc = a->cap ? 2 * a->cap : 1024;
-        uint32_t *nv = realloc(a->v, nc * sizeof *nv);
-        if (!nv)
-            return false;
-        a->v = nv;
-        a->cap = nc;
-    }
+    if (a->n + more <= a->cap)
+        return true;
+    size_t nc = a->cap ? 2 * a->cap : 1024;
+    while (nc < a->n + more)
+        nc *= 2;
+    uint32_t *nv = realloc(a->v, nc * sizeof *nv);
+    if (!nv)
+        return false;
+    a->v = nv;
+    a->cap = nc;
+    return true;
+}
+
+static inline bool vec_push(struct vec *a, uint32_t x)
+{
+    if (a->n == a->cap && !vec_reserve(a, 1))
+        return false;
     a->v[a->n++] = x;
+    return true;
+}
+
+/* Append b to a (b emptied). */
+static bool vec_take(struct vec *a, struct vec *b)
+{
+    if (!b->n)
+        return true;
+    if (!a->n && b->cap >= a->cap) { /* swap buffers instead of copying */
+        struct vec t = *a;
+        *a = *b;
+        *b = t;
+        b->n = 0;
+        return true;
+    }
+    if (!vec_reserve(a, b->n))
+        return false;
+    memcpy(a->v + a->n, b->v, b->n * sizeof *b->v);
+    a->n += b->n;
+    b->n = 0;
     return true;
 }
 
@@ -127,19 +172,43 @@ struct mlvl {
     const struct tb_build_opts *opt;
     const struct mpi *M;
     int n, threads;
+    bool lean;      /* predecessors by unmoves (else stored reverse lists) */
+    bool par;       /* more than one thread: node updates are atomic */
+    /* owned lower levels: own[m] holds entries [own_lo[m], ...) of level m
+     * (this rank's slice of it); NULL: lower levels mapped whole */
+    int8_t *const *own;
+    const uint64_t *own_lo;
     uint64_t E, boards, lo, hi, Es;
-    int8_t *be, *xl, *xh, *out; /* per own entry */
+    int8_t *be, *xl, *xh; /* per own entry (be holds the value at the end) */
     uint8_t *cnt;
-    uint64_t *off;  /* Es + 1: reverse lists of own entries */
-    uint32_t *rev;  /* predecessors (global indices) */
+    uint64_t *off;  /* fast: Es + 1, reverse lists of own entries */
+    uint32_t *rev;  /* fast: predecessors (global indices) */
+    int t;          /* the round */
+    int fail;       /* out of memory on some thread */
     uint64_t moves;
     uint64_t sent_words; /* 4-byte words sent to other ranks (edges count 2) */
     uint64_t steps;      /* supersteps of the solve */
+    uint64_t bufbytes;   /* message buffers and work lists at their largest */
+};
+
+/* One thread's buffers in the solve. */
+struct mwork {
+    struct vec next;  /* updates of own nodes for the next wave */
+    struct vec *send; /* [size]: updates for the other ranks' nodes */
+    sow_position *cand; /* lean: a final node's candidate predecessors */
+    sow_move *cmv;
+    int maxcand;
+    struct sow_movelist ml;
 };
 
 static bool stop_requested(const struct mlvl *L)
 {
     return L->opt && L->opt->stop && *L->opt->stop;
+}
+
+static void set_fail(struct mlvl *L)
+{
+    __atomic_store_n(&L->fail, 1, __ATOMIC_RELAXED);
 }
 
 static inline uint64_t child_index(const struct tb_index *ix, const sow_position *c,
@@ -149,26 +218,44 @@ static inline uint64_t child_index(const struct tb_index *ix, const sow_position
     return (uint64_t)st * boards + tb_rank_side(ix, c->board.h, 1);
 }
 
-/* Moves of the slice; each thread's edges (q, p) go to eb[w][owner(q)]. */
-static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size] */)
+/* Entry idx of the level as a position (A to move), without tb_position_of's
+ * recomputation of the level's size. */
+static void entry_pos(const struct mlvl *L, uint64_t idx, sow_position *p)
 {
-    int size = L->M->size, N = L->ix->pits, n = L->n;
-    uint64_t nchunks = (L->Es + MCHUNK - 1) / MCHUNK;
+    memset(p, 0, sizeof *p);
+    int st = L->ix->states > 1 ? (int)(idx / L->boards) : 0;
+    tb_unrank(L->ix, L->n, idx - (uint64_t)st * L->boards, p->board.h);
+    p->side = SOW_A;
+    p->state = L->ix->state_of_rel(st, SOW_A);
+}
+
+/* Moves of the slice; fast: each thread's edges (q, p) go to eb[w][owner(q)].
+ * Owned lower levels: each capture's probe goes as the request (m, q) to
+ * rq[w][owner of q in level m], and (own entry, captured difference + 128)
+ * to rr[w][same owner], in the same order (probe_owned answers them). */
+static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: lean */,
+                       struct vec *rq, struct vec *rr, uint64_t from, uint64_t to /* own entries */)
+{
+    int size = L->M->size, n = L->n;
+    uint64_t nchunks = (to - from + MCHUNK - 1) / MCHUNK;
     bool ok = true;
     uint64_t moves = 0;
 #pragma omp parallel num_threads(L->threads) reduction(+ : moves)
     {
         int w = omp_get_thread_num();
-        struct vec *mine = eb + (size_t)w * (size_t)size;
+        struct vec *mine = eb ? eb + (size_t)w * (size_t)size : NULL;
+        struct vec *myrq = rq ? rq + (size_t)w * (size_t)size : NULL;
+        struct vec *myrr = rr ? rr + (size_t)w * (size_t)size : NULL;
         struct sow_relay_cache *cache = L->rs->relay ? rules_cache_new(16) : NULL;
         struct sow_movelist ml;
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t ch = 0; ch < nchunks; ch++) {
             if (!__atomic_load_n(&ok, __ATOMIC_RELAXED) || stop_requested(L))
                 continue;
-            uint64_t a = L->lo + ch * MCHUNK, b = a + MCHUNK < L->hi ? a + MCHUNK : L->hi;
+            uint64_t a = L->lo + from + ch * MCHUNK,
+                     b = a + MCHUNK < L->lo + to ? a + MCHUNK : L->lo + to;
             sow_position p;
-            tb_position_of(L->ix, n, a, &p);
+            entry_pos(L, a, &p);
             for (uint64_t idx = a; idx < b; idx++) {
                 uint64_t i = idx - L->lo;
                 L->rs->generate(L->rs, &p, &ml, cache, NULL);
@@ -180,31 +267,42 @@ static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size] */)
                     if (cap) {
                         int m = n - cap;
                         uint64_t q = child_index(L->ix, &c->pos, L->lower->boards[m]);
-                        int ev = c->captured[0] - c->captured[1] - L->lower->lv[m].v[q];
+                        int d = c->captured[0] - c->captured[1];
+                        if (myrq) {
+                            int o = owner_of(tb_level_entries(L->ix, m), size, q);
+                            if (!vec_push(&myrq[o], (uint32_t)m) || !vec_push(&myrq[o], (uint32_t)q) ||
+                                !vec_push(&myrr[o], (uint32_t)i) ||
+                                !vec_push(&myrr[o], (uint32_t)(d + 128))) {
+#pragma omp atomic write
+                                ok = false;
+                            }
+                            continue;
+                        }
+                        int ev = d - L->lower->lv[m].v[q];
                         if (ev > best)
                             best = ev;
                     } else {
+                        deg++;
+                        if (!mine)
+                            continue;
                         uint64_t q = child_index(L->ix, &c->pos, L->boards);
                         struct vec *d = &mine[owner_of(L->E, size, q)];
                         if (!vec_push(d, (uint32_t)q) || !vec_push(d, (uint32_t)idx)) {
 #pragma omp atomic write
                             ok = false;
                         }
-                        deg++;
                     }
                 }
                 L->be[i] = (int8_t)best;
                 L->cnt[i] = (uint8_t)deg;
                 L->xl[i] = L->xh[i] = UNDONE;
-                L->out[i] = (int8_t)rules_cycle_net(L->rs, board_sum_range(&p.board, 0, N),
-                                                    board_sum_range(&p.board, N, 2 * N));
                 if (idx + 1 < b && !tb_index_next(L->ix, p.board.h))
-                    tb_position_of(L->ix, n, idx + 1, &p);
+                    entry_pos(L, idx + 1, &p);
             }
         }
         rules_cache_free(cache);
     }
-    L->moves = moves;
+    L->moves += moves;
     return ok;
 }
 
@@ -216,7 +314,7 @@ static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size] */)
  * known: the words each rank sends here, if already known (the solve's
  * superstep learns them with its termination test), else NULL. */
 static void exchange(struct mlvl *L, struct vec *send, const int *known, uint32_t **recv,
-                     size_t *nrecv)
+                     size_t *nrecv, int *counts /* if not NULL: [size] words from each rank */)
 {
     int size = L->M->size;
     int *sc = calloc((size_t)size * 4, sizeof *sc);
@@ -246,17 +344,21 @@ static void exchange(struct mlvl *L, struct vec *send, const int *known, uint32_
                 L->M->rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    if ((tot + rt) * sizeof *sb > L->bufbytes)
+        L->bufbytes = (tot + rt) * sizeof *sb;
     for (int r = 0; r < size; r++)
         if (send[r].n)
             memcpy(sb + sd[r], send[r].v, send[r].n * sizeof *sb);
     MPI_Alltoallv(sb, sc, sd, MPI_UINT32_T, rb, rc, rd, MPI_UINT32_T, MPI_COMM_WORLD);
+    if (counts)
+        memcpy(counts, rc, (size_t)size * sizeof *counts);
     free(sb);
     free(sc);
     *recv = rb;
     *nrecv = rt;
 }
 
-/* Edges: send the pairs to their targets' owners, build the reverse lists. */
+/* Edges (fast): send the pairs to their targets' owners, build the reverse lists. */
 static bool pass_edges(struct mlvl *L, struct vec *eb)
 {
     int size = L->M->size, T = L->threads;
@@ -264,32 +366,19 @@ static bool pass_edges(struct mlvl *L, struct vec *eb)
     if (!send)
         return false;
     bool ok = true;
-    for (int r = 0; r < size && ok; r++) {
-        size_t tot = 0;
-        for (int w = 0; w < T; w++)
-            tot += eb[(size_t)w * size + r].n;
-        send[r].v = malloc((tot ? tot : 1) * sizeof(uint32_t));
-        if (!send[r].v) {
-            ok = false;
-            break;
-        }
-        for (int w = 0; w < T; w++) {
-            struct vec *x = &eb[(size_t)w * size + r];
-            memcpy(send[r].v + send[r].n, x->v, x->n * sizeof(uint32_t));
-            send[r].n += x->n;
-            free(x->v);
-            x->v = NULL;
-            x->n = x->cap = 0;
-        }
+    for (int r = 0; r < size && ok; r++)
+        for (int w = 0; w < T && ok; w++)
+            ok = vec_take(&send[r], &eb[(size_t)w * size + r]);
+    for (size_t k = 0; k < (size_t)T * size; k++) {
+        free(eb[k].v);
+        eb[k] = (struct vec){0};
     }
     uint32_t *rb = NULL;
     size_t nr = 0;
-    if (!ok) {
-        /* take part in the collective with nothing to send, then fail */
+    if (!ok) /* take part in the collective with nothing to send, then fail */
         for (int r = 0; r < size; r++)
             send[r].n = 0;
-    }
-    exchange(L, send, NULL, &rb, &nr);
+    exchange(L, send, NULL, &rb, &nr, NULL);
     for (int r = 0; r < size; r++)
         free(send[r].v);
     free(send);
@@ -300,7 +389,9 @@ static bool pass_edges(struct mlvl *L, struct vec *eb)
     size_t ne = nr / 2;
     L->off = calloc(L->Es + 1, sizeof *L->off);
     L->rev = malloc((ne ? ne : 1) * sizeof *L->rev);
-    if (!L->off || !L->rev) {
+    uint64_t *at = malloc((L->Es + 1) * sizeof *at);
+    if (!L->off || !L->rev || !at) {
+        free(at);
         free(rb);
         return false;
     }
@@ -308,11 +399,6 @@ static bool pass_edges(struct mlvl *L, struct vec *eb)
         L->off[rb[2 * k] - L->lo + 1]++;
     for (uint64_t i = 0; i < L->Es; i++)
         L->off[i + 1] += L->off[i];
-    uint64_t *at = malloc((L->Es + 1) * sizeof *at);
-    if (!at) {
-        free(rb);
-        return false;
-    }
     memcpy(at, L->off, (L->Es + 1) * sizeof *at);
     for (size_t k = 0; k < ne; k++)
         L->rev[at[rb[2 * k] - L->lo]++] = rb[2 * k + 1];
@@ -321,19 +407,210 @@ static bool pass_edges(struct mlvl *L, struct vec *eb)
     return true;
 }
 
-/* The solve of the slice: rounds t = n .. -n, supersteps inside a round. */
+/* Owned lower levels: the move pass's probes, batched by owner.  One
+ * MPI_Alltoallv of the requests (m, q), each owner answers from its slices
+ * (a word per probe, in the order asked), one MPI_Alltoallv of the answers;
+ * then each entry's best exit takes its captures into account.  The
+ * requests of the whole slice go at once (16 bytes per capture move of the
+ * slice while they are in flight). */
+static bool probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
+{
+    int size = L->M->size, T = L->threads, me = L->M->rank;
+    struct vec *send = calloc((size_t)size, sizeof *send), *rec = calloc((size_t)size, sizeof *rec),
+               *ans = calloc((size_t)size, sizeof *ans);
+    int *cnt = malloc((size_t)size * sizeof *cnt), *back = malloc((size_t)size * sizeof *back);
+    bool ok = send && rec && ans && cnt && back;
+    for (int r = 0; r < size && ok; r++)
+        for (int w = 0; w < T && ok; w++)
+            ok = vec_take(&send[r], &rq[(size_t)w * size + r]) &&
+                 vec_take(&rec[r], &rr[(size_t)w * size + r]);
+    for (size_t k = 0; k < (size_t)T * size; k++) {
+        free(rq[k].v);
+        free(rr[k].v);
+        rq[k] = rr[k] = (struct vec){0};
+    }
+    int f = !ok, g = 0;
+    MPI_Allreduce(&f, &g, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    uint32_t *rb = NULL, *ab = NULL;
+    size_t nr = 0, na = 0;
+    if (g)
+        goto out;
+    exchange(L, send, NULL, &rb, &nr, cnt);
+    /* answer, source by source, in the order asked: one byte per probe,
+     * four to a word (answer j of a source in byte j % 4 of word j / 4) */
+    size_t at = 0;
+    for (int r = 0; r < size && ok; r++) {
+        size_t na_r = (size_t)cnt[r] / 2;
+        ok = vec_reserve(&ans[r], (na_r + 3) / 4);
+        if (ok)
+            memset(ans[r].v, 0, (na_r + 3) / 4 * sizeof *ans[r].v);
+        for (size_t j = 0; ok && j < na_r; j++, at += 2) {
+            int m = (int)rb[at];
+            uint64_t q = rb[at + 1];
+            ans[r].v[j / 4] |= (uint32_t)(uint8_t)L->own[m][q - L->own_lo[m]] << (8 * (j % 4));
+        }
+        if (ok)
+            ans[r].n = (na_r + 3) / 4;
+    }
+    free(rb);
+    f = !ok;
+    MPI_Allreduce(&f, &g, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (g)
+        goto out;
+    for (int r = 0; r < size; r++)
+        back[r] = (int)((send[r].n / 2 + 3) / 4);
+    exchange(L, ans, back, &ab, &na, NULL);
+    at = 0; /* first word of the current source's answers */
+    for (int r = 0; r < size; r++) {
+        for (size_t k = 0, j = 0; k < rec[r].n; k += 2, j++) {
+            uint64_t i = rec[r].v[k];
+            int8_t v = (int8_t)(uint8_t)(ab[at + j / 4] >> (8 * (j % 4)));
+            int ev = (int)rec[r].v[k + 1] - 128 - v;
+            if (ev > L->be[i])
+                L->be[i] = (int8_t)ev;
+        }
+        at += (size_t)back[r];
+    }
+    free(ab);
+    (void)me;
+out:
+    for (int r = 0; send && r < size; r++)
+        free(send[r].v);
+    for (int r = 0; rec && r < size; r++)
+        free(rec[r].v);
+    for (int r = 0; ans && r < size; r++)
+        free(ans[r].v);
+    free(send);
+    free(rec);
+    free(ans);
+    free(cnt);
+    free(back);
+    return !g;
+}
+
+/* ---- the solve ------------------------------------------------------------ */
+
+/* An update p | kind for a predecessor: into this thread's next wave if p is
+ * ours, else into its send buffer for p's owner. */
+static inline void route(struct mlvl *L, struct mwork *W, uint32_t u)
+{
+    uint32_t p = u & UPD_IDX;
+    bool ok;
+    if (p >= L->lo && p < L->hi)
+        ok = vec_push(&W->next, u);
+    else
+        ok = vec_push(&W->send[owner_of(L->E, L->M->size, p)], u);
+    if (!ok)
+        set_fail(L);
+}
+
+/* Own node i (global) became final: f = i | UPD_CLAIM for its H node (the
+ * predecessors' L nodes get an option t), i alone for its L node (the
+ * predecessors' H nodes lose an open child). */
+static void expand(struct mlvl *L, struct mwork *W, uint32_t f)
+{
+    uint32_t kind = f & UPD_CLAIM;
+    uint64_t i = (f & UPD_IDX) - L->lo;
+    if (!L->lean) {
+        for (uint64_t k = L->off[i]; k < L->off[i + 1]; k++)
+            route(L, W, L->rev[k] | kind);
+        return;
+    }
+    /* Lean: un-sow the node; each candidate confirmed by the forward
+     * generator here, on the final node's owner, so only real updates
+     * travel.  A claim on an own L node already final is dropped first. */
+    sow_position q;
+    entry_pos(L, f & UPD_IDX, &q);
+    const struct ruleset *rs = L->rs;
+    int k = unmove_candidates_(&q, L->ix->pits, unmove_skips_origin(rs),
+                               rs->family == SOW_DARRA, W->cand, W->cmv, W->maxcand);
+    for (int j = 0; j < k; j++) {
+        uint32_t p = (uint32_t)child_index(L->ix, &W->cand[j], L->boards);
+        if (kind && p >= L->lo && p < L->hi &&
+            __atomic_load_n(&L->xl[p - L->lo], __ATOMIC_RELAXED) != UNDONE)
+            continue;
+        if (!unmove_confirm(rs, &W->cand[j], W->cmv[j], &q, &W->ml))
+            continue;
+        route(L, W, p | kind);
+    }
+}
+
+/* Set *a from UNDONE to v; true if this call did it. */
+static inline bool claim(int8_t *a, int8_t v, bool par)
+{
+    if (!par) {
+        if (*a != UNDONE)
+            return false;
+        *a = v;
+        return true;
+    }
+    if (__atomic_load_n(a, __ATOMIC_RELAXED) != UNDONE)
+        return false;
+    int8_t expect = UNDONE;
+    return __atomic_compare_exchange_n(a, &expect, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* An update of own node u & UPD_IDX: a claim on its L node, or a decrement
+ * of its H node's open children. */
+static void apply(struct mlvl *L, struct mwork *W, uint32_t u)
+{
+    uint64_t i = (u & UPD_IDX) - L->lo;
+    int8_t t = (int8_t)L->t;
+    if (u & UPD_CLAIM) {
+        if (claim(&L->xl[i], t, L->par))
+            expand(L, W, u & UPD_IDX);
+        return;
+    }
+    uint8_t c = L->par ? __atomic_sub_fetch(&L->cnt[i], 1, __ATOMIC_RELAXED) : --L->cnt[i];
+    int be = L->be[i];
+    if (c == 0 && (be == NONE_EXIT || -be >= t) && claim(&L->xh[i], t, L->par))
+        expand(L, W, u | UPD_CLAIM);
+}
+
+/* The round's seeds in own entries [a, b): L nodes with best exit t claim
+ * themselves; H nodes with best exit -t and no open in-level child are final. */
+static void seeds(struct mlvl *L, struct mwork *W, uint64_t a, uint64_t b)
+{
+    int t = L->t;
+    for (uint64_t i = a; i < b; i++) {
+        int be = L->be[i];
+        if (be == t && claim(&L->xl[i], (int8_t)t, L->par))
+            expand(L, W, (uint32_t)(L->lo + i));
+        if (be == -t && (L->par ? __atomic_load_n(&L->cnt[i], __ATOMIC_RELAXED) : L->cnt[i]) == 0 &&
+            claim(&L->xh[i], (int8_t)t, L->par))
+            expand(L, W, (uint32_t)(L->lo + i) | UPD_CLAIM);
+    }
+}
+
+/* The threads' next waves into cur; false: out of memory. */
+static bool collect(struct mlvl *L, struct mwork *W, struct vec *cur)
+{
+    bool ok = true;
+    for (int w = 0; w < L->threads; w++)
+        ok &= vec_take(cur, &W[w].next);
+    return ok;
+}
+
+/* Rounds t = n .. -n of the slice, supersteps inside a round. */
 static enum sow_status solve(struct mlvl *L, struct sow_error *e)
 {
-    int n = L->n, size = L->M->size, me = L->M->rank;
+    int n = L->n, size = L->M->size, me = L->M->rank, T = L->threads;
     int V = 2 * n + 1;
-    /* rounds with a seed anywhere */
     int *seeded = calloc((size_t)V, sizeof *seeded), *any = calloc((size_t)V, sizeof *any);
     struct vec *send = calloc((size_t)size, sizeof *send);
-    struct vec upd = {0}, fin = {0};
+    struct mwork *W = calloc((size_t)T, sizeof *W);
+    struct vec cur = {0};
     int *row = malloc((size_t)(size + 1) * sizeof *row),
         *mat = malloc((size_t)size * (size_t)(size + 1) * sizeof *mat),
         *recvc = malloc((size_t)size * sizeof *recvc);
-    int fail = !seeded || !any || !send || !row || !mat || !recvc;
+    int fail = !seeded || !any || !send || !W || !row || !mat || !recvc;
+    for (int w = 0; w < T && !fail; w++) {
+        W[w].send = calloc((size_t)size, sizeof *W[w].send);
+        W[w].maxcand = L->ix->pits * (n + 1) + 2;
+        W[w].cand = L->lean ? malloc((size_t)W[w].maxcand * sizeof *W[w].cand) : NULL;
+        W[w].cmv = L->lean ? malloc((size_t)W[w].maxcand) : NULL;
+        fail |= !W[w].send || (L->lean && (!W[w].cand || !W[w].cmv));
+    }
     if (!fail)
         for (uint64_t i = 0; i < L->Es; i++)
             if (L->be[i] != NONE_EXIT) {
@@ -348,7 +625,8 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
         goto out;
     }
     MPI_Allreduce(seeded, any, V, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-    for (int t = n; t >= -n; t--) {
+    uint64_t nchunks = (L->Es + MCHUNK - 1) / MCHUNK;
+    for (int t = n; t >= -n && !fail; t--) {
         if (!any[t + n])
             continue;
         int flags[2] = {stop_requested(L), fail}, g[2];
@@ -357,53 +635,39 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
             break;
         if (L->opt && L->opt->progress && me == 0)
             L->opt->progress(L->opt->ctx, n, L->E, 0.8 + 0.15 * (double)(n - t) / V, "solve");
-        /* seeds: L nodes with best exit t claim themselves; H nodes with
-         * best exit -t and no open in-level child are final */
-        for (uint64_t i = 0; i < L->Es && !fail; i++) {
-            if (L->be[i] == t)
-                fail |= !vec_push(&upd, (uint32_t)(L->lo + i) | UPD_CLAIM);
-            if (L->be[i] == -t && L->cnt[i] == 0 && L->xh[i] == UNDONE) {
-                L->xh[i] = (int8_t)t;
-                fail |= !vec_push(&fin, (uint32_t)(L->lo + i) | UPD_CLAIM);
-            }
+        L->t = t;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T) if (T > 1)
+        for (uint64_t ch = 0; ch < nchunks; ch++) {
+            uint64_t a = ch * MCHUNK, b = a + MCHUNK < L->Es ? a + MCHUNK : L->Es;
+            seeds(L, &W[omp_get_thread_num()], a, b);
         }
+        fail |= !collect(L, W, &cur) || L->fail;
         for (;;) {
-            while ((upd.n || fin.n) && !fail) {
-                if (upd.n) {
-                    uint32_t u = upd.v[--upd.n];
-                    uint64_t i = (u & UPD_IDX) - L->lo;
-                    if (u & UPD_CLAIM) {
-                        if (L->xl[i] == UNDONE) {
-                            L->xl[i] = (int8_t)t;
-                            fail |= !vec_push(&fin, u & UPD_IDX);
-                        }
-                    } else {
-                        int be = L->be[i];
-                        if (--L->cnt[i] == 0 && (be == NONE_EXIT || -be >= t) &&
-                            L->xh[i] == UNDONE) {
-                            L->xh[i] = (int8_t)t;
-                            fail |= !vec_push(&fin, u | UPD_CLAIM);
-                        }
-                    }
-                } else {
-                    uint32_t f = fin.v[--fin.n];
-                    uint64_t i = (f & UPD_IDX) - L->lo;
-                    /* H final: predecessors' L nodes have an option t;
-                     * L final: predecessors' H nodes lose an open child */
-                    uint32_t kind = f & UPD_CLAIM;
-                    for (uint64_t k = L->off[i]; k < L->off[i + 1] && !fail; k++) {
-                        uint32_t p = L->rev[k];
-                        int o = owner_of(L->E, size, p);
-                        fail |= !vec_push(o == me ? &upd : &send[o], p | kind);
-                    }
+            /* Waves of local work: each wave's updates in parallel, the
+             * updates they cause for own nodes form the next wave. */
+            while (cur.n && !fail) {
+                if (cur.n * sizeof *cur.v > L->bufbytes)
+                    L->bufbytes = cur.n * sizeof *cur.v;
+                uint64_t nw = (cur.n + WAVE_CHUNK - 1) / WAVE_CHUNK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T) if (T > 1 && cur.n >= WAVE_PAR)
+                for (uint64_t c = 0; c < nw; c++) {
+                    struct mwork *w = &W[omp_get_thread_num()];
+                    size_t a = c * WAVE_CHUNK, b = a + WAVE_CHUNK < cur.n ? a + WAVE_CHUNK : cur.n;
+                    for (size_t k = a; k < b; k++)
+                        apply(L, w, cur.v[k]);
                 }
+                cur.n = 0;
+                fail |= !collect(L, W, &cur) || L->fail;
             }
+            for (int r = 0; r < size && !fail; r++)
+                for (int w = 0; w < T && !fail; w++)
+                    fail |= !vec_take(&send[r], &W[w].send[r]);
             /* Superstep: one MPI_Allgather of every rank's row (failed,
              * words to each rank) tells all of them whether the round is
              * over and what each receives; then one MPI_Alltoallv. */
             row[0] = fail;
             for (int r = 0; r < size; r++)
-                row[1 + r] = (int)send[r].n;
+                row[1 + r] = fail ? 0 : (int)send[r].n;
             MPI_Allgather(row, size + 1, MPI_INT, mat, size + 1, MPI_INT, MPI_COMM_WORLD);
             uint64_t total = 0;
             int gfail = 0;
@@ -422,11 +686,14 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
                 break;
             uint32_t *rb = NULL;
             size_t nr = 0;
-            exchange(L, send, recvc, &rb, &nr);
+            exchange(L, send, recvc, &rb, &nr, NULL);
             for (int r = 0; r < size; r++)
                 send[r].n = 0;
-            for (size_t k = 0; k < nr && !fail; k++)
-                fail |= !vec_push(&upd, rb[k]);
+            if (vec_reserve(&cur, nr)) {
+                memcpy(cur.v + cur.n, rb, nr * sizeof *rb);
+                cur.n += nr;
+            } else
+                fail = 1;
             free(rb);
         }
     }
@@ -442,9 +709,23 @@ out:
     if (send)
         for (int r = 0; r < size; r++)
             free(send[r].v);
+    if (W)
+        for (int w = 0; w < T; w++) {
+            uint64_t b = (W[w].next.cap) * 4;
+            if (W[w].send)
+                for (int r = 0; r < size; r++) {
+                    b += W[w].send[r].cap * 4;
+                    free(W[w].send[r].v);
+                }
+            L->bufbytes += b;
+            free(W[w].send);
+            free(W[w].next.v);
+            free(W[w].cand);
+            free(W[w].cmv);
+        }
+    free(W);
     free(send);
-    free(upd.v);
-    free(fin.v);
+    free(cur.v);
     free(seeded);
     free(any);
     free(row);
@@ -453,16 +734,39 @@ out:
     return st;
 }
 
+/* lo, hi, V = clamp(cycle net, lo, hi) into be; the count of lo > hi. */
+static uint64_t finish(struct mlvl *L)
+{
+    int n = L->n, N = L->ix->pits;
+    uint64_t nchunks = (L->Es + MCHUNK - 1) / MCHUNK, bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(L->threads) reduction(+ : bad)
+    for (uint64_t ch = 0; ch < nchunks; ch++) {
+        uint64_t a = ch * MCHUNK, b = a + MCHUNK < L->Es ? a + MCHUNK : L->Es;
+        sow_position p;
+        entry_pos(L, L->lo + a, &p);
+        for (uint64_t i = a; i < b; i++) {
+            int lo = L->xl[i] == UNDONE ? -n : L->xl[i];
+            int hi = L->xh[i] == UNDONE ? n : -L->xh[i];
+            int cyc = rules_cycle_net(L->rs, board_sum_range(&p.board, 0, N),
+                                      board_sum_range(&p.board, N, 2 * N));
+            bad += lo > hi;
+            L->be[i] = (int8_t)(cyc < lo ? lo : cyc > hi ? hi : cyc);
+            if (i + 1 < b && !tb_index_next(L->ix, p.board.h))
+                entry_pos(L, L->lo + i + 1, &p);
+        }
+    }
+    return bad;
+}
+
 static void mlvl_free(struct mlvl *L)
 {
     free(L->be);
     free(L->xl);
     free(L->xh);
     free(L->cnt);
-    free(L->out);
     free(L->off);
     free(L->rev);
-    L->be = L->xl = L->xh = L->out = NULL;
+    L->be = L->xl = L->xh = NULL;
     L->cnt = NULL;
     L->off = NULL;
     L->rev = NULL;
@@ -479,10 +783,21 @@ static void test_kill(const struct mpi *M, int n)
         raise(SIGKILL);
 }
 
-/* Level n on every rank: the full values in v[E] on return (SOW_OK). */
+static int level_threads(const struct tb_build_opts *opt, uint64_t Es)
+{
+    int T = opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
+    if (Es < 200000 && !(opt && opt->threads > 0))
+        T = 1;
+    return T < 1 ? 1 : T;
+}
+
+/* Level n: rank 0 gets the full values in v[E] (SOW_OK); the other ranks
+ * pass v = NULL.  own/own_lo: the owned lower levels (NULL: mapped); then
+ * *keep receives this rank's slice of the level's values (malloc'd). */
 static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
-                                 const struct tb_set *set, int n, int8_t *v,
-                                 const struct tb_build_opts *opt, uint64_t *sent,
+                                 const struct tb_set *set, int n, bool lean, int8_t *v,
+                                 int8_t *const *own, const uint64_t *own_lo, int8_t **keep,
+                                 const struct tb_build_opts *opt, uint64_t *stats,
                                  struct sow_error *e)
 {
     struct mlvl L;
@@ -493,86 +808,103 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
     L.opt = opt;
     L.M = M;
     L.n = n;
+    L.lean = lean;
+    L.own = own;
+    L.own_lo = own_lo;
     L.E = tb_level_entries(L.ix, n);
     L.boards = tb_level_boards(L.ix, n);
     L.lo = slice_lo(L.E, M->size, M->rank);
     L.hi = slice_lo(L.E, M->size, M->rank + 1);
     L.Es = L.hi - L.lo;
-    int T = opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
-    if (L.Es < 200000 && !(opt && opt->threads > 0))
-        T = 1;
+    int T = level_threads(opt, L.Es);
     L.threads = T;
+    L.par = T > 1;
     size_t Es1 = L.Es ? L.Es : 1;
     L.be = malloc(Es1);
     L.xl = malloc(Es1);
     L.xh = malloc(Es1);
     L.cnt = malloc(Es1);
-    L.out = malloc(Es1);
-    struct vec *eb = calloc((size_t)T * (size_t)M->size, sizeof *eb);
+    struct vec *eb = lean ? NULL : calloc((size_t)T * (size_t)M->size, sizeof *eb);
+    struct vec *rq = own ? calloc((size_t)T * (size_t)M->size, sizeof *rq) : NULL;
+    struct vec *rr = own ? calloc((size_t)T * (size_t)M->size, sizeof *rr) : NULL;
     enum sow_status st = SOW_OK;
-    bool ok = L.be && L.xl && L.xh && L.cnt && L.out && eb;
+    bool ok = L.be && L.xl && L.xh && L.cnt && (lean || eb) && (!own || (rq && rr));
     if (opt && opt->progress && M->rank == 0)
         opt->progress(opt->ctx, n, L.E, 0.0, "moves");
-    if (ok)
-        ok = pass_moves(&L, eb);
-    if (!ok)
-        sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the move pass", n);
-    if (ok && stop_requested(&L)) {
-        st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
-    } else if (!ok)
-        st = SOW_E_NOMEM;
-    st = agree(M, st, e);
-    if (eb && st != SOW_OK)
-        for (size_t k = 0; k < (size_t)T * (size_t)M->size; k++)
-            free(eb[k].v);
+    /* Owned lower levels: the move pass in pieces of the same number of
+     * entries on every rank, each piece's probes answered before the next
+     * (their buffers stay at 16 B per capture move of a piece). */
+    uint64_t piece = L.Es ? L.Es : 1, pieces = 1;
+    if (own) {
+        const char *tp = getenv("SOW_MPI_TEST_PIECE"); /* tests: small pieces */
+        piece = tp && atoll(tp) > 0 ? (uint64_t)atoll(tp) : PROBE_PIECE;
+        uint64_t mine = (L.Es + piece - 1) / piece;
+        MPI_Allreduce(&mine, &pieces, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    }
+    for (uint64_t k = 0; k < pieces && st == SOW_OK; k++) {
+        uint64_t from = k * piece < L.Es ? k * piece : L.Es;
+        uint64_t to = from + piece < L.Es ? from + piece : L.Es;
+        if (ok)
+            ok = pass_moves(&L, eb, rq, rr, from, to);
+        if (!ok)
+            sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the move pass", n);
+        if (ok && stop_requested(&L)) {
+            st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
+        } else if (!ok)
+            st = SOW_E_NOMEM;
+        st = agree(M, st, e);
+        if (st != SOW_OK || !own)
+            continue;
+        if (opt && opt->progress && M->rank == 0)
+            opt->progress(opt->ctx, n, L.E, 0.5 * (double)(k + 1) / (double)pieces, "moves");
+        if (!probe_owned(&L, rq, rr))
+            st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the probe exchange", n);
+        st = agree(M, st, e);
+    }
     if (st != SOW_OK)
         goto out;
     test_kill(M, n);
-    if (opt && opt->progress && M->rank == 0)
-        opt->progress(opt->ctx, n, L.E, 0.6, "edges");
-    if (!pass_edges(&L, eb))
-        st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the edge exchange", n);
-    st = agree(M, st, e);
-    if (st != SOW_OK)
-        goto out;
+    if (!lean) {
+        if (opt && opt->progress && M->rank == 0)
+            opt->progress(opt->ctx, n, L.E, 0.6, "edges");
+        if (!pass_edges(&L, eb))
+            st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the edge exchange", n);
+        st = agree(M, st, e);
+        if (st != SOW_OK)
+            goto out;
+    }
     st = solve(&L, e);
     if (st != SOW_OK)
         goto out;
     if (opt && opt->progress && M->rank == 0)
         opt->progress(opt->ctx, n, L.E, 0.95, "values");
-    uint64_t bad = 0;
-    for (uint64_t i = 0; i < L.Es; i++) {
-        int lo = L.xl[i] == UNDONE ? -n : L.xl[i];
-        int hi = L.xh[i] == UNDONE ? n : -L.xh[i];
-        int cyc = L.out[i];
-        bad += lo > hi;
-        L.out[i] = (int8_t)(cyc < lo ? lo : cyc > hi ? hi : cyc);
-    }
-    if (bad)
+    if (finish(&L))
         st = sow_fail(e, SOW_E_NOMEM, "level %d: internal error: lo > hi", n);
     st = agree(M, st, e);
     if (st != SOW_OK)
         goto out;
-    /* every rank gets the whole level (E < 2^31: int counts and offsets) */
+    /* rank 0 gets the whole level (E < 2^31: int counts and offsets) */
     int *cnts = malloc(2 * (size_t)M->size * sizeof *cnts);
     if (!cnts) {
-        st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
+        fprintf(stderr, "sow tables build: rank %d: out of memory\n", M->rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     for (int r = 0; r < M->size; r++) {
         cnts[r] = (int)(slice_lo(L.E, M->size, r + 1) - slice_lo(L.E, M->size, r));
         cnts[M->size + r] = (int)slice_lo(L.E, M->size, r);
     }
-    MPI_Allgatherv(L.out, (int)L.Es, MPI_INT8_T, v, cnts, cnts + M->size, MPI_INT8_T,
-                   MPI_COMM_WORLD);
+    MPI_Gatherv(L.be, (int)L.Es, MPI_INT8_T, v, cnts, cnts + M->size, MPI_INT8_T, 0,
+                MPI_COMM_WORLD);
     free(cnts);
     if (opt && opt->moves) {
         uint64_t all = 0;
         MPI_Allreduce(&L.moves, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
         *opt->moves += all;
     }
-    *sent += L.sent_words;
-    sent[1] += L.steps;
+    stats[0] += L.sent_words;
+    stats[1] += L.steps;
+    /* bytes of this rank for the level: node state, lists, buffers */
+    stats[2] = 4 * L.Es + (L.off ? 8 * (L.Es + 1) + 4 * L.off[L.Es] : 0) + L.bufbytes;
     if (getenv("SOW_MPI_STATS")) {
         uint64_t w = 0;
         MPI_Reduce(&L.sent_words, &w, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -581,20 +913,40 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
                     "%llu supersteps\n", n, (unsigned long long)L.E,
                     L.E ? 4.0 * (double)w / (double)L.E : 0.0, (unsigned long long)L.steps);
     }
+    if (keep) {
+        *keep = L.be;
+        L.be = NULL;
+    }
 out:
+    for (size_t k = 0; k < (size_t)T * (size_t)M->size; k++) {
+        if (eb)
+            free(eb[k].v);
+        if (rq)
+            free(rq[k].v);
+        if (rr)
+            free(rr[k].v);
+    }
     free(eb);
+    free(rq);
+    free(rr);
     mlvl_free(&L);
     return st;
 }
 
-/* Bytes one rank needs for level n on top of the lower levels: the whole
- * level (gathered), 5 bytes and an 8-byte list offset per own entry, and per
+/* Bytes one rank needs for level n on top of the (mapped) lower levels:
+ * rank 0 gathers the whole level (1 byte per position); every rank 4 bytes
+ * of node state per own entry and, fast: an 8-byte list offset and per
  * in-level move (<= N per entry) 8 bytes in the send buffers, 8 received and
- * 4 in the reverse lists. */
-static double rank_memory(const struct tb_index *ix, int n, int size)
+ * 4 in the reverse lists; lean: the updates of a wave and of a superstep,
+ * about 8 bytes per own entry at their largest (bench/mpi-tables.sh measures
+ * it); owned lower levels: 16 bytes per probe in flight, taken as one per
+ * entry of a piece (0.37 measured on oware 2x6 at levels <= 12). */
+static double rank_memory(const struct tb_index *ix, int n, int size, bool lean, bool owned)
 {
     double E = (double)tb_level_entries(ix, n), Es = E / size + 1;
-    return E + Es * (13.0 + 20.0 * ix->pits) + (1 << 22);
+    double piece = Es < (double)PROBE_PIECE ? Es : (double)PROBE_PIECE;
+    return E + Es * (lean ? 4.0 + 8.0 : 12.0 + 20.0 * ix->pits) + (owned ? 16.0 * piece : 0.0) +
+           (1 << 22);
 }
 
 enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_level,
@@ -620,14 +972,18 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
     enum sow_status st = SOW_OK;
     struct fio_lock lock = {-1};
     struct tb_set *set = NULL;
-    int8_t **built = calloc(TB_MAX_LEVEL + 1, sizeof *built);
+    int8_t *vals = NULL;
+    int8_t *own[TB_MAX_LEVEL + 1] = {0}; /* owned lower levels: this rank's slices */
+    uint64_t own_lo[TB_MAX_LEVEL + 1] = {0};
     unsigned char missing[TB_MAX_LEVEL + 1] = {0};
     if (max_level < 0 || max_level > TB_MAX_LEVEL)
         st = sow_fail(e, SOW_E_INPUT, "--seeds %d: levels go up to %d", max_level, TB_MAX_LEVEL);
-    else if (o.builder == TB_BUILDER_LEAN)
-        st = sow_fail(e, SOW_E_INPUT, "--builder lean is not distributed yet: under mpirun "
-                                      "the levels are built as docs/distributed.md says");
-    else if (!built || !(set = tb_set_new(rs, dir)))
+    else if (o.builder == TB_BUILDER_LEAN && !tb_unmove_supported(rs))
+        st = sow_fail(e, SOW_E_INPUT,
+                      "the lean builder handles oware, awari and darra (single sowing); %s has "
+                      "relay sowing: use today's builder (--builder fast)",
+                      rs->name);
+    else if (!(set = tb_set_new(rs, dir)))
         st = sow_fail(e, SOW_E_NOMEM, "out of memory");
     /* As tb_build (fileio.h rules 3 and 4), on rank 0 for the job: the
      * directory exists, this job alone builds in it, it can be written. */
@@ -647,6 +1003,35 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
         }
     MPI_Bcast(missing, TB_MAX_LEVEL + 1, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
     double limit = o.memory_bytes > 0 ? o.memory_bytes : 0.75 * util_phys_memory();
+    /* The builder, as tb_build picks it: lean if asked for, or (auto) if
+     * the stored edges do not fit and the rule set has unmoves. */
+    bool lean = o.builder == TB_BUILDER_LEAN;
+    if (o.builder == TB_BUILDER_AUTO && tb_unmove_supported(rs)) {
+        double lower = 0;
+        for (int n = 0; n <= max_level; n++) {
+            uint64_t E = tb_level_entries(&set->ix, n);
+            if (E > TB_MAX_ENTRIES)
+                break;
+            if (missing[n] && lower + rank_memory(&set->ix, n, M.size, false, false) > limit)
+                lean = true;
+            lower += (double)E;
+        }
+    }
+    /* Lower levels: mapped whole on every rank (the page cache holds what
+     * is probed), or owned: each rank keeps its slice of each level and the
+     * probes go to the owners in batches (probe_owned).  Owned when the
+     * lower levels of the top level would take more than half of a rank's
+     * budget; SOW_MPI_LOWER=owned|mapped decides instead (tests, bench). */
+    bool owned;
+    {
+        double all = 0;
+        for (int n = 0; n < max_level; n++)
+            all += (double)tb_level_entries(&set->ix, n);
+        const char *how = getenv("SOW_MPI_LOWER");
+        owned = how && strcmp(how, "owned") == 0 ? true
+                : how && strcmp(how, "mapped") == 0 ? false
+                                                    : all > limit / 2;
+    }
     double lower = 0;
     for (int n = 0; n <= max_level && st == SOW_OK; n++) {
         uint64_t E = tb_level_entries(&set->ix, n);
@@ -656,23 +1041,35 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
                 size_t l = strlen(e->msg);
                 snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
             }
+            if (st == SOW_OK && owned) { /* keep the slice, drop the rest */
+                uint64_t a = slice_lo(E, M.size, M.rank), b = slice_lo(E, M.size, M.rank + 1);
+                own_lo[n] = a;
+                own[n] = malloc(b > a ? b - a : 1);
+                if (!own[n])
+                    st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
+                else
+                    memcpy(own[n], set->lv[n].v + a, b - a);
+                tb_set_own_level(set, n, NULL, NULL, 0);
+            }
         } else if (E > TB_MAX_ENTRIES) {
             st = sow_fail(e, SOW_E_TOO_BIG, "level %d has %llu entries, more than 31-bit indices",
                           n, (unsigned long long)E);
         } else {
-            double need = lower + rank_memory(&set->ix, n, M.size);
+            double need = (owned ? lower / M.size : lower) +
+                          rank_memory(&set->ix, n, M.size, lean, owned);
             if (need > limit)
                 st = sow_fail(e, SOW_E_TOO_BIG,
-                              "level %d needs about %.1f GB per rank but the memory limit is "
-                              "%.1f GB (--memory); levels up to %d fit",
-                              n, need / 1e9, limit / 1e9, n - 1);
+                              "level %d needs about %.1f GB per rank (%s) but the memory limit "
+                              "is %.1f GB (--memory); levels up to %d fit",
+                              n, need / 1e9, lean ? "lean" : "stored edges", limit / 1e9, n - 1);
         }
         lower += (double)E;
     }
     st = agree(&M, st, e);
     if (st != SOW_OK)
         goto out;
-    uint64_t sent[2] = {0, 0}; /* words sent to other ranks, supersteps */
+    uint64_t stats[3] = {0, 0, 0}; /* words sent to other ranks, supersteps, level bytes */
+    uint64_t peak_level = 0;
     for (int n = 0; n <= max_level; n++) {
         uint64_t E = tb_level_entries(&set->ix, n);
         if (!missing[n]) {
@@ -681,21 +1078,37 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
             continue;
         }
         double t0 = util_now();
-        built[n] = malloc(E ? E : 1);
-        st = agree(&M, built[n] ? SOW_OK : sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n),
+        if (M.rank == 0)
+            vals = malloc(E ? E : 1);
+        st = agree(&M, M.rank != 0 || vals ? SOW_OK
+                                           : sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n),
                    e);
         if (st == SOW_OK)
-            st = mpi_level(&M, rs, set, n, built[n], &o, sent, e);
+            st = mpi_level(&M, rs, set, n, lean, vals, owned ? own : NULL, own_lo,
+                           owned ? &own[n] : NULL, &o, stats, e);
+        own_lo[n] = slice_lo(E, M.size, M.rank);
         if (st != SOW_OK)
             goto out;
         if (M.rank == 0)
-            st = tb_file_write(dir, rs, n, built[n], E, e);
+            st = tb_file_write(dir, rs, n, vals, E, e);
+        free(vals);
+        vals = NULL;
         st = agree(&M, st, e);
+        /* mapped: every rank maps the new level from the shared directory
+         * (and checks it): the levels above probe it there */
+        if (st == SOW_OK && !owned)
+            st = agree(&M, tb_set_load_level(set, n, e), e);
         if (st != SOW_OK)
             goto out;
-        tb_set_put_level(set, n, built[n], E);
-        if (o.level_info) /* the estimate of one rank's memory for the level */
-            o.level_info(o.ctx, n, E, "mpi", rank_memory(&set->ix, n, M.size));
+        uint64_t lb = stats[2], mb = 0;
+        MPI_Allreduce(&lb, &mb, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+        if (mb > peak_level)
+            peak_level = mb;
+        if (o.level_info) /* the largest rank's bytes for the level, rank 0's gather included */
+            o.level_info(o.ctx, n, E,
+                         owned ? (lean ? "mpi lean/owned" : "mpi fast/owned")
+                               : (lean ? "mpi lean" : "mpi fast"),
+                         (double)(mb + E));
         if (o.level_done)
             o.level_done(o.ctx, n, E, util_now() - t0, true);
         int s = o.stop && *o.stop, g = 0;
@@ -706,30 +1119,34 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
         }
     }
     if (getenv("SOW_MPI_STATS")) {
-        /* bench/mpi-tables: bytes between ranks, supersteps, peak memory */
+        /* sow bench tables --mpi, bench/mpi-tables.sh: bytes between ranks,
+         * supersteps, peak memory */
         uint64_t all = 0, pos = 0, rss, maxrss = 0;
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         rss = (uint64_t)ru.ru_maxrss * 1024;
         for (int n = 0; n <= max_level; n++)
             pos += missing[n] ? tb_level_entries(&set->ix, n) : 0;
-        MPI_Reduce(&sent[0], &all, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(&stats[0], &all, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Reduce(&rss, &maxrss, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
         if (M.rank == 0)
             fprintf(stderr,
-                    "mpi: %d ranks, %llu positions built, %llu bytes sent between ranks "
-                    "(%.2f per position), %llu supersteps, peak memory per rank %.1f MB\n",
-                    M.size, (unsigned long long)pos, (unsigned long long)(4 * all),
-                    pos ? 4.0 * (double)all / (double)pos : 0.0, (unsigned long long)sent[1],
-                    (double)maxrss / 1e6);
+                    "mpi: %d ranks, %s, %llu positions built, %llu bytes sent between ranks "
+                    "(%.2f per position), %llu supersteps, peak memory per rank %.1f MB "
+                    "(rss), %.1f MB (level arrays and buffers)\n",
+                    M.size,
+                    owned ? (lean ? "lean-owned" : "fast-owned") : (lean ? "lean" : "fast"),
+                    (unsigned long long)pos,
+                    (unsigned long long)(4 * all),
+                    pos ? 4.0 * (double)all / (double)pos : 0.0, (unsigned long long)stats[1],
+                    (double)maxrss / 1e6, (double)peak_level / 1e6);
     }
 out:
     tb_close(set);
     fio_unlock(&lock);
-    if (built)
-        for (int n = 0; n <= TB_MAX_LEVEL; n++)
-            free(built[n]);
-    free(built);
+    free(vals);
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        free(own[n]);
     MPI_Finalize();
     return st;
 }
