@@ -60,6 +60,24 @@ echo "== atlas, larger instances (budget $BIG_BUDGET s)" >&2
 mv "$DATA/atlas.csv.tmp" "$DATA/atlas.csv"
 rm -f "$DATA/atlas_small.csv" "$DATA/atlas_big.csv"
 
+# (closure, issue 11) Full-size rows: every start whose solution file
+# RULES-2xPITS-LLL.sowsol is in $TABLES (bench/solve_full.sh writes them under
+# bench/out/tables; copy them into $TABLES) is answered from the file by the
+# atlas itself and appended (docs/solutions.md).  None there: no rows.
+rm -f "$DATA/atlas_full.txt"
+for f in "$TABLES"/*-2x*-[0-9][0-9][0-9].sowsol; do
+    [ -e "$f" ] || continue
+    b=$(basename "$f" .sowsol)
+    lv=$((10#${b##*-})); rest=${b%-*}; pits=${rest##*-2x}; rules=${rest%-2x*}
+    [ $((lv % (2 * pits))) -eq 0 ] || continue
+    echo "== atlas, full size from $f" >&2
+    "$SOW" variants atlas --rules "$rules" --pits "$pits" --seeds $((lv / (2 * pits))) \
+        --tables "$TABLES" --tb-entries 0 --threads "$THREADS" --csv "$DATA/atlas_full.csv" \
+        >>"$DATA/atlas_full.txt"
+    tail -n +2 "$DATA/atlas_full.csv" >>"$DATA/atlas.csv"
+    rm -f "$DATA/atlas_full.csv"
+done
+
 echo "== play statistics ($GAMES games per rule set and player kind)" >&2
 "$SOW" variants play --rules all --games "$GAMES" --engine-depth "$DEPTH" --threads "$THREADS" \
     --csv "$DATA/play.csv" --lengths "$DATA/lengths.csv" >"$DATA/play.txt"

@@ -13,7 +13,11 @@
 #   levels  : the default exact mode on 2 threads (lowest levels solved whole in
 #             memory by the table builder, the closure above them), --moves
 #   closure : the closure alone (--save implies --levels 0) on CLOSURE_THREADS (2) threads, saved as a solution
-#             file (--save), --moves
+#             file (--save) under the name a tables directory uses,
+#             OUT/tables/GAME-2xPITS-LLL.sowsol (LLL = seeds on the board;
+#             docs/solutions.md), so that `sow solve --tables OUT/tables`,
+#             `sow tables probe --dir OUT/tables` and the atlas
+#             (bench/atlas.sh, TABLES=OUT/tables) answer from it; --moves
 # and the values must agree.  Per run: OUT/GAME-METHOD.json (stdout),
 # .log (progress on stderr), .time (/usr/bin/time -v); one summary line each.
 set -u
@@ -25,7 +29,7 @@ SEEDS=${SEEDS:-4}
 METHODS=${METHODS:-levels closure}
 GAMES=("$@")
 [ ${#GAMES[@]} -gt 0 ] || GAMES=(odu jerin)
-mkdir -p "$OUT"
+mkdir -p "$OUT/tables"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | head -1)
 [ -n "$dirty" ] && commit="$commit+dirty"
@@ -36,7 +40,8 @@ for g in "${GAMES[@]}"; do
         base="$OUT/$g-2x$PITS-$SEEDS-$m"
         case $m in
         levels) args=(--threads 2 --moves) ;;
-        closure) args=(--threads "${CLOSURE_THREADS:-2}" --moves --save "$base.sol") ;;
+        closure) args=(--threads "${CLOSURE_THREADS:-2}" --moves --save
+                       "$OUT/tables/$(printf '%s-2x%d-%03d.sowsol' "$g" "$PITS" $((2 * PITS * SEEDS)))") ;;
         *) echo "unknown method $m" >&2; exit 2 ;;
         esac
         cmd=("$SOW" solve --rules "$g" --pits "$PITS" --seeds "$SEEDS" --memory "$MEM" --json "${args[@]}")

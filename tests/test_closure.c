@@ -95,6 +95,12 @@ static struct search_ctx *closure_ctx(const struct ruleset *rs, int threads, dou
     return s;
 }
 
+static void keep_refusal(void *arg, const char *line)
+{
+    if (strstr(line, "closure refused"))
+        snprintf(arg, 512, "%s", line);
+}
+
 /* A closure past the --memory budget is refused before the layer that
  * would not fit, with a status the CLI maps to exit 2. */
 Test(closure, memory_refusal)
@@ -109,6 +115,26 @@ Test(closure, memory_refusal)
     cr_assert_eq(search_last_error(s)->status, SOW_E_TOO_BIG);
     const char *why = search_last_error(s)->msg;
     cr_assert(why && strstr(why, "reached") && strstr(why, "--memory"), "%s", why);
+    search_free(s);
+    /* the progress line of the refusal: positions found per level, adding
+     * up to the positions the refusal names */
+    char line[512] = "";
+    struct sow_error e;
+    struct search_opts o = {.threads = 1, .hash_mb = 1, .level_budget = -1, .memory = 4e6,
+                            .progress = keep_refusal, .progress_arg = line};
+    cr_assert_eq(search_new(&rs, &o, &s, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(search_value(s, &p, &v), SOW_E_TOO_BIG);
+    unsigned long long total = 0, sum = 0, lv, cnt;
+    cr_assert_eq(sscanf(line, "closure refused at %llu", &total), 1, "%s", line);
+    const char *q = strstr(line, "per level:");
+    cr_assert(q, "%s", line);
+    q += strlen("per level:");
+    int used;
+    while (sscanf(q, " %llu:%llu%n", &lv, &cnt, &used) == 2) {
+        sum += cnt;
+        q += used;
+    }
+    cr_assert(total > 0 && sum == total, "%llu positions, %llu by level", total, sum);
     search_free(s);
 }
 
@@ -324,4 +350,318 @@ Test(closure, resumed_identical, .timeout = 120)
         cr_assert_eq(system(cmd), 0);
     }
     cr_assert(interrupted >= 4, "only %d solves were stopped mid-way", interrupted);
+}
+
+/* ---- the levels in memory under --memory (issue 11) ---- */
+
+struct lines {
+    int refused, built;
+};
+
+static void count_levels(void *arg, const char *line)
+{
+    struct lines *l = arg;
+    if (strstr(line, "would need") && strstr(line, "left to the closure"))
+        l->refused++;
+    if (strstr(line, "solved in memory:"))
+        l->built++;
+}
+
+/* The levels solved in memory take their budget from --memory (not 3/4 of
+ * RAM): under a small budget a level whose build would not fit is left to
+ * the closure, and the value is the closure alone's; under budgets too small
+ * for the closure above the levels the refusal is clean (SOW_E_TOO_BIG). */
+Test(closure, levels_memory_budget, .timeout = 120)
+{
+    int refused = 0;
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        struct sow_error re;
+        cr_assert_eq(rules_init(&rs, sow_rule_names[r], 4, 2, &re), SOW_OK);
+        sow_position root = rules_start(&rs);
+        struct search_ctx *s = closure_ctx(&rs, 1, 0);
+        int v0, v1 = 0;
+        cr_assert_eq(search_value(s, &root, &v0), SOW_OK);
+        search_free(s);
+        /* the default budget refuses nothing on this small board */
+        struct lines l = {0};
+        struct sow_error e;
+        struct search_opts o = {.threads = 1,
+                                .hash_mb = 1,
+                                .progress = count_levels,
+                                .progress_arg = &l};
+        cr_assert_eq(search_new(&rs, &o, &s, &e), SOW_OK, "%s", e.msg);
+        cr_assert_eq(search_value(s, &root, &v1), SOW_OK);
+        cr_assert_eq(v1, v0, "%s: default %d, closure alone %d", rs.name, v1, v0);
+        cr_assert_eq(l.refused, 0, "%s", rs.name);
+        search_free(s);
+        /* from 0.25 MB up, doubling, until the solve fits */
+        enum sow_status st = SOW_E_TOO_BIG;
+        for (double mem = 0.25e6; st == SOW_E_TOO_BIG; mem *= 2) {
+            cr_assert(mem < 1e9, "%s: never fits", rs.name);
+            l = (struct lines){0};
+            o.memory = mem;
+            cr_assert_eq(search_new(&rs, &o, &s, &e), SOW_OK, "%s", e.msg);
+            st = search_value(s, &root, &v1);
+            cr_assert(st == SOW_OK || st == SOW_E_TOO_BIG, "%s: %d", rs.name, (int)st);
+            if (st == SOW_OK)
+                cr_assert_eq(v1, v0, "%s under %.0f bytes: %d, closure alone %d", rs.name, mem,
+                             v1, v0);
+            else
+                cr_assert(strstr(search_last_error(s)->msg, "--memory"), "%s",
+                          search_last_error(s)->msg);
+            search_free(s);
+        }
+        refused += l.refused > 0 && l.built > 0;
+    }
+    /* the boards whose levels are built (not solved by the closure's first
+     * try) had a level left to the closure by the budget */
+    cr_assert(refused >= 4, "only %d rule sets had a level refused for memory", refused);
+}
+
+/* ---- resumed expansions (--work, closure.expand) ---- */
+
+struct exp_stopper {
+    volatile sig_atomic_t stop;
+    int resumed; /* "expansion resumed" lines seen */
+};
+
+/* Ctrl-C at the first breadth-first layer's line (the root's moves are
+ * then expanded, and the stop is seen at the next round), and count the
+ * resumptions. */
+static void stop_in_expansion(void *arg, const char *line)
+{
+    struct exp_stopper *st = arg;
+    if (strstr(line, "closure layer"))
+        st->stop = 1;
+    if (strstr(line, "expansion resumed"))
+        st->resumed++;
+}
+
+static void count_resumed(void *arg, const char *line)
+{
+    struct exp_stopper *st = arg;
+    if (strstr(line, "expansion resumed"))
+        st->resumed++;
+}
+
+static struct search_ctx *exp_ctx(const struct ruleset *rs, const char *work, double memory,
+                                  struct exp_stopper *st, bool stop)
+{
+    struct sow_error e;
+    struct search_opts o = {.threads = 1,
+                            .hash_mb = 1,
+                            .level_budget = -1,
+                            .memory = memory,
+                            .work = work,
+                            .stop = stop ? &st->stop : NULL,
+                            .progress = stop ? stop_in_expansion : count_resumed,
+                            .progress_arg = st};
+    struct search_ctx *s;
+    cr_assert_eq(search_new(rs, &o, &s, &e), SOW_OK, "%s", e.msg);
+    return s;
+}
+
+/* Every position of solution file a is in b with the same lo, hi and V. */
+static void same_solutions(const struct ruleset *rs, const char *a, const char *b)
+{
+    struct sol *fa, *fb;
+    struct sow_error e;
+    cr_assert_eq(sol_open(rs, a, &fa, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(sol_open(rs, b, &fb, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(sol_size(fa), sol_size(fb), "%s", rs->name);
+    for (uint64_t i = 0; i < sol_size(fa); i++) {
+        sow_position p;
+        int la, ha, va, lb, hb, vb;
+        sol_position(fa, i, &p);
+        cr_assert(sol_find(fa, &p, &la, &ha, &va));
+        cr_assert(sol_find(fb, &p, &lb, &hb, &vb), "%s: node %llu missing", rs->name,
+                  (unsigned long long)i);
+        cr_assert(la == lb && ha == hb && va == vb, "%s node %llu", rs->name,
+                  (unsigned long long)i);
+    }
+    sol_close(fa);
+    sol_close(fb);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* A solve stopped while expanding, and one refused by the --memory budget
+ * mid-expansion, go on from closure.expand when rerun (with more memory):
+ * the same value, node count and every position's lo/hi/V as a solve
+ * without checkpoints; a damaged closure.expand is ignored. */
+Test(closure, resumed_expansion, .timeout = 120)
+{
+    int by_memory = 0;
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        char work[256], a[300], b[300];
+        struct sow_error re;
+        const char *nm = sow_rule_names[r];
+        int pits = !strcmp(nm, "odu") || !strcmp(nm, "jerin") || !strcmp(nm, "darra") ? 4 : 3;
+        cr_assert_eq(rules_init(&rs, nm, pits, 2, &re), SOW_OK);
+        sow_position root = rules_start(&rs);
+        snprintf(work, sizeof work, "/tmp/sow-test-exp-%d-%s", (int)getpid(), rs.name);
+        mkdir(work, 0777);
+        snprintf(a, sizeof a, "%s/a.sol", work);
+        snprintf(b, sizeof b, "%s/b.sol", work);
+        struct sow_error e = {0};
+        struct search_ctx *s = closure_ctx(&rs, 1, 0);
+        int v0, v1;
+        uint64_t n0, n1, h;
+        cr_assert_eq(search_value(s, &root, &v0), 0);
+        search_counters(s, &n0, &h);
+        cr_assert_eq(search_save(s, &root, a, &e), SOW_OK, "%s", e.msg);
+        search_free(s);
+
+        /* 1. Ctrl-C while expanding, then a rerun */
+        struct exp_stopper st = {0};
+        s = exp_ctx(&rs, work, 0, &st, true);
+        cr_assert_eq(search_value(s, &root, &v1), SOW_E_INTERRUPTED, "%s", rs.name);
+        search_free(s);
+        cr_assert(exists(work, "closure.expand") && !exists(work, "closure.keys"), "%s",
+                  rs.name);
+        st = (struct exp_stopper){0};
+        s = exp_ctx(&rs, work, 0, &st, false);
+        cr_assert_eq(search_value(s, &root, &v1), 0);
+        search_counters(s, &n1, &h);
+        cr_assert_eq(st.resumed, 1, "%s: not resumed", rs.name);
+        cr_assert(v1 == v0 && n1 == n0, "%s: resumed %d/%llu, plain %d/%llu", rs.name, v1,
+                  (unsigned long long)n1, v0, (unsigned long long)n0);
+        cr_assert_eq(search_save(s, &root, b, &e), SOW_OK, "%s", e.msg);
+        search_free(s);
+        same_solutions(&rs, a, b);
+        cr_assert(!exists(work, "closure.expand") && exists(work, "closure.keys"), "%s",
+                  rs.name);
+
+        /* 2. refused by the budget mid-expansion, rerun with more: each rerun
+         * goes on from the last refusal's checkpoint */
+        unlink(b);
+        char ck[300];
+        snprintf(ck, sizeof ck, "%s/closure.keys", work);
+        unlink(ck);
+        snprintf(ck, sizeof ck, "%s/closure.values", work);
+        unlink(ck);
+        enum sow_status rc = SOW_E_TOO_BIG;
+        int refusals = 0, resumed = 0;
+        for (double mem = 0.02e6; rc == SOW_E_TOO_BIG; mem *= 1.5) {
+            st = (struct exp_stopper){0};
+            s = exp_ctx(&rs, work, mem, &st, false);
+            rc = search_value(s, &root, &v1);
+            resumed += st.resumed;
+            if (rc == SOW_E_TOO_BIG)
+                refusals += exists(work, "closure.expand");
+            else
+                search_counters(s, &n1, &h);
+            if (rc == SOW_OK)
+                cr_assert_eq(search_save(s, &root, b, &e), SOW_OK, "%s", e.msg);
+            search_free(s);
+        }
+        cr_assert_eq(rc, SOW_OK, "%s", rs.name);
+        cr_assert(v1 == v0 && n1 == n0, "%s: after refusals %d/%llu, plain %d/%llu", rs.name,
+                  v1, (unsigned long long)n1, v0, (unsigned long long)n0);
+        same_solutions(&rs, a, b);
+        if (refusals >= 1 && resumed >= 1)
+            by_memory++;
+
+        /* 3. a damaged expansion checkpoint is ignored */
+        st = (struct exp_stopper){0};
+        unlink(ck);
+        snprintf(ck, sizeof ck, "%s/closure.keys", work);
+        unlink(ck);
+        s = exp_ctx(&rs, work, 0, &st, true);
+        cr_assert_eq(search_value(s, &root, &v1), SOW_E_INTERRUPTED);
+        search_free(s);
+        snprintf(ck, sizeof ck, "%s/closure.expand", work);
+        flip_byte(ck, 300);
+        st = (struct exp_stopper){0};
+        s = exp_ctx(&rs, work, 0, &st, false);
+        cr_assert_eq(search_value(s, &root, &v1), 0);
+        search_counters(s, &n1, &h);
+        cr_assert_eq(st.resumed, 0, "%s: a damaged checkpoint was used", rs.name);
+        cr_assert(v1 == v0 && n1 == n0, "%s: after damage %d/%llu", rs.name, v1,
+                  (unsigned long long)n1);
+        search_free(s);
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+        cr_assert_eq(system(cmd), 0);
+    }
+    cr_assert(by_memory >= 4, "only %d rule sets resumed after a refusal", by_memory);
+}
+
+/* ---- solution files found in a tables directory (search_solution_find) ---- */
+
+/* On every rule set: a start's solution saved under its documented name in
+ * a directory is found for every position it holds, not for one it does
+ * not hold; a misnamed or damaged file of the rule set is refused (one
+ * line), another rule set's file is not looked at. */
+Test(closure, solution_in_dir, .timeout = 120)
+{
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        struct sow_error re, e = {0};
+        cr_assert_eq(rules_init(&rs, sow_rule_names[r], 3, 2, &re), SOW_OK);
+        sow_position root = rules_start(&rs);
+        char dir[256], path[4096], found[4096], cmd[8300];
+        snprintf(dir, sizeof dir, "/tmp/sow-test-sdir-%d-%s", (int)getpid(), rs.name);
+        mkdir(dir, 0777);
+        int lv = rules_board_seeds(&rs, &root);
+        search_solution_name(&rs, dir, lv, path, sizeof path);
+        char want[4096];
+        snprintf(want, sizeof want, "%s/%s-2x3-%03d.sowsol", dir, rs.name, lv);
+        cr_assert_str_eq(path, want);
+        struct search_ctx *s = closure_ctx(&rs, 1, 0);
+        int v;
+        cr_assert_eq(search_value(s, &root, &v), SOW_OK);
+        cr_assert_eq(search_save(s, &root, path, &e), SOW_OK, "%s", e.msg);
+        search_free(s);
+        struct sol *f, *g;
+        cr_assert_eq(sol_open(&rs, path, &f, &e), SOW_OK, "%s", e.msg);
+        for (uint64_t i = 0; i < sol_size(f); i++) {
+            sow_position p;
+            sol_position(f, i, &p);
+            cr_assert_eq(search_solution_find(&rs, dir, &p, &g, found, sizeof found, &e), SOW_OK,
+                         "%s", e.msg);
+            cr_assert(g, "%s node %llu not found", rs.name, (unsigned long long)i);
+            cr_assert_str_eq(found, path);
+            int a, b;
+            cr_assert(sol_find(f, &p, NULL, NULL, &a) && sol_find(g, &p, NULL, NULL, &b));
+            cr_assert_eq(a, b);
+            sol_close(g);
+        }
+        sol_close(f);
+        /* a position of more seeds than the file's start: not held */
+        sow_position big = root;
+        big.board.h[0] += 3;
+        cr_assert_eq(search_solution_find(&rs, dir, &big, &g, found, sizeof found, &e), SOW_OK);
+        cr_assert_null(g);
+        /* another rule set's file is not looked at */
+        struct ruleset other;
+        cr_assert_eq(rules_init(&other, strcmp(rs.name, "oware") ? "oware" : "awari", 3, 2, &re),
+                     SOW_OK);
+        cr_assert_eq(search_solution_find(&other, dir, &root, &g, found, sizeof found, &e),
+                     SOW_OK);
+        cr_assert_null(g);
+        /* misnamed (the start's file under a higher level), then damaged */
+        char bad[4096];
+        search_solution_name(&rs, dir, lv + 3, bad, sizeof bad);
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, bad);
+        cr_assert_eq(system(cmd), 0);
+        e.msg[0] = 0;
+        cr_assert_eq(search_solution_find(&rs, dir, &big, &g, found, sizeof found, &e),
+                     SOW_E_INPUT);
+        cr_assert(strstr(e.msg, "misnamed") && !strchr(e.msg, '\n'), "%s", e.msg);
+        flip_byte(path, 200);
+        e.msg[0] = 0;
+        cr_assert_eq(search_solution_find(&rs, dir, &root, &g, found, sizeof found, &e),
+                     SOW_E_INPUT);
+        cr_assert(e.msg[0] && !strchr(e.msg, '\n'), "%s", e.msg);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        cr_assert_eq(system(cmd), 0);
+    }
 }

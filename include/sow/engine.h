@@ -61,6 +61,8 @@ SOW_API enum sow_status eval_parse_weights(const char *s, struct eval_weights *w
 SOW_API int eval_position(const struct ruleset *rs, const struct eval_weights *w,
                           const sow_position *p);
 
+struct sol;
+
 struct engine_opts {
     int threads;              /* >= 1 */
     unsigned hash_mb;         /* transposition table, MiB (>= 1) */
@@ -74,6 +76,10 @@ struct engine_opts {
     /* Drive each iteration by MTD(f) null-window tests instead of PVS with
      * aspiration windows (measured in docs/engine.md; PVS is the default). */
     bool mtdf;
+    /* engine-strength: a solution file (search.h search_solution_open), or
+     * NULL (borrowed): its positions are exact knowledge, like tables
+     * (docs/engine.md "Solution files"). */
+    const struct sol *solution;
 };
 
 /* Limits of one search; zero fields are "none". */

@@ -75,7 +75,9 @@ struct search_opts {
      * before each of its breadth-first layers (docs/solver.md "Memory"). */
     double memory;
     /* Exact mode: checkpoint directory of the closure (NULL: none); a solve
-     * stopped there resumes from its finished levels (docs/solutions.md). */
+     * stopped (or refused by the memory budget) while expanding resumes the
+     * expansion, one stopped later from its finished levels
+     * (docs/solutions.md). */
     const char *work;
 };
 
@@ -156,5 +158,19 @@ SOW_API uint64_t search_solution_size(const struct sol *s);
  * the solution. */
 SOW_API int search_solution_answer(const struct sol *s, const sow_position *p,
                                    struct search_result *r, int *vals);
+
+/* Solution files kept in a tables directory are found by name
+ * (docs/solutions.md "Solution files"): RULES-2xPITS-LLL.sowsol, LLL the
+ * root's seed count on three digits, e.g. odu-2x6-048.sowsol for the odu
+ * start.  search_solution_name writes DIR/that name into buf.
+ * search_solution_find opens, in increasing LLL from p's seed count up,
+ * every such file of rs in dir and keeps the first that holds p: SOW_OK
+ * with *out (and its path in path) or *out = NULL if none does; SOW_E_INPUT
+ * if one of them is damaged or foreign (one line naming it). */
+SOW_API void search_solution_name(const struct ruleset *rs, const char *dir, int level, char *buf,
+                                  size_t len);
+SOW_API enum sow_status search_solution_find(const struct ruleset *rs, const char *dir,
+                                             const sow_position *p, struct sol **out,
+                                             char *path, size_t pathlen, struct sow_error *e);
 
 #endif

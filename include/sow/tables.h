@@ -88,8 +88,9 @@ enum sow_status tb_verify_level(const struct tb_set *set, int n, const struct tb
  * values and forced bounds (probe with tb_probe/tb_probe_bounds on
  * tb_mem_set).  A level is added while the levels built stay within the
  * caller's budget (positions), it fits 31-bit indices, and its build (the
- * builder's workspace, plus 3 bytes per position kept) stays within 3/4 of
- * RAM; once a level is refused for RAM, no higher one is tried.  The
+ * builder's workspace, plus 3 bytes per position kept) stays within the
+ * caller's memory budget (tb_mem_opts.memory; 0: 3/4 of RAM); once a level
+ * is refused for memory, no higher one is tried.  The
  * builder's workspace (about 33 bytes per position of the largest level
  * built) lives only inside tb_mem_extend.
  *
@@ -102,9 +103,11 @@ struct tb_mem;
 struct tb_mem_opts {
     int threads;              /* for levels of >= 100,000 positions; smaller ones use 1 */
     uint64_t budget;          /* most positions built, over all levels (0: none) */
+    double memory;            /* bytes a level's build may hold (0: 3/4 of RAM;
+                                 sow solve's --memory) */
     volatile sig_atomic_t *stop; /* set asynchronously to interrupt; may be NULL */
     /* Called after a level is built (refused = false, need = 0) and when a
-     * level is refused for RAM (refused = true, need = bytes it would need);
+     * level is refused for memory (refused = true, need = bytes it would need);
      * may be NULL. */
     void (*note)(void *ctx, int level, uint64_t entries, double need, bool refused);
     void *ctx;
@@ -120,6 +123,8 @@ void tb_mem_free(struct tb_mem *m);
 const struct tb_set *tb_mem_set(const struct tb_mem *m);
 /* Highest level held (borrowed or built), -1 if none. */
 int tb_mem_top(const struct tb_mem *m);
+/* Positions built (borrowed levels not counted): 3 bytes each are kept. */
+uint64_t tb_mem_built(const struct tb_mem *m);
 /* Positions tb_mem_extend(m, n, o) would build (a dry run). */
 uint64_t tb_mem_plan(const struct tb_mem *m, int n, const struct tb_mem_opts *o);
 /* Build levels top+1..n as far as they fit (see above): SOW_OK (also when

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "sow/engine.h"
+#include "sow/search.h"
 #include "sow/util.h"
 
 static const char usage[] =
@@ -22,7 +23,7 @@ static const char usage[] =
     "  position startpos | pos TOKEN | fen F  [moves M ...]\n"
     "  go [depth D] [movetime MS] [wtime MS btime MS [winc MS binc MS] [movestogo N]]\n"
     "     [nodes N] [infinite] | stop | quit\n"
-    "Options: Hash, Threads, Rules, Pits, Seeds, Tables, Weights.  For oware, F is the\n"
+    "Options: Hash, Threads, Rules, Pits, Seeds, Tables, Solution, Weights.  For oware, F is the\n"
     "twelve hole counts (South's A-F, North's a-f), the two stores and the side S/N\n"
     "joined by '-', and moves may be hole letters (A-F South, a-f North).\n";
 
@@ -35,12 +36,14 @@ struct proto {
     char rules[32];
     long pits, seeds, hash, threads;
     char tables[1024];
+    char solution[1024];        /* engine-strength: a solution file, or "" */
     bool have_weights;
     struct eval_weights weights;
     /* state */
     struct ruleset rs;
     struct engine *e;
     struct tb_set *tb;
+    struct sol *sol;
     bool dirty;                 /* options changed: rebuild the engine */
     sow_position start, pos;
     sow_position hist[HIST_MAX];
@@ -119,8 +122,19 @@ static int ensure_engine(struct proto *P)
             P->tables[0] = 0;
         }
     }
+    search_solution_close(P->sol);
+    P->sol = NULL;
+    if (P->solution[0]) {
+        struct sow_error se;
+        if (search_solution_open(&P->rs, P->solution, &P->sol, &se) != SOW_OK) {
+            P->sol = NULL;
+            ERR(P, "Solution: %s (no solution used)", se.msg);
+            P->solution[0] = 0;
+        }
+    }
     struct engine_opts o = {.threads = (int)P->threads, .hash_mb = (unsigned)P->hash,
-                            .tb = P->tb, .weights = P->have_weights ? &P->weights : NULL};
+                            .tb = P->tb, .weights = P->have_weights ? &P->weights : NULL,
+                            .solution = P->sol};
     struct sow_error ee;
     if (engine_new(&P->rs, &o, &P->e, &ee) != SOW_OK) {
         ERR(P, "%s", ee.msg);
@@ -148,6 +162,7 @@ static void cmd_uci(struct proto *P)
     say(P, "option name Pits type spin default 6 min 1 max %d", SOW_MAX_PITS);
     say(P, "option name Seeds type spin default 4 min 1 max %d", SOW_MAX_SEEDS);
     say(P, "option name Tables type string default <empty>");
+    say(P, "option name Solution type string default <empty>");
     say(P, "option name Weights type string default <empty>");
     say(P, "uciok");
 }
@@ -238,6 +253,17 @@ static void cmd_setoption(struct proto *P, char *args)
             return;
         } else
             snprintf(P->tables, sizeof P->tables, "%s", v);
+        P->dirty = true;
+        return;
+    }
+    if (!strcasecmp(name, "Solution")) {
+        if (!v || !*v || !strcmp(v, "<empty>"))
+            P->solution[0] = 0;
+        else if (strlen(v) >= sizeof P->solution) {
+            ERR(P, "setoption Solution: path too long");
+            return;
+        } else
+            snprintf(P->solution, sizeof P->solution, "%s", v);
         P->dirty = true;
         return;
     }
@@ -654,5 +680,6 @@ int cmd_engine(int argc, char **argv)
     do_stop(&P);
     engine_free(P.e);
     tb_close(P.tb);
+    search_solution_close(P.sol);
     return CLI_OK;
 }

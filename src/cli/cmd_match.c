@@ -27,10 +27,16 @@ static const char usage[] =
     "difference of a over b with a 95% interval.\n"
     "SPEC:\n"
     "  sow[:KEY=V,...]        the engine; keys: depth, time (ms per move), threads,\n"
-    "                         hash (MiB), tables (DIR), weights (w1/w2/.../w7)\n"
+    "                         hash (MiB), tables (DIR), weights (w1/w2/.../w7),\n"
+    "                         solution (FILE of sow solve --save: exact knowledge)\n"
     "  threshold[:KEY=V,...]  today's bounded mode (sow solve --threshold): depth, time\n"
     "  greedy                 one ply: the largest net capture, else the first move\n"
     "  cmd:COMMAND            a program speaking the engine protocol (sh -c COMMAND)\n"
+    "Openings are balanced: only those the engine (fixed depth, --balance-depth)\n"
+    "scores within --balance seeds for South (stores included) are played,\n"
+    "each once (after each 1000 candidates, openings get one move longer);\n"
+    "--unbalanced plays the first candidates as they come; --openings FILE plays\n"
+    "the positions of FILE (one a line, e.g. from --save-openings) as given.\n"
     "--time applies where a SPEC gives neither depth nor time.  A position that\n"
     "repeats ends the game with the repetition settlement, as does the move limit.\n";
 
@@ -42,6 +48,7 @@ struct pspec {
     double ms;
     unsigned hash;
     const char *tables;
+    const char *solution;      /* a solution file (sow solve --save) */
     bool have_weights;
     struct eval_weights w;
     char cmd[1024];
@@ -52,8 +59,16 @@ struct mctx {
     struct ruleset rs;
     struct pspec spec[2];
     struct tb_set *tb[2];
+    struct sol *sol[2];
     int games, oplies, maxplies;
     double defms;
+    double balance;            /* seeds; < 0: openings not balanced */
+    int bdepth;                /* depth of the balancing search */
+    sow_position *open;        /* per pair of games: the opening */
+    int *omargin;              /* its estimated margin for South, centi-seeds */
+    long ncand;                /* candidates tried */
+    int maxoplies;             /* the longest opening used */
+    bool have_margin;          /* omargin holds the balancing search's estimates */
     int next;                  /* next game to play (atomic) */
     double *score;             /* per game: points of player a */
     char **text;               /* per game: the line for --out */
@@ -61,6 +76,8 @@ struct mctx {
     char why[400];
     pthread_mutex_t lock;
 };
+
+static volatile sig_atomic_t g_stop;
 
 /* ---- players ---- */
 
@@ -79,7 +96,8 @@ static int player_open(struct mctx *M, int who, struct player *pl, char *err, in
     pl->sp = sp;
     if (sp->kind == P_SOW) {
         struct engine_opts o = {.threads = sp->threads, .hash_mb = sp->hash, .tb = M->tb[who],
-                                .weights = sp->have_weights ? &sp->w : NULL};
+                                .weights = sp->have_weights ? &sp->w : NULL,
+                                .solution = M->sol[who]};
         struct sow_error ee;
         if (engine_new(&M->rs, &o, &pl->e, &ee) != SOW_OK) {
             snprintf(err, (size_t)errlen, "%s", ee.msg);
@@ -89,7 +107,8 @@ static int player_open(struct mctx *M, int who, struct player *pl, char *err, in
     }
     if (sp->kind == P_THRESHOLD) {
         struct search_opts o = {.threads = 1, .hash_mb = sp->hash, .depth = sp->depth,
-                                .time_limit = sp->depth ? 0 : sp->ms / 1000, .threshold = true};
+                                .time_limit = sp->depth ? 0 : (sp->ms > 0 ? sp->ms : M->defms) / 1000,
+                                .threshold = true};
         struct sow_error se;
         if (search_new(&M->rs, &o, &pl->s, &se) != SOW_OK) {
             snprintf(err, (size_t)errlen, "%s", se.msg);
@@ -242,28 +261,36 @@ static sow_move player_move(struct mctx *M, struct player *pl, const sow_positio
     return SOW_MOVE_NONE;
 }
 
-/* ---- games ---- */
+/* ---- openings ---- */
 
-static sow_position opening(const struct ruleset *rs, int k, int plies)
+/* Candidate c: K pseudo-random moves from the start, never into a finished
+ * game; with `quiet`, each a move that captures nothing where there is one
+ * (unbalanced openings: relay games capture a lot in a few random moves).  The
+ * generator is seeded per candidate (splitmix64) so that candidates do not
+ * share their low bits. */
+static sow_position opening_candidate(const struct ruleset *rs, int c, int plies, bool quiet_only)
 {
     sow_position p = rules_start(rs);
-    uint64_t x = 0x2545F4914F6CDD1DULL ^ ((uint64_t)(k + 1) * 0x9E3779B97F4A7C15ULL);
+    uint64_t x = (uint64_t)(c + 1) * 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    x ^= x >> 31;
+    if (!x)
+        x = 1;
     struct sow_movelist ml, m2;
     for (int i = 0; i < plies; i++) {
         rules_generate(rs, &p, &ml);
         if (!ml.n)
             break;
-        /* A random move that captures nothing if there is one (relay games
-         * capture a lot in a few random moves: openings stay balanced). */
         int quiet[SOW_MAX_PITS + 1], nq = 0;
         for (int j = 0; j < ml.n; j++)
-            if (!ml.c[j].captured[0] && !ml.c[j].captured[1])
+            if (quiet_only && !ml.c[j].captured[0] && !ml.c[j].captured[1])
                 quiet[nq++] = j;
         for (int tries = 0; tries < 8; tries++) {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            int j = nq ? quiet[x % (uint64_t)nq] : (int)(x % (uint64_t)ml.n);
+            int j = nq ? quiet[(x >> 32) % (uint64_t)nq] : (int)((x >> 32) % (uint64_t)ml.n);
             const sow_position *q = &ml.c[j].pos;
             rules_generate(rs, q, &m2);
             if (m2.n) {
@@ -275,6 +302,138 @@ static sow_position opening(const struct ruleset *rs, int k, int plies)
     return p;
 }
 
+/* The expected final margin of South (A) over North in centi-seeds: the
+ * stores plus the engine's score of the position (mover's view). */
+static int opening_margin(const sow_position *p, int score)
+{
+    int s = 100 * (p->store[0] - p->store[1]);
+    return p->side == SOW_A ? s + score : s - score;
+}
+
+/* The games' openings, M->open[0..games/2-1]: distinct candidates; with
+ * --balance, only those whose margin for South, estimated by a fixed-depth
+ * search of the engine (one thread, default weights, no tables: the same
+ * openings for every pair of players), lies within +-balance seeds.  In the
+ * relay games a few random moves often decide the game (docs/engine.md
+ * "Openings"): a pair of games on such an opening scores 1-1 whoever plays,
+ * which measures nothing.  0, or a failure message in err. */
+static int choose_openings(struct mctx *M, char *err, int errlen)
+{
+    const struct ruleset *rs = &M->rs;
+    int need = M->games / 2, have = 0;
+    long maxc = 1000L + 200L * need;
+    struct engine *e = NULL;
+    if (M->balance >= 0) {
+        struct engine_opts o = {.threads = 1, .hash_mb = 16};
+        struct sow_error ee;
+        if (engine_new(rs, &o, &e, &ee) != SOW_OK) {
+            snprintf(err, (size_t)errlen, "%s", ee.msg);
+            return -1;
+        }
+    }
+    double t0 = util_now(), last = t0;
+    long c;
+    for (c = 0; c < maxc && have < need && !g_stop; c++) {
+        /* K moves; when those run short (distinct and balanced ones are
+         * few in some relay games), one more per thousand candidates */
+        int plies = M->oplies + (M->balance < 0 ? 0 : (int)(c / 1000));
+        sow_position p = opening_candidate(rs, (int)c, plies, M->balance < 0);
+        struct sow_movelist ml;
+        rules_generate(rs, &p, &ml);
+        if (!ml.n)
+            continue;
+        bool dup = false;
+        for (int i = 0; i < have && !dup; i++)
+            dup = rules_same_position(&M->open[i], &p) &&
+                  M->open[i].store[0] == p.store[0] && M->open[i].store[1] == p.store[1];
+        if (dup)
+            continue;
+        int margin = 0;
+        if (e) {
+            struct engine_limits lim = {.depth = M->bdepth};
+            struct engine_result r;
+            engine_clear(e);
+            engine_search(e, &p, NULL, 0, &lim, &r);
+            margin = opening_margin(&p, r.info.score);
+            if (abs(margin) > 100 * M->balance)
+                continue;
+        }
+        if (plies > M->maxoplies)
+            M->maxoplies = plies;
+        M->open[have] = p;
+        M->omargin[have++] = margin;
+        double now = util_now();
+        if (e && now - last >= 2) {
+            last = now;
+            double eta = (now - t0) / have * (need - have);
+            fprintf(stderr, "sow match: openings %d/%d (%ld candidates), ETA %.0f s\n", have,
+                    need, c + 1, eta);
+        }
+    }
+    engine_free(e);
+    M->have_margin = M->balance >= 0;
+    if (g_stop)
+        return -1;
+    if (have < need) {
+        snprintf(err, (size_t)errlen,
+                 "only %d of %d openings within --balance %g found in %ld candidates; "
+                 "raise --balance or change --opening-plies", have, need, M->balance, c);
+        return -1;
+    }
+    M->ncand = c;
+    return 0;
+}
+
+/* Openings from a file (--openings): one position per line, text after
+ * '#' ignored, blank lines skipped; the first games/2 are used as given. */
+static int read_openings(struct mctx *M, const char *path, char *err, int errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, (size_t)errlen, "--openings %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[4096];
+    int have = 0, ln = 0, need = M->games / 2;
+    while (have < need && fgets(line, sizeof line, f)) {
+        ln++;
+        line[strcspn(line, "#\r\n")] = 0;
+        char *a = line, *b;
+        while (*a == ' ' || *a == '\t')
+            a++;
+        for (b = a + strlen(a); b > a && (b[-1] == ' ' || b[-1] == '\t'); b--)
+            b[-1] = 0;
+        if (!*a)
+            continue;
+        struct sow_error pe;
+        struct sow_movelist ml;
+        if (pos_parse(&M->rs, a, &M->open[have], &pe) != SOW_OK) {
+            snprintf(err, (size_t)errlen, "--openings %s line %d: %s", path, ln, pe.msg);
+            fclose(f);
+            return -1;
+        }
+        rules_generate(&M->rs, &M->open[have], &ml);
+        if (!ml.n) {
+            snprintf(err, (size_t)errlen, "--openings %s line %d: the game is over there", path,
+                     ln);
+            fclose(f);
+            return -1;
+        }
+        M->omargin[have++] = 0;
+    }
+    fclose(f);
+    if (have < need) {
+        snprintf(err, (size_t)errlen, "--openings %s: %d positions, %d games need %d", path, have,
+                 M->games, need);
+        return -1;
+    }
+    M->ncand = have;
+    M->maxoplies = M->oplies;
+    return 0;
+}
+
+/* ---- games ---- */
+
 #define MAXG 4096
 
 /* One game; a = player index playing South (side A) first.  Returns the
@@ -283,7 +442,7 @@ static double play_game(struct mctx *M, struct player pl[2], int g, char *text, 
 {
     const struct ruleset *rs = &M->rs;
     int a_side = g & 1; /* game 2k: spec a plays side A; 2k+1: side B */
-    sow_position open = opening(rs, g / 2, M->oplies), p = open;
+    sow_position open = M->open[g / 2], p = open;
     static __thread sow_position hist[MAXG];
     static __thread sow_move mv[MAXG];
     int nh = 0;
@@ -334,9 +493,12 @@ static double play_game(struct mctx *M, struct player pl[2], int g, char *text, 
                               : mine > theirs ? 1.0 : mine < theirs ? 0.0 : 0.5;
     char pos[SOW_POS_MAXLEN];
     pos_format(rs, &open, pos, sizeof pos);
-    size_t k = (size_t)snprintf(text, tlen, "game %d opening %s South=%s final %g-%g (%s) a=%g:",
-                                g + 1, pos, a_side == 0 ? "a" : "b", fa2 / 2.0, fb2 / 2.0, how,
-                                pts);
+    char est[40] = "";
+    if (M->have_margin)
+        snprintf(est, sizeof est, " (South %+.2f)", M->omargin[g / 2] / 100.0);
+    size_t k = (size_t)snprintf(text, tlen, "game %d opening %s%s South=%s final %g-%g (%s) a=%g:",
+                                g + 1, pos, est, a_side == 0 ? "a" : "b", fa2 / 2.0, fb2 / 2.0,
+                                how, pts);
     sow_position q = open;
     for (int j = 0; j < nh && k + 20 < tlen; j++) {
         char name[SOW_MOVE_MAXLEN];
@@ -347,8 +509,6 @@ static double play_game(struct mctx *M, struct player pl[2], int g, char *text, 
     }
     return pts;
 }
-
-static volatile sig_atomic_t g_stop;
 
 static void on_sigint(int sig)
 {
@@ -452,6 +612,8 @@ static int parse_spec(const char *s, struct pspec *sp, char *err, int errlen)
             sp->hash = (unsigned)x;
         else if (!strcmp(kv, "tables") && sp->kind == P_SOW && *v)
             sp->tables = strdup(v);
+        else if (!strcmp(kv, "solution") && sp->kind == P_SOW && *v)
+            sp->solution = strdup(v);
         else if (!strcmp(kv, "weights") && sp->kind == P_SOW) {
             char w[256];
             snprintf(w, sizeof w, "%s", v);
@@ -484,9 +646,11 @@ static double elo(double s)
 int cmd_match(int argc, char **argv)
 {
     struct cli_game g = {.seeds = -1};
-    const char *sa = NULL, *sb = NULL, *out = NULL;
+    const char *sa = NULL, *sb = NULL, *out = NULL, *openings = NULL, *save_open = NULL;
     long games = 20, conc = 2, oplies = 4, maxplies = 600;
-    double defms = 100;
+    double defms = 100, balance = 2;
+    long bdepth = 10;
+    bool unbalanced = false;
     const struct cli_option opts[] = {
         CLI_GAME_OPTIONS(g),
         {"--a", CLI_STR, &sa, 0, 0, "SPEC", "player a (see above)", 0, 0},
@@ -497,6 +661,15 @@ int cmd_match(int argc, char **argv)
         {"--opening-plies", CLI_LONG, &oplies, 0, 100, "K", "opening moves, default 4", 0, 0},
         {"--max-plies", CLI_LONG, &maxplies, 1, MAXG - 2, "M", "move limit, default 600", 0, 0},
         {"--out", CLI_STR, &out, 0, 0, "FILE", "write the games as text", 0, 0},
+        {"--balance", CLI_DOUBLE, &balance, 0, 1000, "S",
+         "openings within +-S seeds for South, default 2", 0, 0},
+        {"--balance-depth", CLI_LONG, &bdepth, 1, 40, "D", "depth of that estimate, default 10",
+         0, 0},
+        {"--unbalanced", CLI_FLAG, &unbalanced, 0, 0, NULL, "openings not checked for balance",
+         0, 0},
+        {"--openings", CLI_STR, &openings, 0, 0, "FILE",
+         "the openings, one position per line ('#' comments)", 0, 0},
+        {"--save-openings", CLI_STR, &save_open, 0, 0, "FILE", "write the openings used", 0, 0},
         {0}};
     const struct cli_spec spec = {"match", usage, opts, NULL, 0, NULL};
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
@@ -525,17 +698,30 @@ int cmd_match(int argc, char **argv)
                 return cli_exit_code(st);
             }
         }
-    FILE *fo = NULL;
-    if (out && !(fo = fopen(out, "w")))
-        return cli_bad("match", "--out %s: %s", out, strerror(errno));
+    /* bad files before the openings' search */
+    for (int k = 0; k < 2; k++)
+        if (M.spec[k].solution) {
+            struct sow_error se;
+            enum sow_status st = search_solution_open(&M.rs, M.spec[k].solution, &M.sol[k], &se);
+            if (st != SOW_OK) {
+                fprintf(stderr, "sow match: %s\n", se.msg);
+                return cli_exit_code(st);
+            }
+        }
     M.games = (int)games;
     M.oplies = (int)oplies;
     M.maxplies = (int)maxplies;
     M.defms = defms;
+    M.balance = unbalanced ? -1 : balance;
+    M.bdepth = (int)bdepth;
     M.score = calloc((size_t)games, sizeof *M.score);
     M.text = calloc((size_t)games, sizeof *M.text);
-    if (!M.score || !M.text)
-        return cli_bad("match", "out of memory");
+    M.open = calloc((size_t)games / 2, sizeof *M.open);
+    M.omargin = calloc((size_t)games / 2, sizeof *M.omargin);
+    if (!M.score || !M.text || !M.open || !M.omargin) {
+        fprintf(stderr, "sow match: out of memory\n");
+        return CLI_FAIL;
+    }
     pthread_mutex_init(&M.lock, NULL);
     struct sigaction sa_, old;
     memset(&sa_, 0, sizeof sa_);
@@ -544,6 +730,36 @@ int cmd_match(int argc, char **argv)
     sigaction(SIGINT, &sa_, &old);
     signal(SIGPIPE, SIG_IGN);
     double t0 = util_now();
+    if (openings ? read_openings(&M, openings, err, sizeof err) < 0
+                 : choose_openings(&M, err, sizeof err) < 0) {
+        sigaction(SIGINT, &old, NULL);
+        if (g_stop) {
+            fprintf(stderr, "sow match: interrupted while choosing openings\n");
+            return CLI_INTERRUPTED;
+        }
+        return cli_bad("match", "%s", err);
+    }
+    if (save_open) {
+        FILE *fs = fopen(save_open, "w");
+        for (int i = 0; fs && i < M.games / 2; i++) {
+            char pos[SOW_POS_MAXLEN];
+            pos_format(&M.rs, &M.open[i], pos, sizeof pos);
+            fprintf(fs, "%s", pos);
+            if (M.balance >= 0 && !openings)
+                fprintf(fs, "  # South %+.2f at depth %d", M.omargin[i] / 100.0, M.bdepth);
+            fputc('\n', fs);
+        }
+        if (!fs || fclose(fs) != 0) {
+            sigaction(SIGINT, &old, NULL);
+            fprintf(stderr, "sow match: --save-openings %s: %s\n", save_open, strerror(errno));
+            return CLI_FAIL;
+        }
+    }
+    FILE *fo = NULL;
+    if (out && !(fo = fopen(out, "w"))) {
+        sigaction(SIGINT, &old, NULL);
+        return cli_bad("match", "--out %s: %s", out, strerror(errno));
+    }
     pthread_t th[256];
     int nt = (int)(conc < games ? conc : games);
     for (int i = 0; i < nt; i++)
@@ -588,15 +804,31 @@ int cmd_match(int argc, char **argv)
     printf("rules    : %s 2x%d\n", M.rs.name, M.rs.pits);
     printf("a        : %s\n", M.spec[0].text);
     printf("b        : %s\n", M.spec[1].text);
-    printf("games    : %d (%d openings of %d moves, colours swapped; %.0f s)\n", played,
-           M.games / 2, M.oplies, util_now() - t0);
+    char plies[32];
+    if (M.maxoplies > M.oplies)
+        snprintf(plies, sizeof plies, "%d-%d", M.oplies, M.maxoplies);
+    else
+        snprintf(plies, sizeof plies, "%d", M.oplies);
+    printf("games    : %d (%d openings of %s moves, colours swapped; %.0f s)\n", played,
+           M.games / 2, plies, util_now() - t0);
+    if (openings)
+        printf("openings : from %s\n", openings);
+    else if (M.balance >= 0)
+        printf("openings : South within +-%g seeds at depth %d (%ld candidates tried)\n",
+               M.balance, M.bdepth, M.ncand);
+    else
+        printf("openings : not checked for balance\n");
     printf("a W/D/L  : %d / %d / %d\n", w, d, l);
     printf("score a  : %.1f / %d (%.1f%%)\n", sum, played, played ? 100 * s : 0);
     printf("elo a-b  : %+.1f (95%%: %+.1f .. %+.1f)\n", elo(s), elo(s - 1.96 * se),
            elo(s + 1.96 * se));
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         tb_close(M.tb[k]);
+        search_solution_close(M.sol[k]);
+    }
     free(M.score);
     free(M.text);
+    free(M.open);
+    free(M.omargin);
     return g_stop ? CLI_INTERRUPTED : CLI_OK;
 }

@@ -28,9 +28,11 @@ static const char notes[] =
     "use it, docs/solver.md).  --levels: the exact mode solves the lowest levels whole\n"
     "in memory (the table builder, ~3 bytes kept per position) while they add up to\n"
     "at most MPOS million positions; 0: none (the closure of the position\n"
-    "does every level).  --memory bounds the closure: one that would not fit is\n"
-    "refused before it is built (exit 2).  --save implies --levels 0 (every position\n"
-    "the start reaches goes into the file, docs/solutions.md).  Bounded modes\n"
+    "does every level).  --memory bounds the levels in memory and the closure: a\n"
+    "level whose build would not fit is left to the closure, a closure that would\n"
+    "not fit is refused before it is built (exit 2).  --save implies --levels 0\n"
+    "(every position the start reaches goes into the file, docs/solutions.md).\n"
+    "Bounded modes\n"
     "(--depth, --time) run the alpha-beta engine (docs/engine.md): a heuristic\n"
     "value (exact when the engine proved it), its PV, depth, seldepth and hashfull;\n"
     "with --threshold the older threshold search: proven bounds, the best move\n"
@@ -110,7 +112,7 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
         {"--threads", CLI_LONG, &a->threads, 1, (double)cli_max_threads(), "T",
          "threads, default 1; the value never depends on it", 0, 0},
         {"--hash", CLI_LONG, &a->hash, 1, 1 << 20, "MB", hash_help, 0, 0},
-        {"--tables", CLI_STR, &a->tables, 0, 0, "DIR", "probe the endgame tables in DIR", 0, 0},
+        {"--tables", CLI_STR, &a->tables, 0, 0, "DIR", "probe the endgame tables in DIR (and its solution files)", 0, 0},
         {"--levels", CLI_LONG, &a->levels, 0, 1 << 20, "MPOS", levels_help, 0, 0},
         {"--depth", CLI_LONG, &a->depth, 1, 10000, "D", "bounded search to D plies", 0,
          &a->have_depth},
@@ -338,10 +340,28 @@ int cmd_solve(int argc, char **argv)
     struct search_result r;
     int vals[SOW_MAX_PITS + 1];
     int nmv = 0;
-    if (a.solution) {
-        struct sol *sol = NULL;
+    /* (closure, issue 11) an exact solve with --tables DIR: a solution file
+     * in DIR holding the position answers it (docs/solutions.md) */
+    char found[4096] = "";
+    struct sol *dsol = NULL;
+    if (tables && !a.solution && !a.save && !a.work && !a.have_depth && !a.have_time) {
         struct sow_error se = {0};
-        st = search_solution_open(&g.rs, a.solution, &sol, &se);
+        st = search_solution_find(&g.rs, tables, &g.p, &dsol, found, sizeof found, &se);
+        if (st != SOW_OK) {
+            cli_bad("solve", "--tables %s: %s", tables, se.msg);
+            search_free(s);
+            tb_close(tb);
+            return cli_exit_code(st);
+        }
+        if (dsol) {
+            a.solution = found;
+            fprintf(stderr, "sow solve: answered from the solution file %s\n", found);
+        }
+    }
+    if (a.solution) {
+        struct sol *sol = dsol;
+        struct sow_error se = {0};
+        st = dsol ? SOW_OK : search_solution_open(&g.rs, a.solution, &sol, &se);
         if (st == SOW_OK) {
             nmv = search_solution_answer(sol, &g.p, &r, vals);
             search_solution_close(sol);

@@ -554,11 +554,10 @@ static int tables_verify(int argc, char **argv)
 
 /* probe --solution FILE: the position's value and every move's from a
  * solution file (sow solve --save; docs/solutions.md).  (closure: issue 11) */
-static int probe_solution(const struct cli_game *g, const char *path)
+static int probe_solution(const struct cli_game *g, const char *path, struct sol *sol)
 {
-    struct sol *sol;
     struct sow_error e = {0};
-    enum sow_status st = search_solution_open(&g->rs, path, &sol, &e);
+    enum sow_status st = sol ? SOW_OK : search_solution_open(&g->rs, path, &sol, &e);
     if (st != SOW_OK) {
         cli_bad("tables probe", "%s", e.msg);
         return cli_exit_code(st);
@@ -610,7 +609,7 @@ static int tables_probe(int argc, char **argv)
     if (cli_game_setup("tables probe", &g))
         return CLI_BAD;
     if (o.solution)
-        return probe_solution(&g, o.solution);
+        return probe_solution(&g, o.solution, NULL);
     struct sow_error e;
     struct tb_set *set;
     if (tb_open(&g.rs, o.dir, &set, &e) != SOW_OK) {
@@ -635,6 +634,17 @@ static int tables_probe(int argc, char **argv)
     }
     if (!found) {
         tb_close(set);
+        /* (closure, issue 11) a solution file in DIR holding the position */
+        char solpath[4096];
+        struct sol *sol = NULL;
+        enum sow_status st =
+            search_solution_find(&g.rs, o.dir, &g.p, &sol, solpath, sizeof solpath, &e);
+        if (st != SOW_OK) {
+            cli_bad("tables probe", "%s", e.msg);
+            return cli_exit_code(st);
+        }
+        if (sol)
+            return probe_solution(&g, solpath, sol);
         if (g.rs.family == SOW_JERIN && g.p.state == SOW_STATE_OPEN)
             fprintf(stderr, "sow tables probe: jerin positions with the opening move due are not "
                             "in the tables\n");

@@ -533,21 +533,62 @@ static double solve_need(const struct clos *c, uint64_t N, uint64_t L)
     return m > level ? m : level;
 }
 
+/* Where the expansion stands between two rounds: nodes [0, a) expanded,
+ * [a, end) the rest of the current layer, [end, n) found by it so far.
+ * Everything a rerun needs to go on exactly as if never stopped (the
+ * expansion checkpoint, "checkpoints" below). */
+struct exp_state {
+    uint64_t a, end, layers, prev_frontier, prev_found;
+};
+
+/* What an expansion checkpoint is checked against (ck_save_expand). */
+struct ck_meta;
+struct exp_ck {
+    int tbmax;
+    const uint64_t *root;
+    const struct ck_meta *base; /* counters before this build */
+};
+static bool ck_save_expand(const struct clos *c, const struct clos_env *env,
+                           const struct exp_ck *ck, const struct exp_state *st);
+
+/* Expand from *st (fresh: all 0, the root alone found; resumed: as the
+ * checkpoint left it).  With env->work the state is saved at a round
+ * boundary when stopped, when the budget refuses the next layer (a rerun
+ * with more --memory goes on) and at most every CKPT_EVERY seconds at a
+ * layer's start; a capped try (env->max_nodes) is never saved: it would
+ * replace the checkpoint of the solve it precedes. */
 static enum clos_err expand_all(struct clos *c, const struct clos_env *env, int tbmax,
-                                struct clos_info *info, uint64_t *lvl)
+                                struct clos_info *info, uint64_t *lvl, struct exp_state *st,
+                                const struct exp_ck *ck)
 {
     const uint64_t slots = (uint64_t)c->slots;
-    uint64_t a = 0, end = 0, prev_frontier = 0, prev_found = 0;
+    uint64_t a = st->a, end = st->end, prev_frontier = st->prev_frontier,
+             prev_found = st->prev_found;
     int nt = env->threads;
-    double last = 0, t0 = util_now();
+    double last = 0, t0 = util_now(), lastck = t0;
+    const bool keep = env->work && env->max_nodes == UINT64_MAX;
     struct exp_thread *et = calloc((size_t)nt, sizeof *et);
     if (!et)
         return CLOS_OOM;
+    info->layers = st->layers;
+    if (c->n > 1) { /* resumed: the positions found so far, per level */
+        for (uint64_t i = 0; i < c->n; i++)
+            et[0].lvl[key_level(&c->key[i * c->K], c->K)]++;
+        et[0].lvl[key_level(&c->key[0], c->K)]--; /* the root is added apart */
+    }
     enum clos_err e = CLOS_OK;
     while (a < c->n) {
+        struct exp_state top = {a, end, info->layers, prev_frontier, prev_found};
         if (stopped(env)) {
+            if (keep && ck_save_expand(c, env, ck, &top))
+                say(env, &last, true, "stopped: the expansion (%llu positions, %llu expanded) "
+                    "kept in %s", (unsigned long long)c->n, (unsigned long long)a, env->work);
             e = CLOS_STOPPED;
             break;
+        }
+        if (keep && a == end && a > 0 && util_now() - lastck >= CKPT_EVERY) {
+            ck_save_expand(c, env, ck, &top);
+            lastck = util_now();
         }
         if (a == end) {
             /* A breadth-first layer starts: [a, end) are the positions the
@@ -577,12 +618,13 @@ static enum clos_err expand_all(struct clos *c, const struct clos_env *env, int 
             info->layers++;
             info->next_est = est;
             info->need = need;
+            memcpy(info->level_count, lvl, sizeof info->level_count); /* found so far */
             double dt = util_now() - t0;
             say(env, &last, frontier >= BIG_LINE,
                 "closure layer %llu: %llu positions (%llu to expand), %.2f M/s, %.2f GB held "
                 "(%.1f B/position); with the next layer the solve needs ~%.2f GB",
                 (unsigned long long)info->layers, (unsigned long long)c->n,
-                (unsigned long long)frontier, dt > 0 ? (double)a / dt / 1e6 : 0.0,
+                (unsigned long long)frontier, dt > 0 ? (double)(a - st->a) / dt / 1e6 : 0.0,
                 arrays_bytes(c, c->cap, c->scap) / 1e9,
                 arrays_bytes(c, c->cap, c->scap) / (double)c->n, need / 1e9);
             if (c->n > env->max_nodes) {
@@ -592,6 +634,10 @@ static enum clos_err expand_all(struct clos *c, const struct clos_env *env, int 
             if (over_budget(env, need) || est > MAX_NODES) {
                 info->by_memory = est <= MAX_NODES;
                 e = CLOS_TOO_BIG;
+                if (keep && info->by_memory && ck_save_expand(c, env, ck, &top))
+                    say(env, &last, true, "the expansion so far (%llu positions) kept in %s: "
+                        "a rerun with more --memory goes on from there",
+                        (unsigned long long)c->n, env->work);
                 break;
             }
             prev_frontier = frontier;
@@ -997,7 +1043,16 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
  * then the payload: struct ck_meta, and the keys (N x K x u64) or the
  * values (3 arrays of start[levels_done + 1] int8).  A checkpoint whose
  * rule set, size, root key or table cut differ from the solve's, or whose
- * checksums fail, is ignored (the solve starts over and replaces it). */
+ * checksums fail, is ignored (the solve starts over and replaces it).
+ *
+ * DIR/closure.expand: the expansion between two rounds (struct exp_state),
+ * written when the solve is stopped while expanding, when the budget
+ * refuses the next layer, and at most every CKPT_EVERY seconds at a layer's
+ * start: payload struct ck_meta (levels_done -1, start[] 0, the counters of
+ * the nodes expanded so far), struct exp_state, then the keys of the n
+ * positions found, in the order found.  A rerun goes on from there exactly
+ * as the uninterrupted expansion would have (the same positions, the same
+ * node counts); it is removed once closure.keys is written. */
 
 #define CK_HEAD 64
 
@@ -1130,6 +1185,59 @@ static bool ck_save_values(const struct clos *c, const struct clos_env *env, int
     return ck_write(env->work, "closure.values", "SOWCKPV1", parts, sizes, 4);
 }
 
+static bool ck_save_expand(const struct clos *c, const struct clos_env *env,
+                           const struct exp_ck *ck, const struct exp_state *st)
+{
+    struct ck_meta m;
+    ck_meta_of(c, env, ck->tbmax, ck->root, &m);
+    memset(m.start, 0, sizeof m.start);
+    m.nodes -= ck->base->nodes;
+    m.visits -= ck->base->visits;
+    m.tb_hits -= ck->base->tb_hits;
+    const void *parts[3] = {&m, st, c->key};
+    uint64_t sizes[3] = {sizeof m, sizeof *st, c->n * 8 * (uint64_t)c->K};
+    return ck_write(env->work, "closure.expand", "SOWCKPE1", parts, sizes, 3);
+}
+
+/* The expansion checkpoint, if it is this solve's: keys [0, n) loaded (the
+ * set is rebuilt by the caller), *st as saved, the counters added. */
+static enum clos_err ck_load_expand(struct clos *c, const struct clos_env *env, int tbmax,
+                                    const uint64_t *root, struct exp_state *st, bool *loaded)
+{
+    *loaded = false;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/closure.expand", env->work);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return CLOS_OK;
+    struct ck_meta m, want;
+    struct exp_state x;
+    uint8_t h[CK_HEAD];
+    bool ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && fread(&m, 1, sizeof m, f) == sizeof m &&
+              fread(&x, 1, sizeof x, f) == sizeof x;
+    fclose(f);
+    ck_meta_of(c, env, tbmax, root, &want);
+    if (!ok || strcmp(m.rules, want.rules) != 0 || m.pits != want.pits || m.K != want.K ||
+        m.tbmax != tbmax || memcmp(m.root, root, 8 * (size_t)c->K) != 0 || !m.n ||
+        m.n > MAX_NODES || x.a > x.end || x.end > m.n || x.layers == 0)
+        return CLOS_OK;
+    enum clos_err e = grow_nodes(c, env, m.n);
+    if (e != CLOS_OK)
+        return e;
+    void *parts[3] = {&want, &x, c->key};
+    uint64_t sizes[3] = {sizeof m, sizeof x, m.n * 8 * (uint64_t)c->K};
+    if (!ck_read(env->work, "closure.expand", "SOWCKPE1", parts, sizes, 3) ||
+        memcmp(c->key, root, 8 * (size_t)c->K) != 0) /* node 0 is the root */
+        return CLOS_OK;
+    c->n = m.n;
+    *st = x;
+    env->nodes[0] += want.nodes;
+    env->visits[0] += want.visits;
+    env->tb_hits[0] += want.tb_hits;
+    *loaded = true;
+    return CLOS_OK;
+}
+
 /* Load the keys checkpoint if it is this solve's; then the values of the
  * levels it had solved (*done, -1 if none). */
 static enum clos_err ck_load(struct clos *c, const struct clos_env *env, int tbmax,
@@ -1245,14 +1353,35 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
     } else if (e == CLOS_OK) {
         struct ck_meta base;
         ck_meta_of(c, env, tbmax, rootw, &base);
-        bool added;
-        set_insert(c, rootw, clos_hash(rootw, K), false, &added);
-        e = expand_all(c, env, tbmax, info, lvl);
+        struct exp_state st = {0};
+        struct exp_ck ck = {tbmax, rootw, &base};
+        bool resumed = false;
+        if (env->work && env->max_nodes == UINT64_MAX)
+            e = ck_load_expand(c, env, tbmax, rootw, &st, &resumed);
+        if (e == CLOS_OK && resumed) {
+            e = rebuild_set(c, env, set_cap_for(c->n));
+            say(env, &last, true, "closure expansion resumed from %s: %llu positions, "
+                "%llu expanded, %llu layers", env->work, (unsigned long long)c->n,
+                (unsigned long long)st.a, (unsigned long long)st.layers);
+        } else if (e == CLOS_OK) {
+            c->n = 0;
+            bool added;
+            set_insert(c, rootw, clos_hash(rootw, K), false, &added);
+        }
+        if (e == CLOS_OK)
+            e = expand_all(c, env, tbmax, info, lvl, &st, &ck);
         if (e == CLOS_OK)
             e = renumber(c, env, lvl);
-        if (e == CLOS_OK && env->work && !ck_save_keys(c, env, tbmax, rootw, &base))
-            say(env, &last, true, "cannot write the checkpoint in %s: continuing without",
-                env->work);
+        if (e == CLOS_OK && env->work) {
+            if (!ck_save_keys(c, env, tbmax, rootw, &base))
+                say(env, &last, true, "cannot write the checkpoint in %s: continuing without",
+                    env->work);
+            else if (env->max_nodes == UINT64_MAX) {
+                char path[4096];
+                snprintf(path, sizeof path, "%s/closure.expand", env->work);
+                unlink(path);
+            }
+        }
     }
     info->positions = c->n;
     if (e == CLOS_OK)
@@ -1261,6 +1390,8 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
     info->peak = c->peak;
     if (e == CLOS_OK)
         memcpy(info->level_count, lvl, sizeof info->level_count);
+    else if (e != CLOS_TOO_BIG)
+        memset(info->level_count, 0, sizeof info->level_count);
     if (e != CLOS_OK)
         clos_reset(c);
     return e;

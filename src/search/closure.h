@@ -62,7 +62,8 @@ struct clos_info {
     uint64_t next_est;    /* CLOS_TOO_BIG: positions expected after it */
     bool by_memory;       /* CLOS_TOO_BIG: refused by the memory budget
                              (else by max_nodes or the 32-bit index) */
-    uint64_t level_count[SOW_MAX_SEEDS + 1]; /* positions per level */
+    uint64_t level_count[SOW_MAX_SEEDS + 1]; /* positions per level (CLOS_TOO_BIG:
+                                                 found by the last layer checked) */
     double expand_s, solve_s; /* seconds in the two phases */
     char why[160];        /* CLOS_TOO_BIG for a format limit: why, else "" */
 };

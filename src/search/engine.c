@@ -26,6 +26,7 @@
 #include "sow/tables.h"
 #include "sow/tt.h"
 #include "sow/util.h"
+#include "engine_know.h"
 #include "engine_pick.h"
 
 #define PATH_MAX_LEN (ENGINE_MAX_HISTORY + ENGINE_MAX_PLY + 8)
@@ -309,6 +310,14 @@ static int search(struct ethr *t, const sow_position *p, uint64_t key, int alpha
             return 100 * v;
         }
     }
+    if (e->o.solution && ply > 0) {
+        int v; /* a solution file: exact after an exit, as tables (engine_know.h) */
+        if (know_probe(e->o.solution, p, &v)) {
+            bump(&t->tb_hits);
+            *proven = t->lvl[pi - 1] != n;
+            return 100 * v;
+        }
+    }
     struct tte_info te;
     sow_move ttm = SOW_MOVE_NONE;
     /* Leaves do not probe: the entry would rarely beat the evaluation and
@@ -587,6 +596,11 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     int rootv;
     sow_move tbbest = SOW_MOVE_NONE;
     bool root_tb = np <= e->tbmax && root_from_tables(e, p, &ml, &rootv, &tbbest);
+    /* A solution file answers a root with no earlier position of its level
+     * in the game (engine_know.h). */
+    if (!(root_tb && tbbest != SOW_MOVE_NONE) && e->o.solution && from == nhist &&
+        know_root(e->o.solution, p, &ml, &rootv, &tbbest))
+        root_tb = true;
     if (root_tb && tbbest != SOW_MOVE_NONE) {
         /* Every move's exact value is known: no search. */
         r->info.depth = 1;

@@ -10,16 +10,21 @@
 /* Weights, order: side, mobility, vuln, big, relay, reach, tempo.
  * Oware/awari: tuned on oware by `scripts/tune-engine --rules oware --start
  * 30,10,20,40,0,10,20 --skip relay --depth 6 --games 100 --rounds 3` (407 s,
- * docs/engine.md "Tuning").  The other rule sets: the hand-set start; the
- * same script on odu (2 rounds, depth 5, 100 games, 281 s) kept every
- * weight (each trial scored 0.500: the openings decide those short games). */
+ * docs/engine.md "Tuning").  Darra: tuned by `scripts/tune-engine --rules
+ * darra --start 30,10,20,40,0,10,20 --skip relay --depth 7 --games 200
+ * --rounds 2` on balanced openings (670 s).  The relay games keep the
+ * hand-set start: the same script on jodu and on odu (balanced openings,
+ * depth 7, 200 games, 2 rounds) accepted no change (docs/engine.md). */
 static const struct eval_weights tuned_oware = {{12, 12, 10, 40, 0, 10, 30}};
+static const struct eval_weights tuned_darra = {{8, 12, 20, 40, 0, 10, 20}};
 static const struct eval_weights tuned_fours = {{30, 10, 20, 40, 15, 10, 20}};
 
 void eval_default_weights(const struct ruleset *rs, struct eval_weights *w)
 {
     if (rs->family == SOW_OWARE || rs->family == SOW_AWARI)
         *w = tuned_oware;
+    else if (rs->family == SOW_DARRA)
+        *w = tuned_darra;
     else
         *w = tuned_fours;
     if (!rs->relay)

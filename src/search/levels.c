@@ -47,9 +47,35 @@ static bool mem_init(struct search_ctx *s)
     return true;
 }
 
+/* The exact mode's memory budget: --memory, else 3/4 of RAM.  The levels
+ * in memory are built within it (each level's build, with the 3 bytes a
+ * position the levels below keep); the closure gets what they leave. */
+static double mem_budget(const struct search_ctx *s)
+{
+    double b = s->o.memory;
+    if (b <= 0) {
+        double ram = util_phys_memory();
+        b = ram > 0 ? 0.75 * ram : 0;
+    }
+    return b;
+}
+
+/* The closure's share: the budget less the levels kept in memory (3 bytes
+ * a position: about 0.1 GB with the default --levels budget). */
+static double clos_budget(const struct search_ctx *s)
+{
+    double b = mem_budget(s);
+    if (b > 0 && s->mem) {
+        b -= 3.0 * (double)tb_mem_built(s->mem);
+        if (b < 1)
+            b = 1; /* nothing left: any closure is refused */
+    }
+    return b;
+}
+
 /* How the levels are built: within o.level_budget positions (the user's
- * budget; tb_mem also keeps each build within 3/4 of RAM, the machine's);
- * what is refused is left to the closure. */
+ * budget) and the memory budget (--memory, else 3/4 of RAM); what is
+ * refused is left to the closure. */
 static struct tb_mem_opts mem_opts(struct search_ctx *s)
 {
     uint64_t budget = s->o.level_budget < 0   ? 0
@@ -58,6 +84,7 @@ static struct tb_mem_opts mem_opts(struct search_ctx *s)
     return (struct tb_mem_opts){
         .threads = s->nthreads,
         .budget = budget,
+        .memory = mem_budget(s),
         .stop = s->o.stop,
         .note = level_note,
         .ctx = s,
@@ -105,19 +132,6 @@ static void clos_progress(void *arg, const char *line)
     search_progress(arg, "%s", line);
 }
 
-/* The closure's memory budget: --memory, else 3/4 of RAM.  (The levels in
- * memory keep 3 bytes a position besides: about 0.1 GB with the default
- * --levels budget.) */
-static double clos_budget(const struct search_ctx *s)
-{
-    double b = s->o.memory;
-    if (b <= 0) {
-        double ram = util_phys_memory();
-        b = ram > 0 ? 0.75 * ram : 0;
-    }
-    return b;
-}
-
 /* Solve p's closure (replacing the kept one), refusing more than cap
  * positions.  Flags set for a stop or a lack of memory, not for the cap;
  * *info says what the build reached. */
@@ -141,18 +155,22 @@ static enum clos_err clos_run(struct search_ctx *s, const sow_position *p, uint6
         .info = info,
     };
     enum clos_err e = clos_build(s->clos, &env, p);
+    char per[400];
+    int len = 0;
+    per[0] = 0;
+    for (int m = 0; m <= SOW_MAX_SEEDS && len < (int)sizeof per - 32; m++)
+        if (info->level_count[m])
+            len += snprintf(per + len, sizeof per - (size_t)len, " %d:%llu", m,
+                            (unsigned long long)info->level_count[m]);
     if (e == CLOS_OK) {
-        char per[400];
-        int len = 0;
-        for (int m = 0; m <= SOW_MAX_SEEDS && len < (int)sizeof per - 32; m++)
-            if (info->level_count[m])
-                len += snprintf(per + len, sizeof per - (size_t)len, " %d:%llu", m,
-                                (unsigned long long)info->level_count[m]);
         search_progress(s, "closure of %llu positions solved (%.1f GB peak, %.1f bytes/position); "
                            "per level:%s",
                         (unsigned long long)clos_size(s->clos), info->peak / 1e9,
                         info->peak / (double)(info->positions ? info->positions : 1), per);
     }
+    else if (e == CLOS_TOO_BIG && cap == UINT64_MAX && per[0])
+        search_progress(s, "closure refused at %llu positions; found so far, per level:%s",
+                        (unsigned long long)info->positions, per);
     else if (e == CLOS_STOPPED)
         s->interrupted = true;
     else if (e == CLOS_OOM)

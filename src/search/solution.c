@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
@@ -450,4 +451,62 @@ int search_solution_answer(const struct sol *s, const sow_position *p, struct se
         hist[r->pv_len] = q;
     }
     return nm;
+}
+
+/* ---- solution files in a tables directory (search.h) ---- */
+
+void search_solution_name(const struct ruleset *rs, const char *dir, int level, char *buf,
+                          size_t len)
+{
+    snprintf(buf, len, "%s/%s-2x%d-%03d.sowsol", dir, rs->name, rs->pits, level);
+}
+
+enum sow_status search_solution_find(const struct ruleset *rs, const char *dir,
+                                     const sow_position *p, struct sol **out, char *path,
+                                     size_t pathlen, struct sow_error *e)
+{
+    *out = NULL;
+    DIR *d = opendir(dir);
+    if (!d)
+        return SOW_OK; /* no directory, no solution files (tb_open reports it) */
+    /* the levels named, by a scan: one name per level */
+    bool have[SOW_MAX_SEEDS + 1] = {false};
+    char prefix[64];
+    int plen = snprintf(prefix, sizeof prefix, "%s-2x%d-", rs->name, rs->pits);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *nm = de->d_name;
+        int lv;
+        char tail[16];
+        if (strncmp(nm, prefix, (size_t)plen) != 0 || strlen(nm) != (size_t)plen + 10 ||
+            sscanf(nm + plen, "%3d%15s", &lv, tail) != 2 || strcmp(tail, ".sowsol") != 0 ||
+            lv < 0 || lv > SOW_MAX_SEEDS)
+            continue;
+        have[lv] = true;
+    }
+    closedir(d);
+    for (int lv = rules_board_seeds(rs, p); lv <= SOW_MAX_SEEDS; lv++) {
+        if (!have[lv])
+            continue;
+        char buf[4096];
+        search_solution_name(rs, dir, lv, buf, sizeof buf);
+        struct sol *s;
+        enum sow_status st = sol_open(rs, buf, &s, e);
+        if (st != SOW_OK)
+            return st;
+        sow_position root;
+        sol_root(s, &root);
+        if (rules_board_seeds(rs, &root) != lv) {
+            sol_close(s);
+            return sow_fail(e, SOW_E_INPUT, "%s: misnamed: its start has %d seeds, the name "
+                            "says %d", buf, rules_board_seeds(rs, &root), lv);
+        }
+        if (sol_find(s, p, NULL, NULL, NULL)) {
+            *out = s;
+            snprintf(path, pathlen, "%s", buf);
+            return SOW_OK;
+        }
+        sol_close(s);
+    }
+    return SOW_OK;
 }

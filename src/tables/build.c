@@ -1380,9 +1380,15 @@ int tb_mem_top(const struct tb_mem *m)
     return m->top;
 }
 
+uint64_t tb_mem_built(const struct tb_mem *m)
+{
+    return m->used;
+}
+
 /* May level k (the next one) be built, `used` positions being built already?
  * Its positions in *E, the bytes its build needs in *need; *ram tells a
- * refusal for RAM from one for the budget or the index width. */
+ * refusal for memory (o->memory, else 3/4 of RAM) from one for the budget
+ * or the index width. */
 static bool mem_fits(const struct tb_mem *m, int k, uint64_t used, const struct tb_mem_opts *o,
                      uint64_t *E, double *need, bool *ram)
 {
@@ -1392,11 +1398,11 @@ static bool mem_fits(const struct tb_mem *m, int k, uint64_t used, const struct 
     *E = tb_level_entries(&m->set->ix, k);
     if (*E > o->budget || used > o->budget - *E || *E > TB_MAX_ENTRIES)
         return false;
-    double mem = util_phys_memory();
+    double mem = o->memory > 0 ? o->memory : 0.75 * util_phys_memory();
     *need = tb_level_memory(&m->set->ix, k) + 3.0 * (double)(used + *E);
     /* compressed levels below: decompressed before k is built (issue 13) */
     *need += (double)tb_set_compressed_bytes(m->set);
-    *ram = mem > 0 && *need > 0.75 * mem;
+    *ram = mem > 0 && *need > mem;
     return !*ram;
 }
 

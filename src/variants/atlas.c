@@ -222,6 +222,36 @@ enum sow_status var_atlas_solve(const struct ruleset *rs, const struct var_atlas
         return SOW_OK;
     }
 
+    /* (closure, issue 11) a solution file of this start in the tables
+     * directory (docs/solutions.md, RULES-2xPITS-LLL.sowsol) answers at
+     * once: the full-size rows of the atlas */
+    if (o->tables_dir) {
+        struct sol *sol = NULL;
+        char path[4096];
+        enum sow_status st = search_solution_find(rs, o->tables_dir, &p, &sol, path, sizeof path, e);
+        if (st != SOW_OK)
+            return st;
+        if (sol) {
+            struct search_result sr;
+            int vals[SOW_MAX_PITS + 1];
+            int k = search_solution_answer(sol, &p, &sr, vals);
+            search_solution_close(sol);
+            if (k == ml.n) {
+                note(o, "answered from the solution file %s", path);
+                r->exact = true;
+                r->value = r->lower = r->upper = sr.value;
+                r->pv_len = sr.pv_len;
+                r->pv_repeats = sr.pv_repeats;
+                for (int i = 0; i < k; i++)
+                    if (vals[i] == r->value)
+                        r->best[r->nbest++] = ml.c[i].move;
+                best_string(rs, p.side, r, false);
+                r->seconds = util_now() - t0;
+                return SOW_OK;
+            }
+        }
+    }
+
     struct tb_set *tb = tables_prepare(rs, o, n, r);
     if (user_stopped(o)) {
         tb_close(tb);

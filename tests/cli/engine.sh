@@ -161,5 +161,49 @@ for b in "--a greedy" "--a sow --b greedy --games 3" "--a sow:depth=0 --b greedy
     timeout 10 "$SOW" match $b >/dev/null 2>"$WORK/err"; r=$?
     check "match bad input: $b (exit 2, one line)" '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]'
 done
+# ---- engine-strength: solution files as exact knowledge; balanced openings ----
+"$SOW" solve --rules odu --pits 4 --seeds 2 --save "$WORK/odu.sol" >/dev/null 2>&1
+exact=$("$SOW" solve --rules odu --pits 4 --seeds 2 --solution "$WORK/odu.sol" 2>/dev/null |
+        awk '/^value/ {print $3}')
+out=$(printf 'setoption name Rules value odu\nsetoption name Pits value 4\nsetoption name Seeds value 2\nsetoption name Solution value %s\nposition startpos\ngo depth 1\nquit\n' \
+      "$WORK/odu.sol" | timeout 20 "$SOW" engine 2>&1)
+check "Solution: the start's score is exact and the solve's ($exact)" \
+    '[ -n "$exact" ] && [[ $out == *"score exact $exact "* ]] && [[ $out == *"bestmove "* ]]' "$out"
+out=$(printf 'setoption name Solution value %s\nposition startpos\ngo depth 1\nquit\n' \
+      "$WORK/odu.sol" | timeout 20 "$SOW" engine 2>&1)
+check "Solution of another game: one error line, then plays without it" \
+    '[ "$(grep -c "info string error: Solution" <<<"$out")" -eq 1 ] && [[ $out == *"bestmove "* ]]' "$out"
+out=$(timeout 60 "$SOW" match --rules odu --pits 4 --seeds 2 --a "sow:depth=1,solution=$WORK/odu.sol" \
+      --b greedy --games 2 --unbalanced --opening-plies 0 2>/dev/null)
+check "match: solution= key" '[[ $out == *"games    : 2"* ]]' "$out"
+timeout 10 "$SOW" match --a "sow:solution=$WORK/odu.sol" --b greedy --games 2 >/dev/null 2>"$WORK/err"
+r=$?
+check "match: a foreign solution file (exit 2, one line)" \
+    '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
+"$SOW" match --a sow:depth=2 --b greedy --games 6 --out "$WORK/g.txt" >"$WORK/m.txt" 2>/dev/null
+nopen=$(sed -n 's/.* opening \([^ ]*\) .*/\1/p' "$WORK/g.txt" | sort -u | wc -l)
+check "match: 3 distinct openings, each within the balance" \
+    '[ "$nopen" -eq 3 ] && grep -q "^openings : South within +-2 seeds" "$WORK/m.txt" &&
+     ! grep -qE "South [+-]([3-9]|[1-9][0-9])\." "$WORK/g.txt"' "$(cat "$WORK/g.txt" | cut -c1-120)"
+"$SOW" match --a sow:depth=2 --b greedy --games 6 --openings "$WORK/o.txt" --out "$WORK/g2.txt" \
+    >/dev/null 2>"$WORK/err"; r=$?
+check "match: --openings FILE missing (exit 2)" '[ $r -eq 2 ]'
+"$SOW" match --a sow:depth=2 --b greedy --games 6 --save-openings "$WORK/o.txt" >/dev/null 2>&1
+"$SOW" match --a sow:depth=2 --b greedy --games 6 --openings "$WORK/o.txt" --out "$WORK/g2.txt" \
+    >/dev/null 2>&1
+check "match: --save-openings then --openings plays the same games" \
+    '[ "$(wc -l <"$WORK/o.txt")" -eq 3 ] &&
+     diff <(sed "s/(South [^)]*) //" "$WORK/g.txt") <(sed "s/(South [^)]*) //" "$WORK/g2.txt") >/dev/null'
+printf '# two\n1,2/3/A\n' >"$WORK/bad.txt"
+"$SOW" match --a sow:depth=2 --b greedy --games 2 --openings "$WORK/bad.txt" >/dev/null 2>"$WORK/err"
+r=$?
+check "match: a malformed --openings line (exit 2, one line naming it)" \
+    '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "line 2" "$WORK/err"' "$(cat "$WORK/err")"
+timeout 30 "$SOW" match --rules odu --pits 4 --seeds 2 --a sow --b greedy --games 2 \
+    --balance 0 --opening-plies 20 >/dev/null 2>"$WORK/err"
+r=$?
+check "match: no balanced opening found (exit 2, one line)" \
+    '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
+
 echo "1..$n"
 [ $failed -eq 0 ]

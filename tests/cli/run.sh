@@ -272,6 +272,29 @@ ok tables probe --rules odu --pits 3 --solution s.sol 2,2,2/2,2,2/A
 bad 2 tables probe --rules odu --pits 3 --solution g.sol 2,2,2/2,2,2/A
 bad 2 solve --save x.sol --levels 3 "$POS6"
 bad 2 solve --save x.sol --solution s.sol "$POS6"
+# (closure, issue 11) solution files found in a tables directory by name
+mkdir -p sd && cp s.sol sd/odu-2x3-012.sowsol
+run solve --rules odu --pits 3 --seeds 2 --json --moves --solution s.sol
+v_file=$(grep -o '"value".*"nodes"' "$out" | head -c 400)
+run solve --rules odu --pits 3 --seeds 2 --json --moves --tables sd
+v_dir=$(grep -o '"value".*"nodes"' "$out" | head -c 400)
+why=OK; [ "$rc" = 0 ] && grep -q 'answered from the solution file sd/odu-2x3-012.sowsol' "$err" &&
+    [ -n "$v_file" ] && [ "$v_file" = "$v_dir" ] || why="rc $rc; --solution: $v_file; --tables: $v_dir"
+report "$why" "solve --tables DIR: answered from DIR/odu-2x3-012.sowsol as --solution answers"
+ok tables probe --rules odu --pits 3 --dir sd 2,2,2/2,2,2/A
+ok solve --rules odu --pits 3 --tables sd 9,0,0/0,0,0/A
+cp s.sol sd/odu-2x3-013.sowsol
+bad 2 solve --rules odu --pits 3 --tables sd 9,0,0/0,0,0/A
+bad 2 tables probe --rules odu --pits 3 --dir sd 9,0,0/0,0,0/A
+rm sd/odu-2x3-013.sowsol; cp t.sol sd/odu-2x3-014.sowsol
+bad 2 solve --rules odu --pits 3 --tables sd 9,0,0/0,0,0/A
+# the atlas answers a start from its solution file (nodes 0), with the solve's value
+run variants atlas --rules odu --pits 3 --seeds 2 --tables sd --tb-entries 0 --csv at.csv
+a_row=$(tail -n 1 at.csv 2>/dev/null)
+run solve --rules odu --pits 3 --seeds 2 --json --solution s.sol
+v_sol=$(grep -o '"value":-\?[0-9]*' "$out" | head -1 | cut -d: -f2)
+why=OK; case "$a_row" in "odu,3,2,$v_sol,"*",0,"*",exact") ;; *) why="atlas row '$a_row', solution value '$v_sol'" ;; esac
+report "$why" "variants atlas: a start answered from its solution file in --tables"
 bad 2 solve --save x.sol --depth 2 "$POS6"
 bad 2 solve --levels -1 "$POS6"
 bad 2 solve --levels many "$POS6"
