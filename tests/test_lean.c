@@ -13,6 +13,7 @@
 #include "sow/tables.h"
 #include "../src/tables/tables_internal.h" /* tb_set_own_level: levels built here */
 #include "sow/tb_lean.h"
+#include "../src/tables/unmove.h" /* unmove_confirm: the slow twin of unmove_preds_ */
 #include "sow/util.h"
 
 /* As test_tables.c: passive OpenMP waiting on a shared machine. */
@@ -127,6 +128,75 @@ static void check_unmoves(const char *name, int pits, int n)
     free(um);
 }
 
+/* tb_unmoves (the builder's unmove_preds_, which decides the forward check
+ * from the child's board) against the candidates confirmed one by one with
+ * generate() (unmove_confirm): the same list in the same order. */
+static uint64_t check_preds_one(const struct ruleset *rs, const sow_position *q,
+                                struct tb_unmove *um, struct tb_unmove *fast, uint64_t *found)
+{
+    struct sow_movelist ml;
+    int k = tb_unmove_candidates(rs, q, um, TB_UNMOVE_MAX), j = 0;
+    for (int i = 0; i < k; i++)
+        if (unmove_confirm(rs, &um[i].pos, um[i].move, q, &ml))
+            um[j++] = um[i];
+    int f = tb_unmoves(rs, q, fast, TB_UNMOVE_MAX);
+    bool same = f == j;
+    for (int i = 0; same && i < j; i++)
+        same = fast[i].move == um[i].move &&
+               memcmp(&fast[i].pos, &um[i].pos, sizeof fast[i].pos) == 0;
+    if (!same) {
+        char a[128] = "";
+        for (int i = 0; i < rs->holes; i++)
+            snprintf(a + strlen(a), sizeof a - strlen(a), "%d ", q->board.h[i]);
+        cr_assert_fail("%s 2x%d: child %s(side %d): %d predecessors, generate() confirms %d",
+                       rs->name, rs->pits, a, q->side, f, j);
+    }
+    *found += (uint64_t)j;
+    return (uint64_t)k;
+}
+
+/* Every position of level n, both sides to move. */
+static void check_preds(const char *name, int pits, int n)
+{
+    struct ruleset rs = rules(name, pits);
+    struct tb_unmove *um = malloc(TB_UNMOVE_MAX * sizeof *um);
+    struct tb_unmove *fast = malloc(TB_UNMOVE_MAX * sizeof *fast);
+    uint64_t E, found = 0;
+    for (int side = 0; side < 2; side++) {
+        sow_position *qs = level_positions(&rs, n, side, &E);
+        for (uint64_t i = 0; i < E; i++)
+            check_preds_one(&rs, &qs[i], um, fast, &found);
+        free(qs);
+    }
+    free(fast);
+    free(um);
+}
+
+/* Random positions of the larger 2x6 levels (xorshift, fixed seed). */
+static void check_preds_random(const char *name, int lo, int hi, int count)
+{
+    struct ruleset rs = rules(name, 6);
+    struct tb_index *ix = malloc(sizeof *ix);
+    tb_index_init(ix, &rs);
+    struct tb_unmove *um = malloc(TB_UNMOVE_MAX * sizeof *um);
+    struct tb_unmove *fast = malloc(TB_UNMOVE_MAX * sizeof *fast);
+    uint64_t x = 0x9E3779B97F4A7C15ull, found = 0, cands = 0;
+    for (int n = lo; n <= hi; n++)
+        for (int i = 0; i < count; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            sow_position q;
+            tb_position_of(ix, n, x % tb_level_entries(ix, n), &q);
+            q.side = (uint8_t)(x >> 62 & 1);
+            cands += check_preds_one(&rs, &q, um, fast, &found);
+        }
+    /* some candidates are real, some are not: both sides of the check ran */
+    cr_assert(found > (uint64_t)count && found < cands, "%s: %llu of %llu candidates", name,
+              (unsigned long long)found, (unsigned long long)cands);
+    free(fast);
+    free(um);
+    free(ix);
+}
+
 /* The sanitizer builds (SOW_TEST_SCALE < 1) stop the small boards' levels
  * lower: every check is still made, on about a fifth of the positions. */
 static int unmove_top(int top)
@@ -148,6 +218,16 @@ static int unmove_top(int top)
     Test(unmoves, id##_2x6_to_5) {                                                                \
         for (int n = 0; n <= 5; n++)                                                              \
             check_unmoves(name, 6, n);                                                            \
+    }                                                                                             \
+    Test(unmoves, id##_preds_generate)                                                             \
+    {                                                                                             \
+        for (int n = 0; n <= unmove_top(16); n++)                                                  \
+            check_preds(name, 2, n);                                                              \
+        for (int n = 0; n <= unmove_top(12); n++)                                                  \
+            check_preds(name, 3, n);                                                              \
+        for (int n = 0; n <= 6; n++)                                                              \
+            check_preds(name, 6, n);                                                              \
+        check_preds_random(name, 7, 40, test_scale() < 1 ? 500 : 3000);                           \
     }
 
 UNMOVE_TESTS(oware, "oware")

@@ -16,13 +16,16 @@
  * so the candidate predecessor is p = c - adds with p[h] = s, provided
  * c[h] = adds[h] and c[i] >= adds[i] everywhere (c = the child's board).
  * Darra also has the pass (the mover's row empty): p = c, side changed.
- * Whether the candidate really has that move, legal and capturing nothing
+ * The candidate is kept iff p's move h is legal and captures nothing
  * (feeding, awari's starving rule, oware's grand slam, captures of four
- * during the sowing), is decided by the forward generator alone: the
- * candidate is kept iff rules' generate() of p lists move h with no capture
- * and exactly c (board and state) as its child.  So no rule is implemented
- * twice.  Each (p, move) pair is found once, so predecessors come with the
- * multiplicity of the edges (the builder's counters count moves).
+ * during the sowing): the definition is that rules' generate() of p lists
+ * move h with no capture and exactly c (board and state) as its child.
+ * tb_unmoves decides it from c without generating (the last hole of the
+ * sowing, the counts in c: src/tables/unmove.h, unmove_preds_) except for
+ * awari's starving moves, which it hands to generate(); the tests hold it to
+ * the definition candidate by candidate.  Each (p, move) pair is found once,
+ * so predecessors come with the multiplicity of the edges (the builder's
+ * counters count moves).
  *
  * Worked example (oware 2x2, lanes 0..3 = A1 A2 B1 B2, ring 3): child
  * c = 1,1,0,2 with A to move, so B moved.  Origin B2 (lane 3): c[3] = 2 is

@@ -160,8 +160,10 @@ int bench_tables(int argc, char **argv)
                                     .progress = phases ? on_progress : NULL,
                                     .level_done = level_done, .ctx = &b, .builder = builder,
                                     .level_info = level_info};
-        printf("%s 2x%ld levels 0..%ld, %s threads:\n", rs.name, pits, seeds,
-               threads ? "" : "all");
+        char tn[24] = "all";
+        if (threads)
+            snprintf(tn, sizeof tn, "%ld", threads);
+        printf("%s 2x%ld levels 0..%ld, %s threads:\n", rs.name, pits, seeds, tn);
         st = tb_build(&rs, dir, (int)seeds, &opt, &e);
         util_rmdir_flat(dir);
         if (st != SOW_OK) {

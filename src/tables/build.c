@@ -44,6 +44,7 @@
 #include "sow/tables.h"
 #include "sow/util.h"
 #include "lean.h"
+#include "progress.h"
 #include "tables_internal.h"
 
 #define NONE_EXIT ((int8_t)-128) /* bestexit: no exit move */
@@ -197,11 +198,7 @@ struct lvl {
     struct bin *ebin; /* edges: [thread][block], a thread's row from a cache line */
     uint64_t ebstride; /* bins per row: nblocks rounded up to whole cache lines */
     uint64_t moves;    /* moves generated in the move pass (children looked up) */
-    /* progress */
-    uint64_t done;
-    double t0, last;
-    double base, weight;
-    const char *phase;
+    struct tb_progress pr; /* progress.h */
 };
 
 static struct blk *blk_new(struct lvl *L, struct pool *pl)
@@ -280,30 +277,7 @@ static inline void edge_put(struct lvl *L, struct pool *pl, struct bin *b, uint3
 
 static bool stopped(const struct lvl *L)
 {
-    return L->opt && L->opt->stop && *L->opt->stop;
-}
-
-static void progress(struct lvl *L, uint64_t add)
-{
-    uint64_t d = __atomic_add_fetch(&L->done, add, __ATOMIC_RELAXED);
-    if (!L->opt || !L->opt->progress || omp_get_thread_num() != 0)
-        return;
-    double now = util_now();
-    if (now - L->last < 0.2)
-        return;
-    L->last = now;
-    double f = L->base + L->weight * (double)d / (double)(L->E ? L->E : 1);
-    L->opt->progress(L->opt->ctx, L->n, L->E, f > 1 ? 1 : f, L->phase);
-}
-
-static void phase(struct lvl *L, const char *name, double base, double weight)
-{
-    L->done = 0;
-    L->phase = name;
-    L->base = base;
-    L->weight = weight;
-    if (L->opt && L->opt->progress)
-        L->opt->progress(L->opt->ctx, L->n, L->E, base, name);
+    return tb_stopped(L->opt);
 }
 
 /* The position of entry idx (normalised: side A); st/boards split. */
@@ -436,7 +410,7 @@ moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *
 
 static void pass_moves(struct lvl *L)
 {
-    phase(L, "moves", 0.0, 0.6);
+    tb_progress_phase(&L->pr, "moves", 0.0, 0.6);
 #pragma omp parallel num_threads(L->threads)
     {
         int w = omp_get_thread_num();
@@ -457,7 +431,7 @@ static void pass_moves(struct lvl *L)
                 moves_range(L, a, b, pl, eb, cache, &ml, pr, best, &moves, 6);
             else
                 moves_range(L, a, b, pl, eb, cache, &ml, pr, best, &moves, L->ix->pits);
-            progress(L, b - a);
+            tb_progress_add(&L->pr, b - a);
         }
         __atomic_fetch_add(&L->moves, moves, __ATOMIC_RELAXED);
     }
@@ -468,7 +442,7 @@ static void pass_moves(struct lvl *L)
  * (off ends as the start of q's list).  All accesses stay in the block. */
 static void pass_edges(struct lvl *L, const uint32_t *ebase)
 {
-    phase(L, "edges", 0.6, 0.15);
+    tb_progress_phase(&L->pr, "edges", 0.6, 0.15);
     int T = L->threads;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(T)
     for (uint64_t c = 0; c < L->nblocks; c++) {
@@ -491,7 +465,7 @@ static void pass_edges(struct lvl *L, const uint32_t *ebase)
             const struct bin *b = &L->ebin[(uint64_t)w * L->ebstride + c];
             EDGE_FOR(b, ql, p, L->rev[--o[ql].off] = p);
         }
-        progress(L, len);
+        tb_progress_add(&L->pr, len);
     }
 }
 
@@ -782,7 +756,7 @@ static int solve(struct lvl *L)
 {
     int n = L->n, T = L->threads;
     uint64_t nb = L->nblocks;
-    phase(L, "solve", 0.8, 0.15 / (2 * n + 1));
+    tb_progress_phase(&L->pr, "solve", 0.8, 0.15 / (2 * n + 1));
     /* Rounds with no entry of best exit t or -t are empty: every
      * finalisation of a round starts from such an entry. */
     bool seeded[2 * TB_MAX_LEVEL + 1];
@@ -874,8 +848,8 @@ static int solve(struct lvl *L)
                 }
             }
             if (me == 0) {
-                L->base += L->weight;
-                progress(L, 0);
+                L->pr.base += L->pr.weight;
+                tb_progress_add(&L->pr, 0);
             }
 #pragma omp barrier
         }
@@ -894,7 +868,7 @@ static int solve(struct lvl *L)
  * pass).  Returns entries with lo > hi (bugs). */
 static uint64_t finish(struct lvl *L, int8_t *out, int8_t *lohi)
 {
-    phase(L, "values", 0.95, 0.05);
+    tb_progress_phase(&L->pr, "values", 0.95, 0.05);
     int n = L->n;
     uint64_t bad = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(L->threads) reduction(+ : bad)
@@ -913,7 +887,7 @@ static uint64_t finish(struct lvl *L, int8_t *out, int8_t *lohi)
                 lohi[2 * idx + 1] = (int8_t)hi;
             }
         }
-        progress(L, b - a);
+        tb_progress_add(&L->pr, b - a);
     }
     return bad;
 }
@@ -983,7 +957,7 @@ static enum sow_status solve_level(const struct ruleset *rs, const struct tb_set
     L.boards = tb_level_boards(L.ix, n);
     L.E = tb_level_entries(L.ix, n);
     L.threads = level_threads(opt, L.E);
-    L.t0 = L.last = util_now();
+    tb_progress_init(&L.pr, opt, n, L.E);
     /* Small chunks on small levels, so that threads do interleave there too. */
     L.chunk = L.E < (1u << 20) ? 256 : 4096;
     if (n > TB_MAX_LEVEL || L.E > TB_MAX_ENTRIES) {

@@ -2,7 +2,8 @@
  *
  * The same game and rounds as build.c (docs/tables.md "Algorithm"), without
  * stored in-level edges: a node that becomes final finds its predecessors by
- * un-sowing (unmove.h), each candidate confirmed by the forward generator.
+ * un-sowing (unmove.h: only the real predecessors, the forward check
+ * decided from the child's board).
  * Per entry of the level being built (docs/tables.md "Lean builder"):
  *
  *     struct lnode  be | cnt | xl | xh          4 bytes
@@ -16,15 +17,14 @@
  * is then packed in place to one byte per entry) and go to the file from
  * there.  Lower levels are read where they are (memory-mapped files).
  *
- * Per level: a move pass (best exit, in-level out-degree, as build.c), one
- * sequential pass marking which best-exit values each block of entries has,
- * then rounds t = n .. -n: the round's seeds are found by scanning the
+ * Per level: a move pass (best exit, in-level out-degree, as build.c; it
+ * also notes which best-exit values each block of entries has), then
+ * rounds t = n .. -n: the round's seeds are found by scanning the
  * blocks that have best exit t or -t; final nodes go to the thread's work
- * list (a stack); a node taken from it is un-ranked, its candidate
- * predecessors ranked, claims on L nodes already final dropped by the
- * bitmap before the (costly) forward check, and the confirmed ones updated
- * (claims and counter decrements as in build.c, prefetched a batch at a
- * time).  A full work list spills into the pend bitmap, which is scanned
+ * list (a stack) with its board packed; a node taken from it is unpacked,
+ * its predecessors found and ranked, claims on L nodes already final
+ * dropped by the bitmap, and the rest applied (claims and counter
+ * decrements as in build.c, prefetched a batch at a time).  A full work list spills into the pend bitmap, which is scanned
  * until empty before the round ends.
  */
 #include <omp.h>
@@ -37,6 +37,7 @@
 #include "sow/tb_lean.h"
 #include "sow/util.h"
 #include "lean.h"
+#include "progress.h"
 #include "tables_internal.h"
 #include "unmove.h"
 
@@ -44,6 +45,7 @@
 #define UNDONE ((int8_t)-128)
 #define LMAX_THREADS 64
 #define SBSHIFT 14          /* seed blocks of 2^14 entries: a 256-bit value mask each */
+_Static_assert((1 << SBSHIFT) % 4096 == 0, "a move pass chunk (256 or 4096) lies in one seed block");
 #define KIND_H 0x80000000u  /* work list entry: the node's H side became final */
 #define IDX_MASK 0x7FFFFFFFu
 #define FBATCH 16           /* final nodes un-sown per batch */
@@ -142,43 +144,12 @@ struct lean {
     double expect;   /* of about this many (0: unknown) */
     uint64_t moves;
     bool failed;
-    /* progress */
-    uint64_t done;
-    double last, base, weight;
-    const char *phase;
+    struct tb_progress pr; /* progress.h */
 };
-
-static bool lstopped_opt(const struct tb_build_opts *opt)
-{
-    return opt && opt->stop && *opt->stop;
-}
 
 static bool lstopped(const struct lean *L)
 {
-    return lstopped_opt(L->opt);
-}
-
-static void lprogress(struct lean *L, uint64_t add)
-{
-    uint64_t d = __atomic_add_fetch(&L->done, add, __ATOMIC_RELAXED);
-    if (!L->opt || !L->opt->progress || omp_get_thread_num() != 0)
-        return;
-    double now = util_now();
-    if (now - L->last < 0.2)
-        return;
-    L->last = now;
-    double f = L->base + L->weight * (double)d / (double)(L->E ? L->E : 1);
-    L->opt->progress(L->opt->ctx, L->n, L->E, f > 1 ? 1 : f, L->phase);
-}
-
-static void lphase(struct lean *L, const char *name, double base, double weight)
-{
-    L->done = 0;
-    L->phase = name;
-    L->base = base;
-    L->weight = weight;
-    if (L->opt && L->opt->progress)
-        L->opt->progress(L->opt->ctx, L->n, L->E, base, name);
+    return tb_stopped(L->opt);
 }
 
 /* tb_position_of without recomputing the level's size (a 128-bit division). */
@@ -204,6 +175,22 @@ static inline uint64_t index_b(const struct lean *L, const sow_position *c, uint
     return (uint64_t)st * boards + tb_rank_side(L->ix, c->board.h, 1);
 }
 
+/* The same, N given (a constant where the solve is specialised: the loop
+ * unrolls); tb_rank_side's sum, B's row first. */
+static inline __attribute__((always_inline)) uint64_t index_bn(const struct lean *L,
+                                                               const sow_position *c, int N)
+{
+    const uint8_t *h = c->board.h;
+    uint64_t r = 0;
+    int s = 0;
+    for (int i = 0; i < 2 * N - 1; i++) {
+        s += h[i < N ? i + N : i - N];
+        r += L->ix->t[i][s];
+    }
+    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0;
+    return (uint64_t)st * L->boards + r;
+}
+
 /* Move pass: best exit and in-level out-degree of every entry; the lower
  * levels' values of a group's exits are prefetched while the group is
  * generated. */
@@ -216,7 +203,7 @@ struct lprobe {
 
 static void pass_moves(struct lean *L)
 {
-    lphase(L, "moves", 0.0, 0.2);
+    tb_progress_phase(&L->pr, "moves", 0.0, 0.2);
     int n = L->n, N = L->ix->pits;
 #pragma omp parallel num_threads(L->threads)
     {
@@ -229,6 +216,7 @@ static void pass_moves(struct lean *L)
             if (lstopped(L))
                 continue;
             uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
+            uint64_t vm[4] = {0, 0, 0, 0}; /* the best exits seen */
             sow_position p;
             lentry_pos(L, a, &p);
             for (uint64_t g = a; g < b; g += LGROUP) {
@@ -267,30 +255,25 @@ static void pass_moves(struct lean *L)
                     x->be = (int8_t)best[idx - g];
                     x->cnt = (uint8_t)deg[idx - g];
                     x->xl = x->xh = UNDONE;
+                    unsigned u = (unsigned)(best[idx - g] + 128);
+                    vm[u >> 6] |= 1ull << (u & 63);
                 }
             }
-            lprogress(L, b - a);
+            /* A chunk lies in one seed block (both powers of two). */
+            for (int k = 0; k < 4; k++)
+                if (vm[k])
+                    __atomic_fetch_or(&L->vmask[4 * (a >> SBSHIFT) + k], vm[k], __ATOMIC_RELAXED);
+            tb_progress_add(&L->pr, b - a);
         }
         __atomic_fetch_add(&L->moves, moves, __ATOMIC_RELAXED);
     }
     (void)N;
 }
 
-/* Which best-exit values each seed block holds (rounds skip the others). */
-static void pass_masks(struct lean *L)
+/* Which best-exit values the level holds (the move pass noted them per seed
+ * block): rounds with neither t nor -t are skipped. */
+static void level_mask(struct lean *L)
 {
-#pragma omp parallel for schedule(dynamic, 16) num_threads(L->threads)
-    for (uint64_t s = 0; s < L->nsb; s++) {
-        uint64_t a = s << SBSHIFT, b = a + ((uint64_t)1 << SBSHIFT);
-        if (b > L->E)
-            b = L->E;
-        uint64_t m[4] = {0, 0, 0, 0};
-        for (uint64_t i = a; i < b; i++) {
-            unsigned v = (unsigned)(L->nd[i].be + 128);
-            m[v >> 6] |= 1ull << (v & 63);
-        }
-        memcpy(&L->vmask[4 * s], m, sizeof m);
-    }
     memset(L->gmask, 0, sizeof L->gmask);
     for (uint64_t s = 0; s < L->nsb; s++)
         for (int k = 0; k < 4; k++)
@@ -312,13 +295,9 @@ struct lsolver {
     uint64_t *fpk; /* their boards packed (PK_VALID | holes), so that taking
                     * a node needs no unrank; 0: unrank it */
     uint64_t nfin, capfin;
-    uint32_t *upd; /* a batch's updates: idx | KIND_H (claim) or idx (decrement) */
-    uint64_t *updpk;
-    uint64_t capupd;
-    sow_position *cand; /* a batch's candidates (FBATCH * maxcand) */
+    sow_position *cand; /* a batch's predecessors (FBATCH * maxcand) */
     sow_move *cmv;
-    uint32_t *cidx;     /* their indices */
-    uint8_t *cown;      /* and which final node of the batch they belong to */
+    uint32_t *upd;      /* their updates: idx | KIND_H (claim) or idx (decrement) */
     int maxcand;
     bool failed;
     uint64_t finals; /* nodes taken from the work list, not yet counted in progress */
@@ -330,39 +309,47 @@ struct lsolver {
 static void lsolve_progress(struct lean *L, uint64_t add)
 {
     uint64_t d = __atomic_add_fetch(&L->finals, add, __ATOMIC_RELAXED);
-    if (!L->opt || !L->opt->progress || omp_get_thread_num() != 0)
-        return;
-    double now = util_now();
-    if (now - L->last < 0.2)
-        return;
-    L->last = now;
     double f = (double)d / (L->expect > 0 ? L->expect : 2.0 * (double)(L->E ? L->E : 1));
-    L->opt->progress(L->opt->ctx, L->n, L->E, 0.2 + 0.75 * (f > 1 ? 1 : f), "solve");
+    tb_progress_frac(&L->pr, 0.2 + 0.75 * (f > 1 ? 1 : f));
 }
 
 #define PK_VALID (1ull << 63)
 
 /* The normalised board of a position with B to move (rotated by N), packed. */
-static inline uint64_t pack_b(const struct lean *L, const sow_position *c)
+static inline __attribute__((always_inline)) uint64_t pack_b(const struct lean *L,
+                                                             const sow_position *c, int N)
 {
     if (!L->pkbits)
         return 0;
-    int N = L->ix->pits, H = 2 * N, b = L->pkbits;
+    int H = 2 * N, b = L->pkbits;
     uint64_t x = PK_VALID;
     for (int i = 0; i < H; i++)
         x |= (uint64_t)c->board.h[i < N ? i + N : i - N] << (b * i);
     return x;
 }
 
+/* A normalised board (an entry's), packed. */
+static inline uint64_t pack_n(const struct lean *L, const sow_position *p)
+{
+    if (!L->pkbits)
+        return 0;
+    int H = L->ix->holes, b = L->pkbits;
+    uint64_t x = PK_VALID;
+    for (int i = 0; i < H; i++)
+        x |= (uint64_t)p->board.h[i] << (b * i);
+    return x;
+}
+
 /* Final node q (with its packed board, or 0) as a normalised position. */
-static inline void unpack(const struct lean *L, uint32_t q, uint64_t pk, sow_position *p)
+static inline __attribute__((always_inline)) void unpack(const struct lean *L, uint32_t q,
+                                                         uint64_t pk, sow_position *p, int N)
 {
     if (!pk) {
         lentry_pos(L, q, p);
         return;
     }
     memset(p, 0, sizeof *p);
-    int H = L->ix->holes, b = L->pkbits;
+    int H = 2 * N, b = L->pkbits;
     uint64_t m = (1ull << b) - 1;
     for (int i = 0; i < H; i++)
         p->board.h[i] = (uint8_t)((pk >> (b * i)) & m);
@@ -401,23 +388,24 @@ static void push(struct lsolver *S, uint32_t v, uint64_t pk)
         __atomic_store_n(&L->qpeak, S->nfin, __ATOMIC_RELAXED); /* a statistic: races are harmless */
 }
 
-/* Claim: an option worth t for p's L node. */
-static inline void claim_l(struct lsolver *S, uint32_t p, uint64_t pk)
+/* Claim: an option worth t for p's L node.  True if it made the node final
+ * (the caller pushes it). */
+static inline bool claim_l(struct lsolver *S, uint32_t p)
 {
     struct lean *L = S->L;
     uint64_t bit = 1ull << (p & 63), *w = &L->lfin[p >> 6];
     if (S->par) {
         if (__atomic_load_n(w, __ATOMIC_RELAXED) & bit)
-            return;
+            return false;
         if (__atomic_fetch_or(w, bit, __ATOMIC_RELAXED) & bit)
-            return;
+            return false;
     } else {
         if (*w & bit)
-            return;
+            return false;
         *w |= bit;
     }
     L->nd[p].xl = (int8_t)S->t;
-    push(S, p, pk);
+    return true;
 }
 
 static inline bool claim_xh(int8_t *a, int8_t v, bool par)
@@ -436,30 +424,36 @@ static inline bool claim_xh(int8_t *a, int8_t v, bool par)
 
 /* Decrement: p's H node lost an open child.  As build.c: the thread that
  * takes the counter to zero owns the node unless -be == t, where this
- * round's seed scan may race (compare-and-swap decides). */
-static inline void dec_h(struct lsolver *S, uint32_t p, uint64_t pk)
+ * round's seed scan may race (compare-and-swap decides).  True if it made
+ * the node final (the caller pushes it). */
+static inline bool dec_h(struct lsolver *S, uint32_t p)
 {
     struct lean *L = S->L;
     struct lnode *x = &L->nd[p];
     uint8_t c = S->par ? __atomic_sub_fetch(&x->cnt, 1, __ATOMIC_RELAXED) : --x->cnt;
     if (c)
-        return;
+        return false;
     int be = x->be, t = S->t;
     if (be == NONE_EXIT || -be > t) {
         x->xh = (int8_t)t;
-        push(S, p | KIND_H, pk);
-    } else if (-be == t && claim_xh(&x->xh, (int8_t)t, S->par)) {
-        push(S, p | KIND_H, pk);
+        return true;
     }
+    return -be == t && claim_xh(&x->xh, (int8_t)t, S->par);
 }
 
-/* Take up to FBATCH final nodes, un-sow them, apply the updates. */
-static void drain(struct lsolver *S)
+/* Take up to FBATCH final nodes, un-sow them, apply the updates.  The
+ * predecessors come checked (unmove_preds_ decides from the child's board;
+ * generate() only for awari's starving moves); they are ranked and their
+ * nodes (and L-final bits) prefetched, and the updates are applied after the
+ * whole batch, when the lines have arrived.  A predecessor's board is packed
+ * only if it becomes final (most do not).  P is a constant where drain()
+ * specialises (2x6), so that the loops over the holes unroll. */
+static inline __attribute__((always_inline)) void drain_(struct lsolver *S, const int P)
 {
     struct lean *L = S->L;
     const struct ruleset *rs = L->rs;
-    int P = L->ix->pits;
-    bool skip = unmove_skips_origin(rs), pass = rs->family == SOW_DARRA;
+    bool skip = unmove_skips_origin(rs), pass = rs->family == SOW_DARRA,
+         awari = rs->family == SOW_AWARI;
     int batches = 0;
     while (S->nfin && !S->failed) {
         /* Ctrl-C: the level is given up, so its work lists may be too. */
@@ -478,65 +472,80 @@ static void drain(struct lsolver *S)
         S->nfin -= m;
         memcpy(take, S->fin + S->nfin, m * sizeof *take);
         memcpy(tpk, S->fpk + S->nfin, m * sizeof *tpk);
-        /* Candidates of the whole batch first, their nodes' lines (and
-         * L-final bits) prefetched; then the checks, which read them. */
-        sow_position qp[FBATCH];
-        int kc = 0;
+        int nu = 0; /* predecessors so far: S->cand[0..nu), S->upd[0..nu) */
         for (uint64_t i = 0; i < m; i++) {
-            uint32_t v = take[i], q = v & IDX_MASK;
-            bool hfinal = v & KIND_H;
-            unpack(L, q, tpk[i], &qp[i]);
-            int k = unmove_candidates_(&qp[i], P, skip, pass, S->cand + kc, S->cmv + kc,
-                                       S->maxcand);
-            for (int j = kc; j < kc + k; j++) {
-                uint32_t p = (uint32_t)index_b(L, &S->cand[j], L->boards);
-                S->cidx[j] = p;
-                S->cown[j] = (uint8_t)i;
-                if (hfinal)
+            uint32_t v = take[i];
+            uint32_t kind = v & KIND_H;
+            sow_position q;
+            unpack(L, v & IDX_MASK, tpk[i], &q, P);
+            bool check;
+            int k = unmove_preds_(&q, P, skip, pass, awari, true, S->cand + nu, S->cmv + nu,
+                                  S->maxcand, &check);
+            for (int j = nu; j < nu + k; j++) {
+                if (check) { /* awari's starving moves: rare */
+                    if (!unmove_confirm(rs, &S->cand[j], S->cmv[j], &q, &S->ml)) {
+                        S->cand[j] = S->cand[nu + k - 1];
+                        S->cmv[j] = S->cmv[nu + k - 1];
+                        k--, j--;
+                        continue;
+                    }
+                }
+                uint32_t p = (uint32_t)index_bn(L, &S->cand[j], P);
+                if (kind)
                     __builtin_prefetch(&L->lfin[p >> 6]);
                 __builtin_prefetch(&L->nd[p], 1);
+                S->upd[j] = p | kind;
             }
-            kc += k;
+            nu += k;
         }
-        uint64_t nu = 0;
-        for (int j = 0; j < kc; j++) {
-            uint32_t p = S->cidx[j];
-            int i = S->cown[j];
-            bool hfinal = take[i] & KIND_H;
-            /* H final -> claims; drop those on L nodes already final
-             * before the forward check (most of them). */
-            if (hfinal && (__atomic_load_n(&L->lfin[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1))
-                continue;
-            if (!unmove_confirm(rs, &S->cand[j], S->cmv[j], &qp[i], &S->ml))
-                continue;
-            if (nu == S->capupd) {
-                uint64_t nc = S->capupd ? 2 * S->capupd : 256;
-                uint32_t *u = realloc(S->upd, nc * sizeof *u);
-                if (u)
-                    S->upd = u;
-                uint64_t *g = u ? realloc(S->updpk, nc * sizeof *g) : NULL;
-                if (!g) {
-                    S->failed = true;
-                    return;
-                }
-                S->updpk = g;
-                S->capupd = nc;
+        for (int u = 0; u < nu; u++) {
+            uint32_t v = S->upd[u], p = v & IDX_MASK;
+            /* H final -> claims: most are on L nodes already final */
+            if (v & KIND_H) {
+                if (!(__atomic_load_n(&L->lfin[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1) &&
+                    claim_l(S, p))
+                    push(S, p, pack_b(L, &S->cand[u], P));
+            } else if (dec_h(S, p)) {
+                push(S, p | KIND_H, pack_b(L, &S->cand[u], P));
             }
-            S->updpk[nu] = pack_b(L, &S->cand[j]);
-            S->upd[nu++] = hfinal ? p | KIND_H : p;
-        }
-        for (uint64_t i = 0; i < nu; i++) {
-            uint32_t u = S->upd[i];
-            if (u & KIND_H)
-                claim_l(S, u & IDX_MASK, S->updpk[i]);
-            else
-                dec_h(S, u, S->updpk[i]);
         }
     }
 }
 
+static void drain(struct lsolver *S)
+{
+    if (S->L->ix->pits == 6)
+        drain_(S, 6);
+    else
+        drain_(S, S->L->ix->pits);
+}
+
 /* Seeds of round t in seed block s: L seeds (be == t) are claimed, H seeds
  * (be == -t) are final if no in-level child is open. */
+/* The packed board of entry i for a forward scan: stepped from the last
+ * one asked for when that is near (tb_index_next: a few operations a step),
+ * else unranked (a binary search per bar: hundreds). */
+struct lwalk {
+    uint64_t idx;
+    bool valid;
+    sow_position p;
+};
+
+static uint64_t walk_pack(const struct lean *L, struct lwalk *w, uint64_t i)
+{
+    if (!L->pkbits)
+        return 0;
+    if (!w->valid || i < w->idx || i - w->idx > 48) {
+        lentry_pos(L, i, &w->p);
+        w->valid = true;
+    } else {
+        for (; w->idx < i; w->idx++)
+            lentry_next(L, w->idx, &w->p);
+    }
+    w->idx = i;
+    return pack_n(L, &w->p);
+}
+
 static void seed_block(struct lsolver *S, uint64_t s)
 {
     struct lean *L = S->L;
@@ -547,13 +556,15 @@ static void seed_block(struct lsolver *S, uint64_t s)
     bool hl = has_value(&L->vmask[4 * s], t), hh = t != 0 && has_value(&L->vmask[4 * s], -t);
     if ((!hl && !hh) || lstopped(L))
         return;
+    struct lwalk wk = {.valid = false};
     for (uint64_t i = a; i < b; i++) {
         int be = L->nd[i].be;
         if (be == t)
-            claim_l(S, (uint32_t)i, 0);
+            if (claim_l(S, (uint32_t)i))
+                push(S, (uint32_t)i, walk_pack(L, &wk, i));
         if (be == -t && (S->par ? __atomic_load_n(&L->nd[i].cnt, __ATOMIC_RELAXED) : L->nd[i].cnt) == 0 &&
             claim_xh(&L->nd[i].xh, (int8_t)t, S->par))
-            push(S, (uint32_t)i | KIND_H, 0);
+            push(S, (uint32_t)i | KIND_H, walk_pack(L, &wk, i));
         if (S->nfin >= 4096)
             drain(S);
     }
@@ -579,7 +590,7 @@ static void pend_words(struct lsolver *S, uint64_t a, uint64_t b)
 static enum sow_status solve(struct lean *L)
 {
     int n = L->n, T = L->threads;
-    lphase(L, "solve", 0.2, 0.0);
+    tb_progress_phase(&L->pr, "solve", 0.2, 0.0);
     uint64_t pw = (2 * L->E + 63) / 64;
     uint64_t nextb[2 * TB_MAX_LEVEL + 1][8];
     memset(nextb, 0, sizeof nextb);
@@ -598,9 +609,8 @@ static enum sow_status solve(struct lean *L)
         size_t nc = (size_t)S.maxcand * FBATCH;
         S.cand = malloc(nc * sizeof *S.cand);
         S.cmv = malloc(nc);
-        S.cidx = malloc(nc * sizeof *S.cidx);
-        S.cown = malloc(nc);
-        if (!S.cand || !S.cmv || !S.cidx || !S.cown)
+        S.upd = malloc(nc * sizeof *S.upd);
+        if (!S.cand || !S.cmv || !S.upd)
             S.failed = true;
         for (int t = n; t >= -n; t--) {
             if (!has_value(L->gmask, t) && !has_value(L->gmask, -t))
@@ -648,17 +658,13 @@ static enum sow_status solve(struct lean *L)
 #pragma omp atomic write
             ok = false;
         __atomic_fetch_add(&L->listbytes,
-                           S.capfin * 12 + S.capupd * 12 +
-                               (uint64_t)S.maxcand * FBATCH * (sizeof *S.cand + 6),
+                           S.capfin * 12 + (uint64_t)S.maxcand * FBATCH * (sizeof *S.cand + 5),
                            __ATOMIC_RELAXED);
         free(S.fin);
         free(S.fpk);
-        free(S.updpk);
         free(S.upd);
         free(S.cand);
         free(S.cmv);
-        free(S.cidx);
-        free(S.cown);
     }
     if (!ok)
         return SOW_E_NOMEM;
@@ -669,7 +675,7 @@ static enum sow_status solve(struct lean *L)
  * then V goes into be first and is packed afterwards). */
 static uint64_t finish(struct lean *L, int8_t *out)
 {
-    lphase(L, "values", 0.95, 0.05);
+    tb_progress_phase(&L->pr, "values", 0.95, 0.05);
     int n = L->n, N = L->ix->pits;
     bool inplace = (void *)out == (void *)L->nd;
     uint64_t bad = 0;
@@ -693,7 +699,7 @@ static uint64_t finish(struct lean *L, int8_t *out)
             if (idx + 1 < b)
                 lentry_next(L, idx, &p);
         }
-        lprogress(L, b - a);
+        tb_progress_add(&L->pr, b - a);
     }
     if (inplace) /* byte i <= node i's first byte: forward order never overwrites unread nodes */
         for (uint64_t i = 0; i < L->E; i++)
@@ -724,7 +730,7 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
     L.n = n;
     L.boards = tb_level_boards(L.ix, n);
     L.E = tb_level_entries(L.ix, n);
-    L.last = util_now();
+    tb_progress_init(&L.pr, opt, n, L.E);
     if (!tb_unmove_supported(rs))
         return sow_fail(e, SOW_E_INPUT,
                         "the lean builder handles oware, awari and darra (single sowing); %s "
@@ -762,10 +768,11 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
                         (double)(ndb + lfb + pdb + vmb) / 1e9);
     memset(L.lfin, 0, lfb);
     memset(L.pend, 0, pdb);
+    memset(L.vmask, 0, vmb);
     pass_moves(&L);
     if (lstopped(&L))
         return sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
-    pass_masks(&L);
+    level_mask(&L);
     enum sow_status rc = solve(&L);
     if (rc == SOW_E_INTERRUPTED)
         return sow_fail(e, rc, "interrupted");
@@ -881,7 +888,7 @@ static enum sow_status lean_build(const struct ruleset *rs, const char *dir, int
             opt->level_info(opt->ctx, n, E, "lean", peak);
         if (opt && opt->level_done)
             opt->level_done(opt->ctx, n, E, util_now() - t0, true);
-        if (lstopped_opt(opt)) {
+        if (tb_stopped(opt)) {
             rc = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
             goto out;
         }

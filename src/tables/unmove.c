@@ -8,8 +8,9 @@ bool tb_unmove_supported(const struct ruleset *rs)
     return rs->family == SOW_OWARE || rs->family == SOW_AWARI || rs->family == SOW_DARRA;
 }
 
-static int candidates(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out,
-                      int max)
+/* Candidates of q (filter: only the in-level predecessors) into out. */
+static int unmoves(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out, int max,
+                   bool filter)
 {
     if (!tb_unmove_supported(rs) || max <= 0)
         return 0;
@@ -20,28 +21,28 @@ static int candidates(const struct ruleset *rs, const sow_position *q, struct tb
         free(mv);
         return 0;
     }
-    int k = unmove_candidates_(q, rs->pits, unmove_skips_origin(rs), rs->family == SOW_DARRA, p, mv, max);
-    for (int i = 0; i < k; i++) {
-        out[i].pos = p[i];
-        out[i].move = mv[i];
-    }
+    bool check;
+    int k = unmove_preds_(q, rs->pits, unmove_skips_origin(rs), rs->family == SOW_DARRA,
+                          rs->family == SOW_AWARI, filter, p, mv, max, &check),
+        j = 0;
+    struct sow_movelist ml;
+    for (int i = 0; i < k; i++)
+        if (!check || unmove_confirm(rs, &p[i], mv[i], q, &ml)) {
+            out[j].pos = p[i];
+            out[j++].move = mv[i];
+        }
     free(p);
     free(mv);
-    return k;
+    return j;
 }
 
 int tb_unmove_candidates(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out,
                          int max)
 {
-    return candidates(rs, q, out, max);
+    return unmoves(rs, q, out, max, false);
 }
 
 int tb_unmoves(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out, int max)
 {
-    int k = candidates(rs, q, out, max), j = 0;
-    struct sow_movelist ml;
-    for (int i = 0; i < k; i++)
-        if (unmove_confirm(rs, &out[i].pos, out[i].move, q, &ml))
-            out[j++] = out[i];
-    return j;
+    return unmoves(rs, q, out, max, true);
 }
