@@ -129,7 +129,10 @@ d="$T/intr"
 ref="$T/ref-oware-6-12"
 [ -d "$ref" ] || "$SOW" tables build --rules oware --seeds 12 --dir "$ref" --threads 2 >/dev/null 2>&1
 set -m # a background job that can be sent SIGINT
-"$WRAP" "${MPIOPT[@]}" -np 2 "$SOW" tables build --seeds 12 --dir "$d" --threads 1 \
+# env --default-signal: a shell started with SIGINT ignored (a background
+# job of a non-interactive shell, as CI may run this) passes that on, and a
+# script cannot trap a signal ignored at its entry; a terminal's never is.
+env --default-signal=INT "$WRAP" "${MPIOPT[@]}" -np 2 "$SOW" tables build --seeds 12 --dir "$d" --threads 1 \
     --builder lean >"$T/log" 2>&1 &
 pid=$!
 set +m
