@@ -48,7 +48,6 @@
 #include "tables_internal.h"
 
 #define NONE_EXIT ((int8_t)-128) /* bestexit: no exit move */
-#define UNDONE ((int8_t)-128)    /* X-value not final yet */
 #define CHUNK 4096
 #define MAX_THREADS 64
 
@@ -552,22 +551,6 @@ struct solver {
     bool failed;
 };
 
-/* `par` is a compile-time constant at every call (always inlined): with one
- * thread the plain operations let the cache misses overlap. */
-static inline __attribute__((always_inline)) bool claim(int8_t *a, int8_t v, bool par)
-{
-    if (!par) {
-        if (*a != UNDONE)
-            return false;
-        *a = v;
-        return true;
-    }
-    if (__atomic_load_n(a, __ATOMIC_RELAXED) != UNDONE)
-        return false;
-    int8_t expect = UNDONE;
-    return __atomic_compare_exchange_n(a, &expect, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
-
 static inline __attribute__((always_inline)) uint8_t dec(uint8_t *c, bool par)
 {
     return par ? __atomic_sub_fetch(c, 1, __ATOMIC_RELAXED) : --*c;
@@ -673,7 +656,7 @@ static inline __attribute__((always_inline)) void apply_batch(struct solver *S, 
                 x->xh = (int8_t)t;
                 __builtin_prefetch(&L->rev[x->off]);
                 *f++ = r | UPD_CLAIM;
-            } else if (-be == t && claim(&x->xh, (int8_t)t, par)) {
+            } else if (-be == t && tb_claim(&x->xh, (int8_t)t, par)) {
                 __builtin_prefetch(&L->rev[x->off]);
                 *f++ = r | UPD_CLAIM;
             }
@@ -832,8 +815,8 @@ static int solve(struct lvl *L)
                         for (size_t i = 0; i < m; i++) {
                             struct node *x = &L->nd[sh[i]];
                             if (T > 1 ? __atomic_load_n(&x->cnt, __ATOMIC_RELAXED) == 0 &&
-                                            claim(&x->xh, (int8_t)t, true)
-                                      : x->cnt == 0 && claim(&x->xh, (int8_t)t, false))
+                                            tb_claim(&x->xh, (int8_t)t, true)
+                                      : x->cnt == 0 && tb_claim(&x->xh, (int8_t)t, false))
                             {
                                 __builtin_prefetch(&L->rev[x->off]);
                                 S.fin.v[S.fin.n++] = sh[i] | UPD_CLAIM;

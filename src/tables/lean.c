@@ -42,7 +42,6 @@
 #include "unmove.h"
 
 #define NONE_EXIT ((int8_t)-128)
-#define UNDONE ((int8_t)-128)
 #define LMAX_THREADS 64
 #define SBSHIFT 14          /* seed blocks of 2^14 entries: a 256-bit value mask each */
 _Static_assert((1 << SBSHIFT) % 4096 == 0, "a move pass chunk (256 or 4096) lies in one seed block");
@@ -408,20 +407,6 @@ static inline bool claim_l(struct lsolver *S, uint32_t p)
     return true;
 }
 
-static inline bool claim_xh(int8_t *a, int8_t v, bool par)
-{
-    if (!par) {
-        if (*a != UNDONE)
-            return false;
-        *a = v;
-        return true;
-    }
-    if (__atomic_load_n(a, __ATOMIC_RELAXED) != UNDONE)
-        return false;
-    int8_t expect = UNDONE;
-    return __atomic_compare_exchange_n(a, &expect, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
-
 /* Decrement: p's H node lost an open child.  As build.c: the thread that
  * takes the counter to zero owns the node unless -be == t, where this
  * round's seed scan may race (compare-and-swap decides).  True if it made
@@ -438,7 +423,7 @@ static inline bool dec_h(struct lsolver *S, uint32_t p)
         x->xh = (int8_t)t;
         return true;
     }
-    return -be == t && claim_xh(&x->xh, (int8_t)t, S->par);
+    return -be == t && tb_claim(&x->xh, (int8_t)t, S->par);
 }
 
 /* Take up to FBATCH final nodes, un-sow them, apply the updates.  The
@@ -563,7 +548,7 @@ static void seed_block(struct lsolver *S, uint64_t s)
             if (claim_l(S, (uint32_t)i))
                 push(S, (uint32_t)i, walk_pack(L, &wk, i));
         if (be == -t && (S->par ? __atomic_load_n(&L->nd[i].cnt, __ATOMIC_RELAXED) : L->nd[i].cnt) == 0 &&
-            claim_xh(&L->nd[i].xh, (int8_t)t, S->par))
+            tb_claim(&L->nd[i].xh, (int8_t)t, S->par))
             push(S, (uint32_t)i | KIND_H, walk_pack(L, &wk, i));
         if (S->nfin >= 4096)
             drain(S);

@@ -58,7 +58,6 @@
 #include "unmove.h"
 
 #define NONE_EXIT ((int8_t)-128)
-#define UNDONE ((int8_t)-128)
 #define UPD_CLAIM 0x80000000u /* H node of a child final: claim the L node */
 #define UPD_IDX 0x7FFFFFFFu
 #define MCHUNK 4096
@@ -535,21 +534,6 @@ static void expand(struct mlvl *L, struct mwork *W, uint32_t f)
     }
 }
 
-/* Set *a from UNDONE to v; true if this call did it. */
-static inline bool claim(int8_t *a, int8_t v, bool par)
-{
-    if (!par) {
-        if (*a != UNDONE)
-            return false;
-        *a = v;
-        return true;
-    }
-    if (__atomic_load_n(a, __ATOMIC_RELAXED) != UNDONE)
-        return false;
-    int8_t expect = UNDONE;
-    return __atomic_compare_exchange_n(a, &expect, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
-
 /* An update of own node u & UPD_IDX: a claim on its L node, or a decrement
  * of its H node's open children. */
 static void apply(struct mlvl *L, struct mwork *W, uint32_t u)
@@ -557,13 +541,13 @@ static void apply(struct mlvl *L, struct mwork *W, uint32_t u)
     uint64_t i = (u & UPD_IDX) - L->lo;
     int8_t t = (int8_t)L->t;
     if (u & UPD_CLAIM) {
-        if (claim(&L->xl[i], t, L->par))
+        if (tb_claim(&L->xl[i], t, L->par))
             expand(L, W, u & UPD_IDX);
         return;
     }
     uint8_t c = L->par ? __atomic_sub_fetch(&L->cnt[i], 1, __ATOMIC_RELAXED) : --L->cnt[i];
     int be = L->be[i];
-    if (c == 0 && (be == NONE_EXIT || -be >= t) && claim(&L->xh[i], t, L->par))
+    if (c == 0 && (be == NONE_EXIT || -be >= t) && tb_claim(&L->xh[i], t, L->par))
         expand(L, W, u | UPD_CLAIM);
 }
 
@@ -574,10 +558,10 @@ static void seeds(struct mlvl *L, struct mwork *W, uint64_t a, uint64_t b)
     int t = L->t;
     for (uint64_t i = a; i < b; i++) {
         int be = L->be[i];
-        if (be == t && claim(&L->xl[i], (int8_t)t, L->par))
+        if (be == t && tb_claim(&L->xl[i], (int8_t)t, L->par))
             expand(L, W, (uint32_t)(L->lo + i));
         if (be == -t && (L->par ? __atomic_load_n(&L->cnt[i], __ATOMIC_RELAXED) : L->cnt[i]) == 0 &&
-            claim(&L->xh[i], (int8_t)t, L->par))
+            tb_claim(&L->xh[i], (int8_t)t, L->par))
             expand(L, W, (uint32_t)(L->lo + i) | UPD_CLAIM);
     }
 }
