@@ -137,9 +137,7 @@ int bench_tables_mpi(const char *rules, long pits, long seeds, long threads, con
         rlist[nr++] = (int)r;
     }
     char list[512];
-    snprintf(list, sizeof list, "%s",
-             strcmp(rules, "all") == 0 ? "oware,awari,jodu,jodu-ibadan,jodu-starve,odu,jerin,darra"
-                                       : rules);
+    cli_rules_csv(rules, list, sizeof list);
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
          name = strtok_r(NULL, ",", &save)) {
         struct ruleset rs;

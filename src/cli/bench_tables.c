@@ -134,9 +134,7 @@ int bench_tables(int argc, char **argv)
     if (mpi) /* bench_mpi.c */
         return bench_tables_mpi(rules, pits, seeds, threads, bname, ranks);
     char list[512];
-    snprintf(list, sizeof list, "%s",
-             strcmp(rules, "all") == 0 ? "oware,awari,jodu,jodu-ibadan,jodu-starve,odu,jerin,darra"
-                                       : rules);
+    cli_rules_csv(rules, list, sizeof list);
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
          name = strtok_r(NULL, ",", &save)) {
         struct ruleset rs;

@@ -113,6 +113,10 @@ int cli_exit_code(enum sow_status st);
 
 /* "sow CMD: message" on stderr; returns CLI_BAD. */
 int cli_bad(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A --rules value into out as names separated by commas: "all" becomes every
+ * rule set of the registry (sow_rule_names), anything else is copied (the
+ * callers check each name); truncated to len. */
+void cli_rules_csv(const char *spec, char *out, size_t len);
 
 /* Resolve rule set and position from g's fields. 0 or CLI_BAD (message
  * printed): rules and notation fail only with SOW_E_INPUT. */

@@ -265,3 +265,15 @@ int cli_exit_code(enum sow_status st)
     }
     return CLI_FAIL;
 }
+
+void cli_rules_csv(const char *spec, char *out, size_t len)
+{
+    if (strcmp(spec, "all") != 0) {
+        snprintf(out, len, "%s", spec);
+        return;
+    }
+    size_t n = 0;
+    out[0] = 0;
+    for (int i = 0; sow_rule_names[i] && n < len; i++)
+        n += (size_t)snprintf(out + n, len - n, "%s%s", i ? "," : "", sow_rule_names[i]);
+}
