@@ -146,6 +146,7 @@ int bench_probe(int argc, char **argv)
         st = tb_build(&rs, rawdir, (int)seeds, &bo, &e);
         if (st != SOW_OK) {
             fprintf(stderr, "sow bench probe: %s\n", e.msg);
+            rc = cli_exit_code(st);
             goto out;
         }
         printf("%s 2x%ld levels 0..%ld built in %.2f s\n", rs.name, pits, seeds,
