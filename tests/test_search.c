@@ -274,7 +274,7 @@ Test(search, levels_threads, .timeout = 120)
     struct sow_error e;
     cr_assert_eq(rules_init(&rs, "oware", 6, 4, &e), SOW_OK);
     rng_state = 4242;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < (int)test_scaled(3); i++) { /* the sanitizer builds: the first */
         sow_position p;
         do
             random_pos(&rs, 10, &p);
