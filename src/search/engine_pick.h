@@ -26,9 +26,41 @@ static inline int pick_slot(sow_move m)
 void pick_clear(struct pick *pk);
 /* Sort keys of ml's moves for the mover `side` at `ply`: the move's score
  * times 32 plus (31 - its index), so the keys are distinct and equal scores
- * keep the generation order. */
-void pick_keys(const struct pick *pk, const struct sow_movelist *ml, int side, int ply,
-               sow_move ttm, int64_t *key);
+ * keep the generation order (inline: once per node of the search).
+ * pick_keys_hist: the same with the history of `side` read from hist
+ * (a copy taken earlier: the engine's table move is searched before the
+ * other moves are made, and its subtree updates the history). */
+static inline void pick_keys_hist(const struct pick *pk, const struct sow_movelist *ml,
+                                  int side, int ply, sow_move ttm, int64_t *key,
+                                  const int32_t *hist)
+{
+    const int n = ml->n;
+    const sow_move k0 = pk->killer[ply][0], k1 = pk->killer[ply][1];
+    for (int i = 0; i < n; i++) {
+        const struct sow_child *ch = &ml->c[i];
+        sow_move m = ch->move;
+        int sc;
+        int net = ch->captured[side] - ch->captured[!side];
+        if (m == ttm)
+            sc = 1 << 28;
+        else if (net > 0)
+            sc = (1 << 26) + net * 4096;
+        else if (m == k0)
+            sc = 1 << 25;
+        else if (m == k1)
+            sc = (1 << 25) - 1;
+        else
+            sc = hist[pick_slot(m)] + net * 65536; /* losing captures last */
+        key[i] = (int64_t)sc * 32 + (31 - i);
+    }
+}
+
+static inline void pick_keys(const struct pick *pk, const struct sow_movelist *ml, int side,
+                             int ply, sow_move ttm, int64_t *key)
+{
+    pick_keys_hist(pk, ml, side, ply, ttm, key, pk->history[side]);
+}
+
 /* The k-th move in order (its index in ml), key[0..k-1] being the first k
  * already: a selection step, so that a node cut off after one move pays
  * for one scan, not for a sort.  Moves key[k]'s entry to key[k]. */
