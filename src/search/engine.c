@@ -555,10 +555,7 @@ static inline __attribute__((always_inline)) int search_t(struct ethr *t, const 
             ttk = tt_key_nw_(NW, &ml->c[tti].pos);
             tte_prefetch_(e->tt, ttk);
         }
-        pick_keys(&t->pk, ml, side, ply, ttm, okey);
-        if (ml->n <= 0)
-            __builtin_unreachable(); /* (keys were written: for the compiler) */
-        nexti = pick_next(okey, ml->n, 0);
+        nexti = pick_first(okey, pick_keys(&t->pk, ml, side, ply, ttm, okey));
         if (nexti == tti) {
             nextk = ttk;
         } else if (kids_probe) {
@@ -584,8 +581,7 @@ static inline __attribute__((always_inline)) int search_t(struct ethr *t, const 
                     efast_gen_oware_p(&e->fx, p, ml, 6);
                 else
                     efast_gen_oware(&e->fx, p, ml);
-                pick_keys_hist(&t->pk, ml, side, ply, ttm, okey, hsnap);
-                pick_next(okey, ml->n, 0);
+                pick_first(okey, pick_keys_hist(&t->pk, ml, side, ply, ttm, okey, hsnap));
                 if (ml->n > 1) {
                     nexti = pick_next(okey, ml->n, 1);
                     if (kids_probe) {

@@ -43,6 +43,7 @@ struct efast {
     efast_u128 fill[17];                 /* lanes [0, i), 0xFF bytes */
     efast_u128 ones;                     /* 0x01 in every hole's lane */
     efast_u128 inc[16][16];              /* sowing s < 2N-1 seeds from hole h */
+    efast_u128 sow[16][16];              /* the same less the s seeds taken from h */
     uint8_t last[16][16];                /* its last hole */
     int tempo;
     int32_t ev[SOW_MAX_PITS][256];
@@ -80,6 +81,9 @@ static inline void efast_init(struct efast *f, const struct ruleset *rs)
             for (int j = 1; j <= s; j++)
                 f->inc[h][s] += (efast_u128)1 << (8 * ((h + j) % H));
             f->last[h][s] = (uint8_t)((h + s) % H);
+            /* x + sow[h][s] empties hole h (it holds exactly s: no borrow
+             * leaves its lane) and sows: one add, modulo 2^128 */
+            f->sow[h][s] = f->inc[h][s] - ((efast_u128)s << (8 * h));
         }
 }
 
@@ -176,7 +180,7 @@ static inline bool efast_same_pos(const sow_position *a, const sow_position *b, 
  * empty opponent must be fed, a capture of all he has takes nothing;
  * awari: leaving him empty is illegal unless every move does.  The board
  * is one 128-bit value; a sowing of s < 2N-1 seeds from hole h is one add
- * of the table's inc[h][s] (variable 128-bit shifts cost more). */
+ * of the table's sow[h][s] (variable 128-bit shifts cost more). */
 static inline int efast_sum(efast_u128 x, efast_u128 m)
 {
     x &= m;
@@ -198,14 +202,14 @@ efast_sow_one(const struct efast *f, const sow_position *p, efast_u128 x, int P,
     const bool awari = f->awari;
     const efast_u128 orow = f->row128[opp];
     const int h = own + k;
-    efast_u128 y = x & ~f->lane[h];
+    efast_u128 y;
     int last;
     if (s < ring) {
-        y += f->inc[h][s];
+        y = x + f->sow[h][s];
         last = f->last[h][s];
     } else {
         int laps = s / ring, r = s % ring;
-        y = ((y + (efast_u128)laps * f->ones) & ~f->lane[h]) + f->inc[h][r];
+        y = (((x & ~f->lane[h]) + (efast_u128)laps * f->ones) & ~f->lane[h]) + f->inc[h][r];
         last = r ? f->last[h][r] : (h + H - 1) % H;
     }
     if (!awari && opp_empty && !(y & orow))

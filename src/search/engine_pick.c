@@ -14,9 +14,10 @@ void pick_order(const struct pick *pk, const struct sow_movelist *ml, int side, 
                 sow_move ttm, uint8_t *order)
 {
     int64_t key[SOW_MAX_PITS + 1];
-    pick_keys(pk, ml, side, ply, ttm, key);
+    int b = pick_keys(pk, ml, side, ply, ttm, key);
+    /* as the engine picks: the first move from pick_keys' maximum */
     for (int k = 0; k < ml->n; k++)
-        order[k] = (uint8_t)pick_next(key, ml->n, k);
+        order[k] = (uint8_t)(k == 0 ? pick_first(key, b) : pick_next(key, ml->n, k));
 }
 
 static void hist_add(int32_t *h, int bonus)
