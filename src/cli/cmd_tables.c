@@ -26,7 +26,7 @@ static const char usage[] =
     "         leave only complete levels and resume; --memory (default 3/4 of RAM)\n"
     "         refuses up front what does not fit; --builder auto (default) uses today's\n"
     "         fast builder where it fits --memory, else the lean one (relay rule sets:\n"
-    "         in-level edges in temporary files in DIR, about 28 bytes per position)\n"
+    "         in-level edges in temporary files in DIR, up to about 31 B/position)\n"
     "  info   [DIR]              the level files present, sizes (raw and stored), checksums\n"
     "  compress [--rules R] [--pits N] [--dir DIR] [--threads T]\n"
     "         rewrite every level present in zstd blocks (probes stay exact; the\n"
