@@ -50,8 +50,8 @@ struct tb_build_opts {
 };
 
 /* TB_BUILDER_AUTO: today's builder (build.c) when every missing level fits
- * the memory budget with it, else the lean one (lean.c) for the rule sets it
- * handles (oware, awari, darra); the relay rule sets always use today's. */
+ * the memory budget with it, else the lean one (lean.c; the relay rule sets'
+ * in-level edges on disk there, lean_relay.h). */
 enum tb_builder { TB_BUILDER_AUTO = 0, TB_BUILDER_FAST, TB_BUILDER_LEAN };
 
 /* Bytes one level needs while it is built (upper bound, lower levels not counted). */
