@@ -132,7 +132,7 @@ struct mpi {
     long nap_ns; /* coll_wait's pause between polls (0: poll without pause) */
 };
 
-/* Wait for a nonblocking collective of the solve's supersteps.  OpenMPI's
+/* Wait for a nonblocking collective (or receive).  OpenMPI's
  * blocking collectives poll without pause (shared memory), so a rank that
  * waits for a slower one keeps a core busy; with more ranks than cores
  * (tests, one machine) the slower rank is the one that needs that core, and
@@ -152,6 +152,23 @@ static void coll_wait(const struct mpi *M, MPI_Request *rq)
             nanosleep(&ts, NULL);
         }
     }
+}
+
+/* MPI_Allreduce waited for by coll_wait. */
+static void allreduce(const struct mpi *M, const void *in, void *out, int n, MPI_Datatype t,
+                      MPI_Op op)
+{
+    MPI_Request rq;
+    MPI_Iallreduce(in, out, n, t, op, MPI_COMM_WORLD, &rq);
+    coll_wait(M, &rq);
+}
+
+/* MPI_Bcast waited for by coll_wait. */
+static void bcast(const struct mpi *M, void *buf, int n, MPI_Datatype t, int root)
+{
+    MPI_Request rq;
+    MPI_Ibcast(buf, n, t, root, MPI_COMM_WORLD, &rq);
+    coll_wait(M, &rq);
 }
 
 static uint64_t slice_lo(uint64_t E, int size, int r)
@@ -176,7 +193,7 @@ static int owner_of(uint64_t E, int size, uint64_t q)
 static enum sow_status agree(const struct mpi *M, enum sow_status st, struct sow_error *e)
 {
     int mine = st != SOW_OK ? M->rank : M->size, first;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    allreduce(M, &mine, &first, 1, MPI_INT, MPI_MIN);
     if (first == M->size)
         return SOW_OK;
     int code = (int)st;
@@ -184,8 +201,8 @@ static enum sow_status agree(const struct mpi *M, enum sow_status st, struct sow
     memset(msg, 0, sizeof msg);
     if (M->rank == first && e)
         snprintf(msg, sizeof msg, "%s", e->msg);
-    MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
-    MPI_Bcast(msg, SOW_ERROR_MSG, MPI_CHAR, first, MPI_COMM_WORLD);
+    bcast(M, &code, 1, MPI_INT, first);
+    bcast(M, msg, SOW_ERROR_MSG, MPI_CHAR, first);
     if (e && M->rank != first) {
         e->status = (enum sow_status)code;
         snprintf(e->msg, sizeof e->msg, "%s", msg);
@@ -360,8 +377,11 @@ static void exchange(struct mlvl *L, struct vec *send, const int *known, uint32_
     }
     if (known)
         memcpy(rc, known, (size_t)size * sizeof *rc);
-    else
-        MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
+    else {
+        MPI_Request rq;
+        MPI_Ialltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD, &rq);
+        coll_wait(L->M, &rq);
+    }
     size_t rt = 0;
     for (int r = 0; r < size; r++) {
         rd[r] = (int)rt;
@@ -461,7 +481,7 @@ static bool probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
         rq[k] = rr[k] = (struct vec){0};
     }
     int f = !ok, g = 0;
-    MPI_Allreduce(&f, &g, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    allreduce(L->M, &f, &g, 1, MPI_INT, MPI_MAX);
     uint32_t *rb = NULL, *ab = NULL;
     size_t nr = 0, na = 0;
     if (g)
@@ -485,7 +505,7 @@ static bool probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
     }
     free(rb);
     f = !ok;
-    MPI_Allreduce(&f, &g, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    allreduce(L->M, &f, &g, 1, MPI_INT, MPI_MAX);
     if (g)
         goto out;
     for (int r = 0; r < size; r++)
@@ -637,21 +657,19 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
                 seeded[-L->be[i] + n] = 1;
             }
     int f0 = fail;
-    MPI_Allreduce(&f0, &fail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    allreduce(L->M, &f0, &fail, 1, MPI_INT, MPI_MAX);
     enum sow_status st = SOW_OK;
     if (fail) {
         st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the solve", n);
         goto out;
     }
-    MPI_Allreduce(seeded, any, V, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    allreduce(L->M, seeded, any, V, MPI_INT, MPI_LOR);
     uint64_t nchunks = (L->Es + MCHUNK - 1) / MCHUNK;
     for (int t = n; t >= -n && !fail; t--) {
         if (!any[t + n])
             continue;
         int flags[2] = {stop_requested(L), fail}, g[2];
-        MPI_Request rq;
-        MPI_Iallreduce(flags, g, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &rq);
-        coll_wait(L->M, &rq);
+        allreduce(L->M, flags, g, 2, MPI_INT, MPI_MAX);
         if (g[0] || g[1])
             break;
         if (L->opt && L->opt->progress && me == 0)
@@ -722,7 +740,7 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
     }
     {
         int flags[2] = {stop_requested(L), fail}, g[2];
-        MPI_Allreduce(flags, g, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        allreduce(L->M, flags, g, 2, MPI_INT, MPI_MAX);
         if (g[1])
             st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the solve", n);
         else if (g[0])
@@ -866,7 +884,7 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
         const char *tp = getenv("SOW_MPI_TEST_PIECE"); /* tests: small pieces */
         piece = tp && atoll(tp) > 0 ? (uint64_t)atoll(tp) : PROBE_PIECE;
         uint64_t mine = (L.Es + piece - 1) / piece;
-        MPI_Allreduce(&mine, &pieces, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+        allreduce(M, &mine, &pieces, 1, MPI_UINT64_T, MPI_MAX);
     }
     for (uint64_t k = 0; k < pieces && st == SOW_OK; k++) {
         uint64_t from = k * piece < L.Es ? k * piece : L.Es;
@@ -912,7 +930,7 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
         goto out;
     if (opt && opt->moves) {
         uint64_t all = 0;
-        MPI_Allreduce(&L.moves, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        allreduce(M, &L.moves, &all, 1, MPI_UINT64_T, MPI_SUM);
         *opt->moves += all;
     }
     stats[0] += L.sent_words;
@@ -963,8 +981,9 @@ static uint64_t chain_checksum(const struct mpi *M, const int8_t *slice, uint64_
     XXH3_64bits_reset(&st);
     if (M->rank > 0) {
         XXH3_state_t in;
-        MPI_Recv(&in, (int)sizeof in, MPI_BYTE, M->rank - 1, 7, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
+        MPI_Request rq;
+        MPI_Irecv(&in, (int)sizeof in, MPI_BYTE, M->rank - 1, 7, MPI_COMM_WORLD, &rq);
+        coll_wait(M, &rq);
         const unsigned char *secret = st.extSecret;
         st = in;
         st.extSecret = secret;
@@ -973,7 +992,7 @@ static uint64_t chain_checksum(const struct mpi *M, const int8_t *slice, uint64_
     if (M->rank + 1 < M->size)
         MPI_Send(&st, (int)sizeof st, MPI_BYTE, M->rank + 1, 7, MPI_COMM_WORLD);
     uint64_t sum = M->rank + 1 == M->size ? XXH3_64bits_digest(&st) : 0;
-    MPI_Bcast(&sum, 1, MPI_UINT64_T, M->size - 1, MPI_COMM_WORLD);
+    bcast(M, &sum, 1, MPI_UINT64_T, M->size - 1);
     return sum;
 }
 
@@ -1223,7 +1242,7 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
         if (st != SOW_OK)
             goto out;
         uint64_t lb = stats[2], mb = 0;
-        MPI_Allreduce(&lb, &mb, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+        allreduce(&M, &lb, &mb, 1, MPI_UINT64_T, MPI_MAX);
         if (mb > peak_level)
             peak_level = mb;
         if (o.level_info) /* the largest rank's bytes for the level */
@@ -1234,7 +1253,7 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
         if (o.level_done)
             o.level_done(o.ctx, n, E, util_now() - t0, true);
         int s = o.stop && *o.stop, g = 0;
-        MPI_Allreduce(&s, &g, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        allreduce(&M, &s, &g, 1, MPI_INT, MPI_MAX);
         if (g) {
             st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
             goto out;
