@@ -3,16 +3,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include "sow/tt.h"
-
-struct tt {
-    struct tt_entry *e; /* nbuckets * TT_BUCKET entries, 64-byte aligned */
-    size_t nbuckets;
-    unsigned gen;
-};
+#include "tt_impl.h"
 
 #define F_LOL 0
 #define F_LOU 9
@@ -21,16 +13,6 @@ struct tt {
 #define F_MOVE 36
 #define F_WORK 44
 #define F_GEN 50
-
-static inline uint64_t ld(const uint64_t *p)
-{
-    return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-
-static inline void st(uint64_t *p, uint64_t v)
-{
-    __atomic_store_n(p, v, __ATOMIC_RELAXED);
-}
 
 uint64_t tt_pack(const struct tt_info *in, unsigned gen)
 {
@@ -101,36 +83,15 @@ size_t tt_entries(const struct tt *t)
 
 uint64_t tt_key(const struct ruleset *rs, const sow_position *p)
 {
-    uint64_t buf[16]; /* roomy: keeps the inlined XXH3 paths in bounds for the compiler */
-    int nw = rs->nwords;
-    /* All five words (unused ones are zero and overwritten or not hashed):
-     * a fixed-size copy, no libc call. */
-    for (int w = 0; w < SOW_BOARD_WORDS; w++)
-        buf[w] = p->board.w[w];
-    buf[nw] = (uint64_t)p->side | (uint64_t)p->state << 8;
-    uint64_t k;
-    /* Constant lengths let the compiler keep only XXH3's path for each. */
-    switch (nw) {
-    case 1: k = XXH3_64bits(buf, 16); break;
-    case 2: k = XXH3_64bits(buf, 24); break;
-    case 3: k = XXH3_64bits(buf, 32); break;
-    case 4: k = XXH3_64bits(buf, 40); break;
-    default: k = XXH3_64bits(buf, (size_t)(nw + 1) * 8); break;
-    }
-    return k ? k : 1;
-}
-
-static inline struct tt_entry *bucket(const struct tt *t, uint64_t key)
-{
-    return t->e + (size_t)(((unsigned __int128)key * t->nbuckets) >> 64) * TT_BUCKET;
+    return tt_key_(rs, p);
 }
 
 bool tt_probe(const struct tt *t, uint64_t key, struct tt_info *out)
 {
-    struct tt_entry *b = bucket(t, key);
+    struct tt_entry *b = tt_bucket_(t, key);
     for (int i = 0; i < TT_BUCKET; i++) {
-        uint64_t d = ld(&b[i].data);
-        if ((ld(&b[i].check) ^ d) == key && d) {
+        uint64_t d = tt_ld_(&b[i].data);
+        if ((tt_ld_(&b[i].check) ^ d) == key && d) {
             tt_unpack(d, out);
             return true;
         }
@@ -151,12 +112,12 @@ static inline int imin(int a, int b)
 void tt_store(struct tt *t, uint64_t key, int loL, int loU, int hiL, int hiU, sow_move move,
               int work)
 {
-    struct tt_entry *b = bucket(t, key);
+    struct tt_entry *b = tt_bucket_(t, key);
     struct tt_info in = {.loL = -SOW_MAX_SEEDS, .loU = SOW_MAX_SEEDS, .hiL = -SOW_MAX_SEEDS,
                          .hiU = SOW_MAX_SEEDS, .move = SOW_MOVE_NONE, .work = 0};
     int slot = -1, victim = 0, vscore = 1 << 30;
     for (int i = 0; i < TT_BUCKET; i++) {
-        uint64_t d = ld(&b[i].data);
+        uint64_t d = tt_ld_(&b[i].data);
         if (!d) { /* empty: best victim */
             if (vscore > -1000) {
                 vscore = -1000;
@@ -164,7 +125,7 @@ void tt_store(struct tt *t, uint64_t key, int loL, int loU, int hiL, int hiU, so
             }
             continue;
         }
-        if ((ld(&b[i].check) ^ d) == key) {
+        if ((tt_ld_(&b[i].check) ^ d) == key) {
             tt_unpack(d, &in);
             slot = i;
             break;
@@ -191,105 +152,36 @@ void tt_store(struct tt *t, uint64_t key, int loL, int loU, int hiL, int hiU, so
         in.move = move;
     in.work = imax(in.work, imin(work, 63));
     uint64_t data = tt_pack(&in, t->gen);
-    st(&b[slot].data, data);
-    st(&b[slot].check, key ^ data);
+    tt_st_(&b[slot].data, data);
+    tt_st_(&b[slot].check, key ^ data);
 }
 
-/* ---- engine entries (tt.h "engine entries") ---- */
-
-#define E_SCORE 0
-#define E_BOUND 16
-#define E_PROVEN 18
-#define E_MOVE 19
-#define E_DEPTH 27
-#define E_GEN 35
+/* ---- engine entries (tt.h "engine entries"; the hot paths in tt_impl.h) ---- */
 
 uint64_t tte_pack(const struct tte_info *in, unsigned gen)
 {
-    return (uint64_t)(in->score + 32768) << E_SCORE | (uint64_t)(in->bound & 3) << E_BOUND |
-           (uint64_t)(in->proven ? 1 : 0) << E_PROVEN | (uint64_t)in->move << E_MOVE |
-           (uint64_t)(in->depth & 255) << E_DEPTH | (uint64_t)(gen & 255) << E_GEN;
+    return tte_pack_(in, gen);
 }
 
 void tte_unpack(uint64_t d, struct tte_info *out)
 {
-    out->score = (int)(d >> E_SCORE & 0xFFFF) - 32768;
-    out->bound = (int)(d >> E_BOUND & 3);
-    out->proven = d >> E_PROVEN & 1;
-    out->move = (sow_move)(d >> E_MOVE & 255);
-    out->depth = (int)(d >> E_DEPTH & 255);
+    tte_unpack_(d, out);
 }
 
 bool tte_probe(const struct tt *t, uint64_t key, struct tte_info *out)
 {
-    struct tt_entry *b = bucket(t, key);
-    for (int i = 0; i < TT_BUCKET; i++) {
-        uint64_t d = ld(&b[i].data);
-        if ((ld(&b[i].check) ^ d) == key && d) {
-            tte_unpack(d, out);
-            return true;
-        }
-    }
-    return false;
+    return tte_probe_(t, key, out);
 }
 
 void tte_prefetch(const struct tt *t, uint64_t key)
 {
-    __builtin_prefetch(bucket(t, key));
+    tte_prefetch_(t, key);
 }
 
 void tte_store(struct tt *t, uint64_t key, int score, int bound, bool proven, sow_move move,
                int depth)
 {
-    struct tt_entry *b = bucket(t, key);
-    struct tte_info in = {.score = score, .bound = bound, .proven = proven, .move = move,
-                          .depth = depth > 255 ? 255 : depth < 0 ? 0 : depth};
-    int slot = -1;
-    for (int i = 0; i < TT_BUCKET; i++) {
-        uint64_t d = ld(&b[i].data);
-        if (d && (ld(&b[i].check) ^ d) == key) {
-            struct tte_info old;
-            tte_unpack(d, &old);
-            unsigned og = (unsigned)(d >> E_GEN & 255);
-            /* Keep a deeper current result (or a proven one) unless the new
-             * one is exact; still learn the move. */
-            if (bound != TTE_BOUND_EXACT && og == (t->gen & 255) &&
-                ((old.proven && !proven) || old.depth > in.depth)) {
-                if (move != SOW_MOVE_NONE && move != old.move && !old.proven) {
-                    old.move = move;
-                    d = tte_pack(&old, og);
-                    st(&b[i].data, d);
-                    st(&b[i].check, key ^ d);
-                }
-                return;
-            }
-            if (move == SOW_MOVE_NONE)
-                in.move = old.move;
-            slot = i;
-            break;
-        }
-    }
-    if (slot < 0) {
-        int vscore = 1 << 30, victim = 0;
-        for (int i = 0; i < TT_BUCKET - 1; i++) {
-            uint64_t d = ld(&b[i].data);
-            if (!d) {
-                vscore = -(1 << 20);
-                victim = i;
-                break;
-            }
-            int age = (int)((t->gen - (unsigned)(d >> E_GEN)) & 255);
-            int sc = (int)(d >> E_DEPTH & 255) - 8 * age + ((d >> E_PROVEN & 1) ? 64 : 0);
-            if (sc < vscore) {
-                vscore = sc;
-                victim = i;
-            }
-        }
-        slot = in.depth + (proven ? 64 : 0) >= vscore ? victim : TT_BUCKET - 1;
-    }
-    uint64_t data = tte_pack(&in, t->gen);
-    st(&b[slot].data, data);
-    st(&b[slot].check, key ^ data);
+    tte_store_(t, key, score, bound, proven, move, depth);
 }
 
 int tte_hashfull(const struct tt *t)
@@ -297,7 +189,7 @@ int tte_hashfull(const struct tt *t)
     size_t n = t->nbuckets * TT_BUCKET < 1000 ? t->nbuckets * TT_BUCKET : 1000;
     int c = 0;
     for (size_t i = 0; i < n; i++) {
-        uint64_t d = ld(&t->e[i].data);
+        uint64_t d = tt_ld_(&t->e[i].data);
         if (d && (unsigned)(d >> E_GEN & 255) == (t->gen & 255))
             c++;
     }

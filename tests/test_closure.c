@@ -665,3 +665,132 @@ Test(closure, solution_in_dir, .timeout = 120)
         cr_assert_eq(system(cmd), 0);
     }
 }
+
+/* ---- the levels in memory kept in --work (issue 11, item 4) ---- */
+
+struct lvl_log {
+    volatile sig_atomic_t stop;
+    int stop_after;             /* Ctrl-C once this many levels are built (0: never) */
+    bool built[SOW_MAX_SEEDS + 1], loaded[SOW_MAX_SEEDS + 1];
+    int nbuilt, nloaded, damaged;
+};
+
+static void log_levels(void *arg, const char *line)
+{
+    struct lvl_log *l = arg;
+    int k;
+    /* (sscanf counts the %d alone: the rest of the line is checked by strstr) */
+    if (strstr(line, " solved in memory") && sscanf(line, "level %d", &k) == 1 && k >= 0 &&
+        k <= SOW_MAX_SEEDS) {
+        l->built[k] = true;
+        if (++l->nbuilt == l->stop_after)
+            l->stop = 1;
+    }
+    if (strstr(line, " loaded from ") && sscanf(line, "level %d", &k) == 1 && k >= 0 &&
+        k <= SOW_MAX_SEEDS) {
+        l->loaded[k] = true;
+        l->nloaded++;
+    }
+    if (strncmp(line, "note: ", 6) == 0 && strstr(line, "damaged") && strstr(line, "rebuilt"))
+        l->damaged++;
+}
+
+/* The default levels in memory (never the closure's first try), with
+ * checkpoints in work if not NULL. */
+static struct search_ctx *lvl_ctx(const struct ruleset *rs, const char *work, struct lvl_log *l)
+{
+    struct sow_error e;
+    struct search_opts o = {.threads = 1,
+                            .hash_mb = 1,
+                            .closure_first = -1,
+                            .work = work,
+                            .stop = &l->stop,
+                            .progress = log_levels,
+                            .progress_arg = l};
+    struct search_ctx *s;
+    cr_assert_eq(search_new(rs, &o, &s, &e), SOW_OK, "%s", e.msg);
+    return s;
+}
+
+static bool level_kept(const struct ruleset *rs, const char *work, int k, char *path, size_t len)
+{
+    snprintf(path, len, "%s/level-%s-2x%d-%03d.ck", work, rs->name, rs->pits, k);
+    return access(path, F_OK) == 0;
+}
+
+/* On every rule set: a solve stopped after its third level built in
+ * memory, then rerun with the same --work, gives the same value, node count
+ * and positions expanded as a solve never stopped, and loads every level
+ * the first run kept instead of building it again; a damaged level file is
+ * rebuilt (with a note) and the result is still the same. */
+Test(closure, resumed_levels, .timeout = 120)
+{
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        struct sow_error re;
+        const char *nm = sow_rule_names[r];
+        int pits = !strcmp(nm, "odu") || !strcmp(nm, "jerin") || !strcmp(nm, "darra") ? 4 : 3;
+        cr_assert_eq(rules_init(&rs, nm, pits, 2, &re), SOW_OK);
+        sow_position root = rules_start(&rs);
+        char work[256], path[400];
+        snprintf(work, sizeof work, "/tmp/sow-test-lvl-%d-%s", (int)getpid(), rs.name);
+        mkdir(work, 0777);
+        /* the reference: no checkpoints, never stopped */
+        struct lvl_log l0 = {0};
+        struct search_ctx *s = lvl_ctx(&rs, NULL, &l0);
+        int v0, v1, v2;
+        uint64_t n0, n1, n2, h;
+        cr_assert_eq(search_value(s, &root, &v0), SOW_OK);
+        search_counters(s, &n0, &h);
+        uint64_t x0 = search_expanded(s);
+        search_free(s);
+        cr_assert(l0.nbuilt >= 6, "%s: only %d levels built", rs.name, l0.nbuilt);
+        /* stopped after three levels */
+        struct lvl_log l1 = {.stop_after = 3};
+        s = lvl_ctx(&rs, work, &l1);
+        cr_assert_eq(search_value(s, &root, &v1), SOW_E_INTERRUPTED, "%s", rs.name);
+        search_free(s);
+        bool kept[SOW_MAX_SEEDS + 1];
+        int nkept = 0, top = -1;
+        for (int k = 0; k <= SOW_MAX_SEEDS; k++) {
+            kept[k] = level_kept(&rs, work, k, path, sizeof path);
+            if (kept[k]) {
+                cr_assert(l1.built[k], "%s: level %d kept, never built", rs.name, k);
+                nkept++;
+                top = k;
+            }
+        }
+        cr_assert(nkept >= 2 && nkept < l0.nbuilt, "%s: %d levels kept", rs.name, nkept);
+        /* resumed: the kept levels loaded, not built */
+        struct lvl_log l2 = {0};
+        s = lvl_ctx(&rs, work, &l2);
+        cr_assert_eq(search_value(s, &root, &v1), SOW_OK);
+        search_counters(s, &n1, &h);
+        cr_assert(v1 == v0 && n1 == n0 && search_expanded(s) == x0,
+                  "%s: resumed %d/%llu nodes, plain %d/%llu", rs.name, v1,
+                  (unsigned long long)n1, v0, (unsigned long long)n0);
+        search_free(s);
+        cr_assert_eq(l2.nloaded, nkept, "%s: %d loaded, %d kept (%d built first, %d now)", rs.name,
+                     l2.nloaded, nkept, l1.nbuilt, l2.nbuilt);
+        for (int k = 0; k <= SOW_MAX_SEEDS; k++) {
+            cr_assert(!(kept[k] && l2.built[k]), "%s: kept level %d built again", rs.name, k);
+            cr_assert(!kept[k] || l2.loaded[k], "%s: kept level %d not loaded", rs.name, k);
+        }
+        cr_assert_eq(l2.nbuilt + l2.nloaded, l0.nbuilt, "%s", rs.name);
+        /* a damaged level: rebuilt with a note, the rest loaded */
+        level_kept(&rs, work, top, path, sizeof path);
+        flip_byte(path, 64 + 60);
+        struct lvl_log l3 = {0};
+        s = lvl_ctx(&rs, work, &l3);
+        cr_assert_eq(search_value(s, &root, &v2), SOW_OK);
+        search_counters(s, &n2, &h);
+        cr_assert(v2 == v0 && n2 == n0, "%s: after damage %d/%llu", rs.name, v2,
+                  (unsigned long long)n2);
+        search_free(s);
+        cr_assert(l3.damaged == 1 && l3.built[top] && l3.nbuilt == 1, "%s: %d notes, %d built",
+                  rs.name, l3.damaged, l3.nbuilt);
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+        cr_assert_eq(system(cmd), 0);
+    }
+}

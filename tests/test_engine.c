@@ -261,7 +261,10 @@ Test(engine, threads_legal_and_tables_dominate)
     struct sow_movelist ml;
     rules_generate(&rs, &p, &ml);
     cr_assert_geq(rules_find_move(&ml, res.best), 0);
-    cr_assert_eq(res.info.depth, 10);
+    /* At least the depth asked: on a loaded machine the helper (one ply
+     * ahead) can complete depth 11 before the main thread completes 10,
+     * and the main thread then reports the deeper result (Lazy SMP). */
+    cr_assert_geq(res.info.depth, 10);
     /* a position inside the levels solved at start: proven at depth 1 */
     struct sow_error re;
     cr_assert_eq(pos_parse(&rs, "0,0,0,0,1,1/1,0,0,0,0,1/A", &p, &re), SOW_OK, "%s", re.msg);

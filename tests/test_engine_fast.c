@@ -229,7 +229,8 @@ Test(engine_fast, eval_table_twin)
                     sow_position p = random_pos(&rs);
                     if (rnd() % 4 == 0) /* now and then a big hole (a kroo) */
                         p.board.h[rnd() % (uint64_t)rs.holes] += (uint8_t)(rnd() % 40);
-                    cr_assert_eq(efast_eval(&f, &p), eval_position(&rs, &w, &p),
+                    cr_assert_eq(efast_eval(&f, &p, rules_board_seeds(&rs, &p)),
+                                 eval_position(&rs, &w, &p),
                                  "%s 2x%d", rs.name, pits);
                 }
             }
@@ -282,6 +283,55 @@ Test(engine_fast, gen_oware_twin)
             if (pits >= 2) /* oware 2x1: a capture takes all the opponent has: none */
                 cr_assert_gt(caps, 0, "%s 2x%d: captures were tried", rs.name, pits);
             cr_assert_gt(ends, 0, "%s 2x%d: endings were tried", rs.name, pits);
+        }
+}
+
+/* efast_make_tt (the engine's table move, made before the other moves)
+ * against the whole list of the rule set's generator: when it says a move
+ * is legal, the list has it with the same child; it refuses only what the
+ * list lacks, and awari's starving moves (legal only if every move starves). */
+Test(engine_fast, make_tt_twin)
+{
+    const char *names[] = {"oware", "awari"};
+    long n = test_scaled(20000);
+    for (int r = 0; r < 2; r++)
+        for (int pits = 1; pits <= 8; pits++) {
+            struct ruleset rs;
+            init_rules(&rs, names[r], pits);
+            struct efast f;
+            efast_init(&f, &rs);
+            long made = 0, refused_legal = 0;
+            for (long i = 0; i < n; i++) {
+                sow_position p = random_pos(&rs);
+                if (rnd() % 4 == 0) /* laps */
+                    p.board.h[rnd() % (uint64_t)rs.holes] += (uint8_t)(rnd() % 40);
+                p.store[p.side] = (uint16_t)(rnd() % 20);
+                struct sow_movelist a;
+                rules_generate(&rs, &p, &a);
+                for (int m = 0; m <= pits + 1; m++) {
+                    sow_move mv = m == pits + 1 ? SOW_MOVE_NONE : (sow_move)m;
+                    struct sow_child c;
+                    bool ok = efast_make_tt(&f, &p, mv, &c);
+                    int at = rules_find_move(&a, mv);
+                    if (ok) {
+                        made++;
+                        cr_assert_geq(at, 0, "%s 2x%d: move %d is legal", rs.name, pits, m);
+                        cr_assert_eq(c.captured[0], a.c[at].captured[0]);
+                        cr_assert_eq(c.captured[1], a.c[at].captured[1]);
+                        cr_assert(memcmp(&c.pos, &a.c[at].pos, sizeof c.pos) == 0,
+                                  "%s 2x%d: child of move %d", rs.name, pits, m);
+                    } else if (at >= 0) {
+                        /* only awari's starving move, legal here because
+                         * every move starves */
+                        cr_assert(rs.family == SOW_AWARI, "%s 2x%d: move %d refused",
+                                  rs.name, pits, m);
+                        refused_legal++;
+                    }
+                }
+            }
+            cr_assert_gt(made, 0);
+            if (rs.family == SOW_AWARI && pits >= 2)
+                cr_assert_gt(refused_legal, 0, "awari 2x%d: starving moves were tried", pits);
         }
 }
 

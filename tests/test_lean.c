@@ -255,7 +255,9 @@ Test(unmoves, worked_example_and_unsupported)
 
 /* ---- lean levels = today's levels ------------------------------------------- */
 
-static void check_identical(const char *name, int pits, int max_level, int threads)
+/* Levels 0..max_level by today's builder; from `from` up also by the lean
+ * one, compared byte for byte. */
+static void check_identical_from(const char *name, int pits, int from, int max_level, int threads)
 {
     struct ruleset rs = rules(name, pits);
     struct sow_error e;
@@ -268,6 +270,11 @@ static void check_identical(const char *name, int pits, int max_level, int threa
         int8_t *v = malloc(E ? E : 1), *w = malloc(E ? E : 1);
         cr_assert_eq(tb_solve_level(&rs, set, n, v, NULL, &fast, &e), SOW_OK, "%s", e.msg);
         double peak = 0;
+        if (n < from) {
+            free(w);
+            tb_set_own_level(set, n, v, NULL, E);
+            continue;
+        }
         cr_assert_eq(tb_lean_solve_level(&rs, set, n, w, &lean, &peak, &e), SOW_OK, "%s", e.msg);
         uint64_t d = 0;
         while (d < E && v[d] == w[d])
@@ -276,14 +283,23 @@ static void check_identical(const char *name, int pits, int max_level, int threa
                      name, pits, n, threads, (unsigned long long)d, d < E ? w[d] : 0,
                      d < E ? v[d] : 0);
         /* At most 6 bytes per position, besides buffers of a fixed size per
-         * thread (a batch's candidates: 256 KB is ample on these boards). */
-        cr_assert(peak <= 6.0 * (double)E + threads * 262144.0,
-                  "%s level %d: %.0f bytes for %llu positions", name, n, peak,
-                  (unsigned long long)E);
+         * thread (a batch's candidates: 256 KB is ample on these boards; the
+         * relay rule sets' edge store: its 4 MB floor for the sort and one
+         * block's lists, (4 + 4N) x 2^16 bytes, a thread). */
+        double fixed = threads * 262144.0;
+        if (!tb_unmove_supported(&rs))
+            fixed += 4e6 + threads * (4.0 + 4.0 * pits) * 65537.0;
+        cr_assert(peak <= 6.0 * (double)E + fixed, "%s level %d: %.0f bytes for %llu positions",
+                  name, n, peak, (unsigned long long)E);
         free(w);
         tb_set_own_level(set, n, v, NULL, E); /* the set frees it */
     }
     tb_close(set);
+}
+
+static void check_identical(const char *name, int pits, int max_level, int threads)
+{
+    check_identical_from(name, pits, 0, max_level, threads);
 }
 
 /* Whole small games: 2x2 with 4 seeds a hole, 2x3 with 3 (as test_tables.c). */
@@ -298,14 +314,109 @@ LEAN_TESTS(oware, "oware", 9)
 LEAN_TESTS(awari, "awari", 9)
 LEAN_TESTS(darra, "darra", 7)
 
-Test(lean, relay_rules_refused)
+/* ---- relay rule sets: predecessors from the edges on disk (lean_relay.h) ----
+ * Whole 2x2 and 2x3 games, 2x6 up to RELAY_SIX with one and two threads, and
+ * one rule set of each relay family (jodu: captures of 4 anywhere; odu: the
+ * last hole) up to 14 with two threads (RELAY_DEEP: smaller under
+ * SOW_TEST_SCALE, the sanitizer builds). */
+static int relay_level(int full)
 {
-    struct ruleset rs = rules("jodu", 2);
+    return test_scale() < 1 ? full * 2 / 3 : full;
+}
+#define RELAY_SIX 9
+#define RELAY_DEEP 14
+#define RELAY_TESTS(id, name)                                                                     \
+    Test(lean, id##_2x2_whole_game) { check_identical(name, 2, 16, 1); }                          \
+    Test(lean, id##_2x3_whole_game_t1) { check_identical(name, 3, 18, 1); }                       \
+    Test(lean, id##_2x3_whole_game_t2) { check_identical(name, 3, 18, 2); }                       \
+    Test(lean, id##_2x6_t1) { check_identical(name, 6, relay_level(RELAY_SIX), 1); }               \
+    Test(lean, id##_2x6_t2) { check_identical(name, 6, relay_level(RELAY_SIX), 2); }
+
+RELAY_TESTS(jodu, "jodu")
+RELAY_TESTS(jodu_ibadan, "jodu-ibadan")
+RELAY_TESTS(jodu_starve, "jodu-starve")
+RELAY_TESTS(odu, "odu")
+RELAY_TESTS(jerin, "jerin")
+/* Levels up to RELAY_SIX are the tests above': here built by today's builder
+ * only (the sanitizer builds compare their last three). */
+static void relay_deep(const char *name)
+{
+    int top = relay_level(RELAY_DEEP);
+    check_identical_from(name, 6, top > RELAY_SIX ? RELAY_SIX + 1 : top - 2, top, 2);
+}
+Test(lean, jodu_2x6_to_14, .timeout = 240) { relay_deep("jodu"); }
+Test(lean, odu_2x6_to_14, .timeout = 240) { relay_deep("odu"); }
+
+/* The edge store alone: block by block, the lists hold exactly the level's
+ * in-level moves (the rules' generate() of every entry), each (child,
+ * parent) pair as often as there are moves between them.  2x6 level 8 has
+ * 75,582 entries: two blocks and two superbuckets. */
+#include "../src/tables/lean_relay.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+Test(lean, relay_store_lists_are_the_moves)
+{
+    struct ruleset rs = rules("jodu", 6);
     struct tb_set *set = tb_set_new(&rs, "/nonexistent");
+    const struct tb_index *ix = tb_set_index(set);
+    int n = 8;
+    uint64_t E = tb_level_entries(ix, n), np = 0;
     struct sow_error e;
-    int8_t v[4];
-    cr_assert_eq(tb_lean_solve_level(&rs, set, 0, v, NULL, NULL, &e), SOW_E_INPUT);
-    cr_assert(strstr(e.msg, "lean builder"), "%s", e.msg);
+    struct lrel r;
+    cr_assert_eq(lrel_new(&r, E, rs.pits, 2, NULL, &e), SOW_OK, "%s", e.msg);
+    cr_assert(r.nblocks == 2 && r.S == 2, "%llu blocks, %llu superbuckets",
+              (unsigned long long)r.nblocks, (unsigned long long)r.S);
+    uint64_t *pairs = malloc(E * 6 * sizeof *pairs); /* q << 32 | p */
+    for (uint64_t p = 0; p < E; p++) {
+        sow_position pos;
+        tb_position_of(ix, n, p, &pos);
+        struct sow_movelist ml;
+        rules_generate(&rs, &pos, &ml);
+        for (int k = 0; k < ml.n; k++) {
+            if (ml.c[k].captured[0] + ml.c[k].captured[1])
+                continue;
+            int lv;
+            uint64_t q;
+            cr_assert(tb_index_of(ix, &ml.c[k].pos, &lv, &q) && lv == n);
+            lrel_put(&r, (int)(p & 1), q, (uint32_t)p); /* two "threads" */
+            pairs[np++] = q << 32 | p;
+        }
+    }
+    lrel_flush(&r, 0);
+    lrel_flush(&r, 1);
+    cr_assert_eq(lrel_sort(&r, 2, NULL, NULL, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(r.edges, np);
+    qsort(pairs, np, sizeof *pairs, cmp_u64);
+    uint32_t *buf = NULL, *list = malloc(E * 6 * sizeof *list);
+    uint64_t cap = 0, at = 0;
+    for (uint64_t b = 0; b < r.nblocks; b++) {
+        const uint32_t *off, *pr;
+        cr_assert(lrel_read(&r, b, &buf, &cap, &off, &pr));
+        for (uint64_t i = 0; i < 65536 && (b << 16) + i < E; i++) {
+            uint64_t q = (b << 16) + i, k = off[i + 1] - off[i];
+            memcpy(list, pr + off[i], k * sizeof *list);
+            qsort(list, k, sizeof *list, cmp_u32);
+            for (uint64_t j = 0; j < k; j++, at++)
+                cr_assert(at < np && pairs[at] == (q << 32 | list[j]),
+                          "entry %llu: predecessor %u", (unsigned long long)q, list[j]);
+        }
+    }
+    cr_assert_eq(at, np);
+    free(buf);
+    free(list);
+    free(pairs);
+    lrel_free(&r);
     tb_close(set);
 }
 
@@ -332,22 +443,25 @@ static char *slurp(const char *path, long *len)
     return b;
 }
 
-Test(lean, build_files_identical_and_auto_choice)
+/* tb_build with the lean builder writes today's builder's files for levels
+ * 0..top, and --builder auto picks the lean one only where today's does not
+ * fit the budget. */
+static void build_files_identical_and_auto_choice(const char *name, int pits, int top)
 {
-    struct ruleset rs = rules("awari", 3);
+    struct ruleset rs = rules(name, pits);
     char da[] = "/tmp/sow-test-lean-XXXXXX", db[] = "/tmp/sow-test-lean-XXXXXX", err[4200];
     struct sow_error e;
     cr_assert(mkdtemp(da) && mkdtemp(db));
     char used[16] = "";
     struct tb_build_opts lean = {.threads = 2, .builder = TB_BUILDER_LEAN,
                                  .level_info = note_builder, .ctx = used};
-    cr_assert_eq(tb_build(&rs, da, 12, &lean, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(tb_build(&rs, da, top - 1, &lean, &e), SOW_OK, "%s", e.msg);
     cr_assert_str_eq(used, "lean");
     struct tb_build_opts fast = {.threads = 1, .builder = TB_BUILDER_FAST,
                                  .level_info = note_builder, .ctx = used};
-    cr_assert_eq(tb_build(&rs, db, 12, &fast, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(tb_build(&rs, db, top - 1, &fast, &e), SOW_OK, "%s", e.msg);
     cr_assert_str_eq(used, "fast");
-    for (int n = 0; n <= 12; n++) {
+    for (int n = 0; n < top; n++) {
         char pa[4200], pb[4200];
         tb_file_name(da, rs.name, rs.pits, n, pa, sizeof pa);
         tb_file_name(db, rs.name, rs.pits, n, pb, sizeof pb);
@@ -359,27 +473,30 @@ Test(lean, build_files_identical_and_auto_choice)
     }
     /* auto: a budget today's builder does not fit (tb_level_memory) goes
      * lean; the levels present are kept and the rest resumes */
-    tb_file_name(da, rs.name, rs.pits, 12, err, sizeof err);
+    tb_file_name(da, rs.name, rs.pits, top - 1, err, sizeof err);
     cr_assert_eq(unlink(err), 0);
     struct tb_index ix;
     tb_index_init(&ix, &rs);
-    double need = tb_level_memory(&ix, 13);
-    for (int n = 0; n < 13; n++)
+    double need = tb_level_memory(&ix, top);
+    for (int n = 0; n < top; n++)
         need += (double)tb_level_entries(&ix, n);
     struct tb_build_opts aut = {.threads = 1, .memory_bytes = need - 1000,
                                 .level_info = note_builder, .ctx = used};
     used[0] = 0;
-    cr_assert_eq(tb_build(&rs, da, 13, &aut, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(tb_build(&rs, da, top, &aut, &e), SOW_OK, "%s", e.msg);
     cr_assert_str_eq(used, "lean");
     aut.memory_bytes = 0; /* 3/4 of RAM: today's builder */
     used[0] = 0;
-    cr_assert_eq(tb_build(&rs, da, 14, &aut, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq(tb_build(&rs, da, top + 1, &aut, &e), SOW_OK, "%s", e.msg);
     cr_assert_str_eq(used, "fast");
-    struct ruleset rj = rules("jodu", 2);
-    cr_assert_eq(tb_build(&rj, db, 3, &lean, &e), SOW_E_INPUT);
-    cr_assert(strstr(e.msg, "lean builder handles"), "%s", e.msg);
     util_rmdir_flat(da);
     util_rmdir_flat(db);
+}
+
+Test(lean, build_files_identical_and_auto_choice) { build_files_identical_and_auto_choice("awari", 3, 13); }
+Test(lean, relay_build_files_identical_and_auto_choice)
+{
+    build_files_identical_and_auto_choice("jodu", 6, 9);
 }
 
 struct stopper {
@@ -399,9 +516,9 @@ static void stop_at(void *ctx, int level, uint64_t entries, double frac, const c
 
 /* Ctrl-C in the middle of a level (move pass or solve) loses that level
  * only; the rerun resumes there, and the files are today's builder's. */
-static void interrupted_resumes(const char *phase)
+static void interrupted_resumes(const char *name, const char *phase)
 {
-    struct ruleset rs = rules("oware", 6);
+    struct ruleset rs = rules(name, 6);
     char da[] = "/tmp/sow-test-lean-XXXXXX", db[] = "/tmp/sow-test-lean-XXXXXX";
     struct sow_error e;
     cr_assert(mkdtemp(da) && mkdtemp(db));
@@ -433,8 +550,12 @@ static void interrupted_resumes(const char *phase)
     util_rmdir_flat(db);
 }
 
-Test(lean, interrupted_in_solve_resumes) { interrupted_resumes("solve"); }
-Test(lean, interrupted_in_moves_resumes) { interrupted_resumes("moves"); }
+Test(lean, interrupted_in_solve_resumes) { interrupted_resumes("oware", "solve"); }
+Test(lean, interrupted_in_moves_resumes) { interrupted_resumes("oware", "moves"); }
+/* relay: the move pass (writing edges), the sort and the solve (reading them) */
+Test(lean, relay_interrupted_in_moves_resumes) { interrupted_resumes("odu", "moves"); }
+Test(lean, relay_interrupted_in_edges_resumes) { interrupted_resumes("odu", "edges"); }
+Test(lean, relay_interrupted_in_solve_resumes) { interrupted_resumes("jodu", "solve"); }
 
 /* ---- compressed files --------------------------------------------------------- */
 

@@ -80,8 +80,9 @@ struct search_opts {
     double memory;
     /* Exact mode: checkpoint directory of the closure (NULL: none); a solve
      * stopped (or refused by the memory budget) while expanding resumes the
-     * expansion, one stopped later from its finished levels
-     * (docs/solutions.md). */
+     * expansion, one stopped later from its finished levels; each level
+     * built in memory (level_budget) is kept there too and loaded, not
+     * built, by a rerun (docs/solutions.md "Resuming long solves"). */
     const char *work;
     /* (engstrength, issue 12) Bounded mode by the engine: a solution file
      * (search_solution_open, borrowed; NULL: none) whose positions are

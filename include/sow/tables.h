@@ -50,8 +50,8 @@ struct tb_build_opts {
 };
 
 /* TB_BUILDER_AUTO: today's builder (build.c) when every missing level fits
- * the memory budget with it, else the lean one (lean.c) for the rule sets it
- * handles (oware, awari, darra); the relay rule sets always use today's. */
+ * the memory budget with it, else the lean one (lean.c; the relay rule sets'
+ * in-level edges on disk there, lean_relay.h). */
 enum tb_builder { TB_BUILDER_AUTO = 0, TB_BUILDER_FAST, TB_BUILDER_LEAN };
 
 /* Bytes one level needs while it is built (upper bound, lower levels not counted). */
@@ -113,6 +113,16 @@ struct tb_mem_opts {
     void *ctx;
     uint64_t *moves;          /* if not NULL, += moves generated (node count) */
     uint64_t *entries;        /* if not NULL, += positions built */
+    /* ---- checkpoints (closure, issue 11; sow solve --work) ----
+     * load (may be NULL), before level k is built: fill values[entries] and
+     * lohi[2 * entries] and *moves (the moves its build generated) from a
+     * level kept earlier; true if it did, and the level is then not built
+     * (note is not called for it).  save (may be NULL), after level k was
+     * built: keep it.  Both from the calling thread, one level at a time. */
+    bool (*load)(void *ctx, int level, int8_t *values, int8_t *lohi, uint64_t entries,
+                 uint64_t *moves);
+    void (*save)(void *ctx, int level, const int8_t *values, const int8_t *lohi,
+                 uint64_t entries, uint64_t moves);
 };
 
 /* Levels for rs, borrowing tables' levels if tables != NULL (it must outlive

@@ -1,5 +1,6 @@
-/* sow — the lean retrograde builder: predecessors by un-sowing, no stored
- * in-level edges.  docs/tables.md "Lean builder" explains the algorithm.
+/* sow — the lean retrograde builder: predecessors by un-sowing (single
+ * sowing) or from in-level edges kept on disk (relay rule sets), none in
+ * memory.  docs/tables.md "Lean builder" explains the algorithm.
  *
  * Unmoves (oware, awari, darra: single sowing)
  * ---------------------------------------------
@@ -73,14 +74,16 @@ int tb_unmove_candidates(const struct ruleset *rs, const sow_position *q, struct
 /* ---- the lean builder ------------------------------------------------------ */
 
 /* Bytes the lean builder needs for a level of E entries at its peak (the
- * level's arrays and the threads' work lists; lower levels not counted). */
+ * level's arrays and the threads' work lists; lower levels not counted), for
+ * the single-sowing rule sets (the relay ones: lean.c's lean_memory). */
 double tb_lean_level_memory(uint64_t E, int threads);
 
 /* Solve level n with the lean builder into out[entries] (lower levels from
  * `lower`, which must hold 0..n-1).  Same values as tb_solve_level.  SOW_OK,
- * SOW_E_INTERRUPTED, SOW_E_INPUT (a relay rule set), SOW_E_TOO_BIG or
- * SOW_E_NOMEM with a reason in *e.  *peak_bytes (if not NULL) gets the bytes
- * the level's arrays and work lists reached. */
+ * SOW_E_INTERRUPTED, SOW_E_TOO_BIG, SOW_E_NOMEM or (relay rule sets: the
+ * edges go to temporary files in $TMPDIR or /tmp) SOW_E_IO, with a reason
+ * in *e.  *peak_bytes (if not NULL) gets the bytes the level's arrays, work
+ * lists and edge buffers reached. */
 enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n,
                                     int8_t *out, const struct tb_build_opts *opt,
                                     double *peak_bytes, struct sow_error *e);

@@ -24,7 +24,7 @@ static const char usage[] =
     "does), and the last line compares jodu's expansion cost with odu's.  The\n"
     "timed loop runs without the relay memo, so every relay is sown each time.\n"
     "Instruction counts, free of the machine's load: valgrind --tool=callgrind\n"
-    "--toggle-collect=movegen_pass build/src/cli/sow bench movegen --time 0\n"
+    "--toggle-collect=movegen_pass build/src/cli/sow bench movegen --time 0.001\n"
     "(one pass over the positions).\n";
 
 static uint64_t splitmix(uint64_t *s)

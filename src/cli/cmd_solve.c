@@ -52,7 +52,8 @@ static void on_progress(void *arg, const char *line)
 {
     struct prog *pr = arg;
     double dt = util_now() - pr->t0;
-    if (dt >= 1.0)
+    /* notes (a damaged checkpoint rebuilt, one not written) always show */
+    if (dt >= 1.0 || strncmp(line, "note: ", 6) == 0)
         fprintf(stderr, "sow solve: %s  (%.1f s)\n", line, dt);
 }
 
@@ -131,7 +132,8 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
          "answer POS from a solution file, with every move's value (with --depth/"
          "--time: the engine's exact knowledge)", 0, 0},
         {"--work", CLI_STR, &a->work, 0, 0, "DIR",
-         "checkpoint the closure in DIR (made if missing); a rerun resumes", 0, 0},
+         "checkpoint the closure and levels in DIR (made if missing); a rerun resumes",
+         0, 0},
         {0}};
     const struct cli_spec spec = {"solve", usage, opts, notes, 1, "position"};
     int r = cli_parse(&spec, argc, argv, &a->g.pos, NULL);

@@ -1140,6 +1140,18 @@ static bool ck_read(const char *dir, const char *name, const char *magic, void *
     return ok;
 }
 
+bool clos_ck_write(const char *dir, const char *name, const char *magic, const void *const *parts,
+                   const uint64_t *sizes, int np)
+{
+    return ck_write(dir, name, magic, parts, sizes, np);
+}
+
+bool clos_ck_read(const char *dir, const char *name, const char *magic, void *const *parts,
+                  const uint64_t *sizes, int np)
+{
+    return ck_read(dir, name, magic, parts, sizes, np);
+}
+
 static void ck_meta_of(const struct clos *c, const struct clos_env *env, int tbmax,
                        const uint64_t *root, struct ck_meta *m)
 {

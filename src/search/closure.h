@@ -132,4 +132,14 @@ bool clos_pack(const struct ruleset *rs, int K, const sow_position *p, uint64_t 
 void clos_unpack(const struct ruleset *rs, int K, const uint64_t *w, sow_position *p);
 uint64_t clos_hash(const uint64_t *w, int K);
 
+/* Checkpoint files (closure.c "checkpoints"), shared with levels.c: DIR/name
+ * is a 64-byte header (magic, payload bytes, XXH3-64 of the payload and of
+ * the header) then the parts; written to a temporary file, synced and
+ * renamed.  clos_ck_read: true if the file has this magic, exactly these
+ * part sizes and both checksums hold (the parts are then filled). */
+bool clos_ck_write(const char *dir, const char *name, const char *magic, const void *const *parts,
+                   const uint64_t *sizes, int np);
+bool clos_ck_read(const char *dir, const char *name, const char *magic, void *const *parts,
+                  const uint64_t *sizes, int np);
+
 #endif

@@ -26,6 +26,7 @@
 #include "sow/tables.h"
 #include "sow/tt.h"
 #include "sow/util.h"
+#include "../tt_impl.h"
 #include "engine_fast.h"
 #include "engine_know.h"
 #include "engine_pick.h"
@@ -364,7 +365,8 @@ static int settle_score(const struct ruleset *rs, const sow_position *p)
  * *score (and *proven set). */
 static inline __attribute__((always_inline)) bool node_head(struct ethr *t,
                                                             const sow_position *p, int n,
-                                                            int ply, int *score, bool *proven)
+                                                            int ply, int *score, bool *proven,
+                                                            const int NW, const bool is_leaf)
 {
     struct engine *e = t->e;
     const struct ruleset *rs = e->rs;
@@ -379,15 +381,25 @@ static inline __attribute__((always_inline)) bool node_head(struct ethr *t,
     if (ply > t->seldepth)
         t->seldepth = ply;
     int pi = t->base + ply;
-    t->path[pi] = p;
-    t->lvl[pi] = (uint16_t)n;
-    const uint64_t bit = efast_pos_bit(p, rs->nwords);
+    const uint64_t bit = efast_pos_bit(p, NW);
     const uint64_t before = pi > 0 && t->lvl[pi - 1] == n ? t->seen[pi - 1] : 0;
-    t->seen[pi] = before | bit;
-    if (ply > 0 && (before & bit) && repeated(t, pi, rs->nwords)) {
-        *proven = false;
-        *score = settle_score(rs, p);
-        return true;
+    /* A leaf's entry is read by no later node (it has no children, and
+     * its siblings write their own): written only for the scan. */
+    if (!is_leaf) {
+        t->path[pi] = p;
+        t->lvl[pi] = (uint16_t)n;
+        t->seen[pi] = before | bit;
+    }
+    if (ply > 0 && (before & bit)) {
+        if (is_leaf) {
+            t->path[pi] = p;
+            t->lvl[pi] = (uint16_t)n;
+        }
+        if (repeated(t, pi, NW)) {
+            *proven = false;
+            *score = settle_score(rs, p);
+            return true;
+        }
     }
     if (n <= e->tbmax && ply > 0) {
         int v;
@@ -414,49 +426,79 @@ static inline __attribute__((always_inline)) bool node_head(struct ethr *t,
     return false;
 }
 
+/* The shapes search() is compiled for (search_t): SHAPE_OW6 is oware or
+ * awari on 2x6 (two board words, six holes a row, moves on the register,
+ * the evaluation by table), where constant sizes let the compiler unroll
+ * the hot loops; SHAPE_ANY is every rule set, sizes read at run time. */
+#define SHAPE_ANY 0
+#define SHAPE_OW6 1
+
+static bool shape_ow6(const struct efast *f)
+{
+    return f->gen_oware && f->pits == 6 && f->nw == 2 && f->eval_table;
+}
+
 /* The end of the game or the evaluation: depth 0, or the ply limit. */
-static inline int leaf_score(struct ethr *t, const sow_position *p, int ply, bool *proven)
+static inline __attribute__((always_inline)) int leaf_score(struct ethr *t, const sow_position *p,
+                                                            int n, int ply, bool *proven,
+                                                            const int shape)
 {
     struct engine *e = t->e;
     const struct ruleset *rs = e->rs;
-    if (!efast_has_moves(&e->fx, p) && rs->count(rs, p, t->cache) == 0) {
+    const bool ow6 = shape == SHAPE_OW6;
+    if (!efast_has_moves_nw(&e->fx, p, ow6 ? 2 : e->fx.nw) && rs->count(rs, p, t->cache) == 0) {
         struct sow_movelist *ml = &t->ml[ply];
         rs->generate(rs, p, ml, t->cache, NULL);
         *proven = true;
         return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
     }
     *proven = false;
-    return e->fx.eval_table ? efast_eval(&e->fx, p) : eval_position(rs, &e->w, p);
+    if (ow6)
+        return efast_eval_p(&e->fx, p, n, 6);
+    return e->fx.eval_table ? efast_eval(&e->fx, p, n) : eval_position(rs, &e->w, p);
 }
 
 /* A node at depth 0: search() less the table and the moves.  Its score
  * does not depend on the window (leaves neither probe nor store; their
  * key is not needed: repetitions compare the positions themselves). */
-static inline int leaf(struct ethr *t, const sow_position *p, int n, int ply, bool *proven)
+static inline __attribute__((always_inline)) int leaf(struct ethr *t, const sow_position *p,
+                                                      int n, int ply, bool *proven,
+                                                      const int shape)
 {
     int sc;
-    if (node_head(t, p, n, ply, &sc, proven))
+    if (node_head(t, p, n, ply, &sc, proven, shape == SHAPE_OW6 ? 2 : t->e->fx.nw, true))
         return sc;
-    return leaf_score(t, p, ply, proven);
+    return leaf_score(t, p, n, ply, proven, shape);
 }
 
-/* p has n seeds on the board (the parent's minus the move's captures). */
-static int search(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha, int beta,
-                  int depth, int ply, bool *proven)
+static int search_any(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha,
+                      int beta, int depth, int ply, bool *proven);
+static int search_ow6(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha,
+                      int beta, int depth, int ply, bool *proven);
+
+/* p has n seeds on the board (the parent's minus the move's captures).
+ * One body, compiled once per shape (search_any, search_ow6). */
+static inline __attribute__((always_inline)) int search_t(struct ethr *t, const sow_position *p,
+                                                          int n, uint64_t key, int alpha,
+                                                          int beta, int depth, int ply,
+                                                          bool *proven, const int shape)
 {
     struct engine *e = t->e;
     const struct ruleset *rs = e->rs;
+    const bool ow6 = shape == SHAPE_OW6;
+    const int NW = ow6 ? 2 : e->fx.nw;
+    const bool gen_ow = ow6 || e->fx.gen_oware;
     const bool pvnode = beta - alpha > 1;
     {
         int sc;
-        if (node_head(t, p, n, ply, &sc, proven))
+        if (node_head(t, p, n, ply, &sc, proven, NW, false))
             return sc;
     }
     struct tte_info te;
     sow_move ttm = SOW_MOVE_NONE;
     /* Leaves do not probe: the entry would rarely beat the evaluation and
      * the probe is a cache miss (most nodes are leaves). */
-    if (depth > TT_MIN_DEPTH && tte_probe(e->tt, key, &te)) {
+    if (depth > TT_MIN_DEPTH && tte_probe_(e->tt, key, &te)) {
         ttm = te.move;
         if (ply > 0 && (te.proven || (te.depth >= depth && !pvnode))) {
             if (te.bound == TTE_BOUND_EXACT || (te.bound == TTE_BOUND_LOWER && te.score >= beta) ||
@@ -467,52 +509,97 @@ static int search(struct ethr *t, const sow_position *p, int n, uint64_t key, in
         }
     }
     if (depth <= 0 || ply >= ENGINE_MAX_PLY)
-        return leaf_score(t, p, ply, proven);
+        return leaf_score(t, p, n, ply, proven, shape);
     struct sow_movelist *ml = &t->ml[ply];
-    if (e->fx.gen_oware)
-        efast_gen_oware(&e->fx, p, ml);
-    else
-        rs->generate(rs, p, ml, t->cache, NULL);
-    if (ml->n == 0) {
-        *proven = true;
-        return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
-    }
-    int64_t okey[SOW_MAX_PITS + 1];
+    const int side = p->side;
+    const bool leaves = depth - 1 <= 0;
     /* Children's keys only where they probe (depth - 1 > TT_MIN_DEPTH;
      * a child at TT_MIN_DEPTH makes its own key if it stores), and only
      * for the moves searched: each one's bucket is prefetched before the
      * previous child's subtree is searched (one look-ahead in the order),
      * the table move's (searched first) before the ordering. */
     const bool kids_probe = depth - 1 > TT_MIN_DEPTH;
-    int tti = -1;
-    uint64_t ttk = 0;
-    if (kids_probe && ttm != SOW_MOVE_NONE && (tti = rules_find_move(ml, ttm)) >= 0) {
-        ttk = tt_key(rs, &ml->c[tti].pos);
-        tte_prefetch(e->tt, ttk);
-    }
-    pick_keys(&t->pk, ml, p->side, ply, ttm, okey);
-    const int side = p->side;
-    const bool leaves = depth - 1 <= 0;
-    int nexti = pick_next(okey, ml->n, 0);
+    int64_t okey[SOW_MAX_PITS + 1];
+    int nexti = 0;
     uint64_t nextk = 0;
-    if (nexti == tti) {
-        nextk = ttk;
-    } else if (kids_probe) {
-        nextk = tt_key(rs, &ml->c[nexti].pos);
-        tte_prefetch(e->tt, nextk);
+    /* The table move first, made alone (oware, awari): the other moves are
+     * made only if it does not cut off (most cut nodes cut on it).  The
+     * order and the tree are the same as with all moves made first. */
+    struct sow_child tch;
+    /* The history the order would have read before the table move's
+     * subtree changed it (its moves are holes: slots below 8). */
+    int32_t hsnap[8];
+    _Static_assert(PICK_SLOTS >= 8, "oware and awari moves (<= 8 holes) have slots 0..7");
+    const bool lazy = ttm != SOW_MOVE_NONE && gen_ow &&
+                      efast_make_tt_p(&e->fx, p, ttm, &tch, ow6 ? 6 : e->fx.pits);
+    if (lazy) {
+        memcpy(hsnap, t->pk.history[side], sizeof hsnap);
+        if (kids_probe) {
+            nextk = tt_key_nw_(NW, &tch.pos);
+            tte_prefetch_(e->tt, nextk);
+        }
+    } else {
+        if (ow6)
+            efast_gen_oware_p(&e->fx, p, ml, 6);
+        else if (gen_ow)
+            efast_gen_oware(&e->fx, p, ml);
+        else
+            rs->generate(rs, p, ml, t->cache, NULL);
+        if (ml->n == 0) {
+            *proven = true;
+            return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
+        }
+        int tti = -1;
+        uint64_t ttk = 0;
+        if (kids_probe && ttm != SOW_MOVE_NONE && (tti = rules_find_move(ml, ttm)) >= 0) {
+            ttk = tt_key_nw_(NW, &ml->c[tti].pos);
+            tte_prefetch_(e->tt, ttk);
+        }
+        nexti = pick_first(okey, pick_keys(&t->pk, ml, side, ply, ttm, okey));
+        if (nexti == tti) {
+            nextk = ttk;
+        } else if (kids_probe) {
+            nextk = tt_key_nw_(NW, &ml->c[nexti].pos);
+            tte_prefetch_(e->tt, nextk);
+        }
     }
     int best = -ENGINE_INF - 1, a0 = alpha;
     sow_move bestm = SOW_MOVE_NONE;
     bool allproven = true, bestproven = false;
-    for (int k = 0; k < ml->n; k++) {
-        const int ci = nexti;
-        const struct sow_child *ch = &ml->c[ci];
-        const uint64_t chk = nextk;
-        if (k + 1 < ml->n) {
-            nexti = pick_next(okey, ml->n, k + 1);
-            if (kids_probe) {
-                nextk = tt_key(rs, &ml->c[nexti].pos);
-                tte_prefetch(e->tt, nextk);
+#define SEARCH (ow6 ? search_ow6 : search_any)
+    for (int k = 0;; k++) {
+        const struct sow_child *ch;
+        uint64_t chk;
+        if (lazy && k == 0) {
+            ch = &tch;
+            chk = nextk;
+        } else {
+            if (lazy && k == 1) {
+                /* The table move did not cut off: now the others, in the
+                 * same order (its key is the highest: picked first). */
+                if (ow6)
+                    efast_gen_oware_p(&e->fx, p, ml, 6);
+                else
+                    efast_gen_oware(&e->fx, p, ml);
+                pick_first(okey, pick_keys_hist(&t->pk, ml, side, ply, ttm, okey, hsnap));
+                if (ml->n > 1) {
+                    nexti = pick_next(okey, ml->n, 1);
+                    if (kids_probe) {
+                        nextk = tt_key_nw_(NW, &ml->c[nexti].pos);
+                        tte_prefetch_(e->tt, nextk);
+                    }
+                }
+            }
+            if (k >= ml->n)
+                break;
+            ch = &ml->c[nexti];
+            chk = nextk;
+            if (k + 1 < ml->n) {
+                nexti = pick_next(okey, ml->n, k + 1);
+                if (kids_probe) {
+                    nextk = tt_key_nw_(NW, &ml->c[nexti].pos);
+                    tte_prefetch_(e->tt, nextk);
+                }
             }
         }
         int d = 100 * (ch->captured[side] - ch->captured[!side]);
@@ -523,14 +610,14 @@ static int search(struct ethr *t, const sow_position *p, int n, uint64_t key, in
         if (leaves) {
             /* one search whatever the window: PVS's re-search would
              * return the same score */
-            sc = d - leaf(t, &ch->pos, cn, ply + 1, &cp);
+            sc = d - leaf(t, &ch->pos, cn, ply + 1, &cp, shape);
         } else if (k == 0) {
-            sc = d - search(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
+            sc = d - SEARCH(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
         } else {
             /* PVS: a null window first, the full one only if it fails high */
-            sc = d - search(t, &ch->pos, cn, chk, d - alpha - 1, d - alpha, depth - 1, ply + 1, &cp);
+            sc = d - SEARCH(t, &ch->pos, cn, chk, d - alpha - 1, d - alpha, depth - 1, ply + 1, &cp);
             if (!t->abort && sc > alpha && sc < beta)
-                sc = d - search(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
+                sc = d - SEARCH(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
         }
         if (t->abort) {
             *proven = false;
@@ -562,20 +649,35 @@ static int search(struct ethr *t, const sow_position *p, int n, uint64_t key, in
             }
         }
     }
+#undef SEARCH
     int bound = best >= beta ? TTE_BOUND_LOWER : best > a0 ? TTE_BOUND_EXACT : TTE_BOUND_UPPER;
     /* A cutoff rests on the cutting move alone; otherwise on every move. */
     bool pr = bound == TTE_BOUND_LOWER ? bestproven : allproven;
     *proven = pr;
     if (depth > TT_MIN_DEPTH || pr)
-        tte_store(e->tt, key ? key : tt_key(rs, p), best, bound, pr, bestm, depth);
+        tte_store_(e->tt, key ? key : tt_key_nw_(NW, p), best, bound, pr, bestm, depth);
     return best;
+}
+
+static int search_any(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha,
+                      int beta, int depth, int ply, bool *proven)
+{
+    return search_t(t, p, n, key, alpha, beta, depth, ply, proven, SHAPE_ANY);
+}
+
+static int search_ow6(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha,
+                      int beta, int depth, int ply, bool *proven)
+{
+    return search_t(t, p, n, key, alpha, beta, depth, ply, proven, SHAPE_OW6);
 }
 
 /* One iteration at the root with window (alpha, beta). */
 static int root_search(struct ethr *t, int alpha, int beta, int depth, bool *proven)
 {
-    return search(t, &t->root, seeds_on_board(t->e->rs, &t->root), tt_key(t->e->rs, &t->root),
-                  alpha, beta, depth, 0, proven);
+    struct engine *e = t->e;
+    return (shape_ow6(&e->fx) ? search_ow6 : search_any)(
+        t, &t->root, seeds_on_board(e->rs, &t->root), tt_key(e->rs, &t->root), alpha, beta,
+        depth, 0, proven);
 }
 
 /* The info of thread t's iteration at depth (score, bound lb: 0 exact,
@@ -931,7 +1033,7 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     if (rules_find_move(&ml, best) < 0) {
         struct tte_info te;
         best = ml.c[0].move;
-        if (tte_probe(e->tt, tt_key(rs, p), &te) && rules_find_move(&ml, te.move) >= 0)
+        if (tte_probe(e->tt, tt_key_(rs, p), &te) && rules_find_move(&ml, te.move) >= 0)
             best = te.move;
         r->info.pv_len = 1;
         r->info.pv[0] = best;

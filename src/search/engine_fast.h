@@ -43,6 +43,7 @@ struct efast {
     efast_u128 fill[17];                 /* lanes [0, i), 0xFF bytes */
     efast_u128 ones;                     /* 0x01 in every hole's lane */
     efast_u128 inc[16][16];              /* sowing s < 2N-1 seeds from hole h */
+    efast_u128 sow[16][16];              /* the same less the s seeds taken from h */
     uint8_t last[16][16];                /* its last hole */
     int tempo;
     int32_t ev[SOW_MAX_PITS][256];
@@ -80,6 +81,9 @@ static inline void efast_init(struct efast *f, const struct ruleset *rs)
             for (int j = 1; j <= s; j++)
                 f->inc[h][s] += (efast_u128)1 << (8 * ((h + j) % H));
             f->last[h][s] = (uint8_t)((h + s) % H);
+            /* x + sow[h][s] empties hole h (it holds exactly s: no borrow
+             * leaves its lane) and sows: one add, modulo 2^128 */
+            f->sow[h][s] = f->inc[h][s] - ((efast_u128)s << (8 * h));
         }
 }
 
@@ -105,18 +109,23 @@ static inline void efast_eval_init(struct efast *f, const struct ruleset *rs,
 }
 
 /* eval_position(rs, w, p) for a rule set with f->eval_table (same value,
- * tests/test_engine_fast.c). */
-static inline int efast_eval(const struct efast *f, const sow_position *p)
+ * tests/test_engine_fast.c); n is p's seed count on the board (the engine
+ * knows it: no sum). */
+static inline __attribute__((always_inline)) int efast_eval_p(const struct efast *f,
+                                                              const sow_position *p, int n,
+                                                              int N)
 {
-    const int N = f->pits;
     const uint8_t *own = p->board.h + (p->side ? N : 0), *opp = p->board.h + (p->side ? 0 : N);
-    int s = f->tempo, n = 0;
-    for (int k = 0; k < N; k++) {
+    int s = f->tempo;
+    for (int k = 0; k < N; k++)
         s += f->ev[k][own[k]] - f->ev[k][opp[k]];
-        n += own[k] + opp[k];
-    }
     int lim = 100 * n;
     return s > lim ? lim : s < -lim ? -lim : s;
+}
+
+static inline int efast_eval(const struct efast *f, const sow_position *p, int n)
+{
+    return f->pits == 6 ? efast_eval_p(f, p, n, 6) : efast_eval_p(f, p, n, f->pits);
 }
 
 /* Does `side` have a seed on its row? */
@@ -129,9 +138,20 @@ static inline bool efast_row_any(const struct efast *f, const sow_position *p, i
 }
 
 /* true: p surely has a legal move; false: unknown (ask rs->count). */
+static inline __attribute__((always_inline)) bool
+efast_has_moves_nw(const struct efast *f, const sow_position *p, const int nw)
+{
+    uint64_t a = 0, b = 0;
+    for (int w = 0; w < nw; w++) {
+        a |= p->board.w[w] & f->side[0][w];
+        b |= p->board.w[w] & f->side[1][w];
+    }
+    return f->any_row_moves && a && b;
+}
+
 static inline bool efast_has_moves(const struct efast *f, const sow_position *p)
 {
-    return f->any_row_moves && efast_row_any(f, p, 0) && efast_row_any(f, p, 1);
+    return efast_has_moves_nw(f, p, f->nw);
 }
 
 /* One of 64 bits for a position (board words in use and side): equal
@@ -160,7 +180,7 @@ static inline bool efast_same_pos(const sow_position *a, const sow_position *b, 
  * empty opponent must be fed, a capture of all he has takes nothing;
  * awari: leaving him empty is illegal unless every move does.  The board
  * is one 128-bit value; a sowing of s < 2N-1 seeds from hole h is one add
- * of the table's inc[h][s] (variable 128-bit shifts cost more). */
+ * of the table's sow[h][s] (variable 128-bit shifts cost more). */
 static inline int efast_sum(efast_u128 x, efast_u128 m)
 {
     x &= m;
@@ -168,11 +188,63 @@ static inline int efast_sum(efast_u128 x, efast_u128 m)
            (int)(((uint64_t)(x >> 64) * 0x0101010101010101ULL) >> 56);
 }
 
-static inline void efast_gen_oware(const struct efast *f, const sow_position *p,
-                                   struct sow_movelist *ml)
+/* One move of efast_gen_oware: hole own + k of p (board x, non-empty), its
+ * child in *c.  false: oware's feeding rule forbids it (opp_empty: the
+ * opponent's row was empty).  *starves: awari's child leaves the opponent
+ * empty (legal only if every move does).  Also the engine's lazy table
+ * move (efast_make_tt). */
+static inline __attribute__((always_inline)) bool
+efast_sow_one(const struct efast *f, const sow_position *p, efast_u128 x, int P, int k, int s,
+              bool opp_empty, struct sow_child *c, bool *starves)
 {
-    const int P = f->pits, H = 2 * P, side = p->side, opp = !side, own = side * P;
+    const int H = 2 * P, side = p->side, opp = !side, own = side * P;
     const int ring = H - 1, olo = opp * P, ohi = olo + P;
+    const bool awari = f->awari;
+    const efast_u128 orow = f->row128[opp];
+    const int h = own + k;
+    efast_u128 y;
+    int last;
+    if (s < ring) {
+        y = x + f->sow[h][s];
+        last = f->last[h][s];
+    } else {
+        int laps = s / ring, r = s % ring;
+        y = (((x & ~f->lane[h]) + (efast_u128)laps * f->ones) & ~f->lane[h]) + f->inc[h][r];
+        last = r ? f->last[h][r] : (h + H - 1) % H;
+    }
+    if (!awari && opp_empty && !(y & orow))
+        return false; /* oware: must feed an empty opponent */
+    c->move = (sow_move)k;
+    c->captured[0] = c->captured[1] = 0;
+    c->pos = *p;
+    c->pos.side = (uint8_t)opp;
+    c->pos.board.w[0] = (uint64_t)y;
+    c->pos.board.w[1] = (uint64_t)(y >> 64);
+    *starves = false;
+    const uint8_t *b = c->pos.board.h;
+    if (last >= olo && last < ohi && (b[last] & 0xFE) == 2) {
+        int cap = 0, j = last;
+        for (; j >= olo && (b[j] & 0xFE) == 2; j--)
+            cap += b[j];
+        int opp_after = efast_sum(y, orow);
+        if (awari || cap < opp_after) {
+            y &= ~(f->fill[last + 1] & ~f->fill[j + 1]); /* lanes j+1..last */
+            c->pos.board.w[0] = (uint64_t)y;
+            c->pos.board.w[1] = (uint64_t)(y >> 64);
+            c->captured[side] = (uint8_t)cap;
+            c->pos.store[side] = (uint16_t)(c->pos.store[side] + cap);
+            *starves = cap == opp_after;
+        }
+    } else if (awari && opp_empty) {
+        *starves = !(y & orow);
+    }
+    return true;
+}
+
+static inline __attribute__((always_inline)) void
+efast_gen_oware_p(const struct efast *f, const sow_position *p, struct sow_movelist *ml, int P)
+{
+    const int side = p->side, opp = !side, own = side * P;
     const bool awari = f->awari;
     const efast_u128 x = (efast_u128)p->board.w[1] << 64 | p->board.w[0];
     const efast_u128 orow = f->row128[opp];
@@ -189,49 +261,13 @@ static inline void efast_gen_oware(const struct efast *f, const sow_position *p,
     bool starving[SOW_MAX_PITS];
     int nstarve = 0;
     for (int k = 0; k < P; k++) {
-        const int h = own + k, s = p->board.h[h];
-        if (!s)
-            continue;
-        efast_u128 y = x & ~f->lane[h];
-        int last;
-        if (s < ring) {
-            y += f->inc[h][s];
-            last = f->last[h][s];
-        } else {
-            int laps = s / ring, r = s % ring;
-            y = ((y + (efast_u128)laps * f->ones) & ~f->lane[h]) + f->inc[h][r];
-            last = r ? f->last[h][r] : (h + H - 1) % H;
+        const int s = p->board.h[own + k];
+        bool starves;
+        if (s && efast_sow_one(f, p, x, P, k, s, opp_empty, &ml->c[ml->n], &starves)) {
+            starving[ml->n] = starves;
+            nstarve += starves;
+            ml->n++;
         }
-        if (!awari && opp_empty && !(y & orow))
-            continue; /* oware: must feed an empty opponent */
-        struct sow_child *c = &ml->c[ml->n];
-        c->move = (sow_move)k;
-        c->captured[0] = c->captured[1] = 0;
-        c->pos = *p;
-        c->pos.side = (uint8_t)opp;
-        c->pos.board.w[0] = (uint64_t)y;
-        c->pos.board.w[1] = (uint64_t)(y >> 64);
-        bool starves = false;
-        const uint8_t *b = c->pos.board.h;
-        if (last >= olo && last < ohi && (b[last] & 0xFE) == 2) {
-            int cap = 0, j = last;
-            for (; j >= olo && (b[j] & 0xFE) == 2; j--)
-                cap += b[j];
-            int opp_after = efast_sum(y, orow);
-            if (awari || cap < opp_after) {
-                y &= ~(f->fill[last + 1] & ~f->fill[j + 1]); /* lanes j+1..last */
-                c->pos.board.w[0] = (uint64_t)y;
-                c->pos.board.w[1] = (uint64_t)(y >> 64);
-                c->captured[side] = (uint8_t)cap;
-                c->pos.store[side] = (uint16_t)(c->pos.store[side] + cap);
-                starves = cap == opp_after;
-            }
-        } else if (awari && opp_empty) {
-            starves = !(y & orow);
-        }
-        starving[ml->n] = starves;
-        nstarve += starves;
-        ml->n++;
     }
     if (awari && nstarve && nstarve < ml->n) {
         int j = 0;
@@ -245,6 +281,41 @@ static inline void efast_gen_oware(const struct efast *f, const sow_position *p,
         ml->settle[side] = (uint8_t)efast_sum(x, f->row128[side]);
         ml->settle[opp] = 0;
     }
+}
+
+/* The generator (oware's 2x6 with the row length a constant: unrolled). */
+static inline void efast_gen_oware(const struct efast *f, const sow_position *p,
+                                   struct sow_movelist *ml)
+{
+    if (f->pits == 6)
+        efast_gen_oware_p(f, p, ml, 6);
+    else
+        efast_gen_oware_p(f, p, ml, f->pits);
+}
+
+/* The table's move m alone, before the other moves are made (f->gen_oware):
+ * true if m is surely legal in p, its child in *c exactly as
+ * efast_gen_oware makes it; false: unknown (not a move of p, or awari's
+ * starving move, legal only if every move starves): generate them all. */
+static inline __attribute__((always_inline)) bool
+efast_make_tt_p(const struct efast *f, const sow_position *p, sow_move m, struct sow_child *c,
+                const int P)
+{
+    if (m >= P)
+        return false; /* SOW_MOVE_NONE, or not a hole */
+    const int s = p->board.h[p->side * P + m];
+    if (!s)
+        return false;
+    const efast_u128 x = (efast_u128)p->board.w[1] << 64 | p->board.w[0];
+    bool starves;
+    return efast_sow_one(f, p, x, P, m, s, !(x & f->row128[!p->side]), c, &starves) &&
+           !(f->awari && starves);
+}
+
+static inline bool efast_make_tt(const struct efast *f, const sow_position *p, sow_move m,
+                                 struct sow_child *c)
+{
+    return efast_make_tt_p(f, p, m, c, f->pits);
 }
 
 #endif

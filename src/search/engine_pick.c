@@ -10,38 +10,14 @@ void pick_clear(struct pick *pk)
         pk->killer[i][0] = pk->killer[i][1] = SOW_MOVE_NONE;
 }
 
-void pick_keys(const struct pick *pk, const struct sow_movelist *ml, int side, int ply,
-               sow_move ttm, int64_t *key)
-{
-    const int n = ml->n;
-    const sow_move k0 = pk->killer[ply][0], k1 = pk->killer[ply][1];
-    const int32_t *hist = pk->history[side];
-    for (int i = 0; i < n; i++) {
-        const struct sow_child *ch = &ml->c[i];
-        sow_move m = ch->move;
-        int sc;
-        int net = ch->captured[side] - ch->captured[!side];
-        if (m == ttm)
-            sc = 1 << 28;
-        else if (net > 0)
-            sc = (1 << 26) + net * 4096;
-        else if (m == k0)
-            sc = 1 << 25;
-        else if (m == k1)
-            sc = (1 << 25) - 1;
-        else
-            sc = hist[pick_slot(m)] + net * 65536; /* losing captures last */
-        key[i] = (int64_t)sc * 32 + (31 - i);
-    }
-}
-
 void pick_order(const struct pick *pk, const struct sow_movelist *ml, int side, int ply,
                 sow_move ttm, uint8_t *order)
 {
     int64_t key[SOW_MAX_PITS + 1];
-    pick_keys(pk, ml, side, ply, ttm, key);
+    int b = pick_keys(pk, ml, side, ply, ttm, key);
+    /* as the engine picks: the first move from pick_keys' maximum */
     for (int k = 0; k < ml->n; k++)
-        order[k] = (uint8_t)pick_next(key, ml->n, k);
+        order[k] = (uint8_t)(k == 0 ? pick_first(key, b) : pick_next(key, ml->n, k));
 }
 
 static void hist_add(int32_t *h, int bonus)

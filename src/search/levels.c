@@ -11,6 +11,8 @@
  *     0 ..         loaded endgame tables (o.tb), borrowed
  */
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "sow/tables.h"
 #include "sow/util.h"
@@ -73,9 +75,91 @@ static double clos_budget(const struct search_ctx *s)
     return b;
 }
 
+/* ---- exact mode: the levels in memory kept in --work (issue 11) ----
+ *
+ * DIR/level-RULES-2xN-LLL.ck, one file per level built, written as soon as
+ * it is built: the checkpoint header (closure.h, clos_ck_write; magic
+ * SOWCKPL1), then struct lv_meta, the values (entries int8, in the table
+ * index's order) and the forced bounds (lo, hi per entry).  Example: oware
+ * 2x6 level 13, 2,496,144 positions: 64 + 56 + 7,488,432 bytes.  A level's
+ * values do not depend on the root, so a rerun of any exact solve of the
+ * same rule set and board size loads it instead of building it, and adds
+ * the moves its build counted: the node count is that of a run never
+ * stopped.  A file that fails a check (checksums, sizes, rule set, level)
+ * is rebuilt and replaced, with a note. */
+
+struct lv_meta {
+    char rules[24];
+    uint32_t pits, level;
+    int32_t index_states;
+    uint32_t reserved;
+    uint64_t entries, moves;
+};
+_Static_assert(sizeof(struct lv_meta) == 56, "struct lv_meta is written as is");
+
+static void lv_meta_of(const struct search_ctx *s, int level, uint64_t entries, uint64_t moves,
+                       struct lv_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->rules, sizeof m->rules, "%s", s->rs->name);
+    m->pits = (uint32_t)s->rs->pits;
+    m->level = (uint32_t)level;
+    m->index_states = s->rs->index_states;
+    m->entries = entries;
+    m->moves = moves;
+}
+
+static void lv_name(const struct search_ctx *s, int level, char *buf, size_t len)
+{
+    snprintf(buf, len, "level-%s-2x%d-%03d.ck", s->rs->name, s->rs->pits, level);
+}
+
+/* tb_mem_opts.load: level k from DIR if its file is sound. */
+static bool lv_load(void *ctx, int level, int8_t *values, int8_t *lohi, uint64_t entries,
+                    uint64_t *moves)
+{
+    struct search_ctx *s = ctx;
+    char name[96], path[4200];
+    lv_name(s, level, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", s->o.work, name);
+    if (access(path, F_OK) != 0)
+        return false;
+    struct lv_meta m = {0}, want;
+    lv_meta_of(s, level, entries, 0, &want);
+    void *parts[3] = {&m, values, lohi};
+    uint64_t sizes[3] = {sizeof m, entries, 2 * entries};
+    bool ok = clos_ck_read(s->o.work, name, "SOWCKPL1", parts, sizes, 3);
+    want.moves = m.moves; /* the one field not known before */
+    if (!ok || memcmp(&m, &want, sizeof m) != 0) {
+        search_progress(s, "note: %s is damaged or not this level's: level %d rebuilt", path,
+                        level);
+        return false;
+    }
+    *moves = m.moves;
+    search_progress(s, "level %d loaded from %s: %llu positions", level, path,
+                    (unsigned long long)entries);
+    return true;
+}
+
+/* tb_mem_opts.save: keep level k in DIR (a failure costs only the resume). */
+static void lv_save(void *ctx, int level, const int8_t *values, const int8_t *lohi,
+                    uint64_t entries, uint64_t moves)
+{
+    struct search_ctx *s = ctx;
+    char name[96];
+    lv_name(s, level, name, sizeof name);
+    struct lv_meta m;
+    lv_meta_of(s, level, entries, moves, &m);
+    const void *parts[3] = {&m, values, lohi};
+    uint64_t sizes[3] = {sizeof m, entries, 2 * entries};
+    if (!clos_ck_write(s->o.work, name, "SOWCKPL1", parts, sizes, 3))
+        search_progress(s, "note: cannot write %s/%s: level %d not kept", s->o.work, name, level);
+}
+
 /* How the levels are built: within o.level_budget positions (the user's
  * budget) and the memory budget (--memory, else 3/4 of RAM); what is
- * refused is left to the closure. */
+ * refused is left to the closure.  With --work each level built is kept
+ * there, and one kept there is loaded instead of built. */
 static struct tb_mem_opts mem_opts(struct search_ctx *s)
 {
     uint64_t budget = s->o.level_budget < 0   ? 0
@@ -90,6 +174,8 @@ static struct tb_mem_opts mem_opts(struct search_ctx *s)
         .ctx = s,
         .moves = &s->dmoves,
         .entries = &s->dentries,
+        .load = s->o.work ? lv_load : NULL,
+        .save = s->o.work ? lv_save : NULL,
     };
 }
 

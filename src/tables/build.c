@@ -1435,14 +1435,7 @@ enum sow_status tb_mem_extend(struct tb_mem *m, int n, const struct tb_mem_opts 
             .stop = o->stop,
             .progress = mem_progress,
             .ctx = (void *)o,
-            .moves = o->moves,
         };
-        /* (issue 13) the builder reads lower levels as arrays: compressed
-         * ones borrowed from the tables are decompressed into the set now */
-        for (int j = 0; j < k && st == SOW_OK; j++)
-            st = tb_set_inflate_level(m->set, j, o->threads, e);
-        if (st != SOW_OK)
-            break;
         int8_t *v = malloc(E ? E : 1), *lohi = malloc(E ? 2 * E : 1);
         if (!v || !lohi) {
             free(v);
@@ -1450,13 +1443,28 @@ enum sow_status tb_mem_extend(struct tb_mem *m, int n, const struct tb_mem_opts 
             st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", k);
             break;
         }
-        st = solve_level(&m->set->rs, m->set, k, v, lohi, &bo, &wk, e);
-        if (st != SOW_OK) {
-            free(v);
-            free(lohi);
-            break;
+        /* (closure, issue 11) a level kept by an earlier run (o->load) is
+         * taken as built, with the moves its build counted */
+        uint64_t moves = 0;
+        if (!o->load || !o->load(o->ctx, k, v, lohi, E, &moves)) {
+            /* (issue 13) the builder reads lower levels as arrays: compressed
+             * ones borrowed from the tables are decompressed into the set now */
+            for (int j = 0; j < k && st == SOW_OK; j++)
+                st = tb_set_inflate_level(m->set, j, o->threads, e);
+            bo.moves = &moves;
+            if (st == SOW_OK)
+                st = solve_level(&m->set->rs, m->set, k, v, lohi, &bo, &wk, e);
+            if (st != SOW_OK) {
+                free(v);
+                free(lohi);
+                break;
+            }
+            if (o->save)
+                o->save(o->ctx, k, v, lohi, E, moves);
         }
         tb_set_own_level(m->set, k, v, lohi, E);
+        if (o->moves)
+            *o->moves += moves;
         if (o->entries)
             *o->entries += E;
         m->used += E;

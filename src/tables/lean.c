@@ -1,9 +1,11 @@
-/* Endgame tables: the lean retrograde builder (oware, awari, darra).
+/* Endgame tables: the lean retrograde builder (every rule set).
  *
  * The same game and rounds as build.c (docs/tables.md "Algorithm"), without
- * stored in-level edges: a node that becomes final finds its predecessors by
- * un-sowing (unmove.h: only the real predecessors, the forward check
- * decided from the child's board).
+ * in-level edges in memory: a node that becomes final finds its predecessors
+ * by un-sowing (oware, awari, darra: unmove.h, only the real predecessors,
+ * the forward check decided from the child's board), or, for the relay rule
+ * sets, in the predecessor lists that the move pass wrote to disk
+ * (lean_relay.h), read back a block of 2^16 entries at a time.
  * Per entry of the level being built (docs/tables.md "Lean builder"):
  *
  *     struct lnode  be | cnt | xl | xh          4 bytes
@@ -16,6 +18,8 @@
  * the values are written over the nodes at the end (V fits where be was, and
  * is then packed in place to one byte per entry) and go to the file from
  * there.  Lower levels are read where they are (memory-mapped files).
+ * The relay path has no work lists (every final node goes to pend) and adds
+ * lean_relay.h's buffers (about 1 byte per entry at most, while sorting).
  *
  * Per level: a move pass (best exit, in-level out-degree, as build.c; it
  * also notes which best-exit values each block of entries has), then
@@ -27,6 +31,7 @@
  * decrements as in build.c, prefetched a batch at a time).  A full work list spills into the pend bitmap, which is scanned
  * until empty before the round ends.
  */
+#include <errno.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +42,7 @@
 #include "sow/tb_lean.h"
 #include "sow/util.h"
 #include "lean.h"
+#include "lean_relay.h"
 #include "progress.h"
 #include "tables_internal.h"
 #include "unmove.h"
@@ -120,6 +126,18 @@ double tb_lean_level_memory(uint64_t E, int threads)
            T * (12.0 * (double)qcap_for(E) + (1 << 16)) + (1 << 20);
 }
 
+/* The same for any rule set: the relay ones have no work lists but the edge
+ * store's buffers (lean_relay.h) and a relay memo per thread (2^16 entries
+ * of 96 bytes, as build.c's move pass has). */
+static double lean_memory(const struct ruleset *rs, uint64_t E, int threads)
+{
+    if (tb_unmove_supported(rs))
+        return tb_lean_level_memory(E, threads);
+    double T = threads > 0 ? threads : 1;
+    return (double)E * (4.0 + 1.0 / 8 + 2.0 / 8) + (double)(E >> SBSHIFT) * 32 +
+           lrel_memory(E, rs->pits, (int)T) + T * ((1 << 16) + 6.5e6) + (1 << 20);
+}
+
 /* ---- the level ------------------------------------------------------------ */
 
 struct lean {
@@ -144,6 +162,12 @@ struct lean {
     uint64_t moves;
     bool failed;
     struct tb_progress pr; /* progress.h */
+    /* ---- relay rule sets (lean_relay.h): NULL for the single-sowing ones ---- */
+    struct lrel *rel;
+    double sbase;    /* where the solve's progress starts (0.2; relay 0.4) */
+    /* statistics (SOW_LEAN_STATS): non-empty rounds, pend scans, blocks read
+     * whole, lists read alone */
+    uint64_t rounds, scans, reads, sreads;
 };
 
 static bool lstopped(const struct lean *L)
@@ -176,8 +200,19 @@ static inline uint64_t index_b(const struct lean *L, const sow_position *c, uint
 
 /* The same, N given (a constant where the solve is specialised: the loop
  * unrolls); tb_rank_side's sum, B's row first. */
+static inline __attribute__((always_inline)) uint64_t
+index_bnb(const struct lean *L, const sow_position *c, int N, uint64_t boards);
+
 static inline __attribute__((always_inline)) uint64_t index_bn(const struct lean *L,
                                                                const sow_position *c, int N)
+{
+    return index_bnb(L, c, N, L->boards);
+}
+
+/* index_bn in a level of `boards` boards per state (a lower one's, for the
+ * exits of the move pass). */
+static inline __attribute__((always_inline)) uint64_t
+index_bnb(const struct lean *L, const sow_position *c, int N, uint64_t boards)
 {
     const uint8_t *h = c->board.h;
     uint64_t r = 0;
@@ -187,7 +222,7 @@ static inline __attribute__((always_inline)) uint64_t index_bn(const struct lean
         r += L->ix->t[i][s];
     }
     int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0;
-    return (uint64_t)st * L->boards + r;
+    return (uint64_t)st * boards + r;
 }
 
 /* Move pass: best exit and in-level out-degree of every entry; the lower
@@ -200,12 +235,70 @@ struct lprobe {
     uint8_t j;
 };
 
+/* The move pass over entries [a, b) (one chunk, in one seed block); N =
+ * holes per side, a constant where the caller makes it one. */
+static inline __attribute__((always_inline)) void
+moves_chunk(struct lean *L, uint64_t a, uint64_t b, int me, struct sow_relay_cache *cache,
+            struct sow_movelist *ml, struct lprobe *pr, int *best, int *deg, uint64_t *moves,
+            uint64_t *vm, int N)
+{
+    int n = L->n;
+    sow_position p;
+    lentry_pos(L, a, &p);
+    for (uint64_t g = a; g < b; g += LGROUP) {
+        uint64_t ge = g + LGROUP < b ? g + LGROUP : b;
+        int np = 0;
+        for (uint64_t idx = g; idx < ge; idx++) {
+            int j = (int)(idx - g);
+            L->rs->generate(L->rs, &p, ml, cache, NULL);
+            *moves += (uint64_t)ml->n;
+            best[j] = ml->n == 0 ? ml->settle[0] - ml->settle[1] : NONE_EXIT;
+            deg[j] = 0;
+            for (int k = 0; k < ml->n; k++) {
+                const struct sow_child *c = &ml->c[k];
+                int cap = c->captured[0] + c->captured[1];
+                if (!cap) {
+                    deg[j]++;
+                    if (L->rel)
+                        lrel_put(L->rel, me, index_bn(L, &c->pos, N), (uint32_t)idx);
+                    continue;
+                }
+                int m = n - cap;
+                const int8_t *v = L->lower->lv[m].v + index_bnb(L, &c->pos, N, L->lower->boards[m]);
+                __builtin_prefetch(v);
+                pr[np].v = v;
+                pr[np].d = (int8_t)(c->captured[0] - c->captured[1]);
+                pr[np++].j = (uint8_t)j;
+            }
+            if (idx + 1 < b)
+                lentry_next(L, idx, &p);
+        }
+        for (int i = 0; i < np; i++) {
+            int e = pr[i].d - *pr[i].v;
+            if (e > best[pr[i].j])
+                best[pr[i].j] = e;
+        }
+        for (uint64_t idx = g; idx < ge; idx++) {
+            struct lnode *x = &L->nd[idx];
+            x->be = (int8_t)best[idx - g];
+            x->cnt = (uint8_t)deg[idx - g];
+            x->xl = x->xh = UNDONE;
+            unsigned u = (unsigned)(best[idx - g] + 128);
+            vm[u >> 6] |= 1ull << (u & 63);
+        }
+    }
+}
+
 static void pass_moves(struct lean *L)
 {
-    tb_progress_phase(&L->pr, "moves", 0.0, 0.2);
-    int n = L->n, N = L->ix->pits;
+    tb_progress_phase(&L->pr, "moves", 0.0, L->rel ? 0.3 : 0.2); /* relay: edges next */
+    int N = L->ix->pits;
 #pragma omp parallel num_threads(L->threads)
     {
+        int me = omp_get_thread_num();
+        struct lrel *rel = L->rel;
+        /* relay sowings: a memo per thread, as build.c's move pass */
+        struct sow_relay_cache *cache = L->rs->relay ? rules_cache_new(16) : NULL;
         struct sow_movelist ml;
         struct lprobe pr[LGROUP * (SOW_MAX_PITS + 1)];
         int best[LGROUP], deg[LGROUP];
@@ -216,48 +309,11 @@ static void pass_moves(struct lean *L)
                 continue;
             uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
             uint64_t vm[4] = {0, 0, 0, 0}; /* the best exits seen */
-            sow_position p;
-            lentry_pos(L, a, &p);
-            for (uint64_t g = a; g < b; g += LGROUP) {
-                uint64_t ge = g + LGROUP < b ? g + LGROUP : b;
-                int np = 0;
-                for (uint64_t idx = g; idx < ge; idx++) {
-                    int j = (int)(idx - g);
-                    L->rs->generate(L->rs, &p, &ml, NULL, NULL);
-                    moves += (uint64_t)ml.n;
-                    best[j] = ml.n == 0 ? ml.settle[0] - ml.settle[1] : NONE_EXIT;
-                    deg[j] = 0;
-                    for (int k = 0; k < ml.n; k++) {
-                        const struct sow_child *c = &ml.c[k];
-                        int cap = c->captured[0] + c->captured[1];
-                        if (!cap) {
-                            deg[j]++;
-                            continue;
-                        }
-                        int m = n - cap;
-                        const int8_t *v = L->lower->lv[m].v + index_b(L, &c->pos, L->lower->boards[m]);
-                        __builtin_prefetch(v);
-                        pr[np].v = v;
-                        pr[np].d = (int8_t)(c->captured[0] - c->captured[1]);
-                        pr[np++].j = (uint8_t)j;
-                    }
-                    if (idx + 1 < b)
-                        lentry_next(L, idx, &p);
-                }
-                for (int i = 0; i < np; i++) {
-                    int e = pr[i].d - *pr[i].v;
-                    if (e > best[pr[i].j])
-                        best[pr[i].j] = e;
-                }
-                for (uint64_t idx = g; idx < ge; idx++) {
-                    struct lnode *x = &L->nd[idx];
-                    x->be = (int8_t)best[idx - g];
-                    x->cnt = (uint8_t)deg[idx - g];
-                    x->xl = x->xh = UNDONE;
-                    unsigned u = (unsigned)(best[idx - g] + 128);
-                    vm[u >> 6] |= 1ull << (u & 63);
-                }
-            }
+            /* 2x6 gets its own copy: the ranks unroll */
+            if (N == 6)
+                moves_chunk(L, a, b, me, cache, &ml, pr, best, deg, &moves, vm, 6);
+            else
+                moves_chunk(L, a, b, me, cache, &ml, pr, best, deg, &moves, vm, N);
             /* A chunk lies in one seed block (both powers of two). */
             for (int k = 0; k < 4; k++)
                 if (vm[k])
@@ -265,8 +321,10 @@ static void pass_moves(struct lean *L)
             tb_progress_add(&L->pr, b - a);
         }
         __atomic_fetch_add(&L->moves, moves, __ATOMIC_RELAXED);
+        if (rel)
+            lrel_flush(rel, me);
+        rules_cache_free(cache);
     }
-    (void)N;
 }
 
 /* Which best-exit values the level holds (the move pass noted them per seed
@@ -301,6 +359,8 @@ struct lsolver {
     bool failed;
     uint64_t finals; /* nodes taken from the work list, not yet counted in progress */
     struct sow_movelist ml;
+    uint32_t *rbuf;  /* relay: a block's predecessor lists (lean_relay.h) */
+    uint64_t rcap;
 };
 
 /* Solve progress: final nodes propagated, of the expected number (the
@@ -309,7 +369,7 @@ static void lsolve_progress(struct lean *L, uint64_t add)
 {
     uint64_t d = __atomic_add_fetch(&L->finals, add, __ATOMIC_RELAXED);
     double f = (double)d / (L->expect > 0 ? L->expect : 2.0 * (double)(L->E ? L->E : 1));
-    tb_progress_frac(&L->pr, 0.2 + 0.75 * (f > 1 ? 1 : f));
+    tb_progress_frac(&L->pr, L->sbase + (0.95 - L->sbase) * (f > 1 ? 1 : f));
 }
 
 #define PK_VALID (1ull << 63)
@@ -572,10 +632,114 @@ static void pend_words(struct lsolver *S, uint64_t a, uint64_t b)
     }
 }
 
+/* Relay rule sets: the final nodes of block b (its pend bits), their
+ * predecessors read from the block's lists on disk.  The updates go in
+ * batches of RBATCH (targets prefetched, then applied as drain_ does); a
+ * node made final spills into pend (no work lists), and the block's words
+ * are scanned again while its lists are at hand, so that chains inside the
+ * block need no second read. */
+#define RBATCH 64
+#define RWORDS (((uint64_t)1 << LREL_BSHIFT) / 32) /* pend words of a block */
+
+static void relay_apply(struct lsolver *S, const uint32_t *upd, int nu)
+{
+    struct lean *L = S->L;
+    for (int u = 0; u < nu; u++) {
+        uint32_t v = upd[u], p = v & IDX_MASK;
+        if (v & KIND_H) {
+            if (!(__atomic_load_n(&L->lfin[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1) &&
+                claim_l(S, p))
+                push(S, p, 0);
+        } else if (dec_h(S, p)) {
+            push(S, p | KIND_H, 0);
+        }
+    }
+}
+
+/* Pending nodes of block b, counted up to RSMALL + 1. */
+#define RSMALL 64
+static unsigned relay_pending(const struct lean *L, uint64_t w0, uint64_t w1)
+{
+    unsigned c = 0;
+    for (uint64_t w = w0; w < w1 && c <= RSMALL; w++)
+        c += (unsigned)__builtin_popcountll(__atomic_load_n(&L->pend[w], __ATOMIC_RELAXED));
+    return c;
+}
+
+static void relay_block(struct lsolver *S, uint64_t b)
+{
+    struct lean *L = S->L;
+    uint64_t pw = (2 * L->E + 63) / 64, w0 = b * RWORDS, w1 = w0 + RWORDS < pw ? w0 + RWORDS : pw;
+    uint64_t w = w0;
+    while (w < w1 && !__atomic_load_n(&L->pend[w], __ATOMIC_RELAXED))
+        w++;
+    if (w == w1 || lstopped(L) || S->failed)
+        return;
+    /* Few final nodes: their lists alone (two small reads each, about a
+     * microsecond from the page cache), else the block's (about 1 MB). */
+    const uint32_t *off = NULL, *pr = NULL;
+    uint64_t base = b << LREL_BSHIFT;
+    uint32_t upd[RBATCH];
+    int nu = 0;
+    bool again = true, whole = false;
+    while (again) {
+        if (!whole && relay_pending(L, w, w1) > RSMALL) {
+            __atomic_fetch_add(&L->reads, 1, __ATOMIC_RELAXED);
+            if (!lrel_read(L->rel, b, &S->rbuf, &S->rcap, &off, &pr)) {
+                S->failed = true;
+                return;
+            }
+            whole = true;
+        }
+        again = false;
+        for (w = w0; w < w1; w++) {
+            if (!__atomic_load_n(&L->pend[w], __ATOMIC_RELAXED))
+                continue;
+            uint64_t x = __atomic_exchange_n(&L->pend[w], 0, __ATOMIC_RELAXED);
+            for (; x; x &= x - 1) {
+                uint64_t bit = 64 * w + (uint64_t)__builtin_ctzll(x), q = bit >> 1;
+                uint32_t kind = bit & 1 ? KIND_H : 0; /* H final: claims; L final: decrements */
+                const uint32_t *list;
+                uint32_t k;
+                S->finals++;
+                if (whole) {
+                    list = pr + off[q - base];
+                    k = off[q - base + 1] - off[q - base];
+                } else {
+                    __atomic_fetch_add(&L->sreads, 1, __ATOMIC_RELAXED);
+                    /* the batch's targets are values: rbuf may be reused */
+                    if (!lrel_read_list(L->rel, b, q - base, &S->rbuf, &S->rcap, &list, &k)) {
+                        S->failed = true;
+                        return;
+                    }
+                }
+                for (uint32_t j = 0; j < k; j++) {
+                    uint32_t p = list[j];
+                    if (kind)
+                        __builtin_prefetch(&L->lfin[p >> 6]);
+                    __builtin_prefetch(&L->nd[p], 1);
+                    upd[nu++] = p | kind;
+                    if (nu == RBATCH) {
+                        relay_apply(S, upd, nu);
+                        nu = 0;
+                    }
+                }
+            }
+        }
+        relay_apply(S, upd, nu);
+        nu = 0;
+        for (w = w0; w < w1 && !again; w++)
+            again = __atomic_load_n(&L->pend[w], __ATOMIC_RELAXED) != 0;
+        w = w0;
+    }
+    lsolve_progress(L, S->finals);
+    S->finals = 0;
+}
+
 static enum sow_status solve(struct lean *L)
 {
     int n = L->n, T = L->threads;
-    tb_progress_phase(&L->pr, "solve", 0.2, 0.0);
+    tb_progress_phase(&L->pr, "solve", L->sbase, 0.0);
     uint64_t pw = (2 * L->E + 63) / 64;
     uint64_t nextb[2 * TB_MAX_LEVEL + 1][8];
     memset(nextb, 0, sizeof nextb);
@@ -605,6 +769,8 @@ static enum sow_status solve(struct lean *L)
 #pragma omp barrier
             if (stopv[t + n])
                 break;
+            if (me == 0)
+                L->rounds++;
             S.t = t;
             if (!S.failed)
                 for (;;) {
@@ -626,9 +792,17 @@ static enum sow_status solve(struct lean *L)
                 if (me == 0) {
                     __atomic_store_n(&L->overflow, 0, __ATOMIC_RELAXED);
                     spill_next = 0;
+                    L->scans++;
                 }
 #pragma omp barrier
-                if (!S.failed)
+                if (!S.failed && L->rel)
+                    for (;;) { /* relay: a block's lists at a time */
+                        uint64_t b = __atomic_fetch_add(&spill_next, 1, __ATOMIC_RELAXED);
+                        if (b >= L->rel->nblocks)
+                            break;
+                        relay_block(&S, b);
+                    }
+                else if (!S.failed)
                     for (;;) {
                         uint64_t a = __atomic_fetch_add(&spill_next, 4096, __ATOMIC_RELAXED);
                         if (a >= pw)
@@ -643,8 +817,10 @@ static enum sow_status solve(struct lean *L)
 #pragma omp atomic write
             ok = false;
         __atomic_fetch_add(&L->listbytes,
-                           S.capfin * 12 + (uint64_t)S.maxcand * FBATCH * (sizeof *S.cand + 5),
+                           S.capfin * 12 + (uint64_t)S.maxcand * FBATCH * (sizeof *S.cand + 5) +
+                               S.rcap,
                            __ATOMIC_RELAXED);
+        free(S.rbuf);
         free(S.fin);
         free(S.fpk);
         free(S.upd);
@@ -704,7 +880,7 @@ static int lthreads(const struct tb_build_opts *opt, uint64_t E)
  * and *values points at them). */
 static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
                       const struct tb_build_opts *opt, struct lean_work *wk, int8_t **values,
-                      double *peak, double *ratio, struct sow_error *e)
+                      double *peak, double *ratio, const char *tmpdir, struct sow_error *e)
 {
     struct lean L;
     memset(&L, 0, sizeof L);
@@ -716,11 +892,8 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
     L.boards = tb_level_boards(L.ix, n);
     L.E = tb_level_entries(L.ix, n);
     tb_progress_init(&L.pr, opt, n, L.E);
-    if (!tb_unmove_supported(rs))
-        return sow_fail(e, SOW_E_INPUT,
-                        "the lean builder handles oware, awari and darra (single sowing); %s "
-                        "uses today's builder",
-                        rs->name);
+    bool relay = !tb_unmove_supported(rs);
+    L.sbase = relay ? 0.4 : 0.2;
     if (n > TB_MAX_LEVEL || L.E > TB_MAX_ENTRIES)
         return sow_fail(e, SOW_E_TOO_BIG, "level %d: too large for one process (31-bit indices)",
                         n);
@@ -731,7 +904,7 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
     L.chunk = L.E < (1u << 20) ? 256 : 4096;
     L.nchunks = (L.E + L.chunk - 1) / L.chunk;
     L.nsb = (L.E + ((uint64_t)1 << SBSHIFT) - 1) >> SBSHIFT;
-    L.qcap = qcap_for(L.E);
+    L.qcap = relay ? 0 : qcap_for(L.E); /* relay: every final node goes to pend */
     /* The share of nodes that become final changes slowly from level to
      * level: the one below predicts this one's (for the ETA). */
     L.expect = ratio && *ratio > 0 ? *ratio * (double)L.E : 0;
@@ -739,7 +912,7 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
         int b = 1;
         while ((1 << b) <= n)
             b++;
-        L.pkbits = b * L.ix->holes <= 63 ? b : 0;
+        L.pkbits = b * L.ix->holes <= 63 && !relay ? b : 0;
     }
     uint64_t E1 = L.E ? L.E : 1;
     size_t ndb = E1 * sizeof(struct lnode), lfb = (E1 / 64 + 1) * 8, pdb = (2 * E1 / 64 + 1) * 8,
@@ -754,13 +927,43 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
     memset(L.lfin, 0, lfb);
     memset(L.pend, 0, pdb);
     memset(L.vmask, 0, vmb);
+    struct lrel rel;
+    double relbytes = 0;
+    if (relay) {
+        enum sow_status r = lrel_new(&rel, L.E, L.ix->pits, L.threads, tmpdir, e);
+        if (r != SOW_OK)
+            return r;
+        L.rel = &rel;
+        relbytes = (double)rel.threads * (double)rel.S * sizeof(struct lrel_buf) +
+                   8.0 * (double)(rel.nblocks + 1);
+    }
     pass_moves(&L);
-    if (lstopped(&L))
+    if (lstopped(&L)) {
+        if (relay)
+            lrel_free(&rel);
         return sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
+    }
+    if (relay) {
+        tb_progress_phase(&L.pr, "edges", 0.3, 0.1);
+        enum sow_status r = lrel_sort(&rel, L.threads, &L.pr, opt, e);
+        if (r != SOW_OK) {
+            lrel_free(&rel);
+            return r;
+        }
+        if (rel.sortbytes + 8.0 * (double)(rel.nblocks + 1) > relbytes)
+            relbytes = rel.sortbytes + 8.0 * (double)(rel.nblocks + 1);
+    }
     level_mask(&L);
     enum sow_status rc = solve(&L);
+    int relerr = relay ? rel.err : 0;
+    uint64_t edges = relay ? rel.edges : 0, nblk = relay ? rel.nblocks : 0;
+    if (relay)
+        lrel_free(&rel);
+    L.rel = NULL;
     if (rc == SOW_E_INTERRUPTED)
         return sow_fail(e, rc, "interrupted");
+    if (rc != SOW_OK && relerr && relerr != ENOMEM)
+        return sow_fail(e, SOW_E_IO, "level %d: reading the relay edges: %s", n, strerror(relerr));
     if (rc != SOW_OK)
         return sow_fail(e, rc, "level %d: out of memory in the solve", n);
     int8_t *dst = out ? out : (int8_t *)L.nd;
@@ -771,10 +974,22 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
     if (ratio && L.E)
         *ratio = (double)L.finals / (double)L.E;
     if (peak) {
-        *peak = (double)(ndb + lfb + pdb + vmb + L.listbytes);
+        /* relay: the edge store's largest phase (buffers or sort) next to
+         * the solve's block buffers, which are counted in listbytes */
+        *peak = (double)(ndb + lfb + pdb + vmb) +
+                ((double)L.listbytes > relbytes ? (double)L.listbytes : relbytes);
     }
     if (opt && opt->progress)
         opt->progress(opt->ctx, n, L.E, 1.0, "done");
+    /* A diagnostic for docs/tables.md's cost figures (not part of the CLI). */
+    if (getenv("SOW_LEAN_STATS"))
+        fprintf(stderr,
+                "lean %s level %d: %llu entries, %llu in-level moves, %llu rounds, %llu pend "
+                "scans, %llu block reads (%llu blocks), %llu list reads, %.2f B/pos\n",
+                rs->name, n, (unsigned long long)L.E, (unsigned long long)edges,
+                (unsigned long long)L.rounds, (unsigned long long)L.scans,
+                (unsigned long long)L.reads, (unsigned long long)nblk, (unsigned long long)L.sreads,
+                peak && L.E ? *peak / (double)L.E : 0.0);
     if (opt && opt->moves)
         *opt->moves += L.moves;
     return 0;
@@ -786,7 +1001,7 @@ enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_se
 {
     struct lean_work wk;
     memset(&wk, 0, sizeof wk);
-    enum sow_status rc = lean_level(rs, lower, n, out, opt, &wk, NULL, peak_bytes, NULL, e);
+    enum sow_status rc = lean_level(rs, lower, n, out, opt, &wk, NULL, peak_bytes, NULL, NULL, e);
     lean_work_free(&wk);
     return rc;
 }
@@ -840,7 +1055,7 @@ static enum sow_status lean_build(const struct ruleset *rs, const char *dir, int
                               n, (unsigned long long)E, (unsigned long long)TB_MAX_ENTRIES, n - 1);
                 goto out;
             }
-            double need = tb_lean_level_memory(E, lthreads(opt, E)) + lower;
+            double need = lean_memory(rs, E, lthreads(opt, E)) + lower;
             if (need > limit) {
                 rc = sow_fail(e, SOW_E_TOO_BIG,
                               "level %d needs about %.1f GB with the lean builder but the memory "
@@ -861,7 +1076,7 @@ static enum sow_status lean_build(const struct ruleset *rs, const char *dir, int
         }
         double t0 = util_now(), peak = 0;
         int8_t *v = NULL;
-        rc = lean_level(rs, set, n, NULL, opt, &wk, &v, &peak, &ratio, e);
+        rc = lean_level(rs, set, n, NULL, opt, &wk, &v, &peak, &ratio, dir, e);
         if (rc == SOW_OK)
             rc = tb_file_write(dir, rs, n, v, E, e);
         /* The levels above read this one from its file (mapped, checked). */
@@ -891,15 +1106,6 @@ bool tb_lean_build_chosen(const struct ruleset *rs, const char *dir, int max_lev
     int want = opt ? opt->builder : TB_BUILDER_AUTO;
     if (want == TB_BUILDER_FAST || max_level < 0 || max_level > TB_MAX_LEVEL)
         return false; /* build.c reports a bad level */
-    if (!tb_unmove_supported(rs)) {
-        if (want != TB_BUILDER_LEAN)
-            return false;
-        *rc = sow_fail(e, SOW_E_INPUT,
-                       "the lean builder handles oware, awari and darra (single sowing); %s has "
-                       "relay sowing: use today's builder (--builder fast)",
-                       rs->name);
-        return true;
-    }
     double limit = budget(opt);
     if (want == TB_BUILDER_AUTO) {
         /* Today's builder when everything missing fits it (its own check). */

@@ -381,7 +381,12 @@ run tables build --rules oware --pits 2 --seeds 4 --builder lean --dir "$WORK/tb
 check "tables build --builder lean: exit $rc, says so" grep -q "lean builder" "$out"
 check "tables build --builder lean: today's builder's files" samefiles "$WORK/tbl" "$TB"
 bad 2 tables build --seeds 3 --builder nope --dir "$WORK/tbx"
-bad 2 tables build --rules jodu --pits 2 --seeds 2 --builder lean --dir "$WORK/tbx"
+# relaylean: relay rule sets in the lean builder (edges on disk), today's files
+run tables build --rules jodu --pits 3 --seeds 8 --builder lean --dir "$WORK/tbjl"
+check "tables build jodu --builder lean: exit $rc, says so" grep -q "lean builder" "$out"
+run tables build --rules jodu --pits 3 --seeds 8 --builder fast --dir "$WORK/tbjf"
+check "tables build jodu --builder lean: today's builder's files" samefiles "$WORK/tbjl" "$WORK/tbjf"
+check "tables build jodu --builder lean: no file left behind" test "$(ls -A "$WORK/tbjl" | grep -c '^\.sow-lean-relay')" -eq 0
 bad 2 tables compress --dir /etc/hostname
 bad 2 tables compress --dir "$WORK/no-such-dir"
 rm -rf "$WORK/tbz"; cp -r "$TB" "$WORK/tbz"
