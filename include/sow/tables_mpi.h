@@ -20,9 +20,11 @@
  * predecessors come from reverse lists built from the in-level edges sent to
  * their targets' owners ("fast", build.c's scheme) or from un-sowing the
  * node on its owner ("lean", lean.c's scheme: nothing stored, half the
- * traffic).  The values are gathered on rank 0, which writes the file
- * exactly as tb_file_write does (same header, checksum, temp file and
- * rename).
+ * traffic).  Each rank writes its slice of the values into the level's
+ * temporary file at its offset (MPI-IO); the payload checksum is chained
+ * through the ranks and rank 0 writes the header and renames: the file is
+ * exactly tb_file_write's (same header, checksum, temp file and rename),
+ * and no rank ever holds the whole level.
  *
  * Thread-safety: collective; call from one thread of every rank, once per
  * process (MPI is initialised and finalised inside).

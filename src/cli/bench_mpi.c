@@ -1,7 +1,8 @@
 /* sow bench tables --mpi: distributed table builds (docs/distributed.md) on
  * this machine's loopback ranks.  Builds the levels once in this process,
  * then runs `mpirun -np R <this sow> tables build` for each rank count R
- * (SOW_MPI_STATS=1: the ranks report bytes sent and peak memory), checks
+ * (SOW_MPI_STATS=1: the ranks report bytes sent and peak memory; each rank
+ * gets --memory of its share of the machine's default budget), checks
  * every level file is byte-identical to the single-process one and prints,
  * per R: wall time (mpirun's start included), CPU time of the whole job,
  * bytes sent between ranks per position, supersteps, and peak memory per
@@ -56,8 +57,13 @@ static bool same_files(const struct ruleset *rs, const char *a, const char *b, i
 static int run_ranks(const char *self, const struct ruleset *rs, int ranks, long seeds,
                      long threads, const char *builder, const char *dir, const char *log)
 {
-    char np[24], se[24], th[24], pi[24];
+    char np[24], se[24], th[24], pi[24], me[24];
     snprintf(np, sizeof np, "%d", ranks);
+    /* the ranks share this machine: each is given its share of the default
+     * budget (3/4 of RAM), as docs/distributed.md tells a cluster's user */
+    double ram = util_phys_memory();
+    long gb = ram > 0 ? (long)(0.75 * ram / 1e9 / ranks) : 0;
+    snprintf(me, sizeof me, "%ld", gb > 1 ? gb : 1);
     snprintf(se, sizeof se, "%ld", seeds);
     snprintf(th, sizeof th, "%ld", threads > 0 ? threads : 1);
     snprintf(pi, sizeof pi, "%d", rs->pits);
@@ -97,6 +103,8 @@ static int run_ranks(const char *self, const struct ruleset *rs, int ranks, long
     argv[k++] = builder;
     argv[k++] = "--dir";
     argv[k++] = dir;
+    argv[k++] = "--memory";
+    argv[k++] = me;
     argv[k] = NULL;
     pid_t pid = fork();
     if (pid < 0)

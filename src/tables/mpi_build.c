@@ -34,20 +34,24 @@
  *           each rank) and one MPI_Alltoallv; the round ends when a superstep
  *           sends nothing anywhere.  Rounds with no seed on any rank are
  *           skipped (one MPI_Allreduce per level);
- *   values  lo/hi/clamp as build.c (OpenMP); MPI_Gatherv of the slices to
- *           rank 0, which writes the file with tb_file_write (byte-identical
- *           to a single-process build); then every rank maps it from the
- *           shared directory as a lower level (owned: keeps its slice).
+ *   values  lo/hi/clamp as build.c (OpenMP); every rank writes its slice
+ *           into the level's temporary file at its offset (MPI-IO), the
+ *           payload's checksum is chained through the ranks, rank 0 writes
+ *           the header and renames (write_level: byte-identical to
+ *           tb_file_write's file); then every rank maps it from the shared
+ *           directory as a lower level (owned: keeps its slice).
  * Failures (memory, I/O, Ctrl-C) are agreed on at every collective, so every
  * rank returns the same status and no level file is half written.
  */
 #include <mpi.h>
 #include <omp.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sow/fileio.h"
@@ -56,6 +60,9 @@
 #include "sow/util.h"
 #include "tables_internal.h"
 #include "unmove.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #define NONE_EXIT ((int8_t)-128)
 #define UPD_CLAIM 0x80000000u /* H node of a child final: claim the L node */
@@ -122,7 +129,47 @@ static bool vec_take(struct vec *a, struct vec *b)
 
 struct mpi {
     int rank, size;
+    long nap_ns; /* coll_wait's pause between polls (0: poll without pause) */
 };
+
+/* Wait for a nonblocking collective (or receive).  OpenMPI's
+ * blocking collectives poll without pause (shared memory), so a rank that
+ * waits for a slower one keeps a core busy; with more ranks than cores
+ * (tests, one machine) the slower rank is the one that needs that core, and
+ * each superstep waits for it.  So: poll a while, then nap between polls
+ * (SOW_MPI_NAP_US, default 20 microseconds; 0: poll only).  With one rank
+ * per machine a nap delays a collective by at most its length: 20 us per
+ * superstep, a few thousand supersteps per build of levels 0..12. */
+static void coll_wait(const struct mpi *M, MPI_Request *rq)
+{
+    int done = 0;
+    for (int k = 0;; k++) {
+        MPI_Test(rq, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        if (M->nap_ns && k >= 32) {
+            struct timespec ts = {0, M->nap_ns};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* MPI_Allreduce waited for by coll_wait. */
+static void allreduce(const struct mpi *M, const void *in, void *out, int n, MPI_Datatype t,
+                      MPI_Op op)
+{
+    MPI_Request rq;
+    MPI_Iallreduce(in, out, n, t, op, MPI_COMM_WORLD, &rq);
+    coll_wait(M, &rq);
+}
+
+/* MPI_Bcast waited for by coll_wait. */
+static void bcast(const struct mpi *M, void *buf, int n, MPI_Datatype t, int root)
+{
+    MPI_Request rq;
+    MPI_Ibcast(buf, n, t, root, MPI_COMM_WORLD, &rq);
+    coll_wait(M, &rq);
+}
 
 static uint64_t slice_lo(uint64_t E, int size, int r)
 {
@@ -146,7 +193,7 @@ static int owner_of(uint64_t E, int size, uint64_t q)
 static enum sow_status agree(const struct mpi *M, enum sow_status st, struct sow_error *e)
 {
     int mine = st != SOW_OK ? M->rank : M->size, first;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    allreduce(M, &mine, &first, 1, MPI_INT, MPI_MIN);
     if (first == M->size)
         return SOW_OK;
     int code = (int)st;
@@ -154,8 +201,8 @@ static enum sow_status agree(const struct mpi *M, enum sow_status st, struct sow
     memset(msg, 0, sizeof msg);
     if (M->rank == first && e)
         snprintf(msg, sizeof msg, "%s", e->msg);
-    MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
-    MPI_Bcast(msg, SOW_ERROR_MSG, MPI_CHAR, first, MPI_COMM_WORLD);
+    bcast(M, &code, 1, MPI_INT, first);
+    bcast(M, msg, SOW_ERROR_MSG, MPI_CHAR, first);
     if (e && M->rank != first) {
         e->status = (enum sow_status)code;
         snprintf(e->msg, sizeof e->msg, "%s", msg);
@@ -330,8 +377,11 @@ static void exchange(struct mlvl *L, struct vec *send, const int *known, uint32_
     }
     if (known)
         memcpy(rc, known, (size_t)size * sizeof *rc);
-    else
-        MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
+    else {
+        MPI_Request rq;
+        MPI_Ialltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD, &rq);
+        coll_wait(L->M, &rq);
+    }
     size_t rt = 0;
     for (int r = 0; r < size; r++) {
         rd[r] = (int)rt;
@@ -348,7 +398,9 @@ static void exchange(struct mlvl *L, struct vec *send, const int *known, uint32_
     for (int r = 0; r < size; r++)
         if (send[r].n)
             memcpy(sb + sd[r], send[r].v, send[r].n * sizeof *sb);
-    MPI_Alltoallv(sb, sc, sd, MPI_UINT32_T, rb, rc, rd, MPI_UINT32_T, MPI_COMM_WORLD);
+    MPI_Request rq;
+    MPI_Ialltoallv(sb, sc, sd, MPI_UINT32_T, rb, rc, rd, MPI_UINT32_T, MPI_COMM_WORLD, &rq);
+    coll_wait(L->M, &rq);
     if (counts)
         memcpy(counts, rc, (size_t)size * sizeof *counts);
     free(sb);
@@ -429,7 +481,7 @@ static bool probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
         rq[k] = rr[k] = (struct vec){0};
     }
     int f = !ok, g = 0;
-    MPI_Allreduce(&f, &g, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    allreduce(L->M, &f, &g, 1, MPI_INT, MPI_MAX);
     uint32_t *rb = NULL, *ab = NULL;
     size_t nr = 0, na = 0;
     if (g)
@@ -453,7 +505,7 @@ static bool probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
     }
     free(rb);
     f = !ok;
-    MPI_Allreduce(&f, &g, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    allreduce(L->M, &f, &g, 1, MPI_INT, MPI_MAX);
     if (g)
         goto out;
     for (int r = 0; r < size; r++)
@@ -515,20 +567,23 @@ static void expand(struct mlvl *L, struct mwork *W, uint32_t f)
             route(L, W, L->rev[k] | kind);
         return;
     }
-    /* Lean: un-sow the node; each candidate confirmed by the forward
-     * generator here, on the final node's owner, so only real updates
-     * travel.  A claim on an own L node already final is dropped first. */
+    /* Lean: un-sow the node, here on the final node's owner, so only real
+     * updates travel.  The predecessors come filtered from q's board, as in
+     * lean.c (unmove.h: the same list as every candidate confirmed by the
+     * forward generator); only awari's starving moves (check) still need
+     * the generator.  A claim on an own L node already final is dropped. */
     sow_position q;
     entry_pos(L, f & UPD_IDX, &q);
     const struct ruleset *rs = L->rs;
-    int k = unmove_candidates_(&q, L->ix->pits, unmove_skips_origin(rs),
-                               rs->family == SOW_DARRA, W->cand, W->cmv, W->maxcand);
+    bool check;
+    int k = unmove_preds_(&q, L->ix->pits, unmove_skips_origin(rs), rs->family == SOW_DARRA,
+                          rs->family == SOW_AWARI, true, W->cand, W->cmv, W->maxcand, &check);
     for (int j = 0; j < k; j++) {
         uint32_t p = (uint32_t)child_index(L->ix, &W->cand[j], L->boards);
         if (kind && p >= L->lo && p < L->hi &&
             __atomic_load_n(&L->xl[p - L->lo], __ATOMIC_RELAXED) != UNDONE)
             continue;
-        if (!unmove_confirm(rs, &W->cand[j], W->cmv[j], &q, &W->ml))
+        if (check && !unmove_confirm(rs, &W->cand[j], W->cmv[j], &q, &W->ml))
             continue;
         route(L, W, p | kind);
     }
@@ -602,19 +657,19 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
                 seeded[-L->be[i] + n] = 1;
             }
     int f0 = fail;
-    MPI_Allreduce(&f0, &fail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    allreduce(L->M, &f0, &fail, 1, MPI_INT, MPI_MAX);
     enum sow_status st = SOW_OK;
     if (fail) {
         st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the solve", n);
         goto out;
     }
-    MPI_Allreduce(seeded, any, V, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    allreduce(L->M, seeded, any, V, MPI_INT, MPI_LOR);
     uint64_t nchunks = (L->Es + MCHUNK - 1) / MCHUNK;
     for (int t = n; t >= -n && !fail; t--) {
         if (!any[t + n])
             continue;
         int flags[2] = {stop_requested(L), fail}, g[2];
-        MPI_Allreduce(flags, g, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        allreduce(L->M, flags, g, 2, MPI_INT, MPI_MAX);
         if (g[0] || g[1])
             break;
         if (L->opt && L->opt->progress && me == 0)
@@ -652,7 +707,9 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
             row[0] = fail;
             for (int r = 0; r < size; r++)
                 row[1 + r] = fail ? 0 : (int)send[r].n;
-            MPI_Allgather(row, size + 1, MPI_INT, mat, size + 1, MPI_INT, MPI_COMM_WORLD);
+            MPI_Request rq;
+            MPI_Iallgather(row, size + 1, MPI_INT, mat, size + 1, MPI_INT, MPI_COMM_WORLD, &rq);
+            coll_wait(L->M, &rq);
             uint64_t total = 0;
             int gfail = 0;
             for (int r = 0; r < size; r++) {
@@ -683,7 +740,7 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
     }
     {
         int flags[2] = {stop_requested(L), fail}, g[2];
-        MPI_Allreduce(flags, g, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        allreduce(L->M, flags, g, 2, MPI_INT, MPI_MAX);
         if (g[1])
             st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the solve", n);
         else if (g[0])
@@ -758,12 +815,16 @@ static void mlvl_free(struct mlvl *L)
 
 /* Test hook (tests/mpi/run.sh): SOW_MPI_TEST_KILL=R:L kills rank R with
  * SIGKILL in the middle of level L (after its move pass), as a crashed
- * machine would. */
-static void test_kill(const struct mpi *M, int n)
+ * machine would; R:L:w once the level's temporary file exists, before the
+ * rank has written its slice into it (phase 'w'). */
+static void test_kill(const struct mpi *M, int n, char phase)
 {
     const char *k = getenv("SOW_MPI_TEST_KILL");
     int r, l;
-    if (k && sscanf(k, "%d:%d", &r, &l) == 2 && r == M->rank && l == n)
+    char ph = 0;
+    if (!k || sscanf(k, "%d:%d:%c", &r, &l, &ph) < 2)
+        return;
+    if (r == M->rank && l == n && ph == phase)
         raise(SIGKILL);
 }
 
@@ -775,11 +836,11 @@ static int level_threads(const struct tb_build_opts *opt, uint64_t Es)
     return T < 1 ? 1 : T;
 }
 
-/* Level n: rank 0 gets the full values in v[E] (SOW_OK); the other ranks
- * pass v = NULL.  own/own_lo: the owned lower levels (NULL: mapped); then
- * *keep receives this rank's slice of the level's values (malloc'd). */
+/* Level n: *keep receives this rank's slice of the level's values
+ * (malloc'd; SOW_OK), which write_level writes at its offset.  own/own_lo:
+ * the owned lower levels (NULL: mapped). */
 static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
-                                 const struct tb_set *set, int n, bool lean, int8_t *v,
+                                 const struct tb_set *set, int n, bool lean,
                                  int8_t *const *own, const uint64_t *own_lo, int8_t **keep,
                                  const struct tb_build_opts *opt, uint64_t *stats,
                                  struct sow_error *e)
@@ -823,7 +884,7 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
         const char *tp = getenv("SOW_MPI_TEST_PIECE"); /* tests: small pieces */
         piece = tp && atoll(tp) > 0 ? (uint64_t)atoll(tp) : PROBE_PIECE;
         uint64_t mine = (L.Es + piece - 1) / piece;
-        MPI_Allreduce(&mine, &pieces, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+        allreduce(M, &mine, &pieces, 1, MPI_UINT64_T, MPI_MAX);
     }
     for (uint64_t k = 0; k < pieces && st == SOW_OK; k++) {
         uint64_t from = k * piece < L.Es ? k * piece : L.Es;
@@ -847,7 +908,7 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
     }
     if (st != SOW_OK)
         goto out;
-    test_kill(M, n);
+    test_kill(M, n, 0);
     if (!lean) {
         if (opt && opt->progress && M->rank == 0)
             opt->progress(opt->ctx, n, L.E, 0.6, "edges");
@@ -867,22 +928,9 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
     st = agree(M, st, e);
     if (st != SOW_OK)
         goto out;
-    /* rank 0 gets the whole level (E < 2^31: int counts and offsets) */
-    int *cnts = malloc(2 * (size_t)M->size * sizeof *cnts);
-    if (!cnts) {
-        fprintf(stderr, "sow tables build: rank %d: out of memory\n", M->rank);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    for (int r = 0; r < M->size; r++) {
-        cnts[r] = (int)(slice_lo(L.E, M->size, r + 1) - slice_lo(L.E, M->size, r));
-        cnts[M->size + r] = (int)slice_lo(L.E, M->size, r);
-    }
-    MPI_Gatherv(L.be, (int)L.Es, MPI_INT8_T, v, cnts, cnts + M->size, MPI_INT8_T, 0,
-                MPI_COMM_WORLD);
-    free(cnts);
     if (opt && opt->moves) {
         uint64_t all = 0;
-        MPI_Allreduce(&L.moves, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        allreduce(M, &L.moves, &all, 1, MPI_UINT64_T, MPI_SUM);
         *opt->moves += all;
     }
     stats[0] += L.sent_words;
@@ -897,10 +945,8 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
                     "%llu supersteps\n", n, (unsigned long long)L.E,
                     L.E ? 4.0 * (double)w / (double)L.E : 0.0, (unsigned long long)L.steps);
     }
-    if (keep) {
-        *keep = L.be;
-        L.be = NULL;
-    }
+    *keep = L.be;
+    L.be = NULL;
 out:
     for (size_t k = 0; k < (size_t)T * (size_t)M->size; k++) {
         if (eb)
@@ -917,9 +963,118 @@ out:
     return st;
 }
 
+/* ---- the level file ---------------------------------------------------------- */
+
+/* XXH3-64 of the level's payload, E bytes in index order spread over the
+ * ranks' slices, without moving the slices: the streaming state is handed
+ * from rank to rank (rank r hashes its slice after rank r - 1's, a message
+ * of sizeof(XXH3_state_t) bytes each), the last rank's digest is broadcast.
+ * The streaming API's result does not depend on how the input is cut, so
+ * the sum is XXH3_64bits of the whole payload, as tb_file_write computes it.
+ * The state is xxhash.h's plain struct; its one pointer, extSecret (the
+ * default secret, a static array of each process), is this process's own
+ * after the copy.  Sequential, but each rank's share is its slice in
+ * memory: about 1/10 s per GB. */
+static uint64_t chain_checksum(const struct mpi *M, const int8_t *slice, uint64_t Es)
+{
+    XXH3_state_t st;
+    XXH3_64bits_reset(&st);
+    if (M->rank > 0) {
+        XXH3_state_t in;
+        MPI_Request rq;
+        MPI_Irecv(&in, (int)sizeof in, MPI_BYTE, M->rank - 1, 7, MPI_COMM_WORLD, &rq);
+        coll_wait(M, &rq);
+        const unsigned char *secret = st.extSecret;
+        st = in;
+        st.extSecret = secret;
+    }
+    XXH3_64bits_update(&st, slice, (size_t)Es);
+    if (M->rank + 1 < M->size)
+        MPI_Send(&st, (int)sizeof st, MPI_BYTE, M->rank + 1, 7, MPI_COMM_WORLD);
+    uint64_t sum = M->rank + 1 == M->size ? XXH3_64bits_digest(&st) : 0;
+    bcast(M, &sum, 1, MPI_UINT64_T, M->size - 1);
+    return sum;
+}
+
+static enum sow_status mpi_io_fail(int rc, const char *what, const char *path,
+                                   struct sow_error *e)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    msg[len < MPI_MAX_ERROR_STRING ? len : MPI_MAX_ERROR_STRING - 1] = 0;
+    return sow_fail(e, SOW_E_IO, "%s %s: %s", what, path, msg);
+}
+
+/* Level n's file, written once, by all ranks (no rank holds the level):
+ *
+ *   rank 0   PATH.tmp created (fio_out_begin: the fixed name this job owns
+ *            under the directory lock, a leftover removed), sized 128 + E
+ *   every r  writes its slice at offset 128 + lo(r) (MPI-IO, the file
+ *            opened on MPI_COMM_SELF, independent writes: each rank's part
+ *            is one contiguous range), MPI_File_sync, close
+ *   chain    the payload's XXH3-64 (chain_checksum)
+ *   rank 0   the header (tb_header_encode, as tb_file_write), then
+ *            fio_out_commit: fsync, rename to PATH, fsync of the directory
+ *
+ * so the file is byte-identical to tb_file_write's, and appears whole or
+ * not at all.  Any rank's failure is agreed on and rank 0 removes the
+ * temporary file; a rank killed meanwhile makes mpirun end the job, which
+ * may leave PATH.tmp (as a single process killed while writing does): it is
+ * never read as a level (`tables info` lists it), and the rerun removes it
+ * before writing the level again. */
+static enum sow_status write_level(const struct mpi *M, const struct ruleset *rs,
+                                   const char *dir, int n, const int8_t *slice, uint64_t E,
+                                   struct sow_error *e)
+{
+    char path[4096], tmp[4200];
+    tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    uint64_t lo = slice_lo(E, M->size, M->rank), Es = slice_lo(E, M->size, M->rank + 1) - lo;
+    struct fio_out o = {.fd = -1};
+    enum sow_status st = SOW_OK;
+    if (M->rank == 0) {
+        st = fio_out_begin(&o, path, tmp, e);
+        if (st == SOW_OK && ftruncate(o.fd, (off_t)(TB_HEADER_SIZE + E)) < 0)
+            st = sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
+    }
+    st = agree(M, st, e);
+    if (st == SOW_OK) {
+        test_kill(M, n, 'w');
+        MPI_File fh;
+        int rc = MPI_File_open(MPI_COMM_SELF, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+        if (rc != MPI_SUCCESS) {
+            st = mpi_io_fail(rc, "cannot open", tmp, e);
+        } else {
+            /* (counts are ints: E < 2^31) */
+            rc = MPI_File_write_at(fh, (MPI_Offset)(TB_HEADER_SIZE + lo), slice, (int)Es,
+                                   MPI_BYTE, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_File_sync(fh);
+            int rc2 = MPI_File_close(&fh);
+            rc = rc == MPI_SUCCESS ? rc2 : rc;
+            if (rc != MPI_SUCCESS)
+                st = mpi_io_fail(rc, "writing", tmp, e);
+        }
+    }
+    st = agree(M, st, e);
+    uint64_t sum = st == SOW_OK ? chain_checksum(M, slice, Es) : 0;
+    if (M->rank == 0 && st == SOW_OK) {
+        uint8_t h[TB_HEADER_SIZE];
+        tb_header_encode(h, rs, n, TB_FORMAT_VERSION, E, sum);
+        tb_header_seal(h);
+        st = fio_write_all(&o, h, TB_HEADER_SIZE, e); /* at offset 0: nothing written by o yet */
+        if (st == SOW_OK)
+            st = fio_out_commit(&o, e);
+    }
+    if (M->rank == 0)
+        fio_out_abort(&o); /* the temporary file, if not renamed (safe after commit) */
+    return agree(M, st, e);
+}
+
 /* Bytes one rank needs for level n on top of the (mapped) lower levels:
- * rank 0 gathers the whole level (1 byte per position); every rank 4 bytes
- * of node state per own entry and, fast: an 8-byte list offset and per
+ * 4 bytes of node state per own entry (no rank holds the whole level:
+ * write_level) and, fast: an 8-byte list offset and per
  * in-level move (<= N per entry) 8 bytes in the send buffers, 8 received and
  * 4 in the reverse lists; lean: the updates of a wave and of a superstep,
  * about 8 bytes per own entry at their largest (bench/mpi-tables.sh measures
@@ -927,9 +1082,9 @@ out:
  * entry of a piece (0.37 measured on oware 2x6 at levels <= 12). */
 static double rank_memory(const struct tb_index *ix, int n, int size, bool lean, bool owned)
 {
-    double E = (double)tb_level_entries(ix, n), Es = E / size + 1;
+    double Es = (double)tb_level_entries(ix, n) / size + 1;
     double piece = Es < (double)PROBE_PIECE ? Es : (double)PROBE_PIECE;
-    return E + Es * (lean ? 4.0 + 8.0 : 12.0 + 20.0 * ix->pits) + (owned ? 16.0 * piece : 0.0) +
+    return Es * (lean ? 4.0 + 8.0 : 12.0 + 20.0 * ix->pits) + (owned ? 16.0 * piece : 0.0) +
            (1 << 22);
 }
 
@@ -945,6 +1100,12 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
     struct mpi M;
     MPI_Comm_rank(MPI_COMM_WORLD, &M.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &M.size);
+    {
+        const char *nap = getenv("SOW_MPI_NAP_US"); /* coll_wait; the same on every rank */
+        M.nap_ns = nap && *nap ? 1000 * atol(nap) : 20000;
+        if (M.nap_ns < 0 || M.nap_ns > 999999999)
+            M.nap_ns = 20000;
+    }
     *rankp = M.rank;
     /* progress and level lines on rank 0 only */
     struct tb_build_opts o = opt ? *opt : (struct tb_build_opts){0};
@@ -956,7 +1117,7 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
     enum sow_status st = SOW_OK;
     struct fio_lock lock = {-1};
     struct tb_set *set = NULL;
-    int8_t *vals = NULL;
+    int8_t *vals = NULL; /* this rank's slice of the level being written */
     int8_t *own[TB_MAX_LEVEL + 1] = {0}; /* owned lower levels: this rank's slices */
     uint64_t own_lo[TB_MAX_LEVEL + 1] = {0};
     unsigned char missing[TB_MAX_LEVEL + 1] = {0};
@@ -1062,22 +1223,18 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
             continue;
         }
         double t0 = util_now();
-        if (M.rank == 0)
-            vals = malloc(E ? E : 1);
-        st = agree(&M, M.rank != 0 || vals ? SOW_OK
-                                           : sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n),
-                   e);
-        if (st == SOW_OK)
-            st = mpi_level(&M, rs, set, n, lean, vals, owned ? own : NULL, own_lo,
-                           owned ? &own[n] : NULL, &o, stats, e);
+        st = mpi_level(&M, rs, set, n, lean, owned ? own : NULL, own_lo, &vals, &o, stats, e);
         own_lo[n] = slice_lo(E, M.size, M.rank);
         if (st != SOW_OK)
             goto out;
-        if (M.rank == 0)
-            st = tb_file_write(dir, rs, n, vals, E, e);
+        /* every rank writes its slice into the one file (write_level) */
+        st = write_level(&M, rs, dir, n, vals, E, e);
+        if (owned) { /* the slice is this rank's part of the lower level now */
+            own[n] = vals;
+            vals = NULL;
+        }
         free(vals);
         vals = NULL;
-        st = agree(&M, st, e);
         /* mapped: every rank maps the new level from the shared directory
          * (and checks it): the levels above probe it there */
         if (st == SOW_OK && !owned)
@@ -1085,18 +1242,18 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
         if (st != SOW_OK)
             goto out;
         uint64_t lb = stats[2], mb = 0;
-        MPI_Allreduce(&lb, &mb, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+        allreduce(&M, &lb, &mb, 1, MPI_UINT64_T, MPI_MAX);
         if (mb > peak_level)
             peak_level = mb;
-        if (o.level_info) /* the largest rank's bytes for the level, rank 0's gather included */
+        if (o.level_info) /* the largest rank's bytes for the level */
             o.level_info(o.ctx, n, E,
                          owned ? (lean ? "mpi lean/owned" : "mpi fast/owned")
                                : (lean ? "mpi lean" : "mpi fast"),
-                         (double)(mb + E));
+                         (double)mb);
         if (o.level_done)
             o.level_done(o.ctx, n, E, util_now() - t0, true);
         int s = o.stop && *o.stop, g = 0;
-        MPI_Allreduce(&s, &g, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        allreduce(&M, &s, &g, 1, MPI_INT, MPI_MAX);
         if (g) {
             st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
             goto out;
