@@ -170,3 +170,60 @@ Test(engine_know, probes_in_search, .timeout = 120)
         unlink(path);
     }
 }
+
+/* (engstrength) The bounded mode of the library (search_solve with a depth,
+ * what `sow solve --depth/--time --solution FILE` runs) hands the file to
+ * the engine: with no levels solved in memory (level_budget -1), every
+ * position of the file comes out exact at depth 1, with the file's value
+ * and a move worth it, and some do not without the file. */
+Test(engine_know, bounded_solve_uses_solution, .timeout = 120)
+{
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        struct sow_error re;
+        char path[256];
+        cr_assert_eq(rules_init(&rs, sow_rule_names[r], small_pits(sow_rule_names[r]), 2, &re),
+                     SOW_OK);
+        struct sol *f;
+        struct search_ctx *x = solve_to_file(&rs, path, sizeof path, &f);
+        struct search_opts o = {.threads = 1, .hash_mb = 1, .depth = 1, .level_budget = -1,
+                                .solution = f};
+        struct search_ctx *with, *without;
+        struct sow_error e = {0};
+        cr_assert_eq(search_new(&rs, &o, &with, &e), SOW_OK, "%s", e.msg);
+        o.solution = NULL;
+        cr_assert_eq(search_new(&rs, &o, &without, &e), SOW_OK, "%s", e.msg);
+        uint64_t n = search_solution_size(f), unproven = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            sow_position p;
+            sol_position(f, i, &p);
+            if (i & 1)
+                p = flip(&rs, &p);
+            struct sow_movelist ml;
+            rules_generate(&rs, &p, &ml);
+            int v, vals[SOW_MAX_PITS + 1];
+            cr_assert_eq(search_value(x, &p, &v), 0);
+            struct search_result a, b;
+            cr_assert_eq(search_solve(with, &p, &a), SOW_OK);
+            cr_assert(a.exact && a.value == v && a.lower == v && a.upper == v,
+                      "%s 2x%d node %llu: bounded with the file %d%s, exact %d", rs.name,
+                      rs.pits, (unsigned long long)i, a.value, a.exact ? " (exact)" : "", v);
+            if (ml.n) {
+                int k = rules_find_move(&ml, a.best);
+                cr_assert(search_move_values(x, &p, vals) == ml.n && k >= 0);
+                cr_assert_eq(vals[k], v, "%s node %llu: best move worth %d, value %d", rs.name,
+                             (unsigned long long)i, vals[k], v);
+            }
+            cr_assert_eq(search_solve(without, &p, &b), SOW_OK);
+            unproven += !b.exact;
+        }
+        /* the file made the difference */
+        cr_assert(unproven > 0, "%s 2x%d: every position proven without the file", rs.name,
+                  rs.pits);
+        search_free(with);
+        search_free(without);
+        search_solution_close(f);
+        search_free(x);
+        unlink(path);
+    }
+}

@@ -47,6 +47,8 @@
 /* The transposition table's default size, MiB (sow solve --hash, atlas). */
 #define SEARCH_HASH_MB 64
 
+struct sol; /* a solution file (below; engstrength) */
+
 struct search_opts {
     int threads;              /* >= 1 */
     unsigned hash_mb;         /* bounded mode's transposition table, MiB (0: SEARCH_HASH_MB) */
@@ -62,7 +64,9 @@ struct search_opts {
     bool attractor;
     /* Exact mode: solve the lowest levels whole in memory, with the endgame
      * table builder, while their positions add up to at most this many
-     * (0: SEARCH_LEVEL_BUDGET; < 0: none, the closure does all levels). */
+     * (0: SEARCH_LEVEL_BUDGET; < 0: none, the closure does all levels).
+     * Bounded mode by the engine: < 0 solves no levels in memory either
+     * (engine_opts.mem_levels -1; tests), else the engine's default. */
     long long level_budget;
     /* Exact mode: try the closure alone first when the levels to build reach
      * this many positions (0: SEARCH_CLOSURE_FIRST; < 0: never). */
@@ -80,6 +84,12 @@ struct search_opts {
      * built in memory (level_budget) is kept there too and loaded, not
      * built, by a rerun (docs/solutions.md "Resuming long solves"). */
     const char *work;
+    /* (engstrength, issue 12) Bounded mode by the engine: a solution file
+     * (search_solution_open, borrowed; NULL: none) whose positions are
+     * exact knowledge in the engine's probes (docs/engine.md "Solution
+     * files").  The exact mode ignores it (sow solve --solution answers
+     * from the file instead). */
+    const struct sol *solution;
 };
 
 struct search_result {

@@ -36,7 +36,8 @@ static const char notes[] =
     "(--depth, --time) run the alpha-beta engine (docs/engine.md): a heuristic\n"
     "value (exact when the engine proved it), its PV, depth, seldepth and hashfull;\n"
     "with --threshold the older threshold search: proven bounds, the best move\n"
-    "alone as the PV.\n"
+    "alone as the PV.  --solution FILE with --depth/--time: the engine takes the\n"
+    "file's positions as exact knowledge (with --tables too).\n"
     "JSON: position, rules, value, exact, best, pv, moves, nodes, nps, time_ms (and\n"
     "pits, lower, upper, expanded, tb_hits; the engine adds score_cp, depth,\n"
     "seldepth, hashfull).\n"
@@ -128,7 +129,8 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
         {"--save", CLI_STR, &a->save, 0, 0, "FILE",
          "solve by the closure alone and keep it as a solution file", 0, 0},
         {"--solution", CLI_STR, &a->solution, 0, 0, "FILE",
-         "answer POS from a solution file, with every move's value", 0, 0},
+         "answer POS from a solution file, with every move's value (with --depth/"
+         "--time: the engine's exact knowledge)", 0, 0},
         {"--work", CLI_STR, &a->work, 0, 0, "DIR",
          "checkpoint the closure and levels in DIR (made if missing); a rerun resumes",
          0, 0},
@@ -163,13 +165,18 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
     if (a->memgb > 0 && ram > 0 && a->memgb * 1e9 > ram)
         return cli_bad("solve", "--memory %g GB is more than this machine has (%.1f GB of RAM)",
                        a->memgb, ram / 1e9);
-    if ((a->save || a->solution || a->work) && bounded)
-        return cli_bad("solve", "--save/--solution/--work are for the exact mode: not with "
+    if ((a->save || a->work) && bounded)
+        return cli_bad("solve", "--save/--work are for the exact mode: not with "
                                 "--depth/--time");
+    /* (engstrength, issue 12) --solution with --depth/--time: the engine
+     * probes the file as exact knowledge (docs/engine.md) */
+    if (a->solution && bounded && a->threshold)
+        return cli_bad("solve", "--solution with --depth/--time is for the engine: not with "
+                                "--threshold");
     if (a->save && (a->solution || a->tables || a->levels >= 0))
         return cli_bad("solve", "--save solves by the closure alone: not with --solution, "
                                 "--tables or --levels");
-    if (a->solution && (a->tables || a->levels >= 0 || a->memgb > 0 || a->work))
+    if (a->solution && !bounded && (a->tables || a->levels >= 0 || a->memgb > 0 || a->work))
         return cli_bad("solve", "--solution answers from the file: not with --tables, --levels, "
                                 "--memory or --work");
     if (a->work) {
@@ -315,6 +322,17 @@ int cmd_solve(int argc, char **argv)
         cli_bad("solve", "--tables %s: %s", tables, e.msg);
         return cli_exit_code(e.status);
     }
+    /* (engstrength, issue 12) the engine's solution file */
+    struct sol *esol = NULL;
+    if (a.solution && (a.have_depth || a.have_time)) {
+        enum sow_status st0 = search_solution_open(&g.rs, a.solution, &esol, &e);
+        if (st0 != SOW_OK) {
+            tb_close(tb);
+            cli_bad("solve", "%s", e.msg);
+            return cli_exit_code(st0);
+        }
+        a.solution = NULL; /* not the exact mode's answer from the file */
+    }
     /* A second Ctrl-C ends the process at once: solve writes no file. */
     volatile sig_atomic_t *stop = cli_catch_signals(true);
     struct prog pr = {util_now()};
@@ -331,11 +349,13 @@ int cmd_solve(int argc, char **argv)
         .progress = on_progress,
         .progress_arg = &pr,
         .threshold = a.threshold,
+        .solution = esol,
     };
     struct search_ctx *s;
     enum sow_status st = search_new(&g.rs, &o, &s, &e);
     if (st != SOW_OK) {
         tb_close(tb);
+        search_solution_close(esol);
         cli_bad("solve", "%s", e.msg);
         return cli_exit_code(st);
     }
@@ -353,6 +373,7 @@ int cmd_solve(int argc, char **argv)
             cli_bad("solve", "--tables %s: %s", tables, se.msg);
             search_free(s);
             tb_close(tb);
+            search_solution_close(esol);
             return cli_exit_code(st);
         }
         if (dsol) {
@@ -375,6 +396,7 @@ int cmd_solve(int argc, char **argv)
             cli_bad("solve", "%s", se.msg);
             search_free(s);
             tb_close(tb);
+            search_solution_close(esol);
             return cli_exit_code(st);
         }
     } else {
@@ -391,6 +413,7 @@ int cmd_solve(int argc, char **argv)
                 cli_bad("solve", "%s", se.msg);
                 search_free(s);
                 tb_close(tb);
+                search_solution_close(esol);
                 return cli_exit_code(st);
             }
         }
@@ -406,6 +429,7 @@ int cmd_solve(int argc, char **argv)
         cli_bad("solve", "--tables %s: %s", tables, de.msg);
         search_free(s);
         tb_close(tb);
+        search_solution_close(esol);
         return cli_exit_code(SOW_E_INPUT);
     }
     if (st != SOW_OK) {
@@ -415,11 +439,13 @@ int cmd_solve(int argc, char **argv)
             cli_bad("solve", "%s", search_last_error(s)->msg);
         search_free(s);
         tb_close(tb);
+        search_solution_close(esol);
         return cli_exit_code(st);
     }
     int pr_rc = solve_print(&a, s, &r, vals, nmv, pr.t0, stop);
     search_free(s);
     tb_close(tb);
+    search_solution_close(esol);
     if (pr_rc < 0) {
         fprintf(stderr, "sow solve: interrupted\n");
         return cli_interrupted();

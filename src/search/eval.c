@@ -12,12 +12,19 @@
  * 30,10,20,40,0,10,20 --skip relay --depth 6 --games 100 --rounds 3` (407 s,
  * docs/engine.md "Tuning").  Darra: tuned by `scripts/tune-engine --rules
  * darra --start 30,10,20,40,0,10,20 --skip relay --depth 7 --games 200
- * --rounds 2` on balanced openings (670 s).  The relay games keep the
- * hand-set start: the same script on jodu and on odu (balanced openings,
- * depth 7, 200 games, 2 rounds) accepted no change (docs/engine.md). */
+ * --rounds 2` on balanced openings (670 s).  Jodu and odu keep the
+ * hand-set start: the same script on them (balanced openings, depth 7,
+ * 200 games, 2 rounds) accepted no change (docs/engine.md). */
 static const struct eval_weights tuned_oware = {{12, 12, 10, 40, 0, 10, 30}};
 static const struct eval_weights tuned_darra = {{8, 12, 20, 40, 0, 10, 20}};
 static const struct eval_weights tuned_fours = {{30, 10, 20, 40, 15, 10, 20}};
+/* Jodu-ibadan, jodu-starve and jerin, each by `scripts/tune-engine --rules R
+ * --start 30,10,20,40,15,10,20 --depth 7 --games 200 --rounds 2` (balanced
+ * openings, commit dfb9375): both jodu variants took a smaller side term
+ * (30 -> 15 -> 8 and 30 -> 15), jerin kept the start (best trial 0.545). */
+static const struct eval_weights tuned_ibadan = {{8, 10, 20, 40, 15, 10, 20}};
+static const struct eval_weights tuned_starve = {{15, 10, 20, 40, 15, 10, 20}};
+static const struct eval_weights tuned_jerin = {{30, 10, 20, 40, 15, 10, 20}};
 
 void eval_default_weights(const struct ruleset *rs, struct eval_weights *w)
 {
@@ -25,6 +32,12 @@ void eval_default_weights(const struct ruleset *rs, struct eval_weights *w)
         *w = tuned_oware;
     else if (rs->family == SOW_DARRA)
         *w = tuned_darra;
+    else if (rs->family == SOW_JODU_IBADAN)
+        *w = tuned_ibadan;
+    else if (rs->family == SOW_JODU_STARVE)
+        *w = tuned_starve;
+    else if (rs->family == SOW_JERIN)
+        *w = tuned_jerin;
     else
         *w = tuned_fours;
     if (!rs->relay)

@@ -20,7 +20,9 @@ bool engine_bounded(struct search_ctx *s, const sow_position *p, double t0,
                     struct search_result *r)
 {
     if (!s->eng) {
-        struct engine_opts eo = {.threads = s->nthreads, .hash_mb = s->o.hash_mb, .tb = s->o.tb};
+        struct engine_opts eo = {.threads = s->nthreads, .hash_mb = s->o.hash_mb, .tb = s->o.tb,
+                                .solution = s->o.solution, /* (engstrength) */
+                                .mem_levels = s->o.level_budget < 0 ? -1 : 0};
         struct sow_error ee;
         if (engine_new(s->rs, &eo, &s->eng, &ee) != SOW_OK) {
             snprintf(s->why, sizeof s->why, "%s", ee.msg);

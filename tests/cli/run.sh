@@ -295,6 +295,23 @@ run solve --rules odu --pits 3 --seeds 2 --json --solution s.sol
 v_sol=$(grep -o '"value":-\?[0-9]*' "$out" | head -1 | cut -d: -f2)
 why=OK; case "$a_row" in "odu,3,2,$v_sol,"*",0,"*",exact") ;; *) why="atlas row '$a_row', solution value '$v_sol'" ;; esac
 report "$why" "variants atlas: a start answered from its solution file in --tables"
+# (engstrength, issue 12) --depth/--time --solution: the engine probes the
+# file; darra 2x6x1's start (12 seeds, value -4) lies above the levels the
+# engine solves in memory, so at depth 1 only the file proves it
+ok solve --rules darra --pits 6 --seeds 1 --save d1.sol
+run solve --rules darra --pits 6 --seeds 1 --json --solution d1.sol
+v_ex=$(grep -o '"value":-\?[0-9]*' "$out" | head -1 | cut -d: -f2)
+run solve --rules darra --pits 6 --seeds 1 --json --depth 1 --solution d1.sol
+v_en=$(grep -o '"value":-\?[0-9]*,"exact":[a-z]*' "$out" | head -1)
+run solve --rules darra --pits 6 --seeds 1 --json --depth 1
+v_no=$(grep -o '"exact":[a-z]*' "$out" | head -1)
+why=OK; [ -n "$v_ex" ] && [ "$v_en" = "\"value\":$v_ex,\"exact\":true" ] && [ "$v_no" = '"exact":false' ] ||
+    why="exact '$v_ex', engine with the file '$v_en', without '$v_no'"
+report "$why" "solve --depth 1 --solution FILE: the engine's value is the file's, exact"
+ok solve --rules darra --pits 6 --seeds 1 --time 0.2 --solution d1.sol 1,1,1,1,1,0/2,1,1,1,1,1/B
+bad 2 solve --rules darra --pits 6 --seeds 1 --depth 2 --threshold --solution d1.sol
+bad 2 solve --rules odu --pits 6 --seeds 1 --depth 2 --solution d1.sol
+bad 2 solve --rules darra --pits 6 --seeds 1 --depth 2 --solution missing.sol
 bad 2 solve --save x.sol --depth 2 "$POS6"
 bad 2 solve --levels -1 "$POS6"
 bad 2 solve --levels many "$POS6"
