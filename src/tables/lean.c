@@ -1006,6 +1006,26 @@ enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_se
     return rc;
 }
 
+/* A lower level, read at random by the exits of every level above it: kept
+ * in anonymous memory on huge pages instead of the file's 4 KB page-cache
+ * pages (over GBs of lower levels the TLB misses grow with the level).  Same
+ * bytes as the mapping (the budget counts one per entry either way); left
+ * mapped when the copy cannot be had. */
+static void lean_pin_level(struct tb_set *set, int n)
+{
+    struct tb_level *lv = &set->lv[n];
+    const size_t huge = (size_t)2 << 20;
+    if (!lv->v || lv->own || lv->entries < huge)
+        return;
+    size_t len = (lv->entries + huge - 1) & ~(huge - 1);
+    void *m = NULL;
+    if (posix_memalign(&m, huge, len) != 0)
+        return;
+    madvise(m, len, MADV_HUGEPAGE);
+    memcpy(m, lv->v, lv->entries);
+    tb_set_own_level(set, n, m, NULL, lv->entries);
+}
+
 /* ---- the build (tb_build's lean path) --------------------------------------- */
 
 static double budget(const struct tb_build_opts *opt)
@@ -1039,6 +1059,8 @@ static enum sow_status lean_build(const struct ruleset *rs, const char *dir, int
         uint64_t E = tb_level_entries(&set->ix, n);
         if (!level_missing(rs, dir, n)) {
             rc = tb_set_load_level(set, n, e);
+            if (rc == SOW_OK)
+                lean_pin_level(set, n);
             if (rc != SOW_OK) {
                 if (e) {
                     size_t l = strlen(e->msg);
@@ -1084,6 +1106,7 @@ static enum sow_status lean_build(const struct ruleset *rs, const char *dir, int
             rc = tb_set_load_level(set, n, e);
         if (rc != SOW_OK)
             goto out;
+        lean_pin_level(set, n);
         if (opt && opt->level_info)
             opt->level_info(opt->ctx, n, E, "lean", peak);
         if (opt && opt->level_done)
