@@ -1,10 +1,13 @@
 /* sow bench tables: retrograde build speed, positions per second per level,
- * into a temporary directory that is removed afterwards. */
+ * into a temporary directory that is removed afterwards (or into --keep DIR,
+ * kept, so that the levels can be compressed or probed later). */
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "sow/tables.h"
@@ -98,12 +101,14 @@ int bench_tables(int argc, char **argv)
     bool phases = false;
     bool mpi = false;          /* --mpi, --ranks: bench_mpi.c */
     const char *ranks = "1,2,4";
+    const char *keep = NULL;
     static const char usage[] =
         "usage: sow bench tables [--rules R[,R...]|all] [--pits N] [--seeds N] [--threads T]\n"
-        "                        [--phases] [--builder auto|fast|lean]\n"
+        "                        [--phases] [--builder auto|fast|lean] [--keep DIR]\n"
         "  builds levels 0..N (default oware,awari 2x6 up to 14) into a temporary directory,\n"
         "  printing positions per second (wall and CPU) per level, the builder used and its\n"
-        "  bytes per position at the level's peak\n"
+        "  bytes per position at the level's peak; --keep builds into DIR/<rules> and keeps\n"
+        "  the files (levels already there are not rebuilt)\n"
         "       sow bench tables --mpi [--ranks 1,2,4] [--rules R] [--seeds N] [--threads T] ...\n"
         "  distributed builds (mpirun on this machine, docs/distributed.md): wall and CPU time,\n"
         "  bytes sent between ranks per position, peak memory per rank, files checked\n"
@@ -117,6 +122,8 @@ int bench_tables(int argc, char **argv)
         {"--phases", CLI_FLAG, &phases, 0, 0, NULL, "the wall seconds of each build phase", 0,
          0},
         {"--builder", CLI_STR, &bname, 0, 0, "auto|fast|lean", "which builder (default auto)", 0,
+         0},
+        {"--keep", CLI_STR, &keep, 0, 0, "DIR", "build into DIR/<rules> and keep the levels", 0,
          0},
         {"--mpi", CLI_FLAG, &mpi, 0, 0, NULL, "distributed builds with mpirun", 0, 0},
         {"--ranks", CLI_STR, &ranks, 0, 0, "R,...", "--mpi: rank counts, default 1,2,4", 0, 0},
@@ -144,8 +151,16 @@ int bench_tables(int argc, char **argv)
             cli_bad("bench tables", "%s", e.msg);
             return cli_exit_code(st);
         }
-        char dir[] = "/tmp/sow-bench-tables-XXXXXX";
-        if (!mkdtemp(dir)) {
+        char dir[4096] = "/tmp/sow-bench-tables-XXXXXX";
+        if (keep) {
+            if (snprintf(dir, sizeof dir, "%s/%s", keep, rs.name) >= (int)sizeof dir)
+                return cli_bad("bench tables", "--keep '%s': path too long", keep);
+            if ((mkdir(keep, 0777) != 0 && errno != EEXIST) ||
+                (mkdir(dir, 0777) != 0 && errno != EEXIST)) {
+                fprintf(stderr, "sow bench tables: cannot create %s: %s\n", dir, strerror(errno));
+                return CLI_FAIL;
+            }
+        } else if (!mkdtemp(dir)) {
             fprintf(stderr, "sow bench tables: cannot create a temporary directory\n");
             return CLI_FAIL;
         }
@@ -163,7 +178,8 @@ int bench_tables(int argc, char **argv)
             snprintf(tn, sizeof tn, "%ld", threads);
         printf("%s 2x%ld levels 0..%ld, %s threads:\n", rs.name, pits, seeds, tn);
         st = tb_build(&rs, dir, (int)seeds, &opt, &e);
-        util_rmdir_flat(dir);
+        if (!keep)
+            util_rmdir_flat(dir);
         if (st != SOW_OK) {
             fprintf(stderr, "sow bench tables: %s\n", e.msg);
             return CLI_FAIL;
