@@ -72,122 +72,129 @@ static void fmt(const struct ruleset *rs, const sow_position *p, char *buf)
     pos_format(rs, p, buf, SOW_POS_MAXLEN);
 }
 
-/* Values, move values and best moves of `count` random positions per board
- * size 2x1..2x4 against the reference. */
-static void against_ref(const char *name, int count)
+/* The ways through the exact mode checked against the reference: levels in
+ * memory (the default), the closure alone, both (levels 0..k in memory, k
+ * chosen by a small budget that differs per board size, the closure above),
+ * the closure tried first for nearly every position (capped at 64: fits or
+ * not), and the older exact method (MTD(f) over threshold attractors and
+ * the table), the closure solver's slow twin. */
+enum ref_mode { M_LEVELS, M_CLOSURE, M_MIXED, M_CLOSURE_FIRST, M_ATTRACTOR, M_COUNT };
+static const char *const mode_name[M_COUNT] = {"levels in memory", "closure alone", "mixed",
+                                               "closure first", "attractor twin"};
+
+static void set_mode(enum ref_mode m)
+{
+    use_attractor = m == M_ATTRACTOR;
+    level_budget = m == M_CLOSURE ? -1 : m == M_MIXED ? 400 : 0;
+    closure_first = m == M_CLOSURE_FIRST ? 16 : 0;
+}
+
+/* Values, move values and best moves of count[m] random positions per board
+ * size 2x1..2x4 against the reference, for every mode m with count[m] > 0.
+ * The modes draw the same positions (a prefix of one sequence per board
+ * size), so the reference, the slow part, solves each level once for all. */
+static void against_ref(const char *name, const int count[M_COUNT])
 {
     static const int maxn[5] = {0, 10, 9, 8, 7};
-    long cyc_matters = 0, lo_lt_hi = 0, total = 0;
-    rng_state = 0x9E3779B97F4A7C15ULL ^ (uint64_t)strlen(name) * 7919 ^ (uint64_t)name[1];
+    long cyc_matters[M_COUNT] = {0}, lo_lt_hi[M_COUNT] = {0}, total[M_COUNT] = {0};
     for (int pits = 1; pits <= 4; pits++) {
         struct ruleset rs;
         struct sow_error e;
         cr_assert_eq(rules_init(&rs, name, pits, 1, &e), SOW_OK, "%s", e.msg);
         struct ref_value_ctx *ref = ref_value_new(&rs);
-        struct search_ctx *s = ctx_for(&rs, 1);
-        for (int i = 0; i < count; i++) {
-            sow_position p;
-            random_pos(&rs, maxn[pits], &p);
-            if (i % 50 == 0)
-                search_clear(s); /* also cold tables now and then */
-            int lo, hi, v;
-            int rv = ref_value(ref, &p, &lo, &hi);
-            char buf[SOW_POS_MAXLEN];
-            fmt(&rs, &p, buf);
-            cr_assert_eq(search_value(s, &p, &v), 0);
-            cr_assert_eq(v, rv, "%s %s: solver %d, reference %d (lo %d hi %d)", name, buf, v,
-                         rv, lo, hi);
-            total++;
-            if (lo < hi)
-                lo_lt_hi++;
-            if (lo < hi && rv != lo && rv != hi)
-                cyc_matters++;
-            if (i % 4 == 0) {
-                int sv[SOW_MAX_PITS + 1], rvs[SOW_MAX_PITS + 1];
-                int nm = search_move_values(s, &p, sv);
-                cr_assert_eq(nm, ref_move_values(ref, &p, rvs));
-                int best = -1000;
-                for (int k = 0; k < nm; k++) {
-                    cr_assert_eq(sv[k], rvs[k], "%s %s move %d: solver %d, reference %d", name,
-                                 buf, k, sv[k], rvs[k]);
-                    if (sv[k] > best)
-                        best = sv[k];
+        for (int m = 0; m < M_COUNT; m++) {
+            if (count[m] <= 0)
+                continue;
+            set_mode((enum ref_mode)m);
+            struct search_ctx *s = ctx_for(&rs, 1);
+            set_mode(M_LEVELS);
+            rng_state = (0x9E3779B97F4A7C15ULL ^ (uint64_t)strlen(name) * 7919 ^
+                         (uint64_t)name[1]) + (uint64_t)pits * 0x2545F4914F6CDD1DULL;
+            for (int i = 0; i < count[m]; i++) {
+                sow_position p;
+                random_pos(&rs, maxn[pits], &p);
+                if (i % 50 == 0)
+                    search_clear(s); /* also cold tables now and then */
+                int lo, hi, v;
+                int rv = ref_value(ref, &p, &lo, &hi);
+                char buf[SOW_POS_MAXLEN];
+                fmt(&rs, &p, buf);
+                cr_assert_eq(search_value(s, &p, &v), 0);
+                cr_assert_eq(v, rv, "%s %s (%s): solver %d, reference %d (lo %d hi %d)", name,
+                             buf, mode_name[m], v, rv, lo, hi);
+                total[m]++;
+                if (lo < hi)
+                    lo_lt_hi[m]++;
+                if (lo < hi && rv != lo && rv != hi)
+                    cyc_matters[m]++;
+                if (i % 4 == 0) {
+                    int sv[SOW_MAX_PITS + 1], rvs[SOW_MAX_PITS + 1];
+                    int nm = search_move_values(s, &p, sv);
+                    cr_assert_eq(nm, ref_move_values(ref, &p, rvs));
+                    int best = -1000;
+                    for (int k = 0; k < nm; k++) {
+                        cr_assert_eq(sv[k], rvs[k], "%s %s (%s) move %d: solver %d, reference %d",
+                                     name, buf, mode_name[m], k, sv[k], rvs[k]);
+                        if (sv[k] > best)
+                            best = sv[k];
+                    }
+                    if (nm)
+                        cr_assert_eq(best, v, "%s %s (%s): best move value %d != value %d", name,
+                                     buf, mode_name[m], best, v);
                 }
-                if (nm)
-                    cr_assert_eq(best, v, "%s %s: best move value %d != value %d", name, buf,
-                                 best, v);
-            }
-            if (i % 16 == 0) {
-                /* the chosen move reaches the value */
-                struct search_result r;
-                cr_assert_eq(search_solve(s, &p, &r), 0);
-                cr_assert(r.exact);
-                cr_assert_eq(r.value, rv);
-                if (!r.over) {
-                    int rvs[SOW_MAX_PITS + 1];
-                    struct sow_movelist ml;
-                    rules_generate(&rs, &p, &ml);
-                    int nm = ref_move_values(ref, &p, rvs);
-                    int k = rules_find_move(&ml, r.best);
-                    cr_assert(k >= 0 && k < nm);
-                    cr_assert_eq(rvs[k], rv, "%s %s: best move worth %d, value %d", name, buf,
-                                 rvs[k], rv);
-                    cr_assert(r.pv_len >= 1 && r.pv[0] == r.best);
+                if (i % 16 == 0) {
+                    /* the chosen move reaches the value */
+                    struct search_result r;
+                    cr_assert_eq(search_solve(s, &p, &r), 0);
+                    cr_assert(r.exact);
+                    cr_assert_eq(r.value, rv);
+                    if (!r.over) {
+                        int rvs[SOW_MAX_PITS + 1];
+                        struct sow_movelist ml;
+                        rules_generate(&rs, &p, &ml);
+                        int nm = ref_move_values(ref, &p, rvs);
+                        int k = rules_find_move(&ml, r.best);
+                        cr_assert(k >= 0 && k < nm);
+                        cr_assert_eq(rvs[k], rv, "%s %s (%s): best move worth %d, value %d", name,
+                                     buf, mode_name[m], rvs[k], rv);
+                        cr_assert(r.pv_len >= 1 && r.pv[0] == r.best);
+                    }
                 }
             }
+            search_free(s);
         }
-        search_free(s);
         ref_value_free(ref);
     }
-    cr_log_info("%s: %ld positions, %ld with lo < hi, %ld where the cycle value decides\n", name,
-                total, lo_lt_hi, cyc_matters);
-    /* The suite must exercise cycles: positions whose lo and hi differ. */
-    cr_assert(lo_lt_hi > 0, "%s: no position with lo < hi was tested", name);
+    for (int m = 0; m < M_COUNT; m++) {
+        if (count[m] <= 0)
+            continue;
+        cr_log_info("%s (%s): %ld positions, %ld with lo < hi, %ld where the cycle value decides\n",
+                    name, mode_name[m], total[m], lo_lt_hi[m], cyc_matters[m]);
+        /* The suite must exercise cycles: positions whose lo and hi differ. */
+        cr_assert(lo_lt_hi[m] > 0, "%s (%s): no position with lo < hi was tested", name,
+                  mode_name[m]);
+    }
 }
 
-/* Three ways through the exact mode: levels in memory (the default), the
- * closure alone, and both (levels 0..k in memory, k chosen by a small budget
- * that differs per board size, the closure above). */
-#define REF_TEST(id, name)                                                                        \
-    Test(search_vs_ref, id, .timeout = 120) { against_ref(name, (int)test_scaled(250)); }        \
-    Test(closure_vs_ref, id, .timeout = 120)                                                      \
+/* Every mode on every rule set; the attractor twin, slower, on fewer
+ * positions and four rule sets. */
+#define REF_TEST(id, name, twin)                                                                  \
+    Test(vs_ref, id, .timeout = 240)                                                              \
     {                                                                                             \
-        level_budget = -1;                                                                        \
-        against_ref(name, (int)test_scaled(500));                                                 \
-    }                                                                                             \
-    Test(mixed_vs_ref, id, .timeout = 120)                                                        \
-    {                                                                                             \
-        level_budget = 400;                                                                       \
-        against_ref(name, (int)test_scaled(300));                                                 \
-    }                                                                                             \
-    Test(closure_first_vs_ref, id, .timeout = 120)                                                \
-    {                                                                                             \
-        closure_first = 16; /* tried for nearly every position, capped at 64: fits or not */     \
-        against_ref(name, (int)test_scaled(300));                                                 \
+        const int count[M_COUNT] = {(int)test_scaled(250), (int)test_scaled(500),                 \
+                                    (int)test_scaled(300), (int)test_scaled(300),                 \
+                                    twin ? (int)test_scaled(60) : 0};                             \
+        against_ref(name, count);                                                                 \
     }
 
-REF_TEST(oware, "oware")
-REF_TEST(awari, "awari")
-REF_TEST(jodu, "jodu")
-REF_TEST(jodu_ibadan, "jodu-ibadan")
-REF_TEST(jodu_starve, "jodu-starve")
-REF_TEST(odu, "odu")
-REF_TEST(jerin, "jerin")
-REF_TEST(darra, "darra")
-
-/* The same checks through the older exact method (MTD(f) over threshold
- * attractors and the table): the closure solver's slow twin, fewer positions. */
-#define TWIN_TEST(id, name)                                                                       \
-    Test(attractor_vs_ref, id, .timeout = 120)                                                    \
-    {                                                                                             \
-        use_attractor = true;                                                                     \
-        against_ref(name, (int)test_scaled(60));                                                  \
-    }
-
-TWIN_TEST(oware, "oware")
-TWIN_TEST(awari, "awari")
-TWIN_TEST(jerin, "jerin")
-TWIN_TEST(darra, "darra")
+REF_TEST(oware, "oware", 1)
+REF_TEST(awari, "awari", 1)
+REF_TEST(jodu, "jodu", 0)
+REF_TEST(jodu_ibadan, "jodu-ibadan", 0)
+REF_TEST(jodu_starve, "jodu-starve", 0)
+REF_TEST(odu, "odu", 0)
+REF_TEST(jerin, "jerin", 1)
+REF_TEST(darra, "darra", 1)
 
 /* Closure solver with 2 threads on larger positions (parallel expansion
  * rounds start at 256 nodes) against 1 thread and the attractor twin; the
