@@ -601,13 +601,21 @@ Test(compress, raw_and_compressed_probe_identically_damage_detected)
         struct tbz z;
         cr_assert_eq(tbz_parse(m, size, E, n, path, &z, &e), SOW_OK, "%s", e.msg);
         cr_assert_eq(z.rawsum, XXH3_64bits(v, E), "raw checksum = version 1's");
-        /* every entry, in a scattered order (the cache sees misses and hits);
-         * under SOW_TEST_SCALE (the sanitizer builds) that share of them */
+        /* every entry, in a scattered order, through a block cache (a miss
+         * per block, then hits); then every 61st without one (each of those
+         * probes decompresses its block, too slow for every entry); under
+         * SOW_TEST_SCALE (the sanitizer builds) that share of them */
         uint64_t K = (uint64_t)test_scaled((long)E);
-        for (uint64_t i = 0, j = 0; i < K; i++, j = (j + 7919) % E) {
-            int got = 99;
-            cr_assert(tbz_probe(&z, j, &got));
-            cr_assert_eq(got, v[j], "level %d entry %llu", n, (unsigned long long)j);
+        z.cache = tbz_cache_new(1, z.bshift);
+        cr_assert(z.cache);
+        for (uint64_t step = 1; step <= 61; step += 60) {
+            for (uint64_t i = 0, j = 0; i < K; i += step, j = (j + step * 7919) % E) {
+                int got = 99;
+                cr_assert(tbz_probe(&z, j, &got));
+                cr_assert_eq(got, v[j], "level %d entry %llu", n, (unsigned long long)j);
+            }
+            tbz_cache_free(z.cache);
+            z.cache = NULL;
         }
         int8_t *all = malloc(E);
         cr_assert_eq(tbz_all(&z, all, 2, &e), SOW_OK, "%s", e.msg);
