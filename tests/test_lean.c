@@ -198,10 +198,11 @@ static void check_preds_random(const char *name, int lo, int hi, int count)
 }
 
 /* The sanitizer builds (SOW_TEST_SCALE < 1) stop the small boards' levels
- * lower: every check is still made, on about a fifth of the positions. */
+ * lower (2x2 at 10, 2x3 at 8, 2x6 at 4) and draw fewer random 2x6
+ * positions: every check is still made, on about a tenth of the positions. */
 static int unmove_top(int top)
 {
-    return test_scale() < 1 ? top * 3 / 4 : top;
+    return test_size(top, top * 2 / 3);
 }
 
 #define UNMOVE_TESTS(id, name)                                                                    \
@@ -216,7 +217,7 @@ static int unmove_top(int top)
             check_unmoves(name, 3, n);                                                            \
     }                                                                                             \
     Test(unmoves, id##_2x6_to_5) {                                                                \
-        for (int n = 0; n <= 5; n++)                                                              \
+        for (int n = 0; n <= test_size(5, 4); n++)                                                \
             check_unmoves(name, 6, n);                                                            \
     }                                                                                             \
     Test(unmoves, id##_preds_generate)                                                             \
@@ -225,9 +226,9 @@ static int unmove_top(int top)
             check_preds(name, 2, n);                                                              \
         for (int n = 0; n <= unmove_top(12); n++)                                                  \
             check_preds(name, 3, n);                                                              \
-        for (int n = 0; n <= 6; n++)                                                              \
+        for (int n = 0; n <= test_size(6, 4); n++)                                                \
             check_preds(name, 6, n);                                                              \
-        check_preds_random(name, 7, 40, test_scale() < 1 ? 500 : 3000);                           \
+        check_preds_random(name, 7, 40, test_size(3000, 150));                                    \
     }
 
 UNMOVE_TESTS(oware, "oware")

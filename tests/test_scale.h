@@ -21,4 +21,18 @@ static inline long test_scaled(long n)
     return m < 1 ? 1 : m;
 }
 
+/* Sizes that do not scale linearly (a top level, a board's seeds): `full`
+ * in the release build, the smaller `sanitized` under SOW_TEST_SCALE < 1. */
+static inline int test_size(int full, int sanitized)
+{
+    return test_scale() < 1 ? sanitized : full;
+}
+
+/* Every k-th of n items, so that about test_scaled(n) of them are visited. */
+static inline long test_stride(long n)
+{
+    long m = test_scaled(n);
+    return n / m > 1 ? n / m : 1;
+}
+
 #endif

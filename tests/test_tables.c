@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ref_retro.h"
+#include "test_scale.h"
 #include "sow/tables.h"
 #include "sow/util.h"
 
@@ -179,10 +180,16 @@ static void check_against_ref(const char *name, int pits, int max_level, int thr
     util_rmdir_flat(dir);
 }
 
+/* The sanitizer builds (SOW_TEST_SCALE < 1) stop lower: 2x6 at level 6, the
+ * 2x2 game at 12 seeds, the 2x3 one at 13 (a fifth of the positions); the
+ * same code runs, with one and two threads. */
 #define RULE_TESTS(id, name)                                                                   \
-    Test(tables_ref, id##_2x6_to_8) { check_against_ref(name, 6, 8, 2); }                      \
-    Test(tables_ref, id##_2x2_whole_game) { check_against_ref(name, 2, 16, 1); }               \
-    Test(tables_ref, id##_2x3_whole_game_3_per_hole) { check_against_ref(name, 3, 18, 1); }
+    Test(tables_ref, id##_2x6_to_8) { check_against_ref(name, 6, test_size(8, 6), 2); }        \
+    Test(tables_ref, id##_2x2_whole_game) { check_against_ref(name, 2, test_size(16, 12), 1); } \
+    Test(tables_ref, id##_2x3_whole_game_3_per_hole)                                           \
+    {                                                                                          \
+        check_against_ref(name, 3, test_size(18, 13), 1);                                      \
+    }
 
 RULE_TESTS(oware, "oware")
 RULE_TESTS(awari, "awari")
@@ -462,6 +469,9 @@ static void check_threads_agree(const char *name, int max_level)
 
 Test(tables, many_block_levels_threads_agree)
 {
-    check_threads_agree("oware", 12);
+    /* The sanitizer builds: darra's alone (its states make it the one that
+     * covers more of the index). */
+    if (test_scale() == 1)
+        check_threads_agree("oware", 12);
     check_threads_agree("darra", 10);
 }
