@@ -36,9 +36,11 @@ out="$WORK/.out" err="$WORK/.err"
 run() { timeout -k 5 "$T" "$SOW" "$@" >"$out" 2>"$err"; rc=$?; }
 # The checks below run in this shell, setting variables (no subshell, no
 # program started): about 580 cases run, in each of CI's two builds.
+# (lines, desc and common print, for cases written with $(...).)
 nlines() { local l; mapfile -t l <"$1"; NL=${#l[@]}; } # NL: the lines of file $1
 lines() { nlines "$1"; echo "$NL"; }
-desc() { DESC=$*; DESC=${DESC//$'\n'/ }; DESC=${DESC:0:110}; } # DESC: a case's name
+case_desc() { DESC=$*; DESC=${DESC//$'\n'/ }; DESC=${DESC:0:110}; } # DESC: a case's name
+desc() { case_desc "$@"; printf '%s' "$DESC"; }
 report() { # report OK|msg DESC
     n=$((n + 1))
     if [ "$1" = OK ]; then
@@ -60,7 +62,7 @@ report() { # report OK|msg DESC
         sed 's/^/#   stdout: /' "$out" | head -3
     fi
 }
-common() { # checks every case shares; WHY: a reason or nothing
+common_why() { # checks every case shares; WHY: a reason or nothing
     WHY=
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then WHY="hang: killed after ${T}s"
     elif [ "$rc" -gt 128 ] && [ "$rc" -ne 130 ] && [ "$rc" -ne 143 ]; then WHY="killed by signal $((rc - 128))"
@@ -71,10 +73,11 @@ common() { # checks every case shares; WHY: a reason or nothing
         [[ $text =~ Sanitizer|runtime\ error:|LeakSanitizer ]] && WHY="sanitizer report"
     fi
 }
+common() { common_why; [ -z "$WHY" ] || echo "$WHY"; }
 bad() { # bad STATUS ARGS...
     local want=$1; shift
     run "$@"
-    common
+    common_why
     local why=$WHY first=
     if [ -z "$why" ]; then
         nlines "$err"
@@ -85,39 +88,39 @@ bad() { # bad STATUS ARGS...
         elif [ -s "$out" ]; then why="partial output on stdout: $(head -c 80 "$out")"
         fi
     fi
-    desc "bad $want: sow $*"
+    case_desc "bad $want: sow $*"
     report "${why:-OK}" "$DESC"
 }
 listing() { # listing STATUS ARGS...: a report on stdout, at most one line on stderr
     local want=$1; shift
     run "$@"
-    common
+    common_why
     local why=$WHY
     nlines "$err"
     [ -z "$why" ] && [ "$rc" -ne "$want" ] && why="exit $rc, expected $want"
     [ -z "$why" ] && [ "$NL" -gt 1 ] && why="$NL lines on stderr"
     [ -z "$why" ] && [ ! -s "$out" ] && [ ! -s "$err" ] && why="no report and no message"
-    desc "listing $want: sow $*"
+    case_desc "listing $want: sow $*"
     report "${why:-OK}" "$DESC"
 }
 ok() {
     run "$@"
-    common
+    common_why
     local why=$WHY
     [ -z "$why" ] && [ "$rc" -ne 0 ] && why="exit $rc: $(head -c 120 "$err")"
     [ -z "$why" ] && [ ! -s "$out" ] && why="no output"
-    desc "ok: sow $*"
+    case_desc "ok: sow $*"
     report "${why:-OK}" "$DESC"
 }
 help() {
     run "$@"
-    common
+    common_why
     local why=$WHY text=
     IFS= read -r -d '' text <"$out"
     [ -z "$why" ] && [ "$rc" -ne 0 ] && why="exit $rc"
     [ -z "$why" ] && [[ $text != *usage:* ]] && why="no usage on stdout"
     [ -z "$why" ] && [ -s "$err" ] && why="stderr: $(head -c 80 "$err")"
-    desc "help: sow $*"
+    case_desc "help: sow $*"
     report "${why:-OK}" "$DESC"
 }
 pending() { # pending "WHY" CHECK ARGS...
