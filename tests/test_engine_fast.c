@@ -122,7 +122,7 @@ static int32_t hist_of(const struct pick *pk, const struct ruleset *rs, const so
 {
     int slot = m == SOW_MOVE_PASS ? 36 : (m & SOW_MOVE_DOUBLE) ? 18 + (m & 0x3F) : m;
     int c = m == SOW_MOVE_PASS ? 0 : p->board.h[p->side * rs->pits + (m & 0x3F)];
-    int cap = rs->relay ? 0 : 0; /* (counts: the next commit) */
+    int cap = rs->relay ? 0 : 15; /* one class in the relay games */
     return pk->history[p->side][slot][c > cap ? cap : c];
 }
 

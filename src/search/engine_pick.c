@@ -5,7 +5,7 @@
 
 void pick_set_counts(struct pick *pk, const struct ruleset *rs)
 {
-    pk->cnt_cap = rs->relay ? 0 : 0; /* (counts: the next commit) */
+    pk->cnt_cap = rs->relay ? 0 : PICK_CNT - 1;
     pick_clear(pk);
 }
 
