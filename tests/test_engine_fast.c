@@ -182,6 +182,18 @@ Test(engine_fast, pick_order_twin)
                 int b2 = pick_keys_hist(&pk, &ml, &p, rs.pits, ply, ttm, k2, snap);
                 cr_assert_eq(b1, b2);
                 cr_assert_arr_eq(k1, k2, (size_t)ml.n * sizeof k1[0]);
+                /* and the oware/awari keys, with and without the snapshot */
+                struct efast fx;
+                efast_init(&fx, &rs);
+                struct sow_movelist mo;
+                efast_gen_oware(&fx, &p, &mo);
+                cr_assert_eq(mo.n, ml.n);
+                b2 = pick_keys_ow(&pk, &mo, &p, rs.pits, ply, ttm, k2, NULL);
+                cr_assert_eq(b1, b2);
+                cr_assert_arr_eq(k1, k2, (size_t)ml.n * sizeof k1[0]);
+                b2 = pick_keys_ow(&pk, &mo, &p, rs.pits, ply, ttm, k2, snap);
+                cr_assert_eq(b1, b2);
+                cr_assert_arr_eq(k1, k2, (size_t)ml.n * sizeof k1[0]);
             }
         }
     }

@@ -562,7 +562,8 @@ static inline __attribute__((always_inline)) int search_t(struct ethr *t, const 
             ttk = tt_key_nw_(NW, &ml->c[tti].pos);
             tte_prefetch_(e->tt, ttk);
         }
-        nexti = pick_first(okey, pick_keys(&t->pk, ml, p, P, ply, ttm, okey));
+        nexti = pick_first(okey, gen_ow ? pick_keys_ow(&t->pk, ml, p, P, ply, ttm, okey, NULL)
+                                        : pick_keys(&t->pk, ml, p, P, ply, ttm, okey));
         if (nexti == tti) {
             nextk = ttk;
         } else if (kids_probe) {
@@ -588,7 +589,7 @@ static inline __attribute__((always_inline)) int search_t(struct ethr *t, const 
                     efast_gen_oware_p(&e->fx, p, ml, 6);
                 else
                     efast_gen_oware(&e->fx, p, ml);
-                pick_first(okey, pick_keys_hist(&t->pk, ml, p, P, ply, ttm, okey, hsnap));
+                pick_first(okey, pick_keys_ow(&t->pk, ml, p, P, ply, ttm, okey, hsnap));
                 if (kids_probe && ml->n > 1) {
                     nexti = pick_next(okey, ml->n, 1);
                     nextk = tt_key_nw_(NW, &ml->c[nexti].pos);
@@ -609,8 +610,10 @@ static inline __attribute__((always_inline)) int search_t(struct ethr *t, const 
                 tte_prefetch_(e->tt, nextk);
             }
         }
-        int d = 100 * (ch->captured[side] - ch->captured[!side]);
-        const int cn = n - ch->captured[0] - ch->captured[1];
+        /* (oware and awari: only the mover captures) */
+        const int cap_own = ch->captured[side], cap_opp = ow6 ? 0 : ch->captured[!side];
+        int d = 100 * (cap_own - cap_opp);
+        const int cn = n - cap_own - cap_opp;
         bool cp;
         int sc;
         bump(&t->nodes);

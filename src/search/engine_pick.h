@@ -99,6 +99,40 @@ pick_keys_hist(const struct pick *pk, const struct sow_movelist *ml, const sow_p
     return b;
 }
 
+/* pick_keys_hist for the lists of oware and awari (engine_fast.h's
+ * generator, rows of at most 8 holes): moves are holes, only the mover
+ * captures, counts in PICK_CNT classes (pick_set_counts); the same keys
+ * (tests/test_engine_fast.c) for less work at every inner node. */
+static inline __attribute__((always_inline)) int
+pick_keys_ow(const struct pick *pk, const struct sow_movelist *ml, const sow_position *p, int P,
+             int ply, sow_move ttm, int64_t *key, const int32_t *snap)
+{
+    const int n = ml->n, side = p->side;
+    const sow_move k0 = pk->killer[ply][0], k1 = pk->killer[ply][1];
+    const uint8_t *own = p->board.h + side * P;
+    const int32_t(*hist)[PICK_CNT] = pk->history[side];
+    int b = 0;
+    for (int i = 0; i < n; i++) {
+        const struct sow_child *ch = &ml->c[i];
+        const sow_move m = ch->move;
+        const int net = ch->captured[side];
+        int sc;
+        if (m == ttm)
+            sc = 1 << 28;
+        else if (net > 0)
+            sc = (1 << 26) + net * 4096;
+        else if (m == k0)
+            sc = 1 << 25;
+        else if (m == k1)
+            sc = (1 << 25) - 1;
+        else
+            sc = snap ? snap[m] : hist[m][own[m] < PICK_CNT - 1 ? own[m] : PICK_CNT - 1];
+        key[i] = (int64_t)sc * 32 + (31 - i);
+        b = key[i] > key[b] ? i : b;
+    }
+    return b;
+}
+
 static inline __attribute__((always_inline)) int
 pick_keys(const struct pick *pk, const struct sow_movelist *ml, const sow_position *p, int P,
           int ply, sow_move ttm, int64_t *key)
