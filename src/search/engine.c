@@ -4,7 +4,7 @@
  * nets) minus the child's score, so captures inside the tree are exact and
  * only the leaves are estimated.  PVS with iterative deepening and
  * aspiration windows at the root; Lazy SMP: helper threads run the same
- * iterative deepening (odd helpers one ply deeper) over the shared table,
+ * iterative deepening (at the main thread's depth) over the shared table,
  * with their own killers and history, and the main thread's result is the
  * answer.  With one thread nothing depends on timing, so node counts at a
  * fixed depth are reproducible.
@@ -35,11 +35,6 @@
 #define CHECK_EVERY 255
 /* Nodes this close to the leaves neither probe nor store heuristic results:
  * a probe is a cache miss, and their subtrees cost about as much. */
-/* How far helpers stay ahead of the main thread (plies, times 1 for odd
- * helpers and 2 for even ones); an experiment knob. */
-#ifndef LSMP_AHEAD
-#define LSMP_AHEAD 1
-#endif
 #ifndef TT_MIN_DEPTH
 #define TT_MIN_DEPTH 1
 #endif
@@ -776,17 +771,19 @@ static void iterate(struct ethr *t)
     struct engine *e = t->e;
     int score = 0;
     for (int d = 1 + (t->tid & 1); d <= t->max_depth; d++) {
-        /* Skip what is done; helpers stay ahead of the main thread (odd
-         * helpers one ply, even ones two), so that threads seldom search
-         * the same depth. */
+        /* Skip what is done; helpers never stay behind the main thread
+         * but search its depth with their own order (killers, history),
+         * the first to finish a depth superseding the others.  Measured
+         * in lockstep (docs/engine.md) against helpers kept one or two
+         * plies ahead: 1.85x against 1.57x on oware at depth 16 with 2
+         * threads, 3.34x against 2.28x with 4. */
         int done = atomic_load_explicit(&e->done_depth, memory_order_acquire);
         if (d <= done)
             d = done + 1;
         if (t->tid > 0) {
             int md = atomic_load_explicit(&e->main_depth, memory_order_relaxed);
-            int want = md + LSMP_AHEAD * (1 + ((t->tid - 1) & 1));
-            if (d < want)
-                d = want;
+            if (d < md)
+                d = md;
         } else {
             atomic_store_explicit(&e->main_depth, d, memory_order_relaxed);
         }
