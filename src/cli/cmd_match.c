@@ -36,7 +36,8 @@ static const char usage[] =
     "  cmd:COMMAND            a program speaking the engine protocol (sh -c COMMAND)\n"
     "Openings are balanced: only those the engine (fixed depth, --balance-depth)\n"
     "scores within --balance seeds for South (stores included) are played,\n"
-    "each once (after each 1000 candidates, openings get one move longer);\n"
+    "each once (after each 1000 candidates, openings get one move longer;\n"
+    "with --balance-exact after 20000 looked up or 1000 searched);\n"
     "--balance-exact FILE judges each candidate by its exact value in the solution\n"
     "file FILE (sow solve --save of the start; or a directory: its file of the\n"
     "start, named as sow solve --tables finds it) instead, where FILE holds it.\n"
@@ -331,14 +332,24 @@ static int choose_openings(struct mctx *M, char *err, int errlen)
 {
     const struct ruleset *rs = &M->rs;
     int need = M->games / 2, have = 0;
-    long maxc = 1000L + 200L * need;
+    /* (engstr) The candidates' budget, in units: a candidate costs 1, one
+     * judged by the search costs `scale`.  Without a solution file scale is
+     * 1: a thousand candidates per opening length, as before.  With one,
+     * exact look-ups cost about 1/1000 of a depth-10 search, so twenty
+     * times as many candidates keep their K moves (in jerin about 1 in 150
+     * four-move candidates has an exact margin of 0: longer openings would
+     * be endgames), while candidates the file lacks still cost a
+     * thousandth of a length each. */
+    const long scale = M->bsol ? 20 : 1, per = 1000 * scale;
+    long maxu = per + per / 5 * need, units = 0;
     struct engine *e = NULL;
     double t0 = util_now(), last = t0;
     long c;
-    for (c = 0; c < maxc && have < need && !g_stop; c++) {
+    for (c = 0; units < maxu && have < need && !g_stop; c++) {
         /* K moves; when those run short (distinct and balanced ones are
          * few in some relay games), one more per thousand candidates */
-        int plies = M->oplies + (M->balance < 0 ? 0 : (int)(c / 1000));
+        int plies = M->oplies + (M->balance < 0 ? 0 : (int)(units / per));
+        units++;
         sow_position p = opening_candidate(rs, (int)c, plies, M->balance < 0);
         struct sow_movelist ml;
         rules_generate(rs, &p, &ml);
@@ -366,6 +377,7 @@ static int choose_openings(struct mctx *M, char *err, int errlen)
             }
         }
         if (!exact && M->balance >= 0) {
+            units += scale - 1;
             if (!e) {
                 struct engine_opts o = {.threads = 1, .hash_mb = 16};
                 struct sow_error ee;
