@@ -222,6 +222,15 @@ static sow_move player_move(struct mctx *M, struct player *pl, const sow_positio
         struct engine_limits lim = {.depth = sp->depth, .seconds = sp->depth ? 0 : ms / 1000};
         struct engine_result r;
         int from = nh > ENGINE_MAX_HISTORY ? nh - ENGINE_MAX_HISTORY : 0;
+        /* (engstr) the small levels solved in memory, before the clock
+         * starts, as `sow engine` builds them on `position` (so cmd:sow
+         * engine and sow: players get the same clock).  They are built once
+         * per engine, up to the largest seed count met; inside
+         * engine_search they count against the move's time: a jerin
+         * opening of 12 seeds spent a "1 s" move on a loaded machine
+         * building them, completed no iteration and played the first legal
+         * move, a loss.  A fixed-depth search is the same either way. */
+        engine_prepare(pl->e, p);
         engine_search(pl->e, p, hist + from, nh - from, &lim, &r);
         return r.best;
     }
