@@ -345,10 +345,10 @@ static int choose_openings(struct mctx *M, char *err, int errlen)
      * judged by the search costs `scale`.  Without a solution file scale is
      * 1: a thousand candidates per opening length, as before.  With one,
      * exact look-ups cost about 1/1000 of a depth-10 search, so twenty
-     * times as many candidates keep their K moves (in jerin about 1 in 150
-     * four-move candidates has an exact margin of 0: longer openings would
-     * be endgames), while candidates the file lacks still cost a
-     * thousandth of a length each. */
+     * times as many candidates keep their K moves (in jerin only 5 of the
+     * first 1000 distinct openings of 4-5 moves lie within 2 seeds exactly,
+     * docs/engine.md; longer openings are endings), while candidates the
+     * file lacks still cost a thousandth of a length each. */
     const long scale = M->bsol ? 20 : 1, per = 1000 * scale;
     long maxu = per + per / 5 * need, units = 0;
     struct engine *e = NULL;
