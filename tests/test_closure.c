@@ -800,6 +800,7 @@ Test(closure, resumed_levels, .timeout = 120)
 struct dk_run {
     volatile sig_atomic_t stop;
     int stop_after;   /* stop after this many finished levels (0: never) */
+    bool stop_round;  /* stop at the first progress line within a level */
     int levels, notes, resumed;
 };
 
@@ -809,8 +810,13 @@ static void dk_progress(void *arg, const char *line)
     if (strstr(line, "closure on disk, level") &&
         (strstr(line, " expanded: ") || strstr(line, " solved: ")) && ++r->levels == r->stop_after)
         r->stop = 1;
-    if (!strncmp(line, "note: ", 6))
+    if (r->stop_round && strstr(line, " positions found, "))
+        r->stop = 1;
+    if (!strncmp(line, "note: ", 6)) {
         r->notes++;
+        if (getenv("SOW_TEST_VERBOSE"))
+            fprintf(stderr, "%s\n", line);
+    }
     if (strstr(line, "closure on disk resumed"))
         r->resumed++;
 }
@@ -974,6 +980,38 @@ Test(closure, disk_resumed, .timeout = 120)
             dk_same(&rs, m, d, damage[k]);
             clos_free(d);
         }
+        /* stopped within levels (kept in disk-cur.keys), then resumed */
+        dk_rm(work);
+        mkdir(work, 0777);
+        int mid = 0;
+        bool spoilt = false;
+        for (int k = 0; k < 4; k++) {
+            struct dk_run run = {.stop_round = k < 3};
+            e = dk_build_one(&rs, &root, 1 + k % 2, work, &run, &d, cd);
+            cr_assert_eq(run.notes, spoilt ? 1 : 0, "%s: %d notes", rs.name, run.notes);
+            spoilt = false;
+            char cp[400];
+            struct stat sb;
+            snprintf(cp, sizeof cp, "%s/disk-cur.keys", work);
+            if (e == CLOS_STOPPED && stat(cp, &sb) == 0) {
+                mid++;
+                if (k == 1) { /* damaged: that level is expanded again from its start */
+                    flip_byte(cp, (long)sb.st_size - 1);
+                    spoilt = true;
+                }
+            }
+            if (e == CLOS_OK)
+                break;
+            cr_assert_eq(e, CLOS_STOPPED);
+            clos_free(d);
+        }
+        cr_assert_eq(e, CLOS_OK);
+        cr_assert(mid >= 1, "%s: never stopped within a level", rs.name);
+        cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
+                  "%s resumed within levels: %llu nodes, memory %llu", rs.name,
+                  (unsigned long long)cd[0], (unsigned long long)cm[0]);
+        dk_same(&rs, m, d, "resumed within levels");
+        clos_free(d);
         /* a damaged incoming file: stopped after the root's level */
         dk_rm(work);
         mkdir(work, 0777);

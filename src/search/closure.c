@@ -1650,7 +1650,84 @@ static void dk_start_over(struct clos *c, const struct clos_env *env, const stru
         dk_path(path, sizeof path, dk, "disk-in-%03d.keys", l);
         unlink(path);
     }
+    char cp[4200];
+    snprintf(cp, sizeof cp, "%s/disk-cur.keys", dk->dir);
+    unlink(cp);
     dk->st = *fresh;
+}
+
+/* The level being expanded, between two rounds (DIR/disk-cur.keys, magic
+ * SOWDKC01: this, then the n keys found so far in the order found): saved
+ * when stopped, when refused by the budget and at most every CKPT_EVERY
+ * seconds, so that a rerun goes on with the level instead of starting it
+ * over; the incoming files' lengths are those of the same moment. */
+struct dk_cur {
+    int32_t level, pad;
+    uint64_t n, a;                     /* positions found, expanded */
+    uint64_t nodes, visits, tb_hits;   /* counters, as in dk_meta */
+    uint64_t root[MAX_KEY_WORDS];
+    uint64_t inlen[SOW_MAX_SEEDS + 1];
+};
+
+static void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt);
+
+static bool dk_save_cur(struct clos *c, const struct clos_env *env, int m, uint64_t a,
+                        struct dk_thread *et, int nt)
+{
+    struct clos_disk *dk = c->dk;
+    for (int t = 0; t < nt; t++)
+        for (int l = 0; l < m; l++)
+            if (et[t].nb[l]) {
+                dk_flush(c, l, et[t].buf[l], et[t].nb[l]);
+                et[t].nb[l] = 0;
+            }
+    dk_close_in(dk, true);
+    if (dk->ioerr)
+        return false;
+    struct dk_cur cur;
+    memset(&cur, 0, sizeof cur);
+    uint64_t x[3];
+    dk_sums(env, x);
+    cur.level = m;
+    cur.n = c->n;
+    cur.a = a;
+    cur.nodes = x[0] - dk->base[0];
+    cur.visits = x[1] - dk->base[1];
+    cur.tb_hits = x[2] - dk->base[2];
+    memcpy(cur.root, dk->st.root, sizeof cur.root);
+    memcpy(cur.inlen, dk->st.inlen, sizeof cur.inlen);
+    const void *parts[2] = {&cur, c->key};
+    uint64_t sizes[2] = {sizeof cur, c->n * 8 * (uint64_t)c->K};
+    return ck_write(dk->dir, "disk-cur.keys", "SOWDKC01", parts, sizes, 2);
+}
+
+/* The saved part of level m's expansion into c (keys, n) and *cur, if it
+ * is this solve's; false if none (or damaged: *bad). */
+static bool dk_load_cur(struct clos *c, const struct clos_env *env, int m, struct dk_cur *cur,
+                        bool *bad)
+{
+    struct clos_disk *dk = c->dk;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/disk-cur.keys", dk->dir);
+    FILE *f = fopen(path, "rb");
+    *bad = false;
+    if (!f)
+        return false;
+    uint8_t h[CK_HEAD];
+    bool ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && fread(cur, 1, sizeof *cur, f) == sizeof *cur;
+    fclose(f);
+    ok = ok && cur->level == m && memcmp(cur->root, dk->st.root, sizeof cur->root) == 0 &&
+         cur->n > 0 && cur->n <= MAX_NODES && cur->a <= cur->n;
+    ok = ok && grow_nodes(c, env, cur->n) == CLOS_OK;
+    struct dk_cur again;
+    void *parts[2] = {&again, c->key};
+    uint64_t sizes[2] = {sizeof again, ok ? cur->n * 8 * (uint64_t)c->K : 0};
+    ok = ok && ck_read(dk->dir, "disk-cur.keys", "SOWDKC01", parts, sizes, 2) &&
+         memcmp(&again, cur, sizeof again) == 0;
+    *bad = !ok;
+    if (ok)
+        c->n = cur->n;
+    return ok;
 }
 
 /* Append cnt keys exiting to level l as one block of its incoming file. */
@@ -1756,19 +1833,21 @@ static void dk_refuse(struct clos *c, const struct clos_env *env, struct clos_in
  * incoming file failed its check. */
 static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbmax, int m,
                              const uint64_t *rootw, struct dk_thread *et, int nt, bool *damaged,
-                             struct clos_info *info)
+                             struct clos_info *info, uint64_t resume_a)
 {
     struct clos_disk *dk = c->dk;
     const int K = c->K;
     const uint64_t slots = (uint64_t)c->slots;
     const size_t kb = 8 * (size_t)K;
-    double last = 0, t0 = util_now();
-    c->n = 0;
-    enum clos_err e = rebuild_set(c, env, 4096);
+    double last = 0, t0 = util_now(), lastck = t0;
+    const bool resuming = resume_a != UINT64_MAX; /* keys [0, c->n) loaded (dk_load_cur) */
+    if (!resuming)
+        c->n = 0;
+    enum clos_err e = rebuild_set(c, env, resuming ? set_cap_for(c->n) : 4096);
     uint64_t incoming = 0;
-    if (e == CLOS_OK && m == dk->st.top)
+    if (e == CLOS_OK && m == dk->st.top && !resuming)
         e = dk_seed(c, env, rootw);
-    if (e == CLOS_OK && m != dk->st.top) {
+    if (e == CLOS_OK && m != dk->st.top && !resuming) {
         char path[4200];
         dk_path(path, sizeof path, dk, "disk-in-%03d.keys", m);
         FILE *f = fopen(path, "rb");
@@ -1797,17 +1876,23 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
         if (*damaged)
             return CLOS_OK;
     }
-    uint64_t seeds = c->n, a = 0;
+    uint64_t seeds = c->n, a = resuming ? resume_a : 0;
     while (e == CLOS_OK && a < c->n) {
         if (stopped(env)) {
-            say(env, &last, true, "stopped while expanding level %d (it is expanded again by a "
-                "rerun; the levels above are kept in %s)", m, dk->dir);
+            if (dk_save_cur(c, env, m, a, et, nt))
+                say(env, &last, true, "stopped while expanding level %d: %llu positions found, "
+                    "%llu expanded, kept in %s with the levels above", m,
+                    (unsigned long long)c->n, (unsigned long long)a, dk->dir);
             return CLOS_STOPPED;
         }
         if (over_budget(env, arrays_bytes(c, c->n, set_cap_for(c->n)) +
                                  level_work_per(c) * (double)c->n)) {
             e = CLOS_TOO_BIG;
             break;
+        }
+        if (util_now() - lastck >= CKPT_EVERY) {
+            dk_save_cur(c, env, m, a, et, nt);
+            lastck = util_now();
         }
         uint64_t want = c->n - a, limit = c->scap / LOAD_DEN * LOAD_NUM;
         uint64_t room = limit > c->n ? (limit - c->n) / slots : 0;
@@ -1843,6 +1928,10 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
     }
     if (e == CLOS_TOO_BIG) {
         dk_refuse(c, env, info, m, a);
+        if (dk_save_cur(c, env, m, a, et, nt))
+            say(env, &last, true, "level %d's expansion so far (%llu positions) kept in %s: a "
+                "rerun with more --memory goes on from there", m, (unsigned long long)c->n,
+                dk->dir);
         return e;
     }
     if (e != CLOS_OK)
@@ -1891,6 +1980,8 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
         snprintf(info->why, sizeof info->why, "cannot write %.150s/disk.state", dk->dir);
         return CLOS_OOM;
     }
+    snprintf(path, sizeof path, "%s/disk-cur.keys", dk->dir);
+    unlink(path);
     double dt = util_now() - t0;
     uint64_t below = 0;
     for (int l = 0; l < m; l++)
@@ -2044,6 +2135,22 @@ static enum clos_err dk_build(struct clos *c, const struct clos_env *env, int to
                    memcmp(dk->st.root, fresh.root, sizeof fresh.root) == 0 &&
                    dk->st.expanded_to >= 0 && dk->st.expanded_to <= top + 1 &&
                    dk->st.solved_to >= -1 && dk->st.solved_to <= top;
+    struct dk_cur cur;
+    bool have_cur = false, bad_cur = false;
+    int next = dk->st.expanded_to - 1; /* the next level with seeds */
+    while (resumed && next >= 0 && next != top && !dk->st.inlen[next])
+        next--;
+    if (resumed && next >= 0)
+        have_cur = dk_load_cur(c, env, next, &cur, &bad_cur);
+    if (bad_cur)
+        say(env, &last, true, "note: %s/disk-cur.keys is damaged or not this level's: level %d "
+            "is expanded again from its start", dk->dir, next);
+    if (have_cur) { /* the counters and incoming files of that moment */
+        dk->st.nodes = cur.nodes;
+        dk->st.visits = cur.visits;
+        dk->st.tb_hits = cur.tb_hits;
+        memcpy(dk->st.inlen, cur.inlen, sizeof cur.inlen);
+    }
     if (resumed) {
         env->nodes[0] += dk->st.nodes;
         env->visits[0] += dk->st.visits;
@@ -2069,8 +2176,14 @@ static enum clos_err dk_build(struct clos *c, const struct clos_env *env, int to
         say(env, &last, true, "note: %s/disk.state is damaged or another solve's: the closure "
             "on disk starts over", dk->dir);
     }
-    if (!resumed)
+    if (!resumed) { /* the state written at once: a stop in the first level resumes too */
         dk_start_over(c, env, &fresh);
+        have_cur = false;
+        if (!dk_save_state(c, env)) {
+            snprintf(info->why, sizeof info->why, "cannot write %.150s/disk.state", dk->dir);
+            return CLOS_OOM;
+        }
+    }
     int nt = env->threads;
     struct dk_thread *et = calloc((size_t)nt, sizeof *et);
     if (!et)
@@ -2087,9 +2200,12 @@ static enum clos_err dk_build(struct clos *c, const struct clos_env *env, int to
                 e = CLOS_STOPPED;
                 break;
             }
-            if (m != top && !dk->st.inlen[m])
+            bool go_on = have_cur && m == cur.level;
+            if (m != top && !dk->st.inlen[m] && !go_on)
                 continue; /* nothing reaches level m */
-            e = dk_down(c, env, tbmax, m, rootw, et, nt, &damaged, info);
+            e = dk_down(c, env, tbmax, m, rootw, et, nt, &damaged, info,
+                        go_on ? cur.a : UINT64_MAX);
+            have_cur = false;
             if (damaged)
                 what = "an incoming file (disk-in-*.keys)";
         }
@@ -2141,6 +2257,8 @@ static enum clos_err dk_build(struct clos *c, const struct clos_env *env, int to
         say(env, &last, true, "note: %s in %s is damaged: the closure on disk starts over", what,
             dk->dir);
         dk_start_over(c, env, &fresh);
+        have_cur = false;
+        dk_save_state(c, env);
     }
     for (int t = 0; t < nt; t++)
         for (int l = 0; l <= SOW_MAX_SEEDS; l++)
