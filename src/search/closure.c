@@ -1377,12 +1377,14 @@ static enum clos_err ck_load(struct clos *c, const struct clos_env *env, int tbm
  * lowest level reached; then the levels are solved from the lowest up, 48
  * last.  On 2x6 below 62 seeds K = 1: 8 bytes a key, 3 of values.
  *
- * Resuming: disk.state is rewritten (temporary file, renamed) after each
- * level of either pass; a rerun truncates the incoming files to the bytes it
- * records (the appends of a level stopped mid-way are dropped: that level is
- * expanded again) and goes on with the next level.  A damaged state, keys or
- * incoming file starts the solve over, a damaged values file solves the
- * levels from it up again; both with a note.
+ * Resuming: disk.state is rewritten (temporary file, renamed) at the start
+ * and after each level of either pass; the level being expanded is kept
+ * between two rounds in disk-cur.keys (struct dk_cur) when stopped, when
+ * refused and every CKPT_EVERY seconds.  A rerun truncates the incoming files
+ * to the bytes recorded with the newest of the two and goes on from there.
+ * A damaged state, keys or incoming file starts the solve over, a damaged
+ * disk-cur.keys expands its level again, a damaged values file solves the
+ * levels from it up again; each with a note.
  *
  * Memory (env->memory): one level at a time: its keys, values and set while
  * expanded, and the level's retrograde work while solved; a level whose
