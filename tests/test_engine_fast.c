@@ -115,6 +115,17 @@ Test(engine_fast, same_pos_twin)
     }
 }
 
+/* The history entry of move m in p, the documented way: the mover's
+ * table, the move's slot, the seeds in its (first) hole, capped. */
+static int32_t hist_of(const struct pick *pk, const struct ruleset *rs, const sow_position *p,
+                       sow_move m)
+{
+    int slot = m == SOW_MOVE_PASS ? 36 : (m & SOW_MOVE_DOUBLE) ? 18 + (m & 0x3F) : m;
+    int c = m == SOW_MOVE_PASS ? 0 : p->board.h[p->side * rs->pits + (m & 0x3F)];
+    int cap = rs->relay ? 0 : 15; /* one class in the relay games */
+    return pk->history[p->side][slot][c > cap ? cap : c];
+}
+
 /* The order of pick_keys + pick_next is a stable sort by score (the
  * obvious twin: score each move the documented way, insertion-sort). */
 Test(engine_fast, pick_order_twin)
@@ -124,7 +135,7 @@ Test(engine_fast, pick_order_twin)
         struct ruleset rs;
         init_rules(&rs, sow_rule_names[r], 0);
         struct pick pk;
-        pick_clear(&pk);
+        pick_set_counts(&pk, &rs);
         for (long i = 0; i < n; i++) {
             sow_position p = random_pos(&rs);
             struct sow_movelist ml;
@@ -136,9 +147,9 @@ Test(engine_fast, pick_order_twin)
             for (int k = 0; k < 3; k++) {
                 sow_move m = ml.c[rnd() % (uint64_t)ml.n].move;
                 if (rnd() % 2)
-                    pick_cutoff(&pk, side, ply, 1 + (int)(rnd() % 20), m);
+                    pick_cutoff(&pk, &p, rs.pits, ply, 1 + (int)(rnd() % 20), m);
                 else
-                    pick_penalty(&pk, side, 1 + (int)(rnd() % 20), m);
+                    pick_penalty(&pk, &p, rs.pits, 1 + (int)(rnd() % 20), m);
             }
             sow_move ttm = rnd() % 3 ? ml.c[rnd() % (uint64_t)ml.n].move : SOW_MOVE_NONE;
             int score[SOW_MAX_PITS + 1], want[SOW_MAX_PITS + 1];
@@ -149,7 +160,7 @@ Test(engine_fast, pick_order_twin)
                            : net > 0                       ? (1 << 26) + net * 4096
                            : c->move == pk.killer[ply][0] ? 1 << 25
                            : c->move == pk.killer[ply][1] ? (1 << 25) - 1
-                           : pk.history[side][pick_slot(c->move)] + net * 65536;
+                           : hist_of(&pk, &rs, &p, c->move) + net * 65536;
                 int j = k;
                 while (j > 0 && score[want[j - 1]] < score[k]) {
                     want[j] = want[j - 1];
@@ -158,9 +169,32 @@ Test(engine_fast, pick_order_twin)
                 want[j] = k;
             }
             uint8_t got[SOW_MAX_PITS + 1];
-            pick_order(&pk, &ml, side, ply, ttm, got);
+            pick_order(&pk, &ml, &p, rs.pits, ply, ttm, got);
             for (int k = 0; k < ml.n; k++)
                 cr_assert_eq(got[k], want[k], "%s: move %d of the order", rs.name, k);
+            /* the engine's lazy table move: keys from a snapshot of the
+             * history (holes < 8) are the keys from the history itself */
+            if (rs.pits <= 8 && (rs.family == SOW_OWARE || rs.family == SOW_AWARI)) {
+                int32_t snap[8];
+                int64_t k1[SOW_MAX_PITS + 1], k2[SOW_MAX_PITS + 1];
+                pick_hist_snap(&pk, &p, rs.pits, snap);
+                int b1 = pick_keys(&pk, &ml, &p, rs.pits, ply, ttm, k1);
+                int b2 = pick_keys_hist(&pk, &ml, &p, rs.pits, ply, ttm, k2, snap);
+                cr_assert_eq(b1, b2);
+                cr_assert_arr_eq(k1, k2, (size_t)ml.n * sizeof k1[0]);
+                /* and the oware/awari keys, with and without the snapshot */
+                struct efast fx;
+                efast_init(&fx, &rs);
+                struct sow_movelist mo;
+                efast_gen_oware(&fx, &p, &mo);
+                cr_assert_eq(mo.n, ml.n);
+                b2 = pick_keys_ow(&pk, &mo, &p, rs.pits, ply, ttm, k2, NULL);
+                cr_assert_eq(b1, b2);
+                cr_assert_arr_eq(k1, k2, (size_t)ml.n * sizeof k1[0]);
+                b2 = pick_keys_ow(&pk, &mo, &p, rs.pits, ply, ttm, k2, snap);
+                cr_assert_eq(b1, b2);
+                cr_assert_arr_eq(k1, k2, (size_t)ml.n * sizeof k1[0]);
+            }
         }
     }
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,7 +20,8 @@
 static const char usage[] =
     "usage: sow match [--rules R] [--pits N] [--seeds S] --a SPEC --b SPEC [--games N]\n"
     "                 [--time MS] [--concurrency J] [--opening-plies K] [--max-plies M]\n"
-    "                 [--out FILE]\n"
+    "                 [--out FILE] [--balance S] [--balance-depth D] [--balance-exact FILE]\n"
+    "                 [--unbalanced] [--openings FILE] [--save-openings FILE]\n"
     "Plays SPEC a against SPEC b over N games (default 20, even): N/2 fixed openings\n"
     "(K pseudo-random moves from the start, default 4, moves that capture nothing\n"
     "where there are some), each played twice with the\n"
@@ -34,7 +36,11 @@ static const char usage[] =
     "  cmd:COMMAND            a program speaking the engine protocol (sh -c COMMAND)\n"
     "Openings are balanced: only those the engine (fixed depth, --balance-depth)\n"
     "scores within --balance seeds for South (stores included) are played,\n"
-    "each once (after each 1000 candidates, openings get one move longer);\n"
+    "each once (after each 1000 candidates, openings get one move longer;\n"
+    "with --balance-exact after 20000 looked up or 1000 searched);\n"
+    "--balance-exact FILE judges each candidate by its exact value in the solution\n"
+    "file FILE (sow solve --save of the start; or a directory: its file of the\n"
+    "start, named as sow solve --tables finds it) instead, where FILE holds it.\n"
     "--unbalanced plays the first candidates as they come; --openings FILE plays\n"
     "the positions of FILE (one a line, e.g. from --save-openings) as given.\n"
     "--time applies where a SPEC gives neither depth nor time.  A position that\n"
@@ -69,6 +75,11 @@ struct mctx {
     long ncand;                /* candidates tried */
     int maxoplies;             /* the longest opening used */
     bool have_margin;          /* omargin holds the balancing search's estimates */
+    /* (engstr) --balance-exact: candidates judged by their exact value */
+    struct sol *bsol;          /* a solution file holding the openings, or NULL */
+    const char *bsol_path;
+    bool *oexact;              /* per opening: omargin is exact (seeds x 100) */
+    int nexact;                /* openings judged exactly */
     int next;                  /* next game to play (atomic) */
     double *score;             /* per game: points of player a */
     char **text;               /* per game: the line for --out */
@@ -211,6 +222,15 @@ static sow_move player_move(struct mctx *M, struct player *pl, const sow_positio
         struct engine_limits lim = {.depth = sp->depth, .seconds = sp->depth ? 0 : ms / 1000};
         struct engine_result r;
         int from = nh > ENGINE_MAX_HISTORY ? nh - ENGINE_MAX_HISTORY : 0;
+        /* (engstr) the small levels solved in memory, before the clock
+         * starts, as `sow engine` builds them on `position` (so cmd:sow
+         * engine and sow: players get the same clock).  They are built once
+         * per engine, up to the largest seed count met; inside
+         * engine_search they count against the move's time: a jerin
+         * opening of 12 seeds spent a "1 s" move on a loaded machine
+         * building them, completed no iteration and played the first legal
+         * move, a loss.  A fixed-depth search is the same either way. */
+        engine_prepare(pl->e, p);
         engine_search(pl->e, p, hist + from, nh - from, &lim, &r);
         return r.best;
     }
@@ -321,22 +341,24 @@ static int choose_openings(struct mctx *M, char *err, int errlen)
 {
     const struct ruleset *rs = &M->rs;
     int need = M->games / 2, have = 0;
-    long maxc = 1000L + 200L * need;
+    /* (engstr) The candidates' budget, in units: a candidate costs 1, one
+     * judged by the search costs `scale`.  Without a solution file scale is
+     * 1: a thousand candidates per opening length, as before.  With one,
+     * exact look-ups cost about 1/1000 of a depth-10 search, so twenty
+     * times as many candidates keep their K moves (in jerin only 5 of the
+     * first 1000 distinct openings of 4-5 moves lie within 2 seeds exactly,
+     * docs/engine.md; longer openings are endings), while candidates the
+     * file lacks still cost a thousandth of a length each. */
+    const long scale = M->bsol ? 20 : 1, per = 1000 * scale;
+    long maxu = per + per / 5 * need, units = 0;
     struct engine *e = NULL;
-    if (M->balance >= 0) {
-        struct engine_opts o = {.threads = 1, .hash_mb = 16};
-        struct sow_error ee;
-        if (engine_new(rs, &o, &e, &ee) != SOW_OK) {
-            snprintf(err, (size_t)errlen, "%s", ee.msg);
-            return -1;
-        }
-    }
     double t0 = util_now(), last = t0;
     long c;
-    for (c = 0; c < maxc && have < need && !g_stop; c++) {
+    for (c = 0; units < maxu && have < need && !g_stop; c++) {
         /* K moves; when those run short (distinct and balanced ones are
          * few in some relay games), one more per thousand candidates */
-        int plies = M->oplies + (M->balance < 0 ? 0 : (int)(c / 1000));
+        int plies = M->oplies + (M->balance < 0 ? 0 : (int)(units / per));
+        units++;
         sow_position p = opening_candidate(rs, (int)c, plies, M->balance < 0);
         struct sow_movelist ml;
         rules_generate(rs, &p, &ml);
@@ -349,7 +371,30 @@ static int choose_openings(struct mctx *M, char *err, int errlen)
         if (dup)
             continue;
         int margin = 0;
-        if (e) {
+        bool exact = false;
+        /* (engstr) the exact value where the solution file holds it: the
+         * opening is the game's first position (no history before it), so
+         * the file's V is its exact value (engine_know.h) */
+        if (M->bsol) {
+            struct search_result sr;
+            int vals[SOW_MAX_PITS + 1];
+            if (search_solution_answer(M->bsol, &p, &sr, vals) >= 0) {
+                margin = opening_margin(&p, 100 * sr.value);
+                exact = true;
+                if (abs(margin) > 100 * M->balance)
+                    continue;
+            }
+        }
+        if (!exact && M->balance >= 0) {
+            units += scale - 1;
+            if (!e) {
+                struct engine_opts o = {.threads = 1, .hash_mb = 16};
+                struct sow_error ee;
+                if (engine_new(rs, &o, &e, &ee) != SOW_OK) {
+                    snprintf(err, (size_t)errlen, "%s", ee.msg);
+                    return -1;
+                }
+            }
             struct engine_limits lim = {.depth = M->bdepth};
             struct engine_result r;
             engine_clear(e);
@@ -361,9 +406,11 @@ static int choose_openings(struct mctx *M, char *err, int errlen)
         if (plies > M->maxoplies)
             M->maxoplies = plies;
         M->open[have] = p;
+        M->oexact[have] = exact;
+        M->nexact += exact;
         M->omargin[have++] = margin;
         double now = util_now();
-        if (e && now - last >= 2) {
+        if (M->balance >= 0 && now - last >= 2) {
             last = now;
             double eta = (now - t0) / have * (need - have);
             fprintf(stderr, "sow match: openings %d/%d (%ld candidates), ETA %.0f s\n", have,
@@ -494,7 +541,9 @@ static double play_game(struct mctx *M, struct player pl[2], int g, char *text, 
     char pos[SOW_POS_MAXLEN];
     pos_format(rs, &open, pos, sizeof pos);
     char est[40] = "";
-    if (M->have_margin)
+    if (M->have_margin && M->oexact[g / 2])
+        snprintf(est, sizeof est, " (South exact %+d)", M->omargin[g / 2] / 100);
+    else if (M->have_margin)
         snprintf(est, sizeof est, " (South %+.2f)", M->omargin[g / 2] / 100.0);
     size_t k = (size_t)snprintf(text, tlen, "game %d opening %s%s South=%s final %g-%g (%s) a=%g:",
                                 g + 1, pos, est, a_side == 0 ? "a" : "b", fa2 / 2.0, fb2 / 2.0,
@@ -647,6 +696,7 @@ int cmd_match(int argc, char **argv)
 {
     struct cli_game g = {.seeds = -1};
     const char *sa = NULL, *sb = NULL, *out = NULL, *openings = NULL, *save_open = NULL;
+    const char *bexact = NULL; /* (engstr) --balance-exact */
     long games = 20, conc = 2, oplies = 4, maxplies = 600;
     double defms = 100, balance = 2;
     long bdepth = 10;
@@ -670,6 +720,8 @@ int cmd_match(int argc, char **argv)
         {"--openings", CLI_STR, &openings, 0, 0, "FILE",
          "the openings, one position per line ('#' comments)", 0, 0},
         {"--save-openings", CLI_STR, &save_open, 0, 0, "FILE", "write the openings used", 0, 0},
+        {"--balance-exact", CLI_STR, &bexact, 0, 0, "FILE",
+         "balance by exact values from a solution file (sow solve --save)", 0, 0},
         {0}};
     const struct cli_spec spec = {"match", usage, opts, NULL, 0, NULL};
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
@@ -679,6 +731,9 @@ int cmd_match(int argc, char **argv)
         return cli_bad("match", "give both players: --a SPEC --b SPEC (see --help)");
     if (games % 2)
         return cli_bad("match", "--games %ld: must be even (each opening twice)", games);
+    if (bexact && (unbalanced || openings))
+        return cli_bad("match", "--balance-exact chooses balanced openings: not with %s",
+                       unbalanced ? "--unbalanced" : "--openings");
     static struct mctx M;
     char err[400];
     if (parse_spec(sa, &M.spec[0], err, sizeof err) < 0 ||
@@ -708,6 +763,29 @@ int cmd_match(int argc, char **argv)
                 return cli_exit_code(st);
             }
         }
+    /* (engstr) --balance-exact: the file is checked before any game */
+    if (bexact) {
+        struct sow_error se = {0};
+        struct stat sb;
+        static char found[4096];
+        enum sow_status st;
+        if (stat(bexact, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            /* a tables directory: its solution file of the start, by name */
+            sow_position start = rules_start(&M.rs);
+            st = search_solution_find(&M.rs, bexact, &start, &M.bsol, found, sizeof found, &se);
+            if (st == SOW_OK && !M.bsol)
+                st = sow_fail(&se, SOW_E_INPUT, "no solution file in %s holds the start",
+                              bexact);
+            bexact = found;
+        } else {
+            st = search_solution_open(&M.rs, bexact, &M.bsol, &se);
+        }
+        if (st != SOW_OK) {
+            fprintf(stderr, "sow match: --balance-exact: %s\n", se.msg);
+            return cli_exit_code(st);
+        }
+        M.bsol_path = bexact;
+    }
     M.games = (int)games;
     M.oplies = (int)oplies;
     M.maxplies = (int)maxplies;
@@ -718,7 +796,8 @@ int cmd_match(int argc, char **argv)
     M.text = calloc((size_t)games, sizeof *M.text);
     M.open = calloc((size_t)games / 2, sizeof *M.open);
     M.omargin = calloc((size_t)games / 2, sizeof *M.omargin);
-    if (!M.score || !M.text || !M.open || !M.omargin) {
+    M.oexact = calloc((size_t)games / 2, sizeof *M.oexact);
+    if (!M.score || !M.text || !M.open || !M.omargin || !M.oexact) {
         fprintf(stderr, "sow match: out of memory\n");
         return CLI_FAIL;
     }
@@ -745,7 +824,9 @@ int cmd_match(int argc, char **argv)
             char pos[SOW_POS_MAXLEN];
             pos_format(&M.rs, &M.open[i], pos, sizeof pos);
             fprintf(fs, "%s", pos);
-            if (M.balance >= 0 && !openings)
+            if (M.balance >= 0 && !openings && M.oexact[i])
+                fprintf(fs, "  # South %+d exact", M.omargin[i] / 100);
+            else if (M.balance >= 0 && !openings)
                 fprintf(fs, "  # South %+.2f at depth %d", M.omargin[i] / 100.0, M.bdepth);
             fputc('\n', fs);
         }
@@ -813,6 +894,10 @@ int cmd_match(int argc, char **argv)
            M.games / 2, plies, util_now() - t0);
     if (openings)
         printf("openings : from %s\n", openings);
+    else if (M.bsol)
+        printf("openings : South within +-%g seeds: %d exact (%s), %d at depth %d (%ld "
+               "candidates tried)\n",
+               M.balance, M.nexact, M.bsol_path, M.games / 2 - M.nexact, M.bdepth, M.ncand);
     else if (M.balance >= 0)
         printf("openings : South within +-%g seeds at depth %d (%ld candidates tried)\n",
                M.balance, M.bdepth, M.ncand);
@@ -830,5 +915,7 @@ int cmd_match(int argc, char **argv)
     free(M.text);
     free(M.open);
     free(M.omargin);
+    free(M.oexact);
+    search_solution_close(M.bsol);
     return g_stop ? CLI_INTERRUPTED : CLI_OK;
 }

@@ -39,7 +39,8 @@ static const char notes[] =
     "value (exact when the engine proved it), its PV, depth, seldepth and hashfull;\n"
     "with --threshold the older threshold search: proven bounds, the best move\n"
     "alone as the PV.  --solution FILE with --depth/--time: the engine takes the\n"
-    "file's positions as exact knowledge (with --tables too).\n"
+    "file's positions as exact knowledge (with --tables too); without --solution,\n"
+    "a solution file in the --tables DIR that holds POS, as the exact mode finds it.\n"
     "JSON: position, rules, value, exact, best, pv, moves, nodes, nps, time_ms (and\n"
     "pits, lower, upper, expanded, tb_hits; the engine adds score_cp, depth,\n"
     "seldepth, hashfull).\n"
@@ -340,6 +341,22 @@ int cmd_solve(int argc, char **argv)
             return cli_exit_code(st0);
         }
         a.solution = NULL; /* not the exact mode's answer from the file */
+    }
+    /* (engstr, issue 12) the engine with --tables DIR and no --solution: a
+     * solution file in DIR holding the position is its exact knowledge, as
+     * the exact mode answers from it (docs/engine.md "Solution files") */
+    if (tables && !esol && !a.solution && (a.have_depth || a.have_time) && !a.threshold) {
+        struct sow_error se = {0};
+        char epath[4096];
+        enum sow_status st0 =
+            search_solution_find(&g.rs, tables, &g.p, &esol, epath, sizeof epath, &se);
+        if (st0 != SOW_OK) {
+            tb_close(tb);
+            cli_bad("solve", "--tables %s: %s", tables, se.msg);
+            return cli_exit_code(st0);
+        }
+        if (esol)
+            fprintf(stderr, "sow solve: the engine probes the solution file %s\n", epath);
     }
     /* A second Ctrl-C ends the process at once: solve writes no file. */
     volatile sig_atomic_t *stop = cli_catch_signals(true);

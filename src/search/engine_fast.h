@@ -194,10 +194,12 @@ static inline int efast_sum(efast_u128 x, efast_u128 m)
  * empty (legal only if every move does).  Also the engine's lazy table
  * move (efast_make_tt). */
 static inline __attribute__((always_inline)) bool
-efast_sow_one(const struct efast *f, const sow_position *p, efast_u128 x, int P, int k, int s,
-              bool opp_empty, struct sow_child *c, bool *starves)
+efast_sow_one(const struct efast *f, const sow_position *restrict p, efast_u128 x, int P, int side,
+              int k, int s, bool opp_empty, struct sow_child *restrict c, bool *starves)
 {
-    const int H = 2 * P, side = p->side, opp = !side, own = side * P;
+    /* side is p->side, passed in: the child's byte stores could alias p
+     * as far as the compiler knows, and would force reloads per move */
+    const int H = 2 * P, opp = !side, own = side * P;
     const int ring = H - 1, olo = opp * P, ohi = olo + P;
     const bool awari = f->awari;
     const efast_u128 orow = f->row128[opp];
@@ -242,7 +244,8 @@ efast_sow_one(const struct efast *f, const sow_position *p, efast_u128 x, int P,
 }
 
 static inline __attribute__((always_inline)) void
-efast_gen_oware_p(const struct efast *f, const sow_position *p, struct sow_movelist *ml, int P)
+efast_gen_oware_p(const struct efast *f, const sow_position *restrict p,
+                  struct sow_movelist *restrict ml, int P)
 {
     const int side = p->side, opp = !side, own = side * P;
     const bool awari = f->awari;
@@ -259,16 +262,17 @@ efast_gen_oware_p(const struct efast *f, const sow_position *p, struct sow_movel
     }
     const bool opp_empty = !(x & orow);
     bool starving[SOW_MAX_PITS];
-    int nstarve = 0;
+    int nstarve = 0, nm = 0;
     for (int k = 0; k < P; k++) {
         const int s = p->board.h[own + k];
         bool starves;
-        if (s && efast_sow_one(f, p, x, P, k, s, opp_empty, &ml->c[ml->n], &starves)) {
-            starving[ml->n] = starves;
+        if (s && efast_sow_one(f, p, x, P, side, k, s, opp_empty, &ml->c[nm], &starves)) {
+            starving[nm] = starves;
             nstarve += starves;
-            ml->n++;
+            nm++;
         }
     }
+    ml->n = nm;
     if (awari && nstarve && nstarve < ml->n) {
         int j = 0;
         for (int i = 0; i < ml->n; i++)
@@ -308,7 +312,7 @@ efast_make_tt_p(const struct efast *f, const sow_position *p, sow_move m, struct
         return false;
     const efast_u128 x = (efast_u128)p->board.w[1] << 64 | p->board.w[0];
     bool starves;
-    return efast_sow_one(f, p, x, P, m, s, !(x & f->row128[!p->side]), c, &starves) &&
+    return efast_sow_one(f, p, x, P, p->side, m, s, !(x & f->row128[!p->side]), c, &starves) &&
            !(f->awari && starves);
 }
 

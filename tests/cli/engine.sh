@@ -204,6 +204,49 @@ timeout 30 "$SOW" match --rules odu --pits 4 --seeds 2 --a sow --b greedy --game
 r=$?
 check "match: no balanced opening found (exit 2, one line)" \
     '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
+# ---- (engstr) --balance-exact: openings chosen by their exact value ----
+# odu 2x5x2 (solved in 0.1 s) has openings of exact margin 0 (2x4x2 has
+# none).  Each chosen opening's South margin (stores + the mover's exact
+# value) is recomputed by sow solve --solution, the other path to the file.
+G5="--rules odu --pits 5 --seeds 2"
+"$SOW" solve $G5 --save "$WORK/o5.sol" >/dev/null 2>&1
+"$SOW" match $G5 --a sow:depth=2 --b greedy --games 6 --balance 0 \
+    --balance-exact "$WORK/o5.sol" --out "$WORK/ge.txt" >"$WORK/me.txt" 2>/dev/null
+r=$?
+margins=""
+for pos in $(sed -n 's/.* opening \([^ ]*\) (South exact +0) .*/\1/p' "$WORK/ge.txt" | sort -u); do
+    v=$("$SOW" solve $G5 --json --solution "$WORK/o5.sol" "$pos" 2>/dev/null |
+        grep -o '"value":-\?[0-9]*' | head -1 | cut -d: -f2)
+    margins="$margins $(awk -F/ -v v="${v:-x}" '{ split($4, s, "-");
+        m = s[1] - s[2] + ($3 == "A" ? v : -v); print (v == "x" ? "none" : m) }' <<<"$pos")"
+done
+check "match --balance-exact: 3 openings, each of exact South margin 0 by sow solve ($margins)" \
+    '[ $r -eq 0 ] && [ "$margins" = " 0 0 0" ] && [ "$(wc -l <"$WORK/ge.txt")" -eq 6 ] &&
+     grep -q "^openings : South within +-0 seeds: 3 exact" "$WORK/me.txt"' "$(cat "$WORK/me.txt")"
+"$SOW" match $G5 --a sow:depth=2 --b greedy --games 6 --balance-exact "$WORK/o5.sol" \
+    --save-openings "$WORK/oe.txt" >/dev/null 2>&1
+check "match --balance-exact --save-openings: marked exact" \
+    '[ "$(grep -c "# South [+-][0-9]* exact$" "$WORK/oe.txt")" -eq 3 ]' "$(cat "$WORK/oe.txt" 2>&1)"
+mkdir -p "$WORK/od" "$WORK/none" && cp "$WORK/o5.sol" "$WORK/od/odu-2x5-020.sowsol"
+"$SOW" match $G5 --a sow:depth=2 --b greedy --games 6 --balance-exact "$WORK/od" \
+    --save-openings "$WORK/od.txt" >"$WORK/me.txt" 2>/dev/null
+check "match --balance-exact DIR: the start's solution file there, the same openings" \
+    'grep -q "3 exact ($WORK/od/odu-2x5-020.sowsol)" "$WORK/me.txt" && cmp -s "$WORK/oe.txt" "$WORK/od.txt"' \
+    "$(cat "$WORK/me.txt")"
+# a file that holds none of the candidates (2x5x1: 10 seeds): all by the search
+"$SOW" solve --rules odu --pits 5 --seeds 1 --save "$WORK/o51.sol" >/dev/null 2>&1
+"$SOW" match $G5 --a sow:depth=2 --b greedy --games 6 --balance-exact "$WORK/o51.sol" \
+    >"$WORK/me.txt" 2>/dev/null
+check "match --balance-exact: candidates the file lacks are judged by the search" \
+    'grep -q "seeds: 0 exact (.*), 3 at depth 10" "$WORK/me.txt"' "$(cat "$WORK/me.txt")"
+for b in "--balance-exact $WORK/o5.sol" "--balance-exact $WORK/missing.sol" \
+         "$G5 --balance-exact $WORK/none" \
+         "$G5 --balance-exact $WORK/o5.sol --unbalanced" \
+         "$G5 --balance-exact $WORK/o5.sol --openings $WORK/oe.txt"; do
+    timeout 10 "$SOW" match --a sow:depth=1 --b greedy --games 2 $b >/dev/null 2>"$WORK/err"; r=$?
+    check "match bad input: ${b//$WORK\//} (exit 2, one line)" \
+        '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
+done
 
 echo "1..$n"
 [ $failed -eq 0 ]

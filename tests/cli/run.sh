@@ -321,6 +321,17 @@ why=OK; [ -n "$v_ex" ] && [ "$v_en" = "\"value\":$v_ex,\"exact\":true" ] && [ "$
     why="exact '$v_ex', engine with the file '$v_en', without '$v_no'"
 report "$why" "solve --depth 1 --solution FILE: the engine's value is the file's, exact"
 ok solve --rules darra --pits 6 --seeds 1 --time 0.2 --solution d1.sol 1,1,1,1,1,0/2,1,1,1,1,1/B
+# (engstr) --depth/--time --tables DIR: the engine finds the solution file in
+# DIR by name, as the exact mode does (before: not exact at depth 1)
+mkdir -p dd && cp d1.sol dd/darra-2x6-012.sowsol
+run solve --rules darra --pits 6 --seeds 1 --json --depth 1 --tables dd
+v_dd=$(grep -o '"value":-\?[0-9]*,"exact":[a-z]*' "$out" | head -1)
+why=OK; [ "$rc" = 0 ] && [ -n "$v_ex" ] && [ "$v_dd" = "\"value\":$v_ex,\"exact\":true" ] &&
+    grep -q 'probes the solution file dd/darra-2x6-012.sowsol' "$err" ||
+    why="rc $rc; exact '$v_ex', engine with --tables dd '$v_dd'"
+report "$why" "solve --depth 1 --tables DIR: the engine probes DIR's solution file, exact"
+mkdir -p de && cp t.sol de/darra-2x6-012.sowsol
+bad 2 solve --rules darra --pits 6 --seeds 1 --depth 1 --tables de
 bad 2 solve --rules darra --pits 6 --seeds 1 --depth 2 --threshold --solution d1.sol
 bad 2 solve --rules odu --pits 6 --seeds 1 --depth 2 --solution d1.sol
 bad 2 solve --rules darra --pits 6 --seeds 1 --depth 2 --solution missing.sol
