@@ -798,3 +798,292 @@ Test(closure, resumed_levels, .timeout = 120)
         cr_assert_eq(system(cmd), 0);
     }
 }
+
+/* ---- (diskclosure, issue 11) the closure level by level on disk ---- */
+
+struct dk_run {
+    volatile sig_atomic_t stop;
+    int stop_after;   /* stop after this many finished levels (0: never) */
+    bool stop_round;  /* stop at the first progress line within a level */
+    int levels, notes, resumed;
+};
+
+static void dk_progress(void *arg, const char *line)
+{
+    struct dk_run *r = arg;
+    if (strstr(line, "closure on disk, level") &&
+        (strstr(line, " expanded: ") || strstr(line, " solved: ")) && ++r->levels == r->stop_after)
+        r->stop = 1;
+    if (r->stop_round && strstr(line, " positions found, "))
+        r->stop = 1;
+    if (!strncmp(line, "note: ", 6)) {
+        r->notes++;
+        if (getenv("SOW_TEST_VERBOSE"))
+            fprintf(stderr, "%s\n", line);
+    }
+    if (strstr(line, "closure on disk resumed"))
+        r->resumed++;
+}
+
+/* Build root's closure (in memory: work NULL) and its counters. */
+static enum clos_err dk_build_one(const struct ruleset *rs, const sow_position *root, int threads,
+                                  const char *work, struct dk_run *run, struct clos **out,
+                                  uint64_t *cnt)
+{
+    uint64_t nodes[2] = {0}, visits[2] = {0}, tbh[2] = {0};
+    struct sow_relay_cache *cache[2] = {NULL, NULL};
+    struct clos_env env = {.threads = threads,
+                           .cache = cache,
+                           .stop = run ? &run->stop : NULL,
+                           .nodes = nodes,
+                           .visits = visits,
+                           .tb_hits = tbh,
+                           .tb_hits_max = -1,
+                           .max_nodes = UINT64_MAX,
+                           .work = work,
+                           .disk = work != NULL,
+                           .progress = run ? dk_progress : NULL,
+                           .progress_arg = run};
+    struct clos *c = clos_new(rs);
+    cr_assert(c);
+    enum clos_err e = clos_build(c, &env, root);
+    cnt[0] = nodes[0] + nodes[1];
+    cnt[1] = visits[0] + visits[1];
+    cnt[2] = tbh[0] + tbh[1];
+    *out = c;
+    return e;
+}
+
+/* Every position of the in-memory closure m has the same lo, hi, V in d. */
+static void dk_same(const struct ruleset *rs, const struct clos *m, const struct clos *d,
+                    const char *what)
+{
+    cr_assert(clos_on_disk(d) && !clos_on_disk(m));
+    cr_assert_eq(clos_size(d), clos_size(m), "%s %s: %llu positions on disk, %llu in memory",
+                 rs->name, what, (unsigned long long)clos_size(d),
+                 (unsigned long long)clos_size(m));
+    const int K = clos_key_words(m);
+    for (uint64_t i = 0; i < clos_size(m); i++) {
+        sow_position p;
+        clos_unpack(rs, K, &clos_keys(m)[i * K], &p);
+        int lo, hi, v;
+        cr_assert(clos_find(d, &p, &lo, &hi, &v, NULL), "%s %s: node %llu not on disk", rs->name,
+                  what, (unsigned long long)i);
+        cr_assert(lo == clos_lo(m)[i] && hi == clos_hi(m)[i] && v == clos_v(m)[i],
+                  "%s %s node %llu: disk %d/%d/%d, memory %d/%d/%d", rs->name, what,
+                  (unsigned long long)i, lo, hi, v, clos_lo(m)[i], clos_hi(m)[i], clos_v(m)[i]);
+    }
+}
+
+static void dk_rm(const char *dir)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static void dk_small(const char *nm, int *pits, int *seeds)
+{
+    /* closures of 2,000 to 20,000 positions, several levels */
+    *pits = !strcmp(nm, "odu") || !strcmp(nm, "jerin") || !strcmp(nm, "darra") ? 4 : 3;
+    *seeds = 2;
+}
+
+/* On every rule set, with 1 and 2 threads: the closure on disk holds the
+ * same positions with the same lo, hi, V, and costs the same node counts,
+ * as the closure in memory. */
+Test(closure, disk_same, .timeout = 120)
+{
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        struct sow_error re;
+        int pits, seeds;
+        dk_small(sow_rule_names[r], &pits, &seeds);
+        cr_assert_eq(rules_init(&rs, sow_rule_names[r], pits, seeds, &re), SOW_OK);
+        sow_position root = rules_start(&rs);
+        struct clos *m, *d;
+        uint64_t cm[3], cd[3];
+        cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &m, cm), CLOS_OK);
+        for (int t = 1; t <= 2; t++) {
+            char work[256], what[32];
+            snprintf(work, sizeof work, "/tmp/sow-test-disk-%d-%s-%d", (int)getpid(), rs.name, t);
+            snprintf(what, sizeof what, "%d thread(s)", t);
+            mkdir(work, 0777);
+            struct dk_run run = {0};
+            cr_assert_eq(dk_build_one(&rs, &root, t, work, &run, &d, cd), CLOS_OK, "%s", rs.name);
+            cr_assert(run.levels >= 2, "%s: %d levels", rs.name, run.levels);
+            cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
+                      "%s %s: disk %llu/%llu nodes, memory %llu/%llu", rs.name, what,
+                      (unsigned long long)cd[0], (unsigned long long)cd[1],
+                      (unsigned long long)cm[0], (unsigned long long)cm[1]);
+            dk_same(&rs, m, d, what);
+            clos_free(d);
+            dk_rm(work);
+        }
+        clos_free(m);
+    }
+}
+
+/* Stopped after every second level in turn (Ctrl-C), rerun each time: the same
+ * positions, values and node counts as a closure never stopped; then
+ * damaged files: a values file solves its levels again, a keys file, the
+ * state or an incoming file starts over, each with a note, and the result
+ * is the same again. */
+Test(closure, disk_resumed, .timeout = 120)
+{
+    int incoming_damaged = 0;
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        struct sow_error re;
+        int pits, seeds;
+        dk_small(sow_rule_names[r], &pits, &seeds);
+        cr_assert_eq(rules_init(&rs, sow_rule_names[r], pits, seeds, &re), SOW_OK);
+        sow_position root = rules_start(&rs);
+        struct clos *m, *d;
+        uint64_t cm[3], cd[3];
+        cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &m, cm), CLOS_OK);
+        char work[256];
+        snprintf(work, sizeof work, "/tmp/sow-test-diskr-%d-%s", (int)getpid(), rs.name);
+        mkdir(work, 0777);
+        int runs = 0;
+        enum clos_err e;
+        do {
+            struct dk_run run = {.stop_after = 2};
+            e = dk_build_one(&rs, &root, 1 + runs % 2, work, &run, &d, cd);
+            cr_assert(e == CLOS_OK || e == CLOS_STOPPED, "%s: %d", rs.name, (int)e);
+            cr_assert(runs == 0 || run.resumed == 1, "%s run %d did not resume", rs.name, runs);
+            cr_assert(runs < 200);
+            if (e != CLOS_OK)
+                clos_free(d);
+            runs++;
+        } while (e != CLOS_OK);
+        cr_assert(runs >= 3, "%s: %d runs", rs.name, runs);
+        cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
+                  "%s resumed: %llu nodes, memory %llu", rs.name, (unsigned long long)cd[0],
+                  (unsigned long long)cm[0]);
+        dk_same(&rs, m, d, "resumed");
+        clos_free(d);
+        /* damaged files, each rerun from the finished solve's files */
+        const char *damage[] = {"values", "keys", "disk.state"};
+        for (int k = 0; k < 3; k++) {
+            char path[400];
+            if (k == 2)
+                snprintf(path, sizeof path, "%s/disk.state", work);
+            else
+                snprintf(path, sizeof path, "%s/disk-%03d.%s", work, rules_board_seeds(&rs, &root),
+                         damage[k]);
+            struct stat sb;
+            cr_assert_eq(stat(path, &sb), 0, "%s", path);
+            flip_byte(path, (long)sb.st_size - 1);
+            struct dk_run run = {0};
+            cr_assert_eq(dk_build_one(&rs, &root, 1, work, &run, &d, cd), CLOS_OK);
+            cr_assert_eq(run.notes, 1, "%s: damaged %s, %d notes", rs.name, damage[k], run.notes);
+            cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
+                      "%s, damaged %s: %llu nodes, memory %llu", rs.name, damage[k],
+                      (unsigned long long)cd[0], (unsigned long long)cm[0]);
+            dk_same(&rs, m, d, damage[k]);
+            clos_free(d);
+        }
+        /* stopped within levels (kept in disk-cur.keys), then resumed */
+        dk_rm(work);
+        mkdir(work, 0777);
+        int mid = 0;
+        bool spoilt = false;
+        for (int k = 0; k < 4; k++) {
+            struct dk_run run = {.stop_round = k < 3};
+            e = dk_build_one(&rs, &root, 1 + k % 2, work, &run, &d, cd);
+            cr_assert_eq(run.notes, spoilt ? 1 : 0, "%s: %d notes", rs.name, run.notes);
+            spoilt = false;
+            char cp[400];
+            struct stat sb;
+            snprintf(cp, sizeof cp, "%s/disk-cur.keys", work);
+            if (e == CLOS_STOPPED && stat(cp, &sb) == 0) {
+                mid++;
+                if (k == 1) { /* damaged: that level is expanded again from its start */
+                    flip_byte(cp, (long)sb.st_size - 1);
+                    spoilt = true;
+                }
+            }
+            if (e == CLOS_OK)
+                break;
+            cr_assert_eq(e, CLOS_STOPPED);
+            clos_free(d);
+        }
+        cr_assert_eq(e, CLOS_OK);
+        cr_assert(mid >= 1, "%s: never stopped within a level", rs.name);
+        cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
+                  "%s resumed within levels: %llu nodes, memory %llu", rs.name,
+                  (unsigned long long)cd[0], (unsigned long long)cm[0]);
+        dk_same(&rs, m, d, "resumed within levels");
+        clos_free(d);
+        /* a damaged incoming file: stopped after the root's level */
+        dk_rm(work);
+        mkdir(work, 0777);
+        struct dk_run run = {.stop_after = 1};
+        cr_assert_eq(dk_build_one(&rs, &root, 1, work, &run, &d, cd), CLOS_STOPPED);
+        clos_free(d);
+        char in[400] = "";
+        for (int l = 0; l < rules_board_seeds(&rs, &root) && !in[0]; l++) {
+            struct stat sb;
+            snprintf(in, sizeof in, "%s/disk-in-%03d.keys", work, l);
+            if (stat(in, &sb) != 0 || sb.st_size < 24)
+                in[0] = 0;
+        }
+        if (in[0]) {
+            flip_byte(in, 20);
+            incoming_damaged++;
+            struct dk_run run2 = {0};
+            cr_assert_eq(dk_build_one(&rs, &root, 1, work, &run2, &d, cd), CLOS_OK);
+            cr_assert_eq(run2.notes, 1, "%s: damaged incoming, %d notes", rs.name, run2.notes);
+            cr_assert(cd[0] == cm[0] && cd[1] == cm[1], "%s, damaged incoming", rs.name);
+            dk_same(&rs, m, d, "damaged incoming");
+            clos_free(d);
+        }
+        dk_rm(work);
+        clos_free(m);
+    }
+    cr_assert(incoming_damaged >= 4, "only %d incoming files damaged", incoming_damaged);
+}
+
+/* Through the solver, on 2x6 with the lowest levels solved in memory first
+ * (the default exact mode): with --disk the same value, every move's value
+ * and node count as without. */
+Test(closure, disk_levels, .timeout = 120)
+{
+    const char *names[] = {"oware", "darra", "jodu-ibadan"};
+    for (int r = 0; r < 3; r++) {
+        struct ruleset rs;
+        struct sow_error re;
+        cr_assert_eq(rules_init(&rs, names[r], 6, 4, &re), SOW_OK);
+        sow_position p;
+        /* 9 seeds: the lowest levels (up to 20,000 positions) in memory,
+         * the closure above them */
+        cr_assert_eq(pos_parse(&rs, "1,0,1,2,0,1/1,1,0,1,1,0/A", &p, &re), SOW_OK, "%s", re.msg);
+        char work[256];
+        snprintf(work, sizeof work, "/tmp/sow-test-diskl-%d-%s", (int)getpid(), rs.name);
+        mkdir(work, 0777);
+        int v[2], n[2], vals[2][SOW_MAX_PITS + 1];
+        uint64_t nodes[2], h;
+        for (int k = 0; k < 2; k++) {
+            struct sow_error e;
+            struct search_opts o = {.threads = 2, .hash_mb = 1, .level_budget = 20000,
+                                    .closure_first = -1, .work = k ? work : NULL, .disk = k};
+            struct search_ctx *s;
+            cr_assert_eq(search_new(&rs, &o, &s, &e), SOW_OK, "%s", e.msg);
+            cr_assert_eq(search_value(s, &p, &v[k]), SOW_OK, "%s", search_last_error(s)->msg);
+            search_counters(s, &nodes[k], &h);
+            n[k] = search_move_values(s, &p, vals[k]);
+            search_free(s);
+        }
+        char st[300];
+        struct stat sb;
+        snprintf(st, sizeof st, "%s/disk.state", work);
+        cr_assert_eq(stat(st, &sb), 0, "%s: the closure was not on disk", rs.name);
+        cr_assert(v[0] == v[1] && nodes[0] == nodes[1] && n[0] == n[1] && n[0] > 0,
+                  "%s: value %d/%d, nodes %llu/%llu", rs.name, v[0], v[1],
+                  (unsigned long long)nodes[0], (unsigned long long)nodes[1]);
+        for (int i = 0; i < n[0]; i++)
+            cr_assert_eq(vals[0][i], vals[1][i], "%s move %d", rs.name, i);
+        dk_rm(work);
+    }
+}

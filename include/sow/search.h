@@ -84,6 +84,10 @@ struct search_opts {
      * built in memory (level_budget) is kept there too and loaded, not
      * built, by a rerun (docs/solutions.md "Resuming long solves"). */
     const char *work;
+    /* (diskclosure, issue 11) Exact mode, with work: the closure level by
+     * level on disk in work, one level in memory at a time (docs/solver.md
+     * "Past RAM"); the same values and node counts. */
+    bool disk;
     /* (engstrength, issue 12) Bounded mode by the engine: a solution file
      * (search_solution_open, borrowed; NULL: none) whose positions are
      * exact knowledge in the engine's probes (docs/engine.md "Solution

@@ -15,7 +15,7 @@ static const char usage[] =
     "usage: sow solve [--rules R] [--pits N] [--seeds S] [POS] [--threads T] [--hash MB]\n"
     "                 [--tables DIR] [--levels MPOS] [--memory GB] [--depth D | --time S\n"
     "                 [--threshold]] [--moves] [--json] [--save FILE | --solution FILE]\n"
-    "                 [--work DIR]\n"
+    "                 [--work DIR [--disk]]\n"
     "Solve POS (default: the start): the value is the net number of seeds the player\n"
     "to move captures from now on under perfect play (docs/rules.md, \"Value of a\n"
     "position\"; endless cycles settled by the repetition rule).  Prints the value,\n"
@@ -32,6 +32,8 @@ static const char notes[] =
     "level whose build would not fit is left to the closure, a closure that would\n"
     "not fit is refused before it is built (exit 2).  --save implies --levels 0\n"
     "(every position the start reaches goes into the file, docs/solutions.md).\n"
+    "--disk (with --work): the closure level by level on disk in DIR, one level in\n"
+    "memory at a time, for closures past RAM (docs/solver.md \"Past RAM\").\n"
     "Bounded modes\n"
     "(--depth, --time) run the alpha-beta engine (docs/engine.md): a heuristic\n"
     "value (exact when the engine proved it), its PV, depth, seldepth and hashfull;\n"
@@ -97,6 +99,7 @@ struct solve_args {
     bool moves, json, have_depth, have_time, threshold;
     double memgb;                           /* closure: issue 11 */
     const char *save, *solution, *work;
+    bool disk;                              /* (diskclosure) */
 };
 
 /* Parse and validate: 0, CLI_HELP or CLI_BAD (message printed). */
@@ -135,6 +138,8 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
         {"--work", CLI_STR, &a->work, 0, 0, "DIR",
          "checkpoint the closure and levels in DIR (made if missing); a rerun resumes",
          0, 0},
+        {"--disk", CLI_FLAG, &a->disk, 0, 0, NULL,
+         "with --work: the closure level by level on disk in DIR (past RAM)", 0, 0},
         {0}};
     const struct cli_spec spec = {"solve", usage, opts, notes, 1, "position"};
     int r = cli_parse(&spec, argc, argv, &a->g.pos, NULL);
@@ -180,6 +185,9 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
     if (a->solution && !bounded && (a->tables || a->levels >= 0 || a->memgb > 0 || a->work))
         return cli_bad("solve", "--solution answers from the file: not with --tables, --levels, "
                                 "--memory or --work");
+    if (a->disk && (!a->work || a->save || a->solution || bounded))
+        return cli_bad("solve", "--disk keeps the closure's levels in the --work directory: "
+                                "give --work DIR, not with --save, --solution, --depth/--time");
     if (a->work) {
         struct stat sb;
         if (mkdir(a->work, 0777) < 0 && errno != EEXIST)
@@ -362,6 +370,7 @@ int cmd_solve(int argc, char **argv)
         .level_budget = a.levels < 0 ? 0 : a.levels == 0 ? -1 : a.levels * 1000000LL,
         .memory = a.memgb * 1e9,
         .work = a.work,
+        .disk = a.disk,
         .stop = stop,
         .progress = on_progress,
         .progress_arg = &pr,

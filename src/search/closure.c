@@ -50,6 +50,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define XXH_INLINE_ALL
@@ -83,7 +86,13 @@ struct clos {
     uint64_t scap;
     uint64_t start[SOW_MAX_SEEDS + 2]; /* level ranges once solved */
     double peak;
+    struct clos_disk *dk;              /* env->disk: the levels in files (else NULL) */
 };
+
+/* (diskclosure) the closure level by level on disk, at the end of this file */
+static void dk_free(struct clos *c);
+static int64_t dk_find(const struct clos *c, int l, const uint64_t *w);
+static int8_t dk_value(const struct clos *c, int l, int64_t q);
 
 /* ---- keys ---- */
 
@@ -255,19 +264,28 @@ void clos_free(struct clos *c)
 {
     if (!c)
         return;
+    dk_free(c);
     free_arrays(c);
     free(c);
 }
 
 void clos_reset(struct clos *c)
 {
+    dk_free(c);
     c->n = 0;
     memset(c->start, 0, sizeof c->start);
 }
 
+static uint64_t dk_total(const struct clos *c);
+
 uint64_t clos_size(const struct clos *c)
 {
-    return c->n;
+    return c->dk ? dk_total(c) : c->n;
+}
+
+bool clos_on_disk(const struct clos *c)
+{
+    return c->dk != NULL;
 }
 
 int clos_key_words(const struct clos *c) { return c->K; }
@@ -803,6 +821,13 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
                 int d = ch->captured[0] - ch->captured[1], val;
                 if (tbx[k]) {
                     val = d - tvs[k];
+                } else if (c->dk) { /* the lower levels are in files */
+                    int64_t q = dk_find(c, m - cap, kw[k]);
+                    if (q < 0) {
+                        *missing = true;
+                        continue;
+                    }
+                    val = d - dk_value(c, m - cap, q);
                 } else {
                     int64_t q = set_find_h(c, kw[k], kh[k]);
                     if (q < 0) {
@@ -1307,6 +1332,953 @@ static enum clos_err ck_load(struct clos *c, const struct clos_env *env, int tbm
     return CLOS_OK;
 }
 
+/* ---- the closure level by level on disk (env->disk; issue 11) ----
+ *
+ * For closures past RAM (docs/solver.md "Past RAM").  A move keeps a
+ * position's level or lowers it, so level m's part of the closure is the
+ * in-level closure of what reaches level m from above: the root at its own
+ * level, exits from the higher levels below it.  Two passes over the levels,
+ * one level in memory at a time:
+ *
+ * 1. Down, from the root's level: level m's seeds (the root, or the keys the
+ *    levels above appended to DIR/disk-in-LLL.keys) go into the set, then
+ *    its positions are expanded, each once, in rounds as in memory
+ *    (expand_all); in-level children join the set, exits to a level l < m
+ *    are appended to disk-in-l.keys (duplicates and all), exits the tables
+ *    answer are counted as in memory.  The level's keys are then sorted and
+ *    written to disk-LLL.keys, and its incoming file removed.
+ * 2. Up, from the lowest level found: level m's keys are read back and its
+ *    moves generated again (level_moves); exits are looked up by binary
+ *    search in the lower levels' files (memory-mapped: the page cache, not
+ *    --memory), in-level children in the set; the same retrograde
+ *    (solve_level) gives lo, hi, V, written to disk-LLL.values.
+ *
+ * The positions (so the node counts) and the values are those of the
+ * in-memory closure: the same positions are reachable, and each level's
+ * retrograde sees the same children with the same values.
+ *
+ * Files in DIR, each level file being a checkpoint file (ck_write: 64-byte
+ * header, XXH3-64 of header and payload) whose payload starts with struct
+ * dk_lvl (rule set, size, level, kind, n, root key: a file of another solve
+ * is refused):
+ *
+ *   disk.state        struct dk_meta: how far both passes got, positions per
+ *                     level, the valid bytes of each incoming file, counters
+ *   disk-in-LLL.keys  blocks: u64 count c (1..DK_BUF), u64 XXH3-64 of the
+ *                     keys, c keys of K words; no header (removed once level
+ *                     LLL is expanded)
+ *   disk-LLL.keys     dk_lvl, then n keys (K x u64) in increasing order,
+ *                     word K-1 most significant
+ *   disk-LLL.values   dk_lvl, then lo[n], hi[n], v[n] (int8), key order
+ *
+ * Example: a root of 48 seeds whose captures take 4 or 8: level 48 is
+ * expanded first and appends to disk-in-044 and disk-in-040; then 44
+ * (seeded from disk-in-044, appending to 040 and 036), 40, ... down to the
+ * lowest level reached; then the levels are solved from the lowest up, 48
+ * last.  On 2x6 below 62 seeds K = 1: 8 bytes a key, 3 of values.
+ *
+ * Resuming: disk.state is rewritten (temporary file, renamed) at the start
+ * and after each level of either pass; the level being expanded is kept
+ * between two rounds in disk-cur.keys (struct dk_cur) when stopped, when
+ * refused and every CKPT_EVERY seconds.  A rerun truncates the incoming files
+ * to the bytes recorded with the newest of the two and goes on from there.
+ * A damaged state, keys or incoming file starts the solve over, a damaged
+ * disk-cur.keys expands its level again, a damaged values file solves the
+ * levels from it up again; each with a note.
+ *
+ * Memory (env->memory): one level at a time: its keys, values and set while
+ * expanded, and the level's retrograde work while solved; a level whose
+ * solve would not fit is refused (CLOS_TOO_BIG) while it is expanded.
+ * Thread-safety: as the in-memory closure; the incoming files are appended
+ * under a critical section, in blocks. */
+
+#define DK_BUF 1024 /* keys buffered per thread and level before a block is appended */
+
+struct dk_meta {
+    char rules[24];
+    uint32_t pits, K;
+    int32_t tbmax, top;
+    int32_t expanded_to; /* levels >= it are expanded (top + 1: none) */
+    int32_t solved_to;   /* levels <= it are solved (-1: none) */
+    uint64_t root[MAX_KEY_WORDS];
+    uint64_t cnt[SOW_MAX_SEEDS + 1];   /* positions of each level expanded */
+    uint64_t inlen[SOW_MAX_SEEDS + 1]; /* valid bytes of each incoming file */
+    uint64_t nodes, visits, tb_hits;   /* the down pass's counters so far */
+};
+
+struct dk_lvl {
+    char rules[24];
+    uint32_t pits, K;
+    int32_t level, kind; /* kind 0: keys, 1: values */
+    uint64_t n;
+    uint64_t root[MAX_KEY_WORDS];
+};
+_Static_assert(sizeof(struct dk_lvl) % 8 == 0 && CK_HEAD % 8 == 0,
+               "a level file's keys are 8-aligned in its mapping");
+
+struct clos_disk {
+    char dir[4096];
+    struct dk_meta st;
+    FILE *in[SOW_MAX_SEEDS + 1];       /* incoming files open for appending */
+    bool ioerr;                        /* an append failed */
+    void *map[2][SOW_MAX_SEEDS + 1];   /* level files mapped: keys, values */
+    size_t msz[2][SOW_MAX_SEEDS + 1];
+    bool solved;                       /* every level solved and mapped */
+    uint64_t base[3];                  /* env counters before this build */
+};
+
+struct dk_thread {
+    struct sow_movelist ml;
+    uint64_t *buf[SOW_MAX_SEEDS + 1];  /* exits buffered per level */
+    uint32_t nb[SOW_MAX_SEEDS + 1];
+    bool oom;
+};
+
+static void dk_path(char *buf, size_t len, const struct clos_disk *dk, const char *fmt, int l)
+{
+    char nm[64];
+    snprintf(nm, sizeof nm, fmt, l);
+    snprintf(buf, len, "%s/%s", dk->dir, nm);
+}
+
+static void dk_close_in(struct clos_disk *dk, bool sync)
+{
+    for (int l = 0; l <= SOW_MAX_SEEDS; l++)
+        if (dk->in[l]) {
+            bool ok = fflush(dk->in[l]) == 0;
+            if (sync)
+                ok = fsync(fileno(dk->in[l])) == 0 && ok;
+            ok = fclose(dk->in[l]) == 0 && ok;
+            if (!ok)
+                dk->ioerr = true;
+            dk->in[l] = NULL;
+        }
+}
+
+static void dk_unmap(struct clos_disk *dk)
+{
+    for (int k = 0; k < 2; k++)
+        for (int l = 0; l <= SOW_MAX_SEEDS; l++)
+            if (dk->map[k][l]) {
+                munmap(dk->map[k][l], dk->msz[k][l]);
+                dk->map[k][l] = NULL;
+            }
+}
+
+static void dk_free(struct clos *c)
+{
+    if (!c->dk)
+        return;
+    dk_close_in(c->dk, false);
+    dk_unmap(c->dk);
+    free(c->dk);
+    c->dk = NULL;
+}
+
+static uint64_t dk_total(const struct clos *c)
+{
+    uint64_t t = 0;
+    for (int l = 0; l <= SOW_MAX_SEEDS; l++)
+        t += c->dk->st.cnt[l];
+    return t;
+}
+
+static void dk_lvl_of(const struct clos *c, int l, int kind, struct dk_lvl *h)
+{
+    memset(h, 0, sizeof *h);
+    snprintf(h->rules, sizeof h->rules, "%s", c->rs->name);
+    h->pits = (uint32_t)c->pits;
+    h->K = (uint32_t)c->K;
+    h->level = l;
+    h->kind = kind;
+    h->n = c->dk->st.cnt[l];
+    memcpy(h->root, c->dk->st.root, sizeof h->root);
+}
+
+static const char *const dk_fmt[2] = {"disk-%03d.keys", "disk-%03d.values"};
+static const char *const dk_magic[2] = {"SOWDKK01", "SOWDKV01"};
+
+/* Map level l's file of this kind, checked: header, meta and (verify: the
+ * whole file read once) the payload's checksum.  false if missing or bad. */
+static bool dk_map(struct clos *c, int l, int kind, bool verify)
+{
+    struct clos_disk *dk = c->dk;
+    char path[4200];
+    dk_path(path, sizeof path, dk, dk_fmt[kind], l);
+    const uint64_t n = dk->st.cnt[l];
+    const uint64_t pay = sizeof(struct dk_lvl) + (kind ? 3 * n : n * 8 * (uint64_t)c->K);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return false;
+    struct stat sb;
+    if (fstat(fd, &sb) < 0 || (uint64_t)sb.st_size != CK_HEAD + pay) {
+        close(fd);
+        return false;
+    }
+    void *mp = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (mp == MAP_FAILED)
+        return false;
+    const uint8_t *h = mp;
+    uint64_t total, sum, hsum;
+    memcpy(&total, h + 8, 8);
+    memcpy(&sum, h + 16, 8);
+    memcpy(&hsum, h + 24, 8);
+    struct dk_lvl want;
+    dk_lvl_of(c, l, kind, &want);
+    bool ok = memcmp(h, dk_magic[kind], 8) == 0 && total == pay && XXH3_64bits(h, 24) == hsum &&
+              memcmp(h + CK_HEAD, &want, sizeof want) == 0;
+    if (ok && verify)
+        ok = XXH3_64bits(h + CK_HEAD, (size_t)pay) == sum;
+    if (!ok) {
+        munmap(mp, (size_t)sb.st_size);
+        return false;
+    }
+    if (dk->map[kind][l])
+        munmap(dk->map[kind][l], dk->msz[kind][l]);
+    dk->map[kind][l] = mp;
+    dk->msz[kind][l] = (size_t)sb.st_size;
+    return true;
+}
+
+static inline const void *dk_payload(const struct clos_disk *dk, int kind, int l)
+{
+    return (const uint8_t *)dk->map[kind][l] + CK_HEAD + sizeof(struct dk_lvl);
+}
+
+static inline int key_cmp(const uint64_t *a, const uint64_t *b, int K)
+{
+    for (int k = K - 1; k >= 0; k--)
+        if (a[k] != b[k])
+            return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+/* w's index in level l's sorted keys, -1 if absent (or l not mapped). */
+static int64_t dk_find(const struct clos *c, int l, const uint64_t *w)
+{
+    const struct clos_disk *dk = c->dk;
+    if (l < 0 || l > SOW_MAX_SEEDS || !dk->map[0][l])
+        return -1;
+    const uint64_t *k = dk_payload(dk, 0, l);
+    uint64_t a = 0, b = dk->st.cnt[l];
+    while (a < b) {
+        uint64_t mid = a + (b - a) / 2;
+        int r = key_cmp(&k[mid * (uint64_t)c->K], w, c->K);
+        if (r == 0)
+            return (int64_t)mid;
+        if (r < 0)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return -1;
+}
+
+/* V of level l's position q (its values file mapped). */
+static int8_t dk_value(const struct clos *c, int l, int64_t q)
+{
+    const int8_t *x = dk_payload(c->dk, 1, l);
+    return x[2 * c->dk->st.cnt[l] + (uint64_t)q];
+}
+
+/* Sort n keys of K words (word K-1 most significant): LSD radix by bytes,
+ * a pass skipped where every key has the same byte; tmp holds n * K words. */
+static void dk_sort(uint64_t *key, uint64_t *tmp, uint64_t n, int K)
+{
+    uint64_t *src = key, *dst = tmp;
+    for (int k = 0; k < K && n > 1; k++)
+        for (int b = 0; b < 64; b += 8) {
+            uint64_t cnt[256] = {0};
+            for (uint64_t i = 0; i < n; i++)
+                cnt[(src[i * K + k] >> b) & 255]++;
+            if (cnt[(src[k] >> b) & 255] == n)
+                continue;
+            uint64_t pos = 0;
+            for (int d = 0; d < 256; d++) {
+                uint64_t x = cnt[d];
+                cnt[d] = pos;
+                pos += x;
+            }
+            for (uint64_t i = 0; i < n; i++) {
+                uint64_t j = cnt[(src[i * K + k] >> b) & 255]++;
+                memcpy(&dst[j * K], &src[i * K], 8 * (size_t)K);
+            }
+            uint64_t *t = src;
+            src = dst;
+            dst = t;
+        }
+    if (src != key)
+        memcpy(key, src, 8 * (size_t)K * n);
+}
+
+static void dk_sums(const struct clos_env *env, uint64_t *x)
+{
+    x[0] = x[1] = x[2] = 0;
+    for (int t = 0; t < env->threads; t++) {
+        x[0] += env->nodes[t];
+        x[1] += env->visits[t];
+        x[2] += env->tb_hits[t];
+    }
+}
+
+static bool dk_save_state(struct clos *c, const struct clos_env *env)
+{
+    struct clos_disk *dk = c->dk;
+    uint64_t x[3];
+    dk_sums(env, x);
+    dk->st.nodes = x[0] - dk->base[0];
+    dk->st.visits = x[1] - dk->base[1];
+    dk->st.tb_hits = x[2] - dk->base[2];
+    const void *parts[1] = {&dk->st};
+    uint64_t sizes[1] = {sizeof dk->st};
+    return ck_write(dk->dir, "disk.state", "SOWDKS01", parts, sizes, 1);
+}
+
+/* Forget every level of this build: the counters back to before it, the
+ * incoming files removed, the state fresh. */
+static void dk_start_over(struct clos *c, const struct clos_env *env, const struct dk_meta *fresh)
+{
+    struct clos_disk *dk = c->dk;
+    uint64_t x[3];
+    dk_sums(env, x);
+    env->nodes[0] -= x[0] - dk->base[0];
+    env->visits[0] -= x[1] - dk->base[1];
+    env->tb_hits[0] -= x[2] - dk->base[2];
+    dk_close_in(dk, false);
+    dk_unmap(dk);
+    for (int l = 0; l <= SOW_MAX_SEEDS; l++) {
+        char path[4200];
+        dk_path(path, sizeof path, dk, "disk-in-%03d.keys", l);
+        unlink(path);
+    }
+    char cp[4200];
+    snprintf(cp, sizeof cp, "%s/disk-cur.keys", dk->dir);
+    unlink(cp);
+    dk->st = *fresh;
+}
+
+/* The level being expanded, between two rounds (DIR/disk-cur.keys, magic
+ * SOWDKC01: this, then the n keys found so far in the order found): saved
+ * when stopped, when refused by the budget and at most every CKPT_EVERY
+ * seconds, so that a rerun goes on with the level instead of starting it
+ * over; the incoming files' lengths are those of the same moment. */
+struct dk_cur {
+    int32_t level, pad;
+    uint64_t n, a;                     /* positions found, expanded */
+    uint64_t nodes, visits, tb_hits;   /* counters, as in dk_meta */
+    uint64_t root[MAX_KEY_WORDS];
+    uint64_t inlen[SOW_MAX_SEEDS + 1];
+};
+
+static void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt);
+
+static bool dk_save_cur(struct clos *c, const struct clos_env *env, int m, uint64_t a,
+                        struct dk_thread *et, int nt)
+{
+    struct clos_disk *dk = c->dk;
+    for (int t = 0; t < nt; t++)
+        for (int l = 0; l < m; l++)
+            if (et[t].nb[l]) {
+                dk_flush(c, l, et[t].buf[l], et[t].nb[l]);
+                et[t].nb[l] = 0;
+            }
+    dk_close_in(dk, true);
+    if (dk->ioerr)
+        return false;
+    struct dk_cur cur;
+    memset(&cur, 0, sizeof cur);
+    uint64_t x[3];
+    dk_sums(env, x);
+    cur.level = m;
+    cur.n = c->n;
+    cur.a = a;
+    cur.nodes = x[0] - dk->base[0];
+    cur.visits = x[1] - dk->base[1];
+    cur.tb_hits = x[2] - dk->base[2];
+    memcpy(cur.root, dk->st.root, sizeof cur.root);
+    memcpy(cur.inlen, dk->st.inlen, sizeof cur.inlen);
+    const void *parts[2] = {&cur, c->key};
+    uint64_t sizes[2] = {sizeof cur, c->n * 8 * (uint64_t)c->K};
+    return ck_write(dk->dir, "disk-cur.keys", "SOWDKC01", parts, sizes, 2);
+}
+
+/* The saved part of level m's expansion into c (keys, n) and *cur, if it
+ * is this solve's; false if none (or damaged: *bad). */
+static bool dk_load_cur(struct clos *c, const struct clos_env *env, int m, struct dk_cur *cur,
+                        bool *bad)
+{
+    struct clos_disk *dk = c->dk;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/disk-cur.keys", dk->dir);
+    FILE *f = fopen(path, "rb");
+    *bad = false;
+    if (!f)
+        return false;
+    uint8_t h[CK_HEAD];
+    bool ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && fread(cur, 1, sizeof *cur, f) == sizeof *cur;
+    fclose(f);
+    ok = ok && cur->level == m && memcmp(cur->root, dk->st.root, sizeof cur->root) == 0 &&
+         cur->n > 0 && cur->n <= MAX_NODES && cur->a <= cur->n;
+    ok = ok && grow_nodes(c, env, cur->n) == CLOS_OK;
+    struct dk_cur again;
+    void *parts[2] = {&again, c->key};
+    uint64_t sizes[2] = {sizeof again, ok ? cur->n * 8 * (uint64_t)c->K : 0};
+    ok = ok && ck_read(dk->dir, "disk-cur.keys", "SOWDKC01", parts, sizes, 2) &&
+         memcmp(&again, cur, sizeof again) == 0;
+    *bad = !ok;
+    if (ok)
+        c->n = cur->n;
+    return ok;
+}
+
+/* Append cnt keys exiting to level l as one block of its incoming file. */
+static void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt)
+{
+    struct clos_disk *dk = c->dk;
+    const size_t kb = 8 * (size_t)c->K;
+    uint64_t h[2] = {cnt, XXH3_64bits(keys, kb * (size_t)cnt)};
+#pragma omp critical(sow_dk_in)
+    {
+        if (!dk->in[l]) {
+            char path[4200];
+            dk_path(path, sizeof path, dk, "disk-in-%03d.keys", l);
+            dk->in[l] = fopen(path, "ab");
+        }
+        if (!dk->in[l] || fwrite(h, 8, 2, dk->in[l]) != 2 ||
+            fwrite(keys, kb, (size_t)cnt, dk->in[l]) != (size_t)cnt)
+            dk->ioerr = true;
+        else
+            dk->st.inlen[l] += 16 + kb * cnt;
+    }
+}
+
+/* Expand node i of level m: in-level children into the set, exits buffered
+ * for their levels' incoming files. */
+static inline void dk_expand(struct clos *c, const struct clos_env *env, uint64_t i, int tid,
+                             int tbmax, int m, bool par, struct dk_thread *et)
+{
+    const struct ruleset *rs = c->rs;
+    const int K = c->K;
+    sow_position p;
+    struct sow_movelist *ml = &et->ml;
+    clos_unpack(rs, K, &c->key[i * K], &p);
+    rs->generate(rs, &p, ml, env->cache[tid], NULL);
+    env->nodes[tid]++;
+    env->visits[tid] += (uint64_t)ml->n;
+    uint64_t w[SOW_MAX_PITS + 1][MAX_KEY_WORDS], h[SOW_MAX_PITS + 1];
+    int nk = 0;
+    for (int k = 0; k < ml->n; k++) {
+        const struct sow_child *ch = &ml->c[k];
+        int cl = m - ch->captured[0] - ch->captured[1], tv;
+        if (tb_exit(env, tbmax, ch, cl, &tv)) {
+            if (cl <= env->tb_hits_max)
+                env->tb_hits[tid]++;
+            continue;
+        }
+        if (cl == m) {
+            clos_pack(rs, K, &ch->pos, w[nk]);
+            h[nk] = clos_hash(w[nk], K);
+            set_prefetch(c, h[nk]);
+            nk++;
+            continue;
+        }
+        if (!et->buf[cl] && !(et->buf[cl] = malloc(8 * (size_t)K * DK_BUF))) {
+            et->oom = true;
+            continue;
+        }
+        clos_pack(rs, K, &ch->pos, &et->buf[cl][(uint64_t)et->nb[cl] * K]);
+        if (++et->nb[cl] == DK_BUF) {
+            dk_flush(c, cl, et->buf[cl], DK_BUF);
+            et->nb[cl] = 0;
+        }
+    }
+    for (int k = 0; k < nk; k++) {
+        bool added;
+        set_insert(c, w[k], h[k], par, &added);
+    }
+}
+
+/* Add a seed key to level m's set (one thread). */
+static enum clos_err dk_seed(struct clos *c, const struct clos_env *env, const uint64_t *w)
+{
+    enum clos_err e = grow_nodes(c, env, c->n + 1);
+    if (e == CLOS_OK && c->n + 1 > c->scap / LOAD_DEN * LOAD_NUM)
+        e = rebuild_set(c, env, c->scap * 3 / 2 + 4096);
+    if (e == CLOS_OK) {
+        bool added;
+        set_insert(c, w, clos_hash(w, c->K), false, &added);
+    }
+    return e;
+}
+
+/* The refusal of level m (positions found so far in info->level_count). */
+static void dk_refuse(struct clos *c, const struct clos_env *env, struct clos_info *info, int m,
+                      uint64_t expanded)
+{
+    uint64_t n = c->n;
+    double need = arrays_bytes(c, n, set_cap_for(n)) + level_work_per(c) * (double)n;
+    info->by_memory = true;
+    info->need = need;
+    info->next_est = n;
+    memcpy(info->level_count, c->dk->st.cnt, sizeof info->level_count);
+    info->level_count[m] = n;
+    info->positions = dk_total(c) + n;
+    snprintf(info->why, sizeof info->why,
+             "level %d, on disk, reached %llu positions (%llu expanded): solving it in memory "
+             "needs %.3g GB, the budget is %.3g GB: raise --memory, or solve more levels first",
+             m, (unsigned long long)n, (unsigned long long)expanded, need / 1e9,
+             env->memory / 1e9);
+}
+
+/* Pass 1, level m: seeds, expansion, sorted keys file.  *damaged: an
+ * incoming file failed its check. */
+static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbmax, int m,
+                             const uint64_t *rootw, struct dk_thread *et, int nt, bool *damaged,
+                             struct clos_info *info, uint64_t resume_a)
+{
+    struct clos_disk *dk = c->dk;
+    const int K = c->K;
+    const uint64_t slots = (uint64_t)c->slots;
+    const size_t kb = 8 * (size_t)K;
+    double last = 0, t0 = util_now(), lastck = t0;
+    const bool resuming = resume_a != UINT64_MAX; /* keys [0, c->n) loaded (dk_load_cur) */
+    if (!resuming)
+        c->n = 0;
+    enum clos_err e = rebuild_set(c, env, resuming ? set_cap_for(c->n) : 4096);
+    uint64_t incoming = 0;
+    if (e == CLOS_OK && m == dk->st.top && !resuming)
+        e = dk_seed(c, env, rootw);
+    if (e == CLOS_OK && m != dk->st.top && !resuming) {
+        char path[4200];
+        dk_path(path, sizeof path, dk, "disk-in-%03d.keys", m);
+        FILE *f = fopen(path, "rb");
+        uint64_t *buf = malloc(kb * DK_BUF), got = 0, want = dk->st.inlen[m];
+        if (!buf)
+            e = CLOS_OOM;
+        while (e == CLOS_OK && f && got < want) {
+            uint64_t hd[2];
+            if (fread(hd, 8, 2, f) != 2 || hd[0] == 0 || hd[0] > DK_BUF ||
+                fread(buf, kb, (size_t)hd[0], f) != (size_t)hd[0] ||
+                XXH3_64bits(buf, kb * (size_t)hd[0]) != hd[1])
+                break;
+            uint64_t j = 0;
+            for (; e == CLOS_OK && j < hd[0] && key_level(&buf[j * K], K) == m; j++)
+                e = dk_seed(c, env, &buf[j * K]);
+            if (j < hd[0])
+                break; /* a key of another level: not this solve's file */
+            got += 16 + kb * hd[0];
+            incoming += hd[0];
+        }
+        if (e == CLOS_OK && got != want)
+            *damaged = true;
+        if (f)
+            fclose(f);
+        free(buf);
+        if (*damaged)
+            return CLOS_OK;
+    }
+    uint64_t seeds = c->n, a = resuming ? resume_a : 0;
+    while (e == CLOS_OK && a < c->n) {
+        if (stopped(env)) {
+            if (dk_save_cur(c, env, m, a, et, nt))
+                say(env, &last, true, "stopped while expanding level %d: %llu positions found, "
+                    "%llu expanded, kept in %s with the levels above", m,
+                    (unsigned long long)c->n, (unsigned long long)a, dk->dir);
+            return CLOS_STOPPED;
+        }
+        if (over_budget(env, arrays_bytes(c, c->n, set_cap_for(c->n)) +
+                                 level_work_per(c) * (double)c->n)) {
+            e = CLOS_TOO_BIG;
+            break;
+        }
+        if (util_now() - lastck >= CKPT_EVERY) {
+            dk_save_cur(c, env, m, a, et, nt);
+            lastck = util_now();
+        }
+        uint64_t want = c->n - a, limit = c->scap / LOAD_DEN * LOAD_NUM;
+        uint64_t room = limit > c->n ? (limit - c->n) / slots : 0;
+        if (room < want && room < 4096) {
+            uint64_t ncap = c->scap * 3 / 2, least = set_cap_for(c->n + 4096 * slots);
+            e = rebuild_set(c, env, ncap > least ? ncap : least);
+            continue;
+        }
+        uint64_t r = want < room ? want : room;
+        if ((e = grow_nodes(c, env, c->n + r * slots)) != CLOS_OK)
+            break;
+        uint64_t b = a + r;
+        bool par = nt > 1 && r >= 256;
+        if (!par) {
+            for (uint64_t i = a; i < b; i++)
+                dk_expand(c, env, i, 0, tbmax, m, false, &et[0]);
+        } else {
+#pragma omp parallel num_threads(nt)
+            {
+                int tid = omp_get_thread_num();
+#pragma omp for schedule(dynamic, 64) nowait
+                for (uint64_t i = a; i < b; i++)
+                    dk_expand(c, env, i, tid, tbmax, m, true, &et[tid]);
+            }
+        }
+        for (int t = 0; t < nt; t++)
+            if (et[t].oom)
+                e = CLOS_OOM;
+        a = b;
+        say(env, &last, false, "closure on disk, level %d: %llu positions found, %llu expanded, "
+            "%.2f GB held", m, (unsigned long long)c->n, (unsigned long long)a,
+            arrays_bytes(c, c->cap, c->scap) / 1e9);
+    }
+    if (e == CLOS_TOO_BIG) {
+        dk_refuse(c, env, info, m, a);
+        if (dk_save_cur(c, env, m, a, et, nt))
+            say(env, &last, true, "level %d's expansion so far (%llu positions) kept in %s: a "
+                "rerun with more --memory goes on from there", m, (unsigned long long)c->n,
+                dk->dir);
+        return e;
+    }
+    if (e != CLOS_OK)
+        return e;
+    /* the exits still buffered, then every incoming file synced */
+    for (int t = 0; t < nt; t++)
+        for (int l = 0; l < m; l++)
+            if (et[t].nb[l]) {
+                dk_flush(c, l, et[t].buf[l], et[t].nb[l]);
+                et[t].nb[l] = 0;
+            }
+    dk_close_in(dk, true);
+    const uint64_t n = c->n;
+    /* sorted keys: the set goes (the up pass builds its own) */
+    free(c->set);
+    c->set = NULL;
+    c->scap = 0;
+    double bb = arrays_bytes(c, c->cap, 0) + (double)n * kb;
+    if (over_budget(env, bb)) {
+        dk_refuse(c, env, info, m, a);
+        return CLOS_TOO_BIG;
+    }
+    note_peak(c, bb);
+    uint64_t *tmp = malloc(kb * (size_t)n + 8);
+    if (!tmp)
+        return CLOS_OOM;
+    dk_sort(c->key, tmp, n, K);
+    free(tmp);
+    dk->st.cnt[m] = n;
+    struct dk_lvl hd;
+    dk_lvl_of(c, m, 0, &hd);
+    const void *parts[2] = {&hd, c->key};
+    uint64_t sizes[2] = {sizeof hd, n * kb};
+    char name[64];
+    snprintf(name, sizeof name, dk_fmt[0], m);
+    if (dk->ioerr || !ck_write(dk->dir, name, dk_magic[0], parts, sizes, 2)) {
+        snprintf(info->why, sizeof info->why, "cannot write level %d's files in %.150s", m, dk->dir);
+        return CLOS_OOM;
+    }
+    char path[4200];
+    dk_path(path, sizeof path, dk, "disk-in-%03d.keys", m);
+    unlink(path);
+    dk->st.inlen[m] = 0;
+    dk->st.expanded_to = m;
+    if (!dk_save_state(c, env)) {
+        snprintf(info->why, sizeof info->why, "cannot write %.150s/disk.state", dk->dir);
+        return CLOS_OOM;
+    }
+    snprintf(path, sizeof path, "%s/disk-cur.keys", dk->dir);
+    unlink(path);
+    double dt = util_now() - t0;
+    uint64_t below = 0;
+    for (int l = 0; l < m; l++)
+        below += dk->st.inlen[l];
+    say(env, &last, true,
+        "closure on disk, level %d expanded: %llu positions (%llu seeds of %llu incoming), "
+        "%.2f M/s, %.2f GB held; %llu positions in levels %d..%d so far; %.2f GB of exits "
+        "waiting below", m, (unsigned long long)n, (unsigned long long)seeds,
+        (unsigned long long)(m == dk->st.top ? 1 : incoming),
+        dt > 0 ? (double)n / dt / 1e6 : 0.0, arrays_bytes(c, c->cap, c->scap) / 1e9,
+        (unsigned long long)dk_total(c), m, dk->st.top, (double)below / 1e9);
+    return CLOS_OK;
+}
+
+/* Pass 2, level m: read back, moves again, retrograde, values file.
+ * *damaged: its keys file failed its check. */
+static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax, int m,
+                           bool *damaged, struct clos_info *info, double t0, uint64_t *done,
+                           uint64_t resumed)
+{
+    struct clos_disk *dk = c->dk;
+    const int K = c->K;
+    const uint64_t n = dk->st.cnt[m], slots = (uint64_t)c->slots;
+    double need = arrays_bytes(c, n, set_cap_for(n)) + level_work_per(c) * (double)n;
+    if (over_budget(env, need) || n * slots >= UINT32_MAX) {
+        info->by_memory = true;
+        info->need = need;
+        snprintf(info->why, sizeof info->why,
+                 "level %d, on disk, holds %llu positions: solving it in memory needs %.3g GB, "
+                 "the budget is %.3g GB: raise --memory", m, (unsigned long long)n, need / 1e9,
+                 env->memory / 1e9);
+        return CLOS_TOO_BIG;
+    }
+    note_peak(c, need);
+    free(c->set);
+    c->set = NULL;
+    c->scap = 0;
+    enum clos_err e = grow_nodes(c, env, n);
+    if (e != CLOS_OK)
+        return e;
+    struct dk_lvl hd, want;
+    dk_lvl_of(c, m, 0, &want);
+    void *parts[2] = {&hd, c->key};
+    uint64_t sizes[2] = {sizeof hd, n * 8 * (uint64_t)K};
+    char name[64];
+    snprintf(name, sizeof name, dk_fmt[0], m);
+    if (!ck_read(dk->dir, name, dk_magic[0], parts, sizes, 2) ||
+        memcmp(&hd, &want, sizeof hd) != 0) {
+        *damaged = true;
+        return CLOS_OK;
+    }
+    c->n = n;
+    if ((e = rebuild_set(c, env, set_cap_for(n))) != CLOS_OK)
+        return e;
+    struct level_work w = {0};
+    w.be = malloc(n + 1);
+    w.cnt = malloc(n + 1);
+    w.fwd = malloc(sizeof *w.fwd * (size_t)(n * slots + 1));
+    w.roff = malloc(sizeof *w.roff * (size_t)(n + 1));
+    w.next = malloc(sizeof *w.next * (size_t)(2 * n + 1));
+    w.stack = malloc(sizeof *w.stack * (size_t)(2 * n + 1));
+    w.nl = n;
+    bool missing = false;
+    if (!w.be || !w.cnt || !w.fwd || !w.roff || !w.next || !w.stack)
+        e = CLOS_OOM;
+    int nt = env->threads;
+    if (e == CLOS_OK && nt > 1 && n >= 256) {
+#pragma omp parallel num_threads(nt)
+        {
+            struct sow_movelist ml;
+            int tid = omp_get_thread_num();
+            bool miss = false;
+#pragma omp for schedule(dynamic, 256) nowait
+            for (uint64_t i = 0; i < n; i++)
+                level_moves(c, env, m, 0, i, tid, tbmax, &ml, &w, &miss);
+            if (miss)
+                __atomic_store_n(&missing, true, __ATOMIC_RELAXED);
+        }
+    } else if (e == CLOS_OK) {
+        struct sow_movelist ml;
+        for (uint64_t i = 0; i < n; i++)
+            level_moves(c, env, m, 0, i, 0, tbmax, &ml, &w, &missing);
+    }
+    uint64_t edges = 0;
+    for (uint64_t p = 0; e == CLOS_OK && p < n; p++)
+        edges += w.cnt[p];
+    if (e == CLOS_OK && !(w.rev = malloc(sizeof *w.rev * (size_t)(edges + 1))))
+        e = CLOS_OOM;
+    if (e == CLOS_OK && missing) { /* a child not in the closure: cannot happen */
+        snprintf(info->why, sizeof info->why, "level %d on disk: a child is missing (%.150s)", m,
+                 dk->dir);
+        e = CLOS_OOM;
+    }
+    if (e == CLOS_OK)
+        solve_level(c, m, 0, n, &w);
+    free_work(&w);
+    if (e != CLOS_OK)
+        return e;
+    dk_lvl_of(c, m, 1, &hd);
+    const void *vp[4] = {&hd, c->lo, c->hi, c->v};
+    uint64_t vs[4] = {sizeof hd, n, n, n};
+    snprintf(name, sizeof name, dk_fmt[1], m);
+    dk->st.solved_to = m;
+    if (!ck_write(dk->dir, name, dk_magic[1], vp, vs, 4) || !dk_map(c, m, 0, false) ||
+        !dk_map(c, m, 1, false) || !dk_save_state(c, env)) {
+        snprintf(info->why, sizeof info->why, "cannot write level %d's files in %.150s", m, dk->dir);
+        return CLOS_OOM;
+    }
+    *done += n;
+    uint64_t total = dk_total(c);
+    double dt = util_now() - t0, rate = dt > 0 ? (double)(*done - resumed) / dt : 0;
+    double l0 = 0;
+    say(env, &l0, true,
+        "closure on disk, level %d solved: %llu positions, %llu of %llu done, %.2f M/s, ETA %.0f s",
+        m, (unsigned long long)n, (unsigned long long)*done, (unsigned long long)total,
+        rate / 1e6, rate > 0 ? (double)(total - *done) / rate : 0.0);
+    return CLOS_OK;
+}
+
+/* The closure of root (level top) on disk in env->work: both passes,
+ * resumed from disk.state when it is this solve's. */
+static enum clos_err dk_build(struct clos *c, const struct clos_env *env, int top, int tbmax,
+                              const uint64_t *rootw, struct clos_info *info)
+{
+    struct clos_disk *dk = calloc(1, sizeof *dk);
+    if (!dk)
+        return CLOS_OOM;
+    c->dk = dk;
+    snprintf(dk->dir, sizeof dk->dir, "%s", env->work);
+    dk_sums(env, dk->base);
+    double last = 0, t0 = util_now();
+    struct dk_meta fresh;
+    memset(&fresh, 0, sizeof fresh);
+    snprintf(fresh.rules, sizeof fresh.rules, "%s", c->rs->name);
+    fresh.pits = (uint32_t)c->pits;
+    fresh.K = (uint32_t)c->K;
+    fresh.tbmax = tbmax;
+    fresh.top = top;
+    fresh.expanded_to = top + 1;
+    fresh.solved_to = -1;
+    memcpy(fresh.root, rootw, 8 * (size_t)c->K);
+    /* this solve's state, if DIR holds it */
+    void *sp[1] = {&dk->st};
+    uint64_t ss[1] = {sizeof dk->st};
+    char path[4200];
+    snprintf(path, sizeof path, "%s/disk.state", dk->dir);
+    bool had = access(path, F_OK) == 0;
+    bool resumed = ck_read(dk->dir, "disk.state", "SOWDKS01", sp, ss, 1) &&
+                   strcmp(dk->st.rules, fresh.rules) == 0 && dk->st.pits == fresh.pits &&
+                   dk->st.K == fresh.K && dk->st.tbmax == tbmax && dk->st.top == top &&
+                   memcmp(dk->st.root, fresh.root, sizeof fresh.root) == 0 &&
+                   dk->st.expanded_to >= 0 && dk->st.expanded_to <= top + 1 &&
+                   dk->st.solved_to >= -1 && dk->st.solved_to <= top;
+    struct dk_cur cur;
+    bool have_cur = false, bad_cur = false;
+    int next = dk->st.expanded_to - 1; /* the next level with seeds */
+    while (resumed && next >= 0 && next != top && !dk->st.inlen[next])
+        next--;
+    if (resumed && next >= 0)
+        have_cur = dk_load_cur(c, env, next, &cur, &bad_cur);
+    if (bad_cur)
+        say(env, &last, true, "note: %s/disk-cur.keys is damaged or not this level's: level %d "
+            "is expanded again from its start", dk->dir, next);
+    if (have_cur) { /* the counters and incoming files of that moment */
+        dk->st.nodes = cur.nodes;
+        dk->st.visits = cur.visits;
+        dk->st.tb_hits = cur.tb_hits;
+        memcpy(dk->st.inlen, cur.inlen, sizeof cur.inlen);
+    }
+    if (resumed) {
+        env->nodes[0] += dk->st.nodes;
+        env->visits[0] += dk->st.visits;
+        env->tb_hits[0] += dk->st.tb_hits;
+        /* the appends of a level stopped mid-way are dropped */
+        for (int l = 0; l < dk->st.expanded_to && resumed; l++) {
+            dk_path(path, sizeof path, dk, "disk-in-%03d.keys", l);
+            struct stat sb;
+            if (!dk->st.inlen[l])
+                unlink(path);
+            else if (stat(path, &sb) < 0 || (uint64_t)sb.st_size < dk->st.inlen[l] ||
+                     truncate(path, (off_t)dk->st.inlen[l]) < 0)
+                resumed = false;
+        }
+        if (!resumed)
+            say(env, &last, true, "note: %s/disk-in-*.keys damaged: the closure on disk starts "
+                "over", dk->dir);
+        else
+            say(env, &last, true, "closure on disk resumed from %s: levels %d..%d expanded "
+                "(%llu positions), levels up to %d solved", dk->dir, dk->st.expanded_to, top,
+                (unsigned long long)dk_total(c), dk->st.solved_to);
+    } else if (had) {
+        say(env, &last, true, "note: %s/disk.state is damaged or another solve's: the closure "
+            "on disk starts over", dk->dir);
+    }
+    if (!resumed) { /* the state written at once: a stop in the first level resumes too */
+        dk_start_over(c, env, &fresh);
+        have_cur = false;
+        if (!dk_save_state(c, env)) {
+            snprintf(info->why, sizeof info->why, "cannot write %.150s/disk.state", dk->dir);
+            return CLOS_OOM;
+        }
+    }
+    int nt = env->threads;
+    struct dk_thread *et = calloc((size_t)nt, sizeof *et);
+    if (!et)
+        return CLOS_OOM;
+    enum clos_err e = CLOS_OK;
+    for (int attempt = 0;; attempt++) {
+        bool damaged = false;
+        const char *what = "";
+        /* pass 1: down from the root's level */
+        for (int m = dk->st.expanded_to - 1; e == CLOS_OK && !damaged && m >= 0; m--) {
+            if (stopped(env)) {
+                say(env, &last, true, "stopped: levels %d..%d expanded, kept in %s", m + 1, top,
+                    dk->dir);
+                e = CLOS_STOPPED;
+                break;
+            }
+            bool go_on = have_cur && m == cur.level;
+            if (m != top && !dk->st.inlen[m] && !go_on)
+                continue; /* nothing reaches level m */
+            e = dk_down(c, env, tbmax, m, rootw, et, nt, &damaged, info,
+                        go_on ? cur.a : UINT64_MAX);
+            have_cur = false;
+            if (damaged)
+                what = "an incoming file (disk-in-*.keys)";
+        }
+        info->expand_s = util_now() - t0;
+        double t1 = util_now();
+        uint64_t done = 0;
+        for (int m = 0; m <= dk->st.solved_to; m++)
+            done += dk->st.cnt[m];
+        const uint64_t resumed_done = done;
+        /* pass 2: up from the lowest level; the levels solved before are
+         * mapped and checked */
+        for (int m = 0; e == CLOS_OK && !damaged && m <= top; m++) {
+            if (!dk->st.cnt[m])
+                continue;
+            if (m <= dk->st.solved_to) {
+                if (!dk_map(c, m, 0, true)) {
+                    damaged = true;
+                    what = "a level's keys (disk-*.keys)";
+                    break;
+                }
+                if (dk_map(c, m, 1, true))
+                    continue;
+                say(env, &last, true, "note: %s/disk-%03d.values is damaged: levels %d..%d are "
+                    "solved again", dk->dir, m, m, top);
+                done = 0;
+                for (int l = 0; l < m; l++)
+                    done += dk->st.cnt[l];
+                dk->st.solved_to = m - 1;
+            }
+            if (stopped(env)) {
+                say(env, &last, true, "stopped: levels up to %d solved, kept in %s", m - 1,
+                    dk->dir);
+                e = CLOS_STOPPED;
+                break;
+            }
+            e = dk_up(c, env, tbmax, m, &damaged, info, t1, &done, resumed_done);
+            if (damaged)
+                what = "a level's keys (disk-*.keys)";
+        }
+        info->solve_s = util_now() - t1;
+        if (e != CLOS_OK || !damaged)
+            break;
+        if (attempt) {
+            snprintf(info->why, sizeof info->why, "the closure on disk in %.100s: %s is damaged again",
+                     dk->dir, what);
+            e = CLOS_OOM;
+            break;
+        }
+        say(env, &last, true, "note: %s in %s is damaged: the closure on disk starts over", what,
+            dk->dir);
+        dk_start_over(c, env, &fresh);
+        have_cur = false;
+        dk_save_state(c, env);
+    }
+    for (int t = 0; t < nt; t++)
+        for (int l = 0; l <= SOW_MAX_SEEDS; l++)
+            free(et[t].buf[l]);
+    free(et);
+    dk_close_in(dk, e != CLOS_STOPPED);
+    if (e == CLOS_OK) {
+        dk->solved = true;
+        info->positions = dk_total(c);
+        memcpy(info->level_count, dk->st.cnt, sizeof info->level_count);
+        c->n = 0; /* the in-memory arrays hold the last level solved, no more */
+    } else if (e == CLOS_STOPPED) {
+        /* the state as of the last level finished stays; nothing to add */
+    }
+    info->layers = 0;
+    return e;
+}
+
 enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_position *root)
 {
     struct clos_info dummy, *info = env->info ? env->info : &dummy;
@@ -1353,6 +2325,17 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
     int done = -1;
     bool loaded = false;
     double last = 0;
+    if (e == CLOS_OK && env->disk && env->work && env->max_nodes == UINT64_MAX) {
+        /* (diskclosure) level by level on disk */
+        e = dk_build(c, env, n, tbmax, rootw, info);
+        info->bytes = arrays_bytes(c, c->cap, c->scap);
+        info->peak = c->peak;
+        if (e != CLOS_OK && e != CLOS_TOO_BIG)
+            memset(info->level_count, 0, sizeof info->level_count);
+        if (e != CLOS_OK)
+            clos_reset(c);
+        return e;
+    }
     if (e == CLOS_OK && env->work)
         e = ck_load(c, env, tbmax, rootw, &done, &loaded);
     if (e == CLOS_OK && loaded) {
@@ -1412,6 +2395,26 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
 bool clos_find(const struct clos *c, const sow_position *p, int *lo, int *hi, int *v,
                bool *expanded)
 {
+    if (c->dk) { /* (diskclosure) the levels' files */
+        uint64_t w[MAX_KEY_WORDS];
+        if (!c->dk->solved || !clos_pack(c->rs, c->K, p, w))
+            return false;
+        int l = key_level(w, c->K);
+        int64_t q = dk_find(c, l, w);
+        if (q < 0 || !c->dk->map[1][l])
+            return false;
+        const int8_t *x = dk_payload(c->dk, 1, l);
+        uint64_t N = c->dk->st.cnt[l];
+        if (lo)
+            *lo = x[q];
+        if (hi)
+            *hi = x[N + (uint64_t)q];
+        if (v)
+            *v = x[2 * N + (uint64_t)q];
+        if (expanded)
+            *expanded = true;
+        return true;
+    }
     if (!c->n || !c->start[SOW_MAX_SEEDS + 1])
         return false;
     uint64_t w[MAX_KEY_WORDS];

@@ -65,7 +65,7 @@ struct clos_info {
     uint64_t level_count[SOW_MAX_SEEDS + 1]; /* positions per level (CLOS_TOO_BIG:
                                                  found by the last layer checked) */
     double expand_s, solve_s; /* seconds in the two phases */
-    char why[160];        /* CLOS_TOO_BIG for a format limit: why, else "" */
+    char why[256];        /* CLOS_TOO_BIG for a format limit: why, else "" */
 };
 
 struct clos_env {
@@ -93,6 +93,11 @@ struct clos_env {
      * levels solved are kept there, and a build of the same root with the
      * same tables resumes from them (closure.c "checkpoints"). */
     const char *work;
+    /* (diskclosure, issue 11) Level by level on disk (needs work; not with
+     * max_nodes): each level's positions kept sorted in files in work, one
+     * level in memory at a time (closure.c "the closure level by level on
+     * disk"); the same positions, values and node counts as in memory. */
+    bool disk;
 };
 
 enum clos_err { CLOS_OK = 0, CLOS_STOPPED, CLOS_OOM, CLOS_TOO_BIG };
@@ -110,11 +115,13 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
 bool clos_find(const struct clos *c, const sow_position *p, int *lo, int *hi, int *v,
                bool *expanded);
 
-/* Positions in the closure. */
+/* Positions in the closure (in memory or, env->disk, in its level files). */
 uint64_t clos_size(const struct clos *c);
 
 /* Read access for the solution files (solution.c): words per key, and node
- * i's key words, lo, hi and v.  Nodes are ordered by level. */
+ * i's key words, lo, hi and v.  Nodes are ordered by level.  Not for a
+ * closure built on disk (clos_on_disk): its levels are in files. */
+bool clos_on_disk(const struct clos *c);
 int clos_key_words(const struct clos *c);
 const uint64_t *clos_keys(const struct clos *c);
 const int8_t *clos_lo(const struct clos *c);

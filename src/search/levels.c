@@ -236,6 +236,7 @@ static enum clos_err clos_run(struct search_ctx *s, const sow_position *p, uint6
         .max_nodes = cap,
         .memory = clos_budget(s),
         .work = s->o.work,
+        .disk = s->o.disk && cap == UINT64_MAX,
         .progress = clos_progress,
         .progress_arg = s,
         .info = info,
@@ -259,8 +260,11 @@ static enum clos_err clos_run(struct search_ctx *s, const sow_position *p, uint6
                         (unsigned long long)info->positions, per);
     else if (e == CLOS_STOPPED)
         s->interrupted = true;
-    else if (e == CLOS_OOM)
+    else if (e == CLOS_OOM) {
         s->oom = true;
+        if (info->why[0]) /* (diskclosure) a level file not written */
+            snprintf(s->why, sizeof s->why, "%s", info->why);
+    }
     return e;
 }
 
@@ -299,7 +303,7 @@ static bool clos_solve(struct search_ctx *s, const sow_position *p)
 enum sow_status search_save(struct search_ctx *s, const sow_position *root, const char *path,
                             struct sow_error *e)
 {
-    if (s->o.level_budget >= 0 || s->o.tb || s->o.attractor ||
+    if (s->o.level_budget >= 0 || s->o.tb || s->o.attractor || clos_on_disk(s->clos) ||
         !clos_find(s->clos, root, NULL, NULL, NULL, NULL))
         return sow_fail(e, SOW_E_INPUT,
                         "%s: a solution file is written from a solve by the closure alone", path);

@@ -294,6 +294,18 @@ ok tables probe --rules odu --pits 3 --solution s.sol 2,2,2/2,2,2/A
 bad 2 tables probe --rules odu --pits 3 --solution g.sol 2,2,2/2,2,2/A
 bad 2 solve --save x.sol --levels 3 "$POS6"
 bad 2 solve --save x.sol --solution s.sol "$POS6"
+# (diskclosure, issue 11) --disk: the closure level by level in the --work directory
+bad 2 solve --rules odu --pits 3 --seeds 2 --disk
+bad 2 solve --rules odu --pits 3 --seeds 2 --disk --work wd --save x.sol
+run solve --rules odu --pits 3 --seeds 2 --json --moves --levels 0
+v_mem=$(grep -o '"value".*"nodes":[0-9]*' "$out" | head -c 400)
+run solve --rules odu --pits 3 --seeds 2 --json --moves --levels 0 --work wd --disk
+v_disk=$(grep -o '"value".*"nodes":[0-9]*' "$out" | head -c 400)
+why=OK; [ "$rc" = 0 ] && [ -n "$v_mem" ] && [ "$v_mem" = "$v_disk" ] && [ -f wd/disk-012.values ] ||
+    why="rc $rc; in memory: $v_mem; on disk: $v_disk"
+report "$why" "solve --work DIR --disk: the same value, move values and nodes as in memory"
+bad 2 solve --rules odu --levels 0 --memory 0.004 --work wd2 --disk
+check "solve --disk refused by --memory: says which level" grep -q "level 40, on disk" "$err"
 # (closure, issue 11) solution files found in a tables directory by name
 mkdir -p sd && cp s.sol sd/odu-2x3-012.sowsol
 run solve --rules odu --pits 3 --seeds 2 --json --moves --solution s.sol
