@@ -32,6 +32,8 @@ static int rnd(uint64_t *s, int n) { return (int)(util_splitmix64(s) % (uint64_t
 
 struct kinds {
     long ended, endless, laps, long_relays, memo_hits, skipped;
+    long turned; /* positions whose endless relays the engine proved in fewer
+                  * lifts than their cycles: by a turn of the start */
 };
 
 /* A random position on 2xpits: small counts, now and then holes of H or more
@@ -90,6 +92,16 @@ static void check_position(const struct ruleset *rs, struct sow_relay_cache *cac
         rs->generate(rs, &sp, &ml, pass ? cache : NULL, &st);
         if (pass == 2)
             kd->memo_hits += (long)st.cache_hits;
+        if (pass == 0 && st.endless) {
+            long cycles = 0;
+            for (int k = 0; k < rp->pits; k++) {
+                long pickups, first, len;
+                if (rp->hole[rp->side * rp->pits + k] &&
+                    ref_move_endless(rs->family, rp, k, &pickups, &first, &len))
+                    cycles += len;
+            }
+            kd->turned += (long)st.endless_pickups < cycles;
+        }
         cr_assert_eq(ml.n, rl.n, "%s %s (pass %d): engine %d moves, reference %d", rs->name, tok,
                      pass, ml.n, rl.n);
         cr_assert_eq(ml.endless, rl.endless, "%s %s (pass %d): endless engine %d reference %d",
@@ -202,15 +214,17 @@ static void run(const char *rules, int pits_lo, int pits_hi, long count)
         run_cycles(rules, cache, &kd);
     rules_cache_free(cache);
     cr_log_info("%s 2x%d..2x%d: %ld relays ended, %ld never ended, %ld with a lap, %ld longer "
-                "than %d lifts, %ld memo hits, %ld positions too long for the reference",
+                "than %d lifts, %ld memo hits, %ld positions too long for the reference, %ld with an "
+                "endless relay proven by a turn",
                 rules, pits_lo, pits_hi, kd.ended, kd.endless, kd.laps, kd.long_relays,
-                MEMO_AFTER, kd.memo_hits, kd.skipped);
+                MEMO_AFTER, kd.memo_hits, kd.skipped, kd.turned);
     cr_assert_gt(kd.ended, count / 2, "%s: too few relays that end (%ld)", rules, kd.ended);
     cr_assert_gt(kd.endless, count / 1000, "%s: too few endless relays (%ld)", rules, kd.endless);
     cr_assert_gt(kd.laps, count / 100, "%s: too few lifts of H or more (%ld)", rules, kd.laps);
     cr_assert_gt(kd.long_relays, count / 1000, "%s: too few long relays (%ld)", rules,
                  kd.long_relays);
     cr_assert_gt(kd.memo_hits, 0, "%s: the memo was never hit", rules);
+    cr_assert_gt(kd.turned, 0, "%s: no endless relay was proven by a turn of its start", rules);
     cr_assert_lt(kd.skipped * 100, count, "%s: %ld positions too long for the reference", rules,
                  kd.skipped);
 }

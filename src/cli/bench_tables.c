@@ -140,6 +140,9 @@ int bench_tables(int argc, char **argv)
         return cli_bad("bench tables", "--builder '%s': expected auto, fast or lean", bname);
     if (mpi) /* bench_mpi.c */
         return bench_tables_mpi(rules, pits, seeds, threads, bname, ranks);
+    /* Ctrl-C: the level in progress is given up and the temporary directory
+     * removed (with --keep, the finished levels stay and a rerun resumes). */
+    volatile sig_atomic_t *stop = cli_catch_signals(false);
     char list[512];
     cli_rules_csv(rules, list, sizeof list);
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
@@ -169,7 +172,7 @@ int bench_tables(int argc, char **argv)
         b.phases = phases;
         b.cur = -1;
         b.cpu0 = cpu_now();
-        struct tb_build_opts opt = {.threads = (int)threads,
+        struct tb_build_opts opt = {.threads = (int)threads, .stop = stop,
                                     .progress = phases ? on_progress : NULL,
                                     .level_done = level_done, .ctx = &b, .builder = builder,
                                     .level_info = level_info};
@@ -180,6 +183,11 @@ int bench_tables(int argc, char **argv)
         st = tb_build(&rs, dir, (int)seeds, &opt, &e);
         if (!keep)
             util_rmdir_flat(dir);
+        if (st == SOW_E_INTERRUPTED || *stop) {
+            fprintf(stderr, "sow bench tables: interrupted%s\n",
+                    keep ? "; complete levels are kept, rerun to resume" : "");
+            return cli_interrupted();
+        }
         if (st != SOW_OK) {
             fprintf(stderr, "sow bench tables: %s\n", e.msg);
             return CLI_FAIL;

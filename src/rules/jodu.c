@@ -97,7 +97,10 @@ static inline bool jodu_v16_equal(jodu_v16 a, jodu_v16 b)
 /* The relay of jodu_relay (below) on a board of H <= 16 lanes held in one
  * vector.  A relay that never ends comes back to its starting state (see
  * "Why the start" above jodu_relay), so repetition is a compare with that
- * state when the last seed falls into the starting hole.  The memo look-up
+ * state when the last seed falls into the starting hole.  Past
+ * RELAY_CACHE_AFTER lifts the compare is with the start turned to the last
+ * hole ("Turns of the start" below): rot[c] is the starting board turned by
+ * c - h holes, and one compare a lift finds the first turn.  The memo look-up
  * after RELAY_CACHE_AFTER lifts and the stop poll run between chunks of
  * lifts: a chunk is the lift, the end test and one compare per lift, and a
  * relay that ends within RELAY_CACHE_AFTER lifts (nearly all) is one chunk. */
@@ -113,6 +116,8 @@ CORE_INLINE int jodu_relay16(const struct ruleset *rs, board_t *b, int h,
     memcpy(buf, &x0, 16);
     int c = h, s = b->h[h], last;
     uint64_t n = 0, limit = RELAY_CACHE_AFTER;
+    jodu_v16 rot[16]; /* the start's turns, from RELAY_CACHE_AFTER lifts on */
+    bool turns = false;
     for (;;) {
         do {
             if (__builtin_expect(s < H, 1)) {
@@ -135,7 +140,9 @@ CORE_INLINE int jodu_relay16(const struct ruleset *rs, board_t *b, int h,
             n++;
             if (s == 1)
                 goto ended;
-            if (last == h && jodu_v16_equal(x, x0)) {
+            if (__builtin_expect(!turns, 1) ? last == h && jodu_v16_equal(x, x0)
+                                            : jodu_v16_equal(x, rot[last])) {
+                x = x0; /* the cycle, finished, would come back to the start */
                 last = -1;
                 goto ended;
             }
@@ -145,6 +152,15 @@ CORE_INLINE int jodu_relay16(const struct ruleset *rs, board_t *b, int h,
             board_t start = *b; /* *b is still the starting board */
             if (jodu_memo(rs, &start, h, b, &last, cache, st, (int)n))
                 return last;
+            uint8_t x0b[16], t[16];
+            memcpy(x0b, &x0, 16);
+            for (int k = 0; k < H; k++) { /* rot[h + k] = start turned by k */
+                memcpy(t, x0b, 16);
+                for (int i = 0; i < H; i++)
+                    t[i + k < H ? i + k : i + k - H] = x0b[i];
+                memcpy(&rot[h + k < H ? h + k : h + k - H], t, 16);
+            }
+            turns = true;
         }
         if (!(n & (RELAY_POLL_EVERY - 1)) && relay_cache_stopped(cache))
             return -1; /* cut: nothing stored, the board is not used */
@@ -163,6 +179,18 @@ ended:
     return last;
 }
 
+/* Is b the board start turned by r holes (r in -H..H)?  Only the H holes
+ * count: a jodu board holds nothing else. */
+static inline bool jodu_turned(const board_t *b, const board_t *start, int H, int r)
+{
+    if (r < 0)
+        r += H;
+    for (int i = 0; i < H; i++)
+        if (b->h[i + r < H ? i + r : i + r - H] != start->h[i])
+            return false;
+    return true;
+}
+
 /* Why the start.  A jodu relay state is (board, hole about to be lifted), and
  * a lift is a map F on states.  F is one-to-one: from y = F(x), with last
  * hole c' and m the smallest count on y's board, x's lifted hole c is c'
@@ -176,6 +204,18 @@ ended:
  * cycle, where Brent's detector needs up to three.  tests/test_relay.c
  * checks this against the reference, which remembers every state.
  * docs/rules.md says the same for users.
+ *
+ * Turns of the start.  A lift does not care where the board's hole 0 is:
+ * turning a state by r holes (every count moved r holes on, the hole to lift
+ * too) and lifting gives the lift's result turned by r, and whether a relay
+ * ends (its last seed in an empty hole) does not change under a turn.  So a
+ * relay that reaches its start turned by r holes, after k lifts, repeats
+ * those k lifts turned by r, 2r, ... and is back at its start after
+ * k * H / gcd(r, H) lifts without ever ending: it never ends, and the compare
+ * with the start's H turns proves it that many times sooner.  Measured on
+ * the 3,988 never-ending relays a jodu solve proved in its first 40 s (levels
+ * to 13): 155.5 M lifts to the start, 19.9 M to its first turn (7.8x; the
+ * share of each factor: 6x 35%, 3x 23%, 4x 19%, 2x 14%, 12x 7%, 1x 1%).
  *
  * Relay from hole h of board b (in place).  Returns the hole of the last seed,
  * or -1 if the sowing never ends. */
@@ -196,7 +236,9 @@ CORE_INLINE int jodu_relay(const struct ruleset *rs, board_t *b, int h,
         n++;
         if (b->h[last] == 1)
             break;
-        if (last == h && board_equal(b, &start, nw)) { /* back at the start: endless */
+        if (n < RELAY_CACHE_AFTER ? last == h && board_equal(b, &start, nw)
+                                  : jodu_turned(b, &start, rs->holes, last - h)) {
+            *b = start; /* endless: the finished cycle would come back to it */
             last = -1;
             break;
         }

@@ -186,14 +186,4 @@ unmove_preds_(const sow_position *q, int P, bool skip, bool pass, bool awari, bo
     return k;
 }
 
-/* Every candidate of q, unchecked (unmove_preds_ without its filter; the
- * distributed builder, mpi_build.c, confirms each with unmove_confirm). */
-static inline __attribute__((always_inline)) int
-unmove_candidates_(const sow_position *q, int P, bool skip, bool pass, sow_position *out,
-                   sow_move *mv, int max)
-{
-    bool check;
-    return unmove_preds_(q, P, skip, pass, false, false, out, mv, max, &check);
-}
-
 #endif

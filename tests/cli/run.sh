@@ -460,6 +460,15 @@ check "Ctrl-C during tables build exits 130 (got $rc)" test "$rc" -eq 130
 check "interrupted build leaves no temporary file" nofiles '*.tmp'
 ok tables verify "$WORK/int"
 ok tables build --rules oware --seeds 3 --dir "$WORK/int"
+timeout --preserve-status -k 10 -s INT 1 "$SOW" bench tables --rules oware --seeds 20 --threads 1 --keep "$WORK/bint" >"$out" 2>"$err"
+rc=$?
+check "Ctrl-C during bench tables --keep exits 130 with one line (got $rc)" \
+    test "$rc" -eq 130 -a "$(lines "$err")" -eq 1
+check "interrupted bench tables leaves no temporary file" nofiles '*.tmp'
+ok tables verify "$WORK/bint/oware"
+ok bench tables --rules oware --seeds 3 --keep "$WORK/bint"
+check "bench tables --keep resumes: levels 0..3 are not rebuilt" \
+    test "$(grep -c '^  level' "$out")" -eq 0
 
 # ---- permissions (need a non-root user: root reads and writes everything) ------
 # As root, the cases run as nobody through setpriv when it is there.
