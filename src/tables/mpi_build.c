@@ -144,27 +144,20 @@ struct mpi {
  * blocking collectives poll without pause (shared memory), so a rank that
  * waits for a slower one keeps a core busy; with more ranks than cores
  * (tests, one machine) the slower rank is the one that needs that core, and
- * each superstep waits for it.  So: poll a while, then nap between polls,
- * the first nap SOW_MPI_NAP_US (default 20 microseconds; 0: poll only),
- * each next one twice as long, up to 64 times the first and 1.28 ms: a wait
- * of W costs about log2(W / 20 us) wake-ups instead of W / 20 us (each a
- * poll of MPI's progress engine and a system call: with a rank descheduled
- * for a time slice, hundreds per superstep).  A nap that starts at time w
- * of a wait lasts at most about w, so a collective is delayed by at most
- * the time already waited, and 1.28 ms. */
+ * each superstep waits for it.  So: poll a while, then nap between polls
+ * (SOW_MPI_NAP_US, default 20 microseconds; 0: poll only).  With one rank
+ * per machine a nap delays a collective by at most its length: 20 us per
+ * superstep, a few thousand supersteps per build of levels 0..12. */
 static void coll_wait(const struct mpi *M, MPI_Request *rq)
 {
     int done = 0;
-    long nap = M->nap_ns;
     for (int k = 0;; k++) {
         MPI_Test(rq, &done, MPI_STATUS_IGNORE);
         if (done)
             return;
-        if (nap && k >= 32) {
-            struct timespec ts = {nap / 1000000000, nap % 1000000000};
+        if (M->nap_ns && k >= 32) {
+            struct timespec ts = {0, M->nap_ns};
             nanosleep(&ts, NULL);
-            if (nap < 64 * M->nap_ns && nap < 1280000)
-                nap *= 2;
         }
     }
 }
