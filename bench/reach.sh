@@ -16,7 +16,8 @@
 # (nothing is kept: 2x6 levels to 30 are about 11 GB).  A level the memory
 # budget refuses ends the run early; the summary says which limit ended it.
 # Summary line per rule set: the last complete level, the wall seconds summed
-# over the levels built, the positions, and why it stopped.
+# over the levels built, the positions, the peak RSS (/usr/bin/time -v) and
+# why it stopped.
 set -u
 SOW=${SOW:-build/src/cli/sow}
 OUT=${OUT:-bench/out/reach}
@@ -34,13 +35,16 @@ for r in "${RULES[@]}"; do
     log="$OUT/$r-2x$PITS.log"
     args=(bench tables --rules "$r" --pits "$PITS" --seeds "$SEEDS" --threads "$THREADS")
     echo "# $SOW ${args[*]} (timeout -s INT $secs)" >"$log"
-    timeout -s INT "$secs" "$SOW" "${args[@]}" >>"$log" 2>"$OUT/$r-2x$PITS.err"
+    timer=()
+    [ -x /usr/bin/time ] && timer=(/usr/bin/time -v -o "$OUT/$r-2x$PITS.time")
+    timeout -s INT "$secs" "${timer[@]}" "$SOW" "${args[@]}" >>"$log" 2>"$OUT/$r-2x$PITS.err"
     rc=$?
+    rss=$(awk -F': ' '/Maximum resident/ { printf "%.2f GB", $2 / 1048576 }' "$OUT/$r-2x$PITS.time" 2>/dev/null)
     why="asked-for level reached"
     [ "$rc" -eq 130 ] || [ "$rc" -eq 124 ] && why="time limit"
     [ "$rc" -ne 0 ] && [ "$why" != "time limit" ] && why="stopped: $(tail -1 "$OUT/$r-2x$PITS.err")"
     awk -v r="$r" -v why="$why" '
         $1 == "level" { last = $2; pos += $3; wall += $5 }
-        END { printf "%-12s last level %3s  %10.0f s  %14.0f positions  (%s)\n", r, last, wall, pos, why }
-    ' "$log"
+        END { printf "%-12s last level %3s  %10.0f s  %14.0f positions  peak RSS %s  (%s)\n", r, last, wall, pos, rss, why }
+    ' rss="${rss:-?}" "$log"
 done
