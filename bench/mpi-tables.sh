@@ -17,14 +17,20 @@ t0=$(date +%s.%N)
 "$SOW" tables build --rules "$RULES" --seeds "$SEEDS" --threads "$TH" --dir "$T/ref" >/dev/null 2>&1
 t1=$(date +%s.%N)
 printf 'one process (no MPI): %.2f s\n' "$(echo "$t1 - $t0" | bc)"
+# each rank gets its share of the default budget (3/4 of RAM) as --memory,
+# as sow bench tables --mpi does and docs/distributed.md tells a cluster's
+# user to (several ranks on one machine)
+ram_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
 for np in 1 2 4; do
+    gb=$((ram_kb * 3 / 4 / 1000000 / np))
+    [ "$gb" -ge 1 ] || gb=1
     t0=$(date +%s.%N)
     SOW_MPI_STATS=1 mpirun --oversubscribe --allow-run-as-root -x SOW_MPI_STATS -np "$np" \
         "$SOW" tables build --rules "$RULES" --seeds "$SEEDS" --threads "$TH" --dir "$T/r$np" \
-        2>"$T/log" >/dev/null
+        --memory "$gb" 2>"$T/log" >/dev/null
     t1=$(date +%s.%N)
     for f in "$T"/ref/*; do cmp -s "$f" "$T/r$np/$(basename "$f")" || { echo "DIFFERS: $f"; exit 1; }; done
-    printf "%d ranks: %.2f s (mpirun included); %s\n" "$np" "$(echo "$t1 - $t0" | bc)" \
+    printf "%d ranks (--memory %d each): %.2f s (mpirun included); %s\n" "$np" "$gb" "$(echo "$t1 - $t0" | bc)" \
         "$(grep '^mpi: [0-9]' "$T/log" | sed 's/^mpi: //')"
     grep '^mpi: level' "$T/log" | sed 's/^mpi: /    /' | tail -4
 done

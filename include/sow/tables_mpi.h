@@ -20,14 +20,17 @@
  * predecessors come from reverse lists built from the in-level edges sent to
  * their targets' owners ("fast", build.c's scheme) or from un-sowing the
  * node on its owner ("lean", lean.c's scheme: nothing stored, half the
- * traffic).  Each rank writes its slice of the values into the level's
+ * traffic; for the relay rule sets, which have no unmoves, the edges sent
+ * to their targets' owners in batches and kept in temporary files on each
+ * rank's disk, lean_relay.h).  Each rank writes its slice of the values into the level's
  * temporary file at its offset (MPI-IO); the payload checksum is chained
  * through the ranks and rank 0 writes the header and renames: the file is
  * exactly tb_file_write's (same header, checksum, temp file and rename),
  * and no rank ever holds the whole level.
  *
- * Thread-safety: collective; call from one thread of every rank, once per
- * process (MPI is initialised and finalised inside).
+ * Thread-safety: collective; call from one thread of every rank (MPI is
+ * initialised by the first call; several builds may follow in one job, e.g.
+ * `tables build --rules A,B`), then tb_mpi_finish once.
  */
 #ifndef SOW_TABLES_MPI_H
 #define SOW_TABLES_MPI_H
@@ -43,8 +46,13 @@ bool tb_mpi_launched(void);
 /* tb_build across the ranks of MPI_COMM_WORLD, same contract; every rank
  * returns the same status.  Progress and level_done are called on rank 0
  * only.  *rank receives this process's rank (print results on rank 0).
- * Initialises MPI if needed and finalises it before returning. */
+ * Initialises MPI if needed; call it again for another build in the same
+ * job (another rule set, board or directory), then tb_mpi_finish. */
 enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_level,
                              const struct tb_build_opts *opt, int *rank, struct sow_error *e);
+
+/* MPI_Finalize, if MPI was initialised and not finalised yet (collective:
+ * every rank, after its last tb_build_mpi). */
+void tb_mpi_finish(void);
 
 #endif

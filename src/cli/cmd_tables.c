@@ -26,7 +26,8 @@ static const char usage[] =
     "         leave only complete levels and resume; --memory (default 3/4 of RAM)\n"
     "         refuses up front what does not fit; --builder auto (default) uses today's\n"
     "         fast builder where it fits --memory, else the lean one (relay rule sets:\n"
-    "         in-level edges in temporary files in DIR, up to about 31 B/position)\n"
+    "         in-level edges in temporary files in DIR, up to about 31 B/position);\n"
+    "         --rules A,B,...: each rule set in turn (one MPI job for all of them)\n"
     "  info   [DIR]              the level files present, sizes (raw and stored), checksums\n"
     "  compress [--rules R] [--pits N] [--dir DIR] [--threads T]\n"
     "         rewrite every level present in zstd blocks (probes stay exact; the\n"
@@ -195,6 +196,45 @@ static void on_level_info(void *ctx, int level, uint64_t entries, const char *bu
     b->peak = peak;
 }
 
+/* One rule set's levels 0..o->seeds (tb_build, or tb_build_mpi under
+ * mpirun); the exit code. */
+static int build_one(const struct topts *op, const struct ruleset *rs, int builder,
+                     volatile sig_atomic_t *stop)
+{
+    const struct topts o = *op;
+    struct bar b = {(int)o.seeds, isatty(2), util_now(), -1, NULL, 0};
+    struct tb_build_opts opt = {.threads = (int)o.threads, .memory_bytes = o.memory,
+                                .stop = stop, .progress = on_progress, .level_done = on_level,
+                                .ctx = &b, .builder = builder, .level_info = on_level_info};
+    struct sow_error e;
+    double t0 = util_now();
+    int rank = 0; /* MPI: only rank 0 reports (docs/distributed.md) */
+#ifdef SOW_MPI
+    enum sow_status st = tb_mpi_launched()
+                             ? tb_build_mpi(rs, o.dir, (int)o.seeds, &opt, &rank, &e)
+                             : tb_build(rs, o.dir, (int)o.seeds, &opt, &e);
+#else
+    enum sow_status st = tb_build(rs, o.dir, (int)o.seeds, &opt, &e);
+#endif
+    if (rank != 0)
+        return cli_exit_code(st);
+    if (b.tty)
+        fputs("\r\033[K", stderr);
+    if (st == SOW_E_INTERRUPTED || *stop) {
+        fprintf(stderr, "sow tables build: interrupted; complete levels are kept, rerun to resume\n");
+        return cli_interrupted();
+    }
+    if (st != SOW_OK) {
+        fprintf(stderr, "sow tables build: %s\n", e.msg);
+        return cli_exit_code(st);
+    }
+    printf("%s 2x%d levels 0..%ld in %s: done in %.2f s%s%s%s\n", rs->name, rs->pits, o.seeds, o.dir,
+           util_now() - t0, b.builder ? " (" : "", b.builder ? b.builder : "",
+           b.builder ? " builder)" : "");
+    fflush(stdout);
+    return CLI_OK;
+}
+
 static int tables_build(int argc, char **argv)
 {
     struct topts o;
@@ -217,42 +257,42 @@ static int tables_build(int argc, char **argv)
         return cli_bad("tables build",
                        "--seeds %ld: levels go up to %d (values are signed bytes, |V| <= n)",
                        o.seeds, TB_MAX_LEVEL);
+    /* --rules A,B,...: every name checked first, then each built in turn
+     * (under mpirun: in one job, MPI initialised once; docs/distributed.md) */
+    char names[512];
+    if (snprintf(names, sizeof names, "%s", o.rules) >= (int)sizeof names)
+        return cli_bad("tables build", "--rules: the list is too long");
+    const char *list[32];
+    int nl = 0;
+    for (char *sv = NULL, *t = strtok_r(names, ",", &sv); t; t = strtok_r(NULL, ",", &sv)) {
+        if (nl == (int)(sizeof list / sizeof list[0]))
+            return cli_bad("tables build", "--rules: at most 32 rule sets");
+        list[nl++] = t;
+    }
+    if (!nl)
+        return cli_bad("tables build", "--rules: no rule set given");
     struct ruleset rs;
-    if (setup_rules("tables build", &o, &rs))
-        return CLI_BAD;
-    struct bar b = {(int)o.seeds, isatty(2), util_now(), -1, NULL, 0};
+    for (int i = 0; i < nl; i++) {
+        o.rules = list[i];
+        if (setup_rules("tables build", &o, &rs))
+            return CLI_BAD;
+    }
     volatile sig_atomic_t *stop = cli_catch_signals(false);
-    struct tb_build_opts opt = {.threads = (int)o.threads, .memory_bytes = o.memory,
-                                .stop = stop, .progress = on_progress, .level_done = on_level,
-                                .ctx = &b, .builder = builder, .level_info = on_level_info};
-    struct sow_error e;
-    double t0 = util_now();
-    int rank = 0; /* MPI: only rank 0 reports (docs/distributed.md) */
 #ifdef SOW_MPI
     if (tb_mpi_launched())
         cli_catch_usr1(); /* scripts/sow-mpirun's Ctrl-C */
-    enum sow_status st = tb_mpi_launched()
-                             ? tb_build_mpi(&rs, o.dir, (int)o.seeds, &opt, &rank, &e)
-                             : tb_build(&rs, o.dir, (int)o.seeds, &opt, &e);
-#else
-    enum sow_status st = tb_build(&rs, o.dir, (int)o.seeds, &opt, &e);
 #endif
-    if (rank != 0)
-        return cli_exit_code(st);
-    if (b.tty)
-        fputs("\r\033[K", stderr);
-    if (st == SOW_E_INTERRUPTED || *stop) {
-        fprintf(stderr, "sow tables build: interrupted; complete levels are kept, rerun to resume\n");
-        return cli_interrupted();
+    int rc = CLI_OK;
+    for (int i = 0; i < nl && rc == CLI_OK; i++) {
+        o.rules = list[i];
+        setup_rules("tables build", &o, &rs);
+        rc = build_one(&o, &rs, builder, stop);
     }
-    if (st != SOW_OK) {
-        fprintf(stderr, "sow tables build: %s\n", e.msg);
-        return cli_exit_code(st);
-    }
-    printf("%s 2x%d levels 0..%ld in %s: done in %.2f s%s%s%s\n", rs.name, rs.pits, o.seeds, o.dir,
-           util_now() - t0, b.builder ? " (" : "", b.builder ? b.builder : "",
-           b.builder ? " builder)" : "");
-    return CLI_OK;
+#ifdef SOW_MPI
+    if (tb_mpi_launched())
+        tb_mpi_finish();
+#endif
+    return rc;
 }
 
 /* ---- info ------------------------------------------------------------------ */

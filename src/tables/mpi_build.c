@@ -15,7 +15,11 @@
  *         owner (one MPI_Alltoallv), which keeps reverse (CSR) lists;
  *   lean  unmoves (unmove.h, as lean.c): the owner of a final node un-sows it,
  *         confirms each candidate with the forward generator and sends the
- *         update to the candidate's owner; nothing stored, no edge exchange.
+ *         update to the candidate's owner; nothing stored, no edge exchange;
+ *         relay rule sets (no unmoves): the move pass sends each in-level
+ *         edge to its target's owner piece by piece (relay_edges), which
+ *         keeps its slice's predecessor lists on its own disk (lean_relay.h,
+ *         as lean.c) and reads them back a block at a time (relay_scan).
  *
  * Per level, on every rank (slice [lo, hi) of the E entries, Es = hi - lo):
  *   moves   (OpenMP over chunks of the slice): best exit (probes of the lower
@@ -58,6 +62,7 @@
 #include "sow/tables_mpi.h"
 #include "sow/tb_lean.h"
 #include "sow/util.h"
+#include "lean_relay.h"
 #include "tables_internal.h"
 #include "unmove.h"
 
@@ -71,6 +76,9 @@
 #define WAVE_CHUNK 64 /* updates per OpenMP work item in a wave */
 #define PROBE_PIECE ((uint64_t)1 << 22) /* own entries per probe batch (owned lower levels) */
 #define WAVE_PAR 4096 /* smaller waves run on one thread (a parallel region costs more) */
+#define RELAY_PIECE ((uint64_t)1 << 18) /* lean relay: own entries per edge batch */
+#define RWORDS (((uint64_t)1 << LREL_BSHIFT) / 32) /* pend words of a block of lists */
+#define RSMALL 64 /* fewer final nodes in a block: their lists read alone */
 _Static_assert(TB_MAX_ENTRIES <= UPD_IDX, "global indices leave the top bit for the kind");
 
 bool tb_mpi_launched(void)
@@ -219,6 +227,14 @@ struct mlvl {
     const struct mpi *M;
     int n, threads;
     bool lean;      /* predecessors by unmoves (else stored reverse lists) */
+    /* lean, relay rule sets (no unmoves): the predecessor lists of own
+     * entries on local disk (lean_relay.h, E = Es, local indices); a node
+     * made final sets its pend bit (2 per own entry: 2i L, 2i+1 H) and its
+     * block's dirty byte, and relay_scan reads the lists block by block */
+    struct lrel *rel;
+    uint64_t *pend;
+    uint8_t *bdirty;
+    int pending;
     bool par;       /* more than one thread: node updates are atomic */
     /* owned lower levels: own[m] holds entries [own_lo[m], ...) of level m
      * (this rank's slice of it); NULL: lower levels mapped whole */
@@ -244,6 +260,8 @@ struct mwork {
     sow_position *cand; /* lean: a final node's candidate predecessors */
     sow_move *cmv;
     int maxcand;
+    uint32_t *rbuf; /* lean relay: a block's lists (lrel_read) */
+    uint64_t rcap;
     struct sow_movelist ml;
 };
 
@@ -458,6 +476,48 @@ static bool pass_edges(struct mlvl *L, struct vec *eb)
     return true;
 }
 
+/* Edges (lean relay), after each piece of the move pass: the piece's pairs
+ * (q, p) to q's owner (one MPI_Alltoallv, as pass_edges), which appends them
+ * to its edge store on local disk (lean_relay.h, q as the local index q -
+ * lo); the threads' buffers are emptied for the next piece.  False: out of
+ * memory here (the collective is taken part in all the same) or a write
+ * error (L->rel->err). */
+static bool relay_edges(struct mlvl *L, struct vec *eb, bool ok)
+{
+    int size = L->M->size, T = L->threads;
+    struct vec *send = calloc((size_t)size, sizeof *send);
+    if (!send)
+        MPI_Abort(MPI_COMM_WORLD, 1); /* the peers wait in the exchange */
+    for (int r = 0; r < size && ok; r++)
+        for (int w = 0; w < T && ok; w++)
+            ok = vec_take(&send[r], &eb[(size_t)w * size + r]);
+    for (size_t k = 0; k < (size_t)T * size; k++)
+        eb[k].n = 0;
+    if (!ok)
+        for (int r = 0; r < size; r++)
+            send[r].n = 0;
+    uint32_t *rb = NULL;
+    size_t nr = 0;
+    exchange(L, send, NULL, &rb, &nr, NULL);
+    for (int r = 0; r < size; r++)
+        free(send[r].v);
+    free(send);
+    if (ok) {
+        struct lrel *rel = L->rel;
+        uint64_t lo = L->lo;
+        size_t ne = nr / 2;
+#pragma omp parallel num_threads(T) if (T > 1 && ne >= 65536)
+        {
+            int w = omp_get_thread_num();
+#pragma omp for schedule(static)
+            for (size_t k = 0; k < ne; k++)
+                lrel_put(rel, w, rb[2 * k] - lo, rb[2 * k + 1]);
+        }
+    }
+    free(rb);
+    return ok && !L->rel->err;
+}
+
 /* Owned lower levels: the move pass's probes, batched by owner.  One
  * MPI_Alltoallv of the requests (m, q), each owner answers from its slices
  * (a word per probe, in the order asked), one MPI_Alltoallv of the answers;
@@ -562,6 +622,13 @@ static void expand(struct mlvl *L, struct mwork *W, uint32_t f)
 {
     uint32_t kind = f & UPD_CLAIM;
     uint64_t i = (f & UPD_IDX) - L->lo;
+    if (L->rel) { /* lean relay: the lists are read block by block (relay_scan) */
+        uint64_t bit = 2 * i + (kind ? 1 : 0);
+        __atomic_fetch_or(&L->pend[bit >> 6], (uint64_t)1 << (bit & 63), __ATOMIC_RELAXED);
+        __atomic_store_n(&L->bdirty[i >> LREL_BSHIFT], 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&L->pending, 1, __ATOMIC_RELAXED);
+        return;
+    }
     if (!L->lean) {
         for (uint64_t k = L->off[i]; k < L->off[i + 1]; k++)
             route(L, W, L->rev[k] | kind);
@@ -604,6 +671,67 @@ static void apply(struct mlvl *L, struct mwork *W, uint32_t u)
     int be = L->be[i];
     if (c == 0 && (be == NONE_EXIT || -be >= t) && tb_claim(&L->xh[i], t, L->par))
         expand(L, W, u | UPD_CLAIM);
+}
+
+/* Lean relay: the final nodes of own block b (its pend bits), their
+ * predecessors read from the block's lists on this rank's disk, as lean.c's
+ * relay_block reads them (the whole block's lists in one read when more than
+ * RSMALL nodes are pending, else each node's list alone); each update routed
+ * as expand's are.  Called while no update is applied (relay_scan), so pend
+ * and the block's lists are this thread's alone. */
+static void relay_block(struct mlvl *L, struct mwork *W, uint64_t b)
+{
+    uint64_t pw = (2 * L->Es + 63) / 64, w0 = b * RWORDS, w1 = w0 + RWORDS < pw ? w0 + RWORDS : pw;
+    unsigned c = 0;
+    for (uint64_t w = w0; w < w1 && c <= RSMALL; w++)
+        c += (unsigned)__builtin_popcountll(L->pend[w]);
+    const uint32_t *off = NULL, *pr = NULL;
+    bool whole = c > RSMALL;
+    if (whole && !lrel_read(L->rel, b, &W->rbuf, &W->rcap, &off, &pr)) {
+        set_fail(L);
+        return;
+    }
+    uint64_t base = b << LREL_BSHIFT;
+    for (uint64_t w = w0; w < w1; w++) {
+        for (uint64_t x = L->pend[w]; x; x &= x - 1) {
+            uint64_t bit = 64 * w + (uint64_t)__builtin_ctzll(x), q = bit >> 1;
+            uint32_t kind = bit & 1 ? UPD_CLAIM : 0; /* H final: claims; L final: decrements */
+            const uint32_t *list;
+            uint32_t k;
+            if (whole) {
+                list = pr + off[q - base];
+                k = off[q - base + 1] - off[q - base];
+            } else if (!lrel_read_list(L->rel, b, q - base, &W->rbuf, &W->rcap, &list, &k)) {
+                set_fail(L);
+                return;
+            }
+            for (uint32_t j = 0; j < k; j++) {
+                uint32_t p = list[j];
+                /* a claim on an own L node already final: dropped (as expand) */
+                if (kind && p >= L->lo && p < L->hi &&
+                    __atomic_load_n(&L->xl[p - L->lo], __ATOMIC_RELAXED) != UNDONE)
+                    continue;
+                route(L, W, p | kind);
+            }
+        }
+        L->pend[w] = 0;
+    }
+}
+
+/* Lean relay: every dirty block's final nodes (relay_block), the blocks
+ * over the threads; the updates land in the threads' next waves and send
+ * buffers. */
+static void relay_scan(struct mlvl *L, struct mwork *W)
+{
+    L->pending = 0;
+    uint64_t nb = L->rel->nblocks;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(L->threads) if (L->threads > 1 && nb > 1)
+    for (uint64_t b = 0; b < nb; b++) {
+        if (!L->bdirty[b])
+            continue;
+        L->bdirty[b] = 0;
+        relay_block(L, &W[omp_get_thread_num()], b);
+    }
 }
 
 /* The round's seeds in own entries [a, b): L nodes with best exit t claim
@@ -683,8 +811,15 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
         fail |= !collect(L, W, &cur) || L->fail;
         for (;;) {
             /* Waves of local work: each wave's updates in parallel, the
-             * updates they cause for own nodes form the next wave. */
-            while (cur.n && !fail) {
+             * updates they cause for own nodes form the next wave (lean
+             * relay: and the lists of the nodes they made final, read
+             * block by block, the next). */
+            while (!fail && (cur.n || (L->rel && L->pending))) {
+                if (!cur.n) {
+                    relay_scan(L, W);
+                    fail |= !collect(L, W, &cur) || L->fail;
+                    continue;
+                }
                 if (cur.n * sizeof *cur.v > L->bufbytes)
                     L->bufbytes = cur.n * sizeof *cur.v;
                 uint64_t nw = (cur.n + WAVE_CHUNK - 1) / WAVE_CHUNK;
@@ -763,6 +898,8 @@ out:
             free(W[w].next.v);
             free(W[w].cand);
             free(W[w].cmv);
+            L->bufbytes += W[w].rcap;
+            free(W[w].rbuf);
         }
     free(W);
     free(send);
@@ -807,6 +944,10 @@ static void mlvl_free(struct mlvl *L)
     free(L->cnt);
     free(L->off);
     free(L->rev);
+    free(L->pend);
+    free(L->bdirty);
+    L->pend = NULL;
+    L->bdirty = NULL;
     L->be = L->xl = L->xh = NULL;
     L->cnt = NULL;
     L->off = NULL;
@@ -869,20 +1010,39 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
     L.xl = malloc(Es1);
     L.xh = malloc(Es1);
     L.cnt = malloc(Es1);
-    struct vec *eb = lean ? NULL : calloc((size_t)T * (size_t)M->size, sizeof *eb);
+    /* lean on a relay rule set: the edges stored on each rank's disk */
+    bool relay = lean && !tb_unmove_supported(rs);
+    struct lrel rel;
+    double relbytes = 0;
+    struct vec *eb = lean && !relay ? NULL : calloc((size_t)T * (size_t)M->size, sizeof *eb);
     struct vec *rq = own ? calloc((size_t)T * (size_t)M->size, sizeof *rq) : NULL;
     struct vec *rr = own ? calloc((size_t)T * (size_t)M->size, sizeof *rr) : NULL;
     enum sow_status st = SOW_OK;
-    bool ok = L.be && L.xl && L.xh && L.cnt && (lean || eb) && (!own || (rq && rr));
+    bool ok = L.be && L.xl && L.xh && L.cnt && ((lean && !relay) || eb) && (!own || (rq && rr));
+    if (relay) {
+        /* the temporary files in $TMPDIR (or /tmp): each rank's own, local
+         * disk; unlinked as soon as made, so a kill leaves nothing */
+        if (ok && (st = lrel_new(&rel, L.Es, L.ix->pits, T, NULL, e)) == SOW_OK) {
+            L.rel = &rel;
+            L.pend = calloc((2 * L.Es + 63) / 64 + 1, sizeof *L.pend);
+            L.bdirty = calloc(rel.nblocks + 1, 1);
+            ok = L.pend && L.bdirty;
+            relbytes = (double)rel.threads * (double)rel.S * sizeof(struct lrel_buf) +
+                       8.0 * (double)(rel.nblocks + 1);
+        }
+        st = agree(M, st, e);
+    }
     if (opt && opt->progress && M->rank == 0)
         opt->progress(opt->ctx, n, L.E, 0.0, "moves");
     /* Owned lower levels: the move pass in pieces of the same number of
      * entries on every rank, each piece's probes answered before the next
-     * (their buffers stay at 16 B per capture move of a piece). */
+     * (their buffers stay at 16 B per capture move of a piece); lean relay:
+     * each piece's in-level edges sent to their targets' owners before the
+     * next (relay_edges: 16 B per in-level move of a piece in flight). */
     uint64_t piece = L.Es ? L.Es : 1, pieces = 1;
-    if (own) {
+    if (own || relay) {
         const char *tp = getenv("SOW_MPI_TEST_PIECE"); /* tests: small pieces */
-        piece = tp && atoll(tp) > 0 ? (uint64_t)atoll(tp) : PROBE_PIECE;
+        piece = tp && atoll(tp) > 0 ? (uint64_t)atoll(tp) : relay ? RELAY_PIECE : PROBE_PIECE;
         uint64_t mine = (L.Es + piece - 1) / piece;
         allreduce(M, &mine, &pieces, 1, MPI_UINT64_T, MPI_MAX);
     }
@@ -898,12 +1058,31 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
         } else if (!ok)
             st = SOW_E_NOMEM;
         st = agree(M, st, e);
+        if (st == SOW_OK && relay) {
+            if (!relay_edges(&L, eb, true))
+                st = rel.err && rel.err != ENOMEM
+                         ? sow_fail(e, SOW_E_IO, "level %d: writing the relay edges: %s", n,
+                                    strerror(rel.err))
+                         : sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the edge exchange",
+                                    n);
+            st = agree(M, st, e);
+        }
         if (st != SOW_OK || !own)
             continue;
         if (opt && opt->progress && M->rank == 0)
             opt->progress(opt->ctx, n, L.E, 0.5 * (double)(k + 1) / (double)pieces, "moves");
         if (!probe_owned(&L, rq, rr))
             st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the probe exchange", n);
+        st = agree(M, st, e);
+    }
+    if (st == SOW_OK && relay) { /* the pairs into predecessor lists (lrel_sort) */
+        if (opt && opt->progress && M->rank == 0)
+            opt->progress(opt->ctx, n, L.E, 0.6, "edges");
+        for (int w = 0; w < T; w++)
+            lrel_flush(&rel, w);
+        st = lrel_sort(&rel, T, NULL, opt, e);
+        if (rel.sortbytes + 8.0 * (double)(rel.nblocks + 1) > relbytes)
+            relbytes = rel.sortbytes + 8.0 * (double)(rel.nblocks + 1);
         st = agree(M, st, e);
     }
     if (st != SOW_OK)
@@ -919,6 +1098,12 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
             goto out;
     }
     st = solve(&L, e);
+    if (relay) { /* a read error of the lists is an I/O failure, not memory */
+        if (st == SOW_E_NOMEM && rel.err && rel.err != ENOMEM)
+            st = sow_fail(e, SOW_E_IO, "level %d: reading the relay edges: %s", n,
+                          strerror(rel.err));
+        st = agree(M, st, e);
+    }
     if (st != SOW_OK)
         goto out;
     if (opt && opt->progress && M->rank == 0)
@@ -936,7 +1121,8 @@ static enum sow_status mpi_level(const struct mpi *M, const struct ruleset *rs,
     stats[0] += L.sent_words;
     stats[1] += L.steps;
     /* bytes of this rank for the level: node state, lists, buffers */
-    stats[2] = 4 * L.Es + (L.off ? 8 * (L.Es + 1) + 4 * L.off[L.Es] : 0) + L.bufbytes;
+    stats[2] = 4 * L.Es + (L.off ? 8 * (L.Es + 1) + 4 * L.off[L.Es] : 0) + L.bufbytes +
+               (L.pend ? L.Es / 4 + (uint64_t)relbytes : 0);
     if (getenv("SOW_MPI_STATS")) {
         uint64_t w = 0;
         MPI_Reduce(&L.sent_words, &w, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -959,6 +1145,8 @@ out:
     free(eb);
     free(rq);
     free(rr);
+    if (L.rel)
+        lrel_free(&rel);
     mlvl_free(&L);
     return st;
 }
@@ -1079,13 +1267,21 @@ static enum sow_status write_level(const struct mpi *M, const struct ruleset *rs
  * 4 in the reverse lists; lean: the updates of a wave and of a superstep,
  * about 8 bytes per own entry at their largest (bench/mpi-tables.sh measures
  * it); owned lower levels: 16 bytes per probe in flight, taken as one per
- * entry of a piece (0.37 measured on oware 2x6 at levels <= 12). */
-static double rank_memory(const struct tb_index *ix, int n, int size, bool lean, bool owned)
+ * entry of a piece (0.37 measured on oware 2x6 at levels <= 12); lean
+ * relay: the pend bits (2 per own entry), the edge store's largest phase
+ * (lrel_memory: its buffers or its sort) and the edges of a piece in flight
+ * (<= N per entry, 8 bytes sent, 8 received, 8 while gathered). */
+static double rank_memory(const struct tb_index *ix, int n, int size, bool lean, bool relay,
+                          int threads, bool owned)
 {
     double Es = (double)tb_level_entries(ix, n) / size + 1;
     double piece = Es < (double)PROBE_PIECE ? Es : (double)PROBE_PIECE;
+    double rpiece = Es < (double)RELAY_PIECE ? Es : (double)RELAY_PIECE;
+    double rel = relay && lean ? 0.25 * Es + lrel_memory((uint64_t)Es, ix->pits, threads) +
+                                     24.0 * ix->pits * rpiece
+                               : 0.0;
     return Es * (lean ? 4.0 + 8.0 : 12.0 + 20.0 * ix->pits) + (owned ? 16.0 * piece : 0.0) +
-           (1 << 22);
+           rel + (1 << 22);
 }
 
 enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_level,
@@ -1123,11 +1319,6 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
     unsigned char missing[TB_MAX_LEVEL + 1] = {0};
     if (max_level < 0 || max_level > TB_MAX_LEVEL)
         st = sow_fail(e, SOW_E_INPUT, "--seeds %d: levels go up to %d", max_level, TB_MAX_LEVEL);
-    else if (o.builder == TB_BUILDER_LEAN && !tb_unmove_supported(rs))
-        st = sow_fail(e, SOW_E_INPUT,
-                      "the lean builder handles oware, awari and darra (single sowing); %s has "
-                      "relay sowing: use today's builder (--builder fast)",
-                      rs->name);
     else if (!(set = tb_set_new(rs, dir)))
         st = sow_fail(e, SOW_E_NOMEM, "out of memory");
     /* As tb_build (fileio.h rules 3 and 4), on rank 0 for the job: the
@@ -1149,15 +1340,18 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
     MPI_Bcast(missing, TB_MAX_LEVEL + 1, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
     double limit = o.memory_bytes > 0 ? o.memory_bytes : 0.75 * util_phys_memory();
     /* The builder, as tb_build picks it: lean if asked for, or (auto) if
-     * the stored edges do not fit and the rule set has unmoves. */
-    bool lean = o.builder == TB_BUILDER_LEAN;
-    if (o.builder == TB_BUILDER_AUTO && tb_unmove_supported(rs)) {
+     * the stored edges do not fit (relay rule sets: lean with the edges on
+     * each rank's disk, relay_edges). */
+    bool lean = o.builder == TB_BUILDER_LEAN, relay = !tb_unmove_supported(rs);
+    int rthreads = o.threads > 0 ? o.threads : omp_get_max_threads();
+    if (o.builder == TB_BUILDER_AUTO) {
         double lower = 0;
         for (int n = 0; n <= max_level; n++) {
             uint64_t E = tb_level_entries(&set->ix, n);
             if (E > TB_MAX_ENTRIES)
                 break;
-            if (missing[n] && lower + rank_memory(&set->ix, n, M.size, false, false) > limit)
+            if (missing[n] && lower + rank_memory(&set->ix, n, M.size, false, relay, rthreads, false) >
+                                 limit)
                 lean = true;
             lower += (double)E;
         }
@@ -1201,7 +1395,7 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
                           n, (unsigned long long)E);
         } else {
             double need = (owned ? lower / M.size : lower) +
-                          rank_memory(&set->ix, n, M.size, lean, owned);
+                          rank_memory(&set->ix, n, M.size, lean, relay, rthreads, owned);
             if (need > limit)
                 st = sow_fail(e, SOW_E_TOO_BIG,
                               "level %d needs about %.1f GB per rank (%s) but the memory limit "
@@ -1288,6 +1482,14 @@ out:
     free(vals);
     for (int n = 0; n <= TB_MAX_LEVEL; n++)
         free(own[n]);
-    MPI_Finalize();
     return st;
+}
+
+void tb_mpi_finish(void)
+{
+    int inited = 0, done = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&done);
+    if (inited && !done)
+        MPI_Finalize();
 }

@@ -426,6 +426,15 @@ run tables build --rules oware --pits 2 --seeds 4 --builder lean --dir "$WORK/tb
 check "tables build --builder lean: exit $rc, says so" grep -q "lean builder" "$out"
 check "tables build --builder lean: today's builder's files" samefiles "$WORK/tbl" "$TB"
 bad 2 tables build --seeds 3 --builder nope --dir "$WORK/tbx"
+# mpirelay: --rules A,B builds each in turn; a bad name anywhere in the list
+# is refused before anything is built
+run tables build --rules awari,oware --pits 2 --seeds 4 --dir "$WORK/tbm"
+check "tables build --rules awari,oware: exit $rc, both built" test "$rc" -eq 0 -a \
+    -f "$WORK/tbm/awari-2x2-004.sowtb" -a -f "$WORK/tbm/oware-2x2-004.sowtb"
+check "tables build --rules awari,oware: oware's files as alone" samefiles "$TB" "$WORK/tbm"
+bad 2 tables build --rules oware,nope --pits 2 --seeds 4 --dir "$WORK/tbn"
+check "tables build --rules oware,nope: nothing built" test ! -e "$WORK/tbn/oware-2x2-000.sowtb"
+bad 2 tables build --rules , --pits 2 --seeds 4 --dir "$WORK/tbn"
 # relaylean: relay rule sets in the lean builder (edges on disk), today's files
 run tables build --rules jodu --pits 3 --seeds 8 --builder lean --dir "$WORK/tbjl"
 check "tables build jodu --builder lean: exit $rc, says so" grep -q "lean builder" "$out"
