@@ -1673,17 +1673,23 @@ struct dk_cur {
 
 static void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt);
 
-static bool dk_save_cur(struct clos *c, const struct clos_env *env, int m, uint64_t a,
-                        struct dk_thread *et, int nt)
+/* The exits still buffered by every thread, then every incoming file synced. */
+static void dk_flush_all(struct clos *c, int m, struct dk_thread *et, int nt)
 {
-    struct clos_disk *dk = c->dk;
     for (int t = 0; t < nt; t++)
         for (int l = 0; l < m; l++)
             if (et[t].nb[l]) {
                 dk_flush(c, l, et[t].buf[l], et[t].nb[l]);
                 et[t].nb[l] = 0;
             }
-    dk_close_in(dk, true);
+    dk_close_in(c->dk, true);
+}
+
+static bool dk_save_cur(struct clos *c, const struct clos_env *env, int m, uint64_t a,
+                        struct dk_thread *et, int nt)
+{
+    struct clos_disk *dk = c->dk;
+    dk_flush_all(c, m, et, nt);
     if (dk->ioerr)
         return false;
     struct dk_cur cur;
@@ -1938,14 +1944,7 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
     }
     if (e != CLOS_OK)
         return e;
-    /* the exits still buffered, then every incoming file synced */
-    for (int t = 0; t < nt; t++)
-        for (int l = 0; l < m; l++)
-            if (et[t].nb[l]) {
-                dk_flush(c, l, et[t].buf[l], et[t].nb[l]);
-                et[t].nb[l] = 0;
-            }
-    dk_close_in(dk, true);
+    dk_flush_all(c, m, et, nt);
     const uint64_t n = c->n;
     /* sorted keys: the set goes (the up pass builds its own) */
     free(c->set);
