@@ -159,10 +159,9 @@ int bench_tables(int argc, char **argv)
             if (snprintf(dir, sizeof dir, "%s/%s", keep, rs.name) >= (int)sizeof dir)
                 return cli_bad("bench tables", "--keep '%s': path too long", keep);
             if ((mkdir(keep, 0777) != 0 && errno != EEXIST) ||
-                (mkdir(dir, 0777) != 0 && errno != EEXIST)) {
-                fprintf(stderr, "sow bench tables: cannot create %s: %s\n", dir, strerror(errno));
-                return CLI_FAIL;
-            }
+                (mkdir(dir, 0777) != 0 && errno != EEXIST))
+                return cli_bad("bench tables", "--keep: cannot create %s: %s", dir,
+                               strerror(errno));
         } else if (!mkdtemp(dir)) {
             fprintf(stderr, "sow bench tables: cannot create a temporary directory\n");
             return CLI_FAIL;
