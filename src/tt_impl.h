@@ -158,6 +158,11 @@ static inline void tte_store_(struct tt *t, uint64_t key, int score, int bound, 
         slot = in.depth + (proven ? 64 : 0) >= vscore ? victim : TT_BUCKET - 1;
     }
     uint64_t data = tte_pack_(&in, t->gen);
+    /* An unchanged entry is not written again: a store takes the line
+     * from the other threads' caches (Lazy SMP threads store the same
+     * results often). */
+    if (tt_ld_(&b[slot].data) == data && tt_ld_(&b[slot].check) == (key ^ data))
+        return;
     tt_st_(&b[slot].data, data);
     tt_st_(&b[slot].check, key ^ data);
 }

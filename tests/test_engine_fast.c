@@ -223,12 +223,41 @@ Test(engine_fast, lockstep_deterministic)
         cr_assert_eq(res[0].main_nodes, res[1].main_nodes);
         cr_assert_eq(res[0].info.score, res[1].info.score);
         cr_assert_eq(res[0].best, res[1].best);
+        cr_assert_eq(res[0].deferred, res[1].deferred);
         cr_assert_geq(res[0].info.depth, 10);
         cr_assert_gt(res[0].main_nodes, 0);
         cr_assert_lt(res[0].main_nodes, res[0].info.nodes, "the helper searched too");
         struct sow_movelist ml;
         rules_generate(&rs, &p, &ml);
         cr_assert_geq(rules_find_move(&ml, res[0].best), 0);
+    }
+}
+
+/* ABDADA (engine.c, busy_has): with two threads (lockstep, deterministic)
+ * some moves are put last because the other thread is in them, the best
+ * move is legal; with one thread never. */
+Test(engine_fast, abdada_defers_with_threads)
+{
+    struct ruleset rs;
+    init_rules(&rs, "oware", 0);
+    sow_position p = rules_start(&rs);
+    for (int threads = 1; threads <= 2; threads++) {
+        struct engine_opts o = {.threads = threads, .hash_mb = 4, .mem_levels = -1,
+                                .lockstep = true};
+        struct engine *e;
+        struct sow_error ee;
+        cr_assert_eq(engine_new(&rs, &o, &e, &ee), SOW_OK, "%s", ee.msg);
+        struct engine_limits lim = {.depth = 13};
+        struct engine_result res;
+        engine_search(e, &p, NULL, 0, &lim, &res);
+        engine_free(e);
+        if (threads == 1)
+            cr_assert_eq(res.deferred, 0);
+        else
+            cr_assert_gt(res.deferred, 0, "no move deferred with 2 threads at depth 13");
+        struct sow_movelist ml;
+        rules_generate(&rs, &p, &ml);
+        cr_assert_geq(rules_find_move(&ml, res.best), 0);
     }
 }
 

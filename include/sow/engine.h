@@ -113,6 +113,8 @@ struct engine_result {
     bool over;                /* no legal move: score is the settlement */
     bool stopped;             /* ended by engine_stop / the stop flag */
     uint64_t main_nodes;      /* nodes of the main thread alone (Lazy SMP) */
+    uint64_t deferred;        /* moves put last because another thread was in
+                                 them (ABDADA, threads > 1; all threads) */
 };
 
 struct engine;

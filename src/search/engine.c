@@ -37,12 +37,21 @@
  * a probe is a cache miss, and their subtrees cost about as much. */
 #ifndef TT_MIN_DEPTH
 #define TT_MIN_DEPTH 1
+/* ABDADA (threads > 1): at a node with at least BUSY_DEPTH plies left, a
+ * move after the first whose child another thread is searching now is
+ * put last (its key demoted by BUSY_DEMOTE), so that the threads split a
+ * node's moves instead of searching the same child side by side.  The
+ * marks live in BUSY_SLOTS words indexed by the child's key. */
+#define BUSY_DEPTH 8
+#define BUSY_SLOTS 16384
+#define BUSY_DEMOTE ((int64_t)1 << 50)
 #endif
 
 struct ethr {
     struct engine *e;
     int tid;
     uint64_t nodes, tb_hits;
+    uint64_t deferred;             /* ABDADA: moves put last (busy_has) */
     int seldepth;
     bool abort;
     bool superseded;               /* abort: another thread completed cur_depth */
@@ -86,6 +95,10 @@ struct engine {
     /* Lazy SMP (publish()): the deepest completed iteration of any thread,
      * and the depth the main thread is searching. */
     atomic_int done_depth, main_depth;
+    /* ABDADA's "being searched" marks (threads > 1, see busy_has): the
+     * keys of the children some thread is searching now, one word a slot
+     * (relaxed atomics: a lost or stale mark only changes an order). */
+    uint64_t *busy;
     pthread_mutex_t mu;            /* guards done */
     struct engine_info done;
     /* Lockstep (engine_opts.lockstep): the thread whose turn it is, and
@@ -170,7 +183,10 @@ static struct engine *engine_make(const struct ruleset *rs, const struct engine_
     e->tt = tt_new(o->hash_mb ? o->hash_mb : 16);
     e->th = calloc((size_t)e->nthreads, sizeof *e->th);
     e->ls_running = calloc((size_t)e->nthreads, sizeof *e->ls_running);
-    if (!e->tt || !e->th || !e->ls_running) {
+    if (e->nthreads > 1)
+        if ((e->busy = aligned_alloc(64, BUSY_SLOTS * sizeof *e->busy)))
+            memset(e->busy, 0, BUSY_SLOTS * sizeof *e->busy);
+    if (!e->tt || !e->th || !e->ls_running || (e->nthreads > 1 && !e->busy)) {
         snprintf(err, (size_t)errlen, "cannot allocate a %u MiB transposition table",
                  o->hash_mb);
         engine_free(e);
@@ -226,12 +242,15 @@ void engine_free(struct engine *e)
     pthread_mutex_destroy(&e->ls_mu);
     pthread_cond_destroy(&e->ls_cv);
     free(e->ls_running);
+    free(e->busy);
     free(e);
 }
 
 void engine_clear(struct engine *e)
 {
     tt_clear(e->tt);
+    if (e->busy)
+        memset(e->busy, 0, BUSY_SLOTS * sizeof *e->busy);
     for (int i = 0; i < e->nthreads; i++)
         pick_clear(&e->th[i]->pk);
 }
@@ -428,6 +447,31 @@ static inline __attribute__((always_inline)) bool node_head(struct ethr *t,
     return false;
 }
 
+/* ABDADA marks (e->busy; threads > 1 only): slot by the key's top bits. */
+static inline uint64_t *busy_slot(const struct engine *e, uint64_t key)
+{
+    return &e->busy[key >> (64 - 14)];
+}
+_Static_assert(BUSY_SLOTS == 1 << 14, "busy_slot takes 14 bits of the key");
+_Static_assert(BUSY_DEPTH - 1 > TT_MIN_DEPTH, "ABDADA needs the children's keys");
+
+static inline bool busy_has(const struct engine *e, uint64_t key)
+{
+    return __atomic_load_n(busy_slot(e, key), __ATOMIC_RELAXED) == key;
+}
+
+static inline void busy_set(const struct engine *e, uint64_t key)
+{
+    __atomic_store_n(busy_slot(e, key), key, __ATOMIC_RELAXED);
+}
+
+static inline void busy_clear(const struct engine *e, uint64_t key)
+{
+    uint64_t *s = busy_slot(e, key);
+    if (__atomic_load_n(s, __ATOMIC_RELAXED) == key)
+        __atomic_store_n(s, 0, __ATOMIC_RELAXED);
+}
+
 /* The shapes search() is compiled for (search_t): SHAPE_OW6 is oware or
  * awari on 2x6 (two board words, six holes a row, moves on the register,
  * the evaluation by table), where constant sizes let the compiler unroll
@@ -521,6 +565,9 @@ static inline __attribute__((always_inline)) int search_t(struct ethr *t, const 
      * previous child's subtree is searched (one look-ahead in the order),
      * the table move's (searched first) before the ordering. */
     const bool kids_probe = depth - 1 > TT_MIN_DEPTH;
+    /* (children's keys are made where ABDADA works: BUSY_DEPTH - 1 >
+     * TT_MIN_DEPTH) */
+    const bool abd = e->busy && depth >= BUSY_DEPTH;
     int64_t okey[SOW_MAX_PITS + 1];
     int nexti = 0;
     uint64_t nextk = 0;
@@ -599,6 +646,16 @@ static inline __attribute__((always_inline)) int search_t(struct ethr *t, const 
                 nexti = pick_next(okey, ml->n, k);
             ch = &ml->c[nexti];
             chk = nextk;
+            /* ABDADA: another thread is in this child: search it last
+             * (once; a demoted key is never demoted again). */
+            if (abd && k > 0 && k + 1 < ml->n && okey[k] > -BUSY_DEMOTE / 2 &&
+                busy_has(e, chk)) {
+                okey[k] -= BUSY_DEMOTE;
+                t->deferred++;
+                nexti = pick_next(okey, ml->n, k);
+                ch = &ml->c[nexti];
+                chk = tt_key_nw_(NW, &ch->pos);
+            }
             if (kids_probe && k + 1 < ml->n) {
                 nexti = pick_next(okey, ml->n, k + 1);
                 nextk = tt_key_nw_(NW, &ml->c[nexti].pos);
@@ -619,10 +676,14 @@ static inline __attribute__((always_inline)) int search_t(struct ethr *t, const 
         } else if (k == 0) {
             sc = d - SEARCH(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
         } else {
+            if (abd)
+                busy_set(e, chk);
             /* PVS: a null window first, the full one only if it fails high */
             sc = d - SEARCH(t, &ch->pos, cn, chk, d - alpha - 1, d - alpha, depth - 1, ply + 1, &cp);
             if (!t->abort && sc > alpha && sc < beta)
                 sc = d - SEARCH(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
+            if (abd)
+                busy_clear(e, chk);
         }
         if (t->abort) {
             *proven = false;
@@ -975,7 +1036,7 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
         t->abort = t->superseded = false;
         t->cur_depth = 0;
         t->ls_last = 0;
-        t->nodes = t->tb_hits = 0;
+        t->nodes = t->tb_hits = t->deferred = 0;
         t->root = *p;
         t->max_depth = i ? ENGINE_MAX_PLY - 1 : maxd;
         t->base = nhist - from;
@@ -1011,6 +1072,9 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
         ls_exit(e, 0);
     for (int i = 1; i <= started; i++)
         pthread_join(e->th[i]->th, NULL);
+    r->deferred = 0;
+    for (int i = 0; i < e->nthreads; i++)
+        r->deferred += e->th[i]->deferred;
     /* A helper may have completed a deeper iteration at the very end. */
     if (atomic_load(&e->done_depth) > (e->have_last ? e->last.depth : 0) && e->done.pv_len) {
         int sc;
