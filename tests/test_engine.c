@@ -10,6 +10,7 @@
 #include "sow/tables.h"
 #include "sow/tt.h"
 #include "sow/position.h"
+#include "sow/util.h"
 
 static uint64_t rng = 0x243F6A8885A308D3ULL;
 
@@ -294,4 +295,39 @@ Test(engine, tt_engine_layout_example)
     cr_assert(out.proven && out.score == 250);
     cr_assert_not(tte_probe(t, 54321, &out));
     tt_free(t);
+}
+
+/* engine_limits.cpu_clock and search_opts.cpu_clock (sow match --clock
+ * cpu): a 0.2 s limit on the CPU clock stops the search after about 0.2 s
+ * of the calling thread's CPU time, whatever else runs on the machine (the
+ * bound above is loose: the clock is polled every 256 nodes, and the
+ * in-memory levels count too). */
+Test(engine, cpu_clock_limits_cpu_time)
+{
+    struct ruleset rs;
+    init_rules(&rs, "oware", 0);
+    sow_position p = rules_start(&rs);
+    struct engine *e = new_engine(&rs, NULL, -1, 1);
+    struct engine_limits lim = {.seconds = 0.2, .cpu_clock = true};
+    struct engine_result r;
+    double c0 = util_cpu_now();
+    engine_search(e, &p, NULL, 0, &lim, &r);
+    double used = util_cpu_now() - c0;
+    engine_free(e);
+    cr_assert_geq(used, 0.2, "engine stopped after %.3f s of CPU", used);
+    cr_assert_lt(used, 2.0, "engine ran %.3f s of CPU for a 0.2 s limit", used);
+    cr_assert(r.stopped || r.info.depth > 0);
+
+    struct search_opts o = {.threads = 1, .hash_mb = 4, .time_limit = 0.2, .cpu_clock = true,
+                            .threshold = true};
+    struct search_ctx *s;
+    struct sow_error se;
+    cr_assert_eq(search_new(&rs, &o, &s, &se), SOW_OK, "%s", se.msg);
+    struct search_result sr;
+    c0 = util_cpu_now();
+    cr_assert_eq(search_solve(s, &p, &sr), 0);
+    used = util_cpu_now() - c0;
+    search_free(s);
+    cr_assert_geq(used, 0.2, "threshold stopped after %.3f s of CPU", used);
+    cr_assert_lt(used, 2.0, "threshold ran %.3f s of CPU for a 0.2 s limit", used);
 }

@@ -90,6 +90,9 @@ struct engine_opts {
 struct engine_limits {
     int depth;                /* plies */
     double seconds;           /* wall time for the whole search */
+    bool cpu_clock;           /* seconds are the calling thread's CPU time
+                                 (util_cpu_now: the main thread's; for one
+                                 thread on a shared machine) */
     uint64_t nodes;           /* stop after about this many nodes */
     bool infinite;            /* until engine_stop (depth cap ENGINE_MAX_PLY) */
 };

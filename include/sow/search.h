@@ -54,6 +54,8 @@ struct search_opts {
     unsigned hash_mb;         /* bounded mode's transposition table, MiB (0: SEARCH_HASH_MB) */
     int depth;                /* 0: exact; > 0: bounded to this many plies */
     double time_limit;        /* seconds, 0 = none (bounded mode: deepen until) */
+    bool cpu_clock;           /* time_limit is CPU time of each searching
+                                 thread (util_cpu_now; meant for threads 1) */
     const struct tb_set *tb;  /* endgame tables, or NULL */
     volatile sig_atomic_t *stop; /* set non-zero to stop (Ctrl-C); may be NULL */
     /* Progress lines (each MTD(f) iteration / each depth); may be NULL. */

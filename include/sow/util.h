@@ -7,6 +7,10 @@
 
 /* Seconds on the monotonic clock (for rates and timeouts, never wall time). */
 double util_now(void);
+/* Seconds of CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID): a
+ * time limit on this clock gives a one-thread search the same computation
+ * on a busy machine as on an idle one (sow match --clock cpu). */
+double util_cpu_now(void);
 
 /* Parse a whole decimal integer in [lo, hi]; returns 0 or -1 (no message). */
 int util_parse_long(const char *s, long lo, long hi, long *out);

@@ -44,7 +44,10 @@ static const char usage[] =
     "--unbalanced plays the first candidates as they come; --openings FILE plays\n"
     "the positions of FILE (one a line, e.g. from --save-openings) as given.\n"
     "--time applies where a SPEC gives neither depth nor time.  A position that\n"
-    "repeats ends the game with the repetition settlement, as does the move limit.\n";
+    "repeats ends the game with the repetition settlement, as does the move limit.\n"
+    "--clock cpu counts a move's time as the CPU time of the thread that thinks\n"
+    "(sow and threshold players with one thread): each move gets the computation\n"
+    "it would get on an idle machine, however busy this one is (wall: the default).\n";
 
 enum pkind { P_SOW, P_THRESHOLD, P_GREEDY, P_CMD };
 
@@ -68,6 +71,7 @@ struct mctx {
     struct sol *sol[2];
     int games, oplies, maxplies;
     double defms;
+    bool cpu_clock;            /* --clock cpu: times are the thinking thread's CPU time */
     double balance;            /* seeds; < 0: openings not balanced */
     int bdepth;                /* depth of the balancing search */
     sow_position *open;        /* per pair of games: the opening */
@@ -119,7 +123,7 @@ static int player_open(struct mctx *M, int who, struct player *pl, char *err, in
     if (sp->kind == P_THRESHOLD) {
         struct search_opts o = {.threads = 1, .hash_mb = sp->hash, .depth = sp->depth,
                                 .time_limit = sp->depth ? 0 : (sp->ms > 0 ? sp->ms : M->defms) / 1000,
-                                .threshold = true};
+                                .cpu_clock = M->cpu_clock, .threshold = true};
         struct sow_error se;
         if (search_new(&M->rs, &o, &pl->s, &se) != SOW_OK) {
             snprintf(err, (size_t)errlen, "%s", se.msg);
@@ -219,7 +223,8 @@ static sow_move player_move(struct mctx *M, struct player *pl, const sow_positio
         return ml.c[best].move;
     }
     if (sp->kind == P_SOW) {
-        struct engine_limits lim = {.depth = sp->depth, .seconds = sp->depth ? 0 : ms / 1000};
+        struct engine_limits lim = {.depth = sp->depth, .seconds = sp->depth ? 0 : ms / 1000,
+                                    .cpu_clock = M->cpu_clock};
         struct engine_result r;
         int from = nh > ENGINE_MAX_HISTORY ? nh - ENGINE_MAX_HISTORY : 0;
         /* (engstr) the small levels solved in memory, before the clock
@@ -697,6 +702,7 @@ int cmd_match(int argc, char **argv)
     struct cli_game g = {.seeds = -1};
     const char *sa = NULL, *sb = NULL, *out = NULL, *openings = NULL, *save_open = NULL;
     const char *bexact = NULL; /* (engstr) --balance-exact */
+    const char *clock = "wall";
     long games = 20, conc = 2, oplies = 4, maxplies = 600;
     double defms = 100, balance = 2;
     long bdepth = 10;
@@ -708,6 +714,8 @@ int cmd_match(int argc, char **argv)
         {"--games", CLI_LONG, &games, 2, 100000, "N", "games, even, default 20", 0, 0},
         {"--time", CLI_DOUBLE, &defms, 0, 1e7, "MS", "default time per move, ms (100)", true, 0},
         {"--concurrency", CLI_LONG, &conc, 1, 256, "J", "games at once, default 2", 0, 0},
+        {"--clock", CLI_STR, &clock, 0, 0, "wall|cpu",
+         "what a move's time counts: wall time (default) or the thinker's CPU time", 0, 0},
         {"--opening-plies", CLI_LONG, &oplies, 0, 100, "K", "opening moves, default 4", 0, 0},
         {"--max-plies", CLI_LONG, &maxplies, 1, MAXG - 2, "M", "move limit, default 600", 0, 0},
         {"--out", CLI_STR, &out, 0, 0, "FILE", "write the games as text", 0, 0},
@@ -734,11 +742,21 @@ int cmd_match(int argc, char **argv)
     if (bexact && (unbalanced || openings))
         return cli_bad("match", "--balance-exact chooses balanced openings: not with %s",
                        unbalanced ? "--unbalanced" : "--openings");
+    if (strcmp(clock, "wall") && strcmp(clock, "cpu"))
+        return cli_bad("match", "--clock %s: expected wall or cpu", clock);
     static struct mctx M;
     char err[400];
     if (parse_spec(sa, &M.spec[0], err, sizeof err) < 0 ||
         parse_spec(sb, &M.spec[1], err, sizeof err) < 0)
         return cli_bad("match", "%s", err);
+    M.cpu_clock = !strcmp(clock, "cpu");
+    /* The CPU clock is one thread's: a program of its own, or helper
+     * threads, would think on time it does not count. */
+    for (int k = 0; M.cpu_clock && k < 2; k++)
+        if (M.spec[k].kind == P_CMD || (M.spec[k].kind == P_SOW && M.spec[k].threads > 1))
+            return cli_bad("match", "--clock cpu: player %c (%s) %s", 'a' + k, M.spec[k].text,
+                           M.spec[k].kind == P_CMD ? "is a program: its CPU time is not ours to count"
+                                                   : "thinks with several threads: give threads=1");
     if (cli_game_setup("match", &g))
         return CLI_BAD;
     M.rs = g.rs;
@@ -885,6 +903,8 @@ int cmd_match(int argc, char **argv)
     printf("rules    : %s 2x%d\n", M.rs.name, M.rs.pits);
     printf("a        : %s\n", M.spec[0].text);
     printf("b        : %s\n", M.spec[1].text);
+    if (M.cpu_clock)
+        printf("clock    : CPU time of the thinking thread (--clock cpu)\n");
     char plies[32];
     if (M.maxoplies > M.oplies)
         snprintf(plies, sizeof plies, "%d-%d", M.oplies, M.maxoplies);

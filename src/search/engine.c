@@ -108,7 +108,8 @@ struct engine {
     int ls_turn;
     bool *ls_running;
     volatile sig_atomic_t *ext_stop;
-    double deadline;               /* 0: none */
+    double deadline;               /* 0: none; on e->clock's clock */
+    double (*clock)(void);         /* util_now, or util_cpu_now (engine_limits.cpu_clock) */
     uint64_t node_limit;
     uint64_t total_nodes;
     void (*info_cb)(void *arg, const struct engine_info *i);
@@ -350,7 +351,7 @@ static void check_abort(struct ethr *t)
         return;
     }
     if (t->tid == 0) {
-        if ((e->deadline > 0 && util_now() >= e->deadline) ||
+        if ((e->deadline > 0 && e->clock() >= e->deadline) ||
             (e->node_limit && t->nodes >= e->node_limit)) {
             atomic_store_explicit(&e->stop, 1, memory_order_relaxed);
             t->abort = true;
@@ -976,7 +977,9 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     const struct ruleset *rs = e->rs;
     memset(r, 0, sizeof *r);
     e->t0 = util_now();
-    e->deadline = lim->seconds > 0 ? e->t0 + lim->seconds : 0;
+    /* (check_abort reads the clock in the main thread: this one) */
+    e->clock = lim->cpu_clock ? util_cpu_now : util_now;
+    e->deadline = lim->seconds > 0 ? e->clock() + lim->seconds : 0;
     e->node_limit = lim->nodes;
     e->have_last = false;
     memset(&e->last, 0, sizeof e->last);

@@ -32,7 +32,8 @@ bool engine_bounded(struct search_ctx *s, const sow_position *p, double t0,
         engine_set_stop_flag(s->eng, s->o.stop);
     }
     engine_set_info(s->eng, engine_progress, s);
-    struct engine_limits lim = {.depth = s->o.depth, .seconds = s->o.time_limit};
+    struct engine_limits lim = {.depth = s->o.depth, .seconds = s->o.time_limit,
+                                .cpu_clock = s->o.cpu_clock};
     struct engine_result er;
     engine_search(s->eng, p, NULL, 0, &lim, &er);
     s->engine_nodes += er.info.nodes;

@@ -28,7 +28,7 @@ static void check_stop(struct thr *th)
      * accesses (relaxed: each is a flag set once, read until seen). */
     if (__atomic_load_n(th->done, __ATOMIC_RELAXED) || (s->o.stop && *s->o.stop))
         th->abort = true;
-    else if (s->deadline > 0 && util_now() > s->deadline) {
+    else if (s->deadline > 0 && (s->o.cpu_clock ? util_cpu_now() : util_now()) > s->deadline) {
         __atomic_store_n(&s->timed_out, true, __ATOMIC_RELAXED);
         th->abort = true;
     }
@@ -653,7 +653,7 @@ bool threshold_bounded(struct search_ctx *s, const sow_position *p,
      * allows, then a heuristic search inside the proven bounds; the best
      * move is the first that reaches the heuristic value. */
     if (s->o.time_limit > 0)
-        s->deadline = t0 + s->o.time_limit;
+        s->deadline = (s->o.cpu_clock ? util_cpu_now() : t0) + s->o.time_limit;
     int lower = g.lo, upper = g.hi, hv = clampi(g.cy, lower, upper);
     int maxd = s->o.depth > 0 ? s->o.depth : INT_MAX / 4;
     r->best = ml->c[0].move;
