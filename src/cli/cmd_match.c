@@ -16,12 +16,14 @@
 #include "sow/engine.h"
 #include "sow/search.h"
 #include "sow/util.h"
+#include "sow/version.h"
 
 static const char usage[] =
     "usage: sow match [--rules R] [--pits N] [--seeds S] --a SPEC --b SPEC [--games N]\n"
     "                 [--time MS] [--concurrency J] [--opening-plies K] [--max-plies M]\n"
     "                 [--out FILE] [--balance S] [--balance-depth D] [--balance-exact FILE]\n"
     "                 [--unbalanced] [--openings FILE] [--save-openings FILE]\n"
+    "                 [--clock wall|cpu] [--resume]\n"
     "Plays SPEC a against SPEC b over N games (default 20, even): N/2 fixed openings\n"
     "(K pseudo-random moves from the start, default 4, moves that capture nothing\n"
     "where there are some), each played twice with the\n"
@@ -47,7 +49,9 @@ static const char usage[] =
     "repeats ends the game with the repetition settlement, as does the move limit.\n"
     "--clock cpu counts a move's time as the CPU time of the thread that thinks\n"
     "(sow and threshold players with one thread): each move gets the computation\n"
-    "it would get on an idle machine, however busy this one is (wall: the default).\n";
+    "it would get on an idle machine, however busy this one is (wall: the default).\n"
+    "--out FILE gets a header line, then each game's line as it ends; --resume\n"
+    "with the same --out FILE and settings plays only the games FILE lacks.\n";
 
 enum pkind { P_SOW, P_THRESHOLD, P_GREEDY, P_CMD };
 
@@ -85,6 +89,7 @@ struct mctx {
     bool *oexact;              /* per opening: omargin is exact (seeds x 100) */
     int nexact;                /* openings judged exactly */
     int next;                  /* next game to play (atomic) */
+    FILE *fo;                  /* --out: each game appended as it ends */
     double *score;             /* per game: points of player a */
     char **text;               /* per game: the line for --out */
     bool failed;
@@ -591,6 +596,8 @@ static void *worker(void *arg)
             int g = __atomic_fetch_add(&M->next, 1, __ATOMIC_RELAXED);
             if (g >= M->games || g_stop || M->failed)
                 break;
+            if (M->text[g]) /* played before (--resume) */
+                continue;
             char *text = malloc(65536);
             if (!text)
                 break;
@@ -598,6 +605,10 @@ static void *worker(void *arg)
             M->text[g] = text;
             pthread_mutex_lock(&M->lock);
             fprintf(stderr, "sow match: game %d: %g\n", g + 1, M->score[g]);
+            if (M->fo) { /* on disk at once: a killed match resumes from here */
+                fprintf(M->fo, "%s\n", text);
+                fflush(M->fo);
+            }
             pthread_mutex_unlock(&M->lock);
         }
     }
@@ -697,12 +708,101 @@ static double elo(double s)
     return -400.0 * log10(1.0 / s - 1.0);
 }
 
+/* --resume: read the --out FILE of an earlier run of this match.  Its
+ * header lines (every one kept in *heads) must carry this run's settings
+ * (head, up to the version); each game line's opening must be the one
+ * this run chose for that game; the games found are marked played. */
+static int resume_read(struct mctx *M, const char *path, const char *head, char **heads, char *err,
+                       int errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, (size_t)errlen, "%s", strerror(errno));
+        return -1;
+    }
+    size_t hl = strlen(head), cap = 0, n = 0;
+    *heads = NULL;
+    char *line = NULL;
+    size_t lcap = 0;
+    int lineno = 0, found = 0, rc = 0;
+    while (getline(&line, &lcap, f) > 0) {
+        lineno++;
+        line[strcspn(line, "\n")] = 0;
+        if (line[0] == '#') {
+            if (strncmp(line, head, hl) || strncmp(line + hl, " (sow ", 6)) {
+                snprintf(err, (size_t)errlen, "line %d: another match's settings: %.200s",
+                         lineno, line);
+                rc = -1;
+                break;
+            }
+            size_t k = strlen(line);
+            char *h = realloc(*heads, cap = n + k + 2);
+            if (!h) {
+                snprintf(err, (size_t)errlen, "out of memory");
+                rc = -1;
+                break;
+            }
+            *heads = h;
+            memcpy(h + n, line, k);
+            h[n + k] = '\n';
+            h[n += k + 1] = 0;
+            continue;
+        }
+        int g;
+        char pos[SOW_POS_MAXLEN], want[SOW_POS_MAXLEN];
+        const char *a = strstr(line, ") a=");
+        double pts;
+        if (!n || sscanf(line, "game %d opening %191s", &g, pos) != 2 || g < 1 ||
+            g > M->games || !a || sscanf(a + 4, "%lf", &pts) != 1 ||
+            (pts != 0 && pts != 0.5 && pts != 1)) {
+            snprintf(err, (size_t)errlen, "line %d: %s", lineno,
+                     n ? "not a game line of sow match" : "no header line of sow match first");
+            rc = -1;
+            break;
+        }
+        pos_format(&M->rs, &M->open[(g - 1) / 2], want, sizeof want);
+        if (strcmp(pos, want)) {
+            snprintf(err, (size_t)errlen, "line %d: game %d opened %.80s, this run chose %.80s",
+                     lineno, g, pos, want);
+            rc = -1;
+            break;
+        }
+        if (M->text[g - 1]) {
+            snprintf(err, (size_t)errlen, "line %d: game %d twice", lineno, g);
+            rc = -1;
+            break;
+        }
+        if (!(M->text[g - 1] = strdup(line))) {
+            snprintf(err, (size_t)errlen, "out of memory");
+            rc = -1;
+            break;
+        }
+        M->score[g - 1] = pts;
+        found++;
+    }
+    free(line);
+    fclose(f);
+    (void)cap;
+    if (rc == 0 && !n) {
+        snprintf(err, (size_t)errlen, "no header line of sow match");
+        rc = -1;
+    }
+    if (rc < 0) {
+        free(*heads);
+        *heads = NULL;
+        return -1;
+    }
+    fprintf(stderr, "sow match: resuming: %d of %d games in %s\n", found, M->games, path);
+    return 0;
+}
+
 int cmd_match(int argc, char **argv)
 {
     struct cli_game g = {.seeds = -1};
     const char *sa = NULL, *sb = NULL, *out = NULL, *openings = NULL, *save_open = NULL;
     const char *bexact = NULL; /* (engstr) --balance-exact */
     const char *clock = "wall";
+    bool resume = false;
     long games = 20, conc = 2, oplies = 4, maxplies = 600;
     double defms = 100, balance = 2;
     long bdepth = 10;
@@ -719,6 +819,8 @@ int cmd_match(int argc, char **argv)
         {"--opening-plies", CLI_LONG, &oplies, 0, 100, "K", "opening moves, default 4", 0, 0},
         {"--max-plies", CLI_LONG, &maxplies, 1, MAXG - 2, "M", "move limit, default 600", 0, 0},
         {"--out", CLI_STR, &out, 0, 0, "FILE", "write the games as text", 0, 0},
+        {"--resume", CLI_FLAG, &resume, 0, 0, NULL,
+         "play only the games the --out FILE of this match lacks", 0, 0},
         {"--balance", CLI_DOUBLE, &balance, 0, 1000, "S",
          "openings within +-S seeds for South, default 2", 0, 0},
         {"--balance-depth", CLI_LONG, &bdepth, 1, 40, "D", "depth of that estimate, default 10",
@@ -742,6 +844,8 @@ int cmd_match(int argc, char **argv)
     if (bexact && (unbalanced || openings))
         return cli_bad("match", "--balance-exact chooses balanced openings: not with %s",
                        unbalanced ? "--unbalanced" : "--openings");
+    if (resume && !out)
+        return cli_bad("match", "--resume continues the games of an --out FILE: give --out");
     if (strcmp(clock, "wall") && strcmp(clock, "cpu"))
         return cli_bad("match", "--clock %s: expected wall or cpu", clock);
     static struct mctx M;
@@ -854,10 +958,28 @@ int cmd_match(int argc, char **argv)
             return CLI_FAIL;
         }
     }
-    FILE *fo = NULL;
-    if (out && !(fo = fopen(out, "w"))) {
+    /* --out: a header line of the match's settings, then each game's line
+     * as it ends (so that --resume can continue a killed or interrupted
+     * match); at the end the file is rewritten in game order. */
+    char head[3000];
+    snprintf(head, sizeof head,
+             "# sow match: rules %s 2x%d seeds %d; a %s; b %s; clock %s; time %g ms; games %d; "
+             "max-plies %d", M.rs.name, M.rs.pits, M.rs.seeds, M.spec[0].text, M.spec[1].text,
+             clock, M.defms, M.games, M.maxplies);
+    char *heads = NULL; /* the header lines of the file resumed */
+    if (resume && resume_read(&M, out, head, &heads, err, sizeof err) < 0) {
         sigaction(SIGINT, &old, NULL);
+        return cli_bad("match", "--resume %s: %s", out, err);
+    }
+    if (out && !(M.fo = fopen(out, resume ? "a" : "w"))) {
+        sigaction(SIGINT, &old, NULL);
+        free(heads);
         return cli_bad("match", "--out %s: %s", out, strerror(errno));
+    }
+    if (M.fo) {
+        fprintf(M.fo, "%s (sow %s %s%s)\n", head, sow_version(), sow_commit(),
+                resume ? ", resumed" : "");
+        fflush(M.fo);
     }
     pthread_t th[256];
     int nt = (int)(conc < games ? conc : games);
@@ -866,9 +988,25 @@ int cmd_match(int argc, char **argv)
     for (int i = 0; i < nt; i++)
         pthread_join(th[i], NULL);
     sigaction(SIGINT, &old, NULL);
-    if (M.failed) {
+    FILE *fo = NULL;
+    if (M.fo) {
+        /* in game order now, every header line first (temp + rename) */
+        fclose(M.fo);
+        M.fo = NULL;
+        static char tmp[4200];
+        snprintf(tmp, sizeof tmp, "%s.tmp", out);
+        fo = fopen(tmp, "w");
         if (fo)
+            fprintf(fo, "%s%s (sow %s %s%s)\n", heads ? heads : "", head, sow_version(),
+                    sow_commit(), resume ? ", resumed" : "");
+    }
+    free(heads);
+    if (M.failed) {
+        if (fo) {
             fclose(fo);
+            snprintf(err, sizeof err, "%s.tmp", out);
+            unlink(err);
+        }
         fprintf(stderr, "sow match: %s\n", M.why);
         return CLI_FAIL;
     }
@@ -888,8 +1026,15 @@ int cmd_match(int argc, char **argv)
             fprintf(fo, "%s\n", M.text[i]);
         free(M.text[i]);
     }
-    if (fo)
-        fclose(fo);
+    if (fo) {
+        char tmp[4200];
+        snprintf(tmp, sizeof tmp, "%s.tmp", out);
+        if (fclose(fo) != 0 || rename(tmp, out) != 0) {
+            fprintf(stderr, "sow match: --out %s: %s\n", out, strerror(errno));
+            unlink(tmp);
+            return CLI_FAIL;
+        }
+    }
     if (g_stop && played < M.games)
         fprintf(stderr, "sow match: interrupted after %d games\n", played);
     double s = played ? sum / played : 0, var = played ? sum2 / played - s * s : 0;

@@ -149,7 +149,31 @@ check "EOF during go infinite: exits" '[ $? -eq 0 ]'
 # ---- match and bench smoke ----
 out=$(timeout 120 "$SOW" match --a sow:depth=3 --b greedy --games 4 --concurrency 2 --out "$WORK/games.txt" 2>/dev/null)
 check "match: summary" '[[ $out == *"a W/D/L"* && $out == *"elo a-b"* ]]' "$out"
-check "match: games written" '[ "$(wc -l <"$WORK/games.txt")" -eq 4 ]'
+check "match: games written (a header line, then the games)" \
+    '[ "$(grep -vc "^#" "$WORK/games.txt")" -eq 4 ] && head -1 "$WORK/games.txt" | grep -q "^# sow match: "'
+# --resume: a match cut after 3 of its 6 games (fixed depth: reproducible)
+# plays the other 3 and ends with the same games and summary as in one run
+"$SOW" match --a sow:depth=2 --b greedy --games 6 --out "$WORK/r1.txt" >"$WORK/s1.txt" 2>/dev/null
+head -4 "$WORK/r1.txt" >"$WORK/r2.txt"
+"$SOW" match --a sow:depth=2 --b greedy --games 6 --out "$WORK/r2.txt" --resume >"$WORK/s2.txt" \
+    2>"$WORK/err"
+check "match --resume: the missing games played, the same games and result" \
+    'grep -q "resuming: 3 of 6 games" "$WORK/err" &&
+     diff <(grep -v "^#" "$WORK/r1.txt") <(grep -v "^#" "$WORK/r2.txt") >/dev/null &&
+     [ "$(grep -c "^#" "$WORK/r2.txt")" -eq 2 ] &&
+     diff <(grep -v "^games" "$WORK/s1.txt") <(grep -v "^games" "$WORK/s2.txt") >/dev/null' \
+    "$(cat "$WORK/err" | tail -2)"
+cp "$WORK/r1.txt" "$WORK/r3.txt"
+"$SOW" match --a sow:depth=3 --b greedy --games 6 --out "$WORK/r3.txt" --resume >/dev/null 2>"$WORK/err"
+r=$?
+check "match --resume of another match's file: exit 2, one line, file kept" \
+    '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && cmp -s "$WORK/r1.txt" "$WORK/r3.txt"' \
+    "$(cat "$WORK/err")"
+printf 'game 1 opening x a=1:\n' >"$WORK/r4.txt"
+"$SOW" match --a sow:depth=2 --b greedy --games 6 --out "$WORK/r4.txt" --resume >/dev/null 2>"$WORK/err"
+r=$?
+check "match --resume of a file that is not a match's: exit 2, one line" \
+    '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
 out=$(timeout 120 "$SOW" match --rules jodu --a sow:depth=2 --b "cmd:$SOW engine" --time 20 --games 2 2>/dev/null)
 check "match: against an external engine (the protocol)" '[[ $out == *"games    : 2"* ]]' "$out"
 out=$(timeout 60 "$SOW" bench engine --rules oware,jerin --depth 6 2>/dev/null)
@@ -157,7 +181,7 @@ check "bench engine: Stockfish format" '[[ $out == *"Nodes searched  :"* && $out
 n1=$(echo "$out" | awk '/Nodes searched/ {print $4}')
 n2=$(timeout 60 "$SOW" bench engine --rules oware,jerin --depth 6 2>/dev/null | awk '/Nodes searched/ {print $4}')
 check "bench engine: one-thread node count reproducible ($n1 = $n2)" '[ -n "$n1" ] && [ "$n1" = "$n2" ]'
-for b in "--a greedy" "--a sow --b greedy --games 3" "--a sow:depth=0 --b greedy" "--a foo --b greedy" "--a sow:x=1 --b greedy" "--a sow --b greedy --time 0"; do
+for b in "--a greedy" "--a sow --b greedy --games 3" "--a sow --b greedy --resume" "--a sow --b greedy --clock gpu" "--a sow:threads=2 --b greedy --clock cpu" "--a sow:depth=0 --b greedy" "--a foo --b greedy" "--a sow:x=1 --b greedy" "--a sow --b greedy --time 0"; do
     timeout 10 "$SOW" match $b >/dev/null 2>"$WORK/err"; r=$?
     check "match bad input: $b (exit 2, one line)" '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]'
 done
@@ -221,7 +245,7 @@ for pos in $(sed -n 's/.* opening \([^ ]*\) (South exact +0) .*/\1/p' "$WORK/ge.
         m = s[1] - s[2] + ($3 == "A" ? v : -v); print (v == "x" ? "none" : m) }' <<<"$pos")"
 done
 check "match --balance-exact: 3 openings, each of exact South margin 0 by sow solve ($margins)" \
-    '[ $r -eq 0 ] && [ "$margins" = " 0 0 0" ] && [ "$(wc -l <"$WORK/ge.txt")" -eq 6 ] &&
+    '[ $r -eq 0 ] && [ "$margins" = " 0 0 0" ] && [ "$(grep -vc "^#" "$WORK/ge.txt")" -eq 6 ] &&
      grep -q "^openings : South within +-0 seeds: 3 exact" "$WORK/me.txt"' "$(cat "$WORK/me.txt")"
 "$SOW" match $G5 --a sow:depth=2 --b greedy --games 6 --balance-exact "$WORK/o5.sol" \
     --save-openings "$WORK/oe.txt" >/dev/null 2>&1
