@@ -88,15 +88,10 @@ uint64_t tt_key(const struct ruleset *rs, const sow_position *p)
 
 bool tt_probe(const struct tt *t, uint64_t key, struct tt_info *out)
 {
-    struct tt_entry *b = tt_bucket_(t, key);
-    for (int i = 0; i < TT_BUCKET; i++) {
-        uint64_t d = tt_ld_(&b[i].data);
-        if ((tt_ld_(&b[i].check) ^ d) == key && d) {
-            tt_unpack(d, out);
-            return true;
-        }
-    }
-    return false;
+    uint64_t d = tt_find_(t, key);
+    if (d)
+        tt_unpack(d, out);
+    return d != 0;
 }
 
 static inline int imax(int a, int b)

@@ -90,17 +90,25 @@ static inline void tte_unpack_(uint64_t d, struct tte_info *out)
     out->depth = (int)(d >> E_DEPTH & 255);
 }
 
-static inline bool tte_probe_(const struct tt *t, uint64_t key, struct tte_info *out)
+/* The data word of key's entry, or 0 (both kinds of entry: the lockless
+ * check word of tt.h). */
+static inline uint64_t tt_find_(const struct tt *t, uint64_t key)
 {
     struct tt_entry *b = tt_bucket_(t, key);
     for (int i = 0; i < TT_BUCKET; i++) {
         uint64_t d = tt_ld_(&b[i].data);
-        if ((tt_ld_(&b[i].check) ^ d) == key && d) {
-            tte_unpack_(d, out);
-            return true;
-        }
+        if ((tt_ld_(&b[i].check) ^ d) == key && d)
+            return d;
     }
-    return false;
+    return 0;
+}
+
+static inline bool tte_probe_(const struct tt *t, uint64_t key, struct tte_info *out)
+{
+    uint64_t d = tt_find_(t, key);
+    if (d)
+        tte_unpack_(d, out);
+    return d != 0;
 }
 
 static inline void tte_prefetch_(const struct tt *t, uint64_t key)
