@@ -25,7 +25,9 @@ static const char usage[] =
     "     [nodes N] [infinite] | stop | quit\n"
     "Options: Hash, Threads, Rules, Pits, Seeds, Tables, Solution, Weights.  For oware, F is the\n"
     "twelve hole counts (South's A-F, North's a-f), the two stores and the side S/N\n"
-    "joined by '-', and moves may be hole letters (A-F South, a-f North).\n";
+    "joined by '-', and moves may be hole letters (A-F South, a-f North).\n"
+    "Tables DIR without Solution also probes DIR's solution file (sow solve --save,\n"
+    "named RULES-2xPITS-LLL.sowsol) that holds the position set by 'position'.\n";
 
 #define LINE_MAX_LEN 65536
 #define HIST_MAX ENGINE_MAX_HISTORY
@@ -44,6 +46,10 @@ struct proto {
     struct engine *e;
     struct tb_set *tb;
     struct sol *sol;
+    /* Tables without Solution: DIR's solution file holding sol_base (the
+     * last `position` command's position before its moves), if any */
+    char sol_found[4096];
+    sow_position sol_base;
     bool dirty;                 /* options changed: rebuild the engine */
     sow_position start, pos;
     sow_position hist[HIST_MAX];
@@ -100,10 +106,55 @@ static int setup_rules(struct proto *P, char *err, int errlen)
         return -1;
     }
     P->rs = rs;
-    P->start = P->pos = rules_start(&P->rs);
+    P->start = P->pos = P->sol_base = rules_start(&P->rs);
     P->nhist = 0;
     P->dirty = true;
     return 0;
+}
+
+/* (issue 12) Tables DIR without Solution: the engine also takes as exact
+ * knowledge DIR's solution file that holds base, found by name as sow solve
+ * --tables finds it (search_solution_find: RULES-2xPITS-LLL.sowsol from
+ * base's seed count up).  0 with *out (NULL: none holds it) and its path in
+ * sol_found; -1 after one error line for a damaged or foreign file. */
+static int find_solution(struct proto *P, const sow_position *base, struct sol **out)
+{
+    struct sow_error se = {0};
+    *out = NULL;
+    if (search_solution_find(&P->rs, P->tables, base, out, P->sol_found, sizeof P->sol_found,
+                             &se) != SOW_OK) {
+        *out = NULL;
+        P->sol_found[0] = 0;
+        ERR(P, "Tables %s: %s (no solution file used)", P->tables, se.msg);
+        return -1;
+    }
+    if (!*out)
+        P->sol_found[0] = 0;
+    return 0;
+}
+
+/* A `position` command's base p (before its moves): with Tables and no
+ * Solution, a base that the file in use does not hold is looked up again,
+ * and the engine is rebuilt only if that finds a file (the table is kept
+ * for a GUI that sends every move's position as a new base). */
+static void new_base(struct proto *P, const sow_position *p)
+{
+    if (!P->tables[0] || P->solution[0] || !memcmp(p, &P->sol_base, sizeof *p))
+        return;
+    P->sol_base = *p;
+    if (P->dirty || !P->e)
+        return; /* ensure_engine looks it up */
+    struct search_result r;
+    int vals[SOW_MAX_PITS + 1];
+    if (P->sol && search_solution_answer(P->sol, p, &r, vals) >= 0)
+        return; /* the same file holds it */
+    char was[sizeof P->sol_found];
+    snprintf(was, sizeof was, "%s", P->sol_found);
+    struct sol *s;
+    if (find_solution(P, p, &s) == 0 && (s || P->sol))
+        P->dirty = true; /* another file, or none where there was one */
+    search_solution_close(s);
+    snprintf(P->sol_found, sizeof P->sol_found, "%s", was);
 }
 
 static int ensure_engine(struct proto *P)
@@ -132,6 +183,10 @@ static int ensure_engine(struct proto *P)
             P->solution[0] = 0;
         }
     }
+    P->sol_found[0] = 0;
+    if (!P->solution[0] && P->tables[0] && find_solution(P, &P->sol_base, &P->sol) == 0 &&
+        P->sol)
+        say(P, "info string solution file %s", P->sol_found);
     struct engine_opts o = {.threads = (int)P->threads, .hash_mb = (unsigned)P->hash,
                             .tb = P->tb, .weights = P->have_weights ? &P->weights : NULL,
                             .solution = P->sol};
@@ -398,6 +453,7 @@ static void cmd_position(struct proto *P, char *args)
         ERR(P, "position: expected startpos, pos TOKEN or fen F, not '%s'", kind);
         return;
     }
+    new_base(P, &p);
     static sow_position hist[HIST_MAX];
     int nh = 0;
     char *tok = strtok_r(NULL, " \t", &save);

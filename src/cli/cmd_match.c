@@ -31,7 +31,8 @@ static const char usage[] =
     "difference of a over b with a 95% interval.\n"
     "SPEC:\n"
     "  sow[:KEY=V,...]        the engine; keys: depth, time (ms per move), threads,\n"
-    "                         hash (MiB), tables (DIR), weights (w1/w2/.../w7),\n"
+    "                         hash (MiB), tables (DIR: its levels, and its solution\n"
+    "                         file of the start without solution=), weights (w1/.../w7),\n"
     "                         solution (FILE of sow solve --save: exact knowledge)\n"
     "  threshold[:KEY=V,...]  today's bounded mode (sow solve --threshold): depth, time\n"
     "  greedy                 one ply: the largest net capture, else the first move\n"
@@ -884,6 +885,24 @@ int cmd_match(int argc, char **argv)
                 fprintf(stderr, "sow match: %s\n", se.msg);
                 return cli_exit_code(st);
             }
+        }
+    /* (issue 12) tables=DIR without solution=: DIR's solution file of the
+     * start, if there is one, as sow solve --tables finds it (every game
+     * position descends from the start, so that file holds them all) */
+    for (int k = 0; k < 2; k++)
+        if (M.spec[k].tables && !M.spec[k].solution) {
+            struct sow_error se = {0};
+            char found[4096];
+            sow_position start = rules_start(&M.rs);
+            enum sow_status st = search_solution_find(&M.rs, M.spec[k].tables, &start, &M.sol[k],
+                                                      found, sizeof found, &se);
+            if (st != SOW_OK) {
+                fprintf(stderr, "sow match: tables %s: %s\n", M.spec[k].tables, se.msg);
+                return cli_exit_code(st);
+            }
+            if (M.sol[k])
+                fprintf(stderr, "sow match: player %c probes the solution file %s\n", 'a' + k,
+                        found);
         }
     /* (engstr) --balance-exact: the file is checked before any game */
     if (bexact) {

@@ -257,12 +257,58 @@ mkdir -p "$WORK/od" "$WORK/none" && cp "$WORK/o5.sol" "$WORK/od/odu-2x5-020.sows
 check "match --balance-exact DIR: the start's solution file there, the same openings" \
     'grep -q "3 exact ($WORK/od/odu-2x5-020.sowsol)" "$WORK/me.txt" && cmp -s "$WORK/oe.txt" "$WORK/od.txt"' \
     "$(cat "$WORK/me.txt")"
+# (issue 12) Tables DIR without Solution: DIR's solution file of the start is
+# exact knowledge, in the protocol and in a match's tables= key
+v5=$("$SOW" solve $G5 --solution "$WORK/o5.sol" 2>/dev/null | awk '/^value/ {print $3}')
+eng5='setoption name Rules value odu\nsetoption name Pits value 5\nsetoption name Seeds value 2\n'
+out=$(printf "${eng5}setoption name Tables value %s\nposition startpos\ngo depth 1\nquit\n" \
+      "$WORK/od" | timeout 20 "$SOW" engine 2>&1)
+out0=$(printf "${eng5}position startpos\ngo depth 1\nquit\n" | timeout 20 "$SOW" engine 2>&1)
+check "Tables DIR: its solution file of the start makes the start exact ($v5), not so without it" \
+    '[ -n "$v5" ] && [[ $out == *"info string solution file $WORK/od/odu-2x5-020.sowsol"* ]] &&
+     [[ $out == *"score exact $v5 "* ]] && [[ $out0 != *"score exact"* ]]' "$out"
+out=$(printf "${eng5}setoption name Tables value %s\nposition startpos moves 1A\ngo depth 1\nquit\n" \
+      "$WORK/od" | timeout 20 "$SOW" engine 2>&1)
+check "Tables DIR: a position of the game is answered from the start's file" \
+    '[ "$(grep -c "info string solution file" <<<"$out")" -eq 1 ] && [[ $out == *"score exact "* ]]' "$out"
+mkdir -p "$WORK/odbad" && head -c 4096 "$WORK/o5.sol" >"$WORK/odbad/odu-2x5-020.sowsol"
+out=$(printf "${eng5}setoption name Tables value %s\nposition startpos\ngo depth 1\nquit\n" \
+      "$WORK/odbad" | timeout 20 "$SOW" engine 2>&1)
+check "Tables DIR with a damaged solution file: one error line, then plays without it" \
+    '[ "$(grep -c "info string error: Tables" <<<"$out")" -eq 1 ] && [[ $out == *"bestmove "* ]] &&
+     [[ $out != *"score exact"* ]]' "$out"
+"$SOW" match $G5 --a "sow:depth=2,tables=$WORK/od" --b greedy --games 4 --out "$WORK/mt1.txt" \
+    >/dev/null 2>"$WORK/err"; r=$?
+"$SOW" match $G5 --a "sow:depth=2,solution=$WORK/o5.sol" --b greedy --games 4 --out "$WORK/mt2.txt" \
+    >/dev/null 2>&1
+check "match tables=DIR: probes DIR's solution file, the same games as solution=FILE" \
+    '[ $r -eq 0 ] && grep -q "player a probes the solution file $WORK/od/odu-2x5-020.sowsol" "$WORK/err" &&
+     cmp -s <(grep -v "^#" "$WORK/mt1.txt") <(grep -v "^#" "$WORK/mt2.txt")' "$(cat "$WORK/err")"
+"$SOW" match $G5 --a "sow:depth=2,tables=$WORK/odbad" --b greedy --games 2 >/dev/null 2>"$WORK/err"; r=$?
+check "match tables=DIR with a damaged solution file (exit 2, one line)" \
+    '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
 # a file that holds none of the candidates (2x5x1: 10 seeds): all by the search
 "$SOW" solve --rules odu --pits 5 --seeds 1 --save "$WORK/o51.sol" >/dev/null 2>&1
 "$SOW" match $G5 --a sow:depth=2 --b greedy --games 6 --balance-exact "$WORK/o51.sol" \
     >"$WORK/me.txt" 2>/dev/null
 check "match --balance-exact: candidates the file lacks are judged by the search" \
     'grep -q "seeds: 0 exact (.*), 3 at depth 10" "$WORK/me.txt"' "$(cat "$WORK/me.txt")"
+cp "$WORK/o51.sol" "$WORK/od/odu-2x5-010.sowsol"
+# each go answered before the next position (the search runs beside the reader)
+out=$(coproc ENG { timeout 60 "$SOW" engine 2>&1; }
+      printf "${eng5}setoption name Tables value %s\n" "$WORK/od" >&"${ENG[1]}"
+      for cmd in "position startpos" "position pos 1,1,1,1,1/1,1,1,1,1/A moves 1A" \
+                 "position startpos moves 1A"; do
+          printf '%s\ngo depth 1\n' "$cmd" >&"${ENG[1]}"
+          while IFS= read -r -t 30 l <&"${ENG[0]}"; do
+              echo "$l"; [[ $l == bestmove* ]] && break
+          done
+      done
+      printf 'quit\n' >&"${ENG[1]}"; wait)
+check "Tables DIR: a new base outside the file in use finds the file that holds it, and back" \
+    '[ "$(grep "info string solution file" <<<"$out" | sed "s,.*/,,")" = "$(printf "odu-2x5-020.sowsol\nodu-2x5-010.sowsol\nodu-2x5-020.sowsol")" ] &&
+     [ "$(grep -c "^bestmove" <<<"$out")" -eq 3 ] && [[ $out != *error* ]]' "$out"
+rm "$WORK/od/odu-2x5-010.sowsol"
 for b in "--balance-exact $WORK/o5.sol" "--balance-exact $WORK/missing.sol" \
          "$G5 --balance-exact $WORK/none" \
          "$G5 --balance-exact $WORK/o5.sol --unbalanced" \
