@@ -1885,6 +1885,8 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
             return CLOS_OK;
     }
     uint64_t seeds = c->n, a = resuming ? resume_a : 0;
+    double w_t = util_now(); /* the previous progress line's time, expanded, found */
+    uint64_t w_a = a, w_n = c->n;
     while (e == CLOS_OK && a < c->n) {
         if (stopped(env)) {
             if (dk_save_cur(c, env, m, a, et, nt))
@@ -1930,9 +1932,29 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
             if (et[t].oom)
                 e = CLOS_OOM;
         a = b;
-        say(env, &last, false, "closure on disk, level %d: %llu positions found, %llu expanded, "
-            "%.2f GB held", m, (unsigned long long)c->n, (unsigned long long)a,
-            arrays_bytes(c, c->cap, c->scap) / 1e9);
+        double now = util_now();
+        if (now - last >= 1.0) {
+            /* Rate and growth since the previous line.  Each expansion finds
+             * g new positions of the level, so while g < 1 the positions
+             * waiting cost about wait / (1 - g) expansions in all (a
+             * geometric series; g falls as the level saturates); while g is
+             * near or above 1 no end is in sight yet, and the line says so. */
+            double dt = now - w_t, de = (double)(a - w_a), dn = (double)(c->n - w_n);
+            double rate = dt > 0 ? de / dt : 0, g = de > 0 ? dn / de : 0;
+            uint64_t wait = c->n - a;
+            char eta[96];
+            if (g < 0.95 && rate > 0)
+                snprintf(eta, sizeof eta, "ETA %.0f s", (double)wait / (1 - g) / rate);
+            else
+                snprintf(eta, sizeof eta, "no ETA yet");
+            say(env, &last, false, "closure on disk, level %d: %llu positions found, %llu expanded "
+                "(%.0f k/s, %.2f new per expansion), %.2f GB held, %s", m,
+                (unsigned long long)c->n, (unsigned long long)a, rate / 1e3, g,
+                arrays_bytes(c, c->cap, c->scap) / 1e9, eta);
+            w_t = now;
+            w_a = a;
+            w_n = c->n;
+        }
     }
     if (e == CLOS_TOO_BIG) {
         dk_refuse(c, env, info, m, a);
