@@ -11,23 +11,26 @@
 #
 # The matrix the issue names (the default, and CI's; the times:
 # docs/distributed.md "Tests"): every rule set, 2x6 levels 0..12 and the
-# whole 2x3 game (levels 0..24), each with 1..4 ranks x 1..2 threads, stored
-# edges ("fast"); the lean builder on every rule set with SOW_MPI_LEAN=all,
-# by default on a spread (half the pairs on each board, the other half on
-# the other board: each rule set sees all 8); on each board half of the fast
-# builds with the lower levels owned (each rank its slice, probes batched
-# by owner), the other half mapped, the halves swapped between the boards;
-# lean: owned with 2 threads.  One single-process reference per rule set and
-# board.  The builds that share (board, ranks, threads, builder, lower
-# levels) run as one job, `sow tables build --rules A,B,...` (MPI started
-# once: its start-up, not the builds, was most of a 2x3 build's time), each
-# rule set's files checked on their own.  Jobs run SOW_MPI_JOBS at a time
-# (default 3: oversubscribed ranks spend much of a superstep waiting for a
-# core, which another job can use).
-# SOW_MPI_FULL=0: a cut (2x6 with SOW_MPI_SIX, default 2, of the 8 pairs per
-# rule set, every pair met that many times over the rule sets).
+# whole 2x3 game (levels 0..24), each with 1..4 ranks x 1..2 threads, each
+# such cell built once, byte-identical to one single-process reference per
+# rule set and board: half the cells by stored edges ("fast"), half by the
+# lean builder (unmoves for oware, awari and darra, in-level edges on each
+# rank's disk for the relay rule sets), alternating so that every rule set
+# meets both builders on each board and each (rule set, ranks, threads) the
+# other builder on the other board; the lower levels owned (each rank its
+# slice, probes batched by owner) on half of each builder's cells, mapped
+# on the others (SOW_MPI_FULL=cells, below).  The builds that share (board,
+# ranks, threads, builder, lower levels) run as one job, `sow tables build
+# --rules A,B,...` (MPI started once: its start-up, not the builds, was most
+# of a 2x3 build's time), each rule set's files checked on their own.  Jobs
+# run SOW_MPI_JOBS at a time (default 3: oversubscribed ranks spend much of
+# a superstep waiting for a core, which another job can use).
+# SOW_MPI_FULL=1: stored edges on every cell and lean on half (192 builds;
+# SOW_MPI_LEAN=all: lean on every cell too, 256); SOW_MPI_FULL=0: the older
+# cut (2x6 with SOW_MPI_SIX, default 2, of the 8 pairs per rule set).
 # SOW_MPI_RANKS, SOW_MPI_THREADS and SOW_MPI_RULES narrow the matrix
-# ("2 4", "2", "oware"); SOW_MPI_LOWER=owned|mapped forces the lower levels.
+# ("2 4", "2", "oware"); SOW_MPI_LOWER=owned|mapped forces the lower levels;
+# SOW_MPI_LIST=1 prints the matrix's lines (below) and builds nothing.
 set -euo pipefail
 SOW=$(realpath "${1:?usage: tests/mpi/run.sh SOW_BINARY}")
 WRAP=$(realpath "$(dirname "$0")/../../scripts/sow-mpirun")
@@ -54,7 +57,7 @@ RULES=(${SOW_MPI_RULES:-oware awari jodu jodu-ibadan jodu-starve odu jerin darra
 RANKS=(${SOW_MPI_RANKS:-1 2 3 4})
 THREADS=(${SOW_MPI_THREADS:-1 2})
 JOBS=${SOW_MPI_JOBS:-3}
-FULL=${SOW_MPI_FULL:-1}
+FULL=${SOW_MPI_FULL:-cells}
 fails=0
 ok() { echo "ok - $* (${SECONDS}s)"; }
 bad() { echo "not ok - $*"; fails=$((fails + 1)); }
@@ -106,11 +109,22 @@ job() {
     rm -rf "$out" "$out.log" "$out.t"
 }
 
-# The matrix, as lines "PITS SEEDS RANKS THREADS BUILDER LOWER RULE".
-# SOW_MPI_FULL=0: 2x6 levels 0..12 with SIX of the 8 (ranks, threads) pairs
-# per rule set, rule set i the pairs i .. i + SIX - 1 (pair k: k % 4 + 1
-# ranks, k / 4 + 1 threads), so that each pair is met SIX times over the 8
-# rule sets, lean on those pairs too.
+# The matrix, as lines "PITS SEEDS RANKS THREADS BUILDER LOWER RULE"; pair k
+# (0..7) is k % 4 + 1 ranks and k / 4 + 1 threads, rule set i its index in
+# ALLRULES.
+# SOW_MPI_FULL=cells (CI's): every cell of the issue's matrix (rule set,
+# board, ranks, threads) built once, by one builder: stored edges where
+# k + i + (board 2x6) is even, lean where it is odd, so each rule set meets
+# each builder on 4 pairs of each board and each pair the other builder on
+# the other board; the lower levels owned where (ranks - 1) / 2 + threads
+# - 1 + (2x6) is odd, so that each rule set, rank count and thread count
+# meets each builder with both kinds, and a job (below) holds 4 rule sets:
+# 128 builds in 32 jobs.
+# SOW_MPI_FULL=1: stored edges on every cell, lean on half of them (below):
+# 192 builds.
+# SOW_MPI_FULL=0: a cut (2x6 levels 0..12 with SIX of the 8 pairs per rule
+# set, rule set i the pairs i .. i + SIX - 1, so that each pair is met SIX
+# times over the 8 rule sets, lean on those pairs too).
 SIX=${SOW_MPI_SIX:-2}
 ALLRULES=(oware awari jodu jodu-ibadan jodu-starve odu jerin darra)
 cells=()
@@ -123,6 +137,14 @@ for r in "${RULES[@]}"; do
         for th in "${THREADS[@]}"; do
             for np in "${RANKS[@]}"; do
                 k=$(((th - 1) * 4 + np - 1))
+                if [ "$FULL" = cells ]; then
+                    b=fast
+                    [ $(((k + i + (p == 6)) % 2)) = 1 ] && b=lean
+                    low=$FORCE_LOWER
+                    [ -n "$low" ] || { [ $((((np - 1) / 2 + th - 1 + (p == 6)) % 2)) = 1 ] && low=owned || low=mapped; }
+                    cells+=("$p $s $np $th $b $low $r")
+                    continue
+                fi
                 cut=0
                 [ "$FULL" = 1 ] || [ "$p" = 3 ] || [ $(((k - i + 8) % 8)) -lt "$SIX" ] || continue
                 [ "$FULL" = 1 ] || [ "$p" = 3 ] || cut=1
@@ -147,6 +169,7 @@ for r in "${RULES[@]}"; do
         done
     done
 done
+[ -z "${SOW_MPI_LIST:-}" ] || { printf '%s\n' "${cells[@]}"; exit 0; } # the matrix only
 # The jobs: cells grouped by everything but the rule set, at most 4 rule
 # sets a job on 2x6 (so that the last jobs are short); 2x6 first (the
 # longest), lean before fast.
