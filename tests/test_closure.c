@@ -924,6 +924,64 @@ Test(closure, disk_same, .timeout = 120)
     }
 }
 
+/* (issue 11) A solution file written from the closure on disk answers every
+ * position as the in-memory closure's file does: the same positions, lo, hi,
+ * V and move values, on every rule set; its own set (built by sol_save from
+ * the level files) finds each of them. */
+Test(closure, disk_solution, .timeout = 120)
+{
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        struct sow_error re;
+        int pits, seeds;
+        dk_small(sow_rule_names[r], &pits, &seeds);
+        cr_assert_eq(rules_init(&rs, sow_rule_names[r], pits, seeds, &re), SOW_OK);
+        sow_position root = rules_start(&rs);
+        struct clos *m, *d;
+        uint64_t cm[3], cd[3];
+        char work[256], pm[300], pd[300];
+        snprintf(work, sizeof work, "/tmp/sow-test-disksol-%d-%s", (int)getpid(), rs.name);
+        snprintf(pm, sizeof pm, "%s.mem.sol", work);
+        snprintf(pd, sizeof pd, "%s.disk.sol", work);
+        mkdir(work, 0777);
+        cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &m, cm), CLOS_OK);
+        cr_assert_eq(dk_build_one(&rs, &root, 2, work, NULL, &d, cd), CLOS_OK);
+        struct sow_error e = {0};
+        cr_assert_eq(sol_save(&rs, m, &root, pm, &e), SOW_OK, "%s", e.msg);
+        cr_assert_eq(sol_save(&rs, d, &root, pd, &e), SOW_OK, "%s: %s", rs.name, e.msg);
+        struct sol *fm, *fd;
+        cr_assert_eq(sol_open(&rs, pm, &fm, &e), SOW_OK, "%s", e.msg);
+        cr_assert_eq(sol_open(&rs, pd, &fd, &e), SOW_OK, "%s: %s", rs.name, e.msg);
+        cr_assert_eq(sol_size(fd), sol_size(fm), "%s: %llu positions on disk's file, %llu",
+                     rs.name, (unsigned long long)sol_size(fd), (unsigned long long)sol_size(fm));
+        sow_position rm, rd;
+        sol_root(fm, &rm);
+        sol_root(fd, &rd);
+        cr_assert(!memcmp(&rm, &rd, sizeof rm), "%s: roots differ", rs.name);
+        for (uint64_t i = 0; i < sol_size(fm); i++) {
+            sow_position p;
+            sol_position(fm, i, &p);
+            int l1, h1, v1, l2, h2, v2, a[SOW_MAX_PITS + 1], b[SOW_MAX_PITS + 1];
+            cr_assert(sol_find(fm, &p, &l1, &h1, &v1));
+            cr_assert(sol_find(fd, &p, &l2, &h2, &v2), "%s node %llu: not in disk's file",
+                      rs.name, (unsigned long long)i);
+            cr_assert(l1 == l2 && h1 == h2 && v1 == v2, "%s node %llu: %d/%d/%d, disk's %d/%d/%d",
+                      rs.name, (unsigned long long)i, l1, h1, v1, l2, h2, v2);
+            int n = sol_move_values(fm, &p, a);
+            cr_assert_eq(sol_move_values(fd, &p, b), n);
+            for (int k = 0; k < n; k++)
+                cr_assert_eq(a[k], b[k], "%s node %llu move %d", rs.name, (unsigned long long)i, k);
+        }
+        sol_close(fm);
+        sol_close(fd);
+        unlink(pm);
+        unlink(pd);
+        clos_free(m);
+        clos_free(d);
+        dk_rm(work);
+    }
+}
+
 /* Stopped after every second level in turn (Ctrl-C), rerun each time: the same
  * positions, values and node counts as a closure never stopped; then
  * damaged files: a values file solves its levels again, a keys file, the

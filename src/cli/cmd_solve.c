@@ -185,9 +185,9 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
     if (a->solution && !bounded && (a->tables || a->levels >= 0 || a->memgb > 0 || a->work))
         return cli_bad("solve", "--solution answers from the file: not with --tables, --levels, "
                                 "--memory or --work");
-    if (a->disk && (!a->work || a->save || a->solution || bounded))
+    if (a->disk && (!a->work || a->solution || bounded))
         return cli_bad("solve", "--disk keeps the closure's levels in the --work directory: "
-                                "give --work DIR, not with --save, --solution, --depth/--time");
+                                "give --work DIR, not with --solution, --depth/--time");
     if (a->work) {
         struct stat sb;
         if (mkdir(a->work, 0777) < 0 && errno != EEXIST)

@@ -1546,6 +1546,22 @@ static inline const void *dk_payload(const struct clos_disk *dk, int kind, int l
     return (const uint8_t *)dk->map[kind][l] + CK_HEAD + sizeof(struct dk_lvl);
 }
 
+uint64_t clos_disk_level(const struct clos *c, int l, const uint64_t **keys, const int8_t **lo,
+                         const int8_t **hi, const int8_t **v)
+{
+    const struct clos_disk *dk = c->dk;
+    if (!dk || !dk->solved || l < 0 || l > SOW_MAX_SEEDS || !dk->st.cnt[l] || !dk->map[0][l] ||
+        !dk->map[1][l])
+        return 0;
+    uint64_t n = dk->st.cnt[l];
+    const int8_t *x = dk_payload(dk, 1, l);
+    *keys = dk_payload(dk, 0, l);
+    *lo = x;
+    *hi = x + n;
+    *v = x + 2 * n;
+    return n;
+}
+
 static inline int key_cmp(const uint64_t *a, const uint64_t *b, int K)
 {
     for (int k = K - 1; k >= 0; k--)

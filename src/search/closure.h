@@ -130,6 +130,12 @@ const int8_t *clos_v(const struct clos *c);
 /* The set's cells (S) and cell j's node index (UINT32_MAX: free). */
 uint64_t clos_cells(const struct clos *c);
 uint32_t clos_cell(const struct clos *c, uint64_t j);
+/* A closure built on disk, every level solved: level l's positions (the
+ * count, 0 for a level it has none of or before the solve ended), their keys
+ * (n x K words, increasing) and lo, hi, V (n each) from the mapped level
+ * files.  Read-only: any thread while the closure lives. */
+uint64_t clos_disk_level(const struct clos *c, int l, const uint64_t **keys, const int8_t **lo,
+                         const int8_t **hi, const int8_t **v);
 
 /* Key packing (the layout above), shared with solution.c: K words per key
  * for positions of at most `seeds` seeds; clos_pack returns false if p does

@@ -303,7 +303,7 @@ static bool clos_solve(struct search_ctx *s, const sow_position *p)
 enum sow_status search_save(struct search_ctx *s, const sow_position *root, const char *path,
                             struct sow_error *e)
 {
-    if (s->o.level_budget >= 0 || s->o.tb || s->o.attractor || clos_on_disk(s->clos) ||
+    if (s->o.level_budget >= 0 || s->o.tb || s->o.attractor ||
         !clos_find(s->clos, root, NULL, NULL, NULL, NULL))
         return sow_fail(e, SOW_E_INPUT,
                         "%s: a solution file is written from a solve by the closure alone", path);

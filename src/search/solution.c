@@ -120,16 +120,52 @@ enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const s
                          const char *path, struct sow_error *e)
 {
     const int K = clos_key_words(c);
-    const uint64_t N = clos_size(c), S = clos_cells(c);
+    const bool disk = clos_on_disk(c);
+    const uint64_t N = clos_size(c);
     uint64_t rk[8] = {0};
     if (!N || !clos_pack(rs, K, root, rk))
         return sow_fail(e, SOW_E_INPUT, "%s: no solved closure of that position to save", path);
+    /* (issue 11) a closure on disk has no set in memory: the file's is built
+     * here, as the closure builds its own (load at most 3/5, the position's
+     * hash scaled to the cells, linear probing: find_idx), from the levels'
+     * files, lowest level first; node indices are 32-bit */
+    uint64_t S = clos_cells(c);
+    uint32_t *dset = NULL;
+    if (disk) {
+        if (N >= UINT32_MAX - 2)
+            return sow_fail(e, SOW_E_INPUT, "%s: %llu positions, a solution file holds at most "
+                            "%u", path, (unsigned long long)N, UINT32_MAX - 3);
+        S = N / 3 * 5 + 1024;
+        dset = malloc(4 * (size_t)S);
+        if (!dset)
+            return sow_fail(e, SOW_E_NOMEM, "%s: out of memory for its set (%.2f GB)", path,
+                            4.0 * (double)S / 1e9);
+        memset(dset, 0xFF, 4 * (size_t)S);
+        uint64_t g = 0;
+        for (int l = 0; l <= SOW_MAX_SEEDS; l++) {
+            const uint64_t *k;
+            const int8_t *lo, *hi, *v;
+            uint64_t n = clos_disk_level(c, l, &k, &lo, &hi, &v);
+            for (uint64_t i = 0; i < n; i++, g++) {
+                uint64_t j = (uint64_t)(((unsigned __int128)clos_hash(&k[i * K], K) * S) >> 64);
+                while (dset[j] != SOL_EMPTY)
+                    j = j + 1 == S ? 0 : j + 1;
+                dset[j] = (uint32_t)g;
+            }
+        }
+        if (g != N) {
+            free(dset);
+            return sow_fail(e, SOW_E_INPUT, "%s: the closure on disk is not solved", path);
+        }
+    }
     struct layout L = layout_of(K, N, S);
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     struct writer *w = calloc(1, sizeof *w);
-    if (!w)
+    if (!w) {
+        free(dset);
         return sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
+    }
     w->xs = XXH3_createState();
     w->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (!w->xs || w->fd < 0) {
@@ -137,6 +173,7 @@ enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const s
         if (w->xs)
             XXH3_freeState(w->xs);
         free(w);
+        free(dset);
         return sow_fail(e, SOW_E_IO, "cannot create %s: %s", tmp, strerror(er));
     }
     XXH3_64bits_reset(w->xs);
@@ -148,20 +185,41 @@ enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const s
         w->err = errno ? errno : EIO;
     }
     w_put(w, rk, 8 * (size_t)K);
-    const uint64_t *keys = clos_keys(c);
-    for (uint64_t i = 0; i < N; i += 1 << 16) {
-        uint64_t m = N - i < (1 << 16) ? N - i : (1 << 16);
-        w_put(w, keys + i * (uint64_t)K, (size_t)(m * 8 * (uint64_t)K));
+    if (!disk) {
+        const uint64_t *keys = clos_keys(c);
+        for (uint64_t i = 0; i < N; i += 1 << 16) {
+            uint64_t m = N - i < (1 << 16) ? N - i : (1 << 16);
+            w_put(w, keys + i * (uint64_t)K, (size_t)(m * 8 * (uint64_t)K));
+        }
+        w_put(w, clos_lo(c), (size_t)N);
+        w_put(w, clos_hi(c), (size_t)N);
+        w_put(w, clos_v(c), (size_t)N);
+    } else {
+        /* the keys of every level, then lo, hi and V of every level, in the
+         * same order (part 0: keys, 1..3: lo, hi, V) */
+        for (int part = 0; part < 4; part++)
+            for (int l = 0; l <= SOW_MAX_SEEDS; l++) {
+                const uint64_t *k;
+                const int8_t *x[3];
+                uint64_t n = clos_disk_level(c, l, &k, &x[0], &x[1], &x[2]);
+                if (!n)
+                    continue;
+                if (part == 0)
+                    w_put(w, k, (size_t)(n * 8 * (uint64_t)K));
+                else
+                    w_put(w, x[part - 1], (size_t)n);
+            }
     }
-    w_put(w, clos_lo(c), (size_t)N);
-    w_put(w, clos_hi(c), (size_t)N);
-    w_put(w, clos_v(c), (size_t)N);
     static const uint8_t zero[4] = {0};
     w_put(w, zero, (size_t)(L.set - (L.v + N)));
-    for (uint64_t j = 0; j < S; j++) {
-        uint32_t x = clos_cell(c, j);
-        w_put(w, &x, 4);
-    }
+    if (!disk)
+        for (uint64_t j = 0; j < S; j++) {
+            uint32_t x = clos_cell(c, j);
+            w_put(w, &x, 4);
+        }
+    else
+        w_put(w, dset, 4 * (size_t)S);
+    free(dset);
     w_flush(w);
     memcpy(h + H_MAGIC, SOL_MAGIC, 8);
     put32(h + H_VERSION, SOL_VERSION);

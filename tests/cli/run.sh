@@ -296,7 +296,19 @@ bad 2 solve --save x.sol --levels 3 "$POS6"
 bad 2 solve --save x.sol --solution s.sol "$POS6"
 # (diskclosure, issue 11) --disk: the closure level by level in the --work directory
 bad 2 solve --rules odu --pits 3 --seeds 2 --disk
-bad 2 solve --rules odu --pits 3 --seeds 2 --disk --work wd --save x.sol
+# --save from the closure on disk: a file that answers every position as
+# the in-memory closure's file does (the same start, move values and PV)
+run solve --rules odu --pits 3 --seeds 2 --work wds --disk --save xd.sol
+why=OK; [ "$rc" = 0 ] && [ -f xd.sol ] && [ -f wds/disk-012.values ] || why="rc $rc: $(head -c 300 "$err")"
+report "$why" "solve --work DIR --disk --save FILE: writes the solution file"
+run solve --rules odu --pits 3 --seeds 2 --json --moves --solution s.sol
+v_mem=$(grep -o '"value".*"nodes"' "$out" | head -c 400)
+run solve --rules odu --pits 3 --seeds 2 --json --moves --solution xd.sol
+v_disk=$(grep -o '"value".*"nodes"' "$out" | head -c 400)
+why=OK; [ "$rc" = 0 ] && [ -n "$v_mem" ] && [ "$v_mem" = "$v_disk" ] ||
+    why="rc $rc; in memory: $v_mem; on disk: $v_disk"
+report "$why" "solve --solution FILE of the closure on disk: the same answer as in memory's file"
+bad 2 solve --rules odu --pits 3 --seeds 2 --disk --work wds --solution xd.sol
 run solve --rules odu --pits 3 --seeds 2 --json --moves --levels 0
 v_mem=$(grep -o '"value".*"nodes":[0-9]*' "$out" | head -c 400)
 run solve --rules odu --pits 3 --seeds 2 --json --moves --levels 0 --work wd --disk
