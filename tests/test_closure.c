@@ -882,11 +882,15 @@ static void dk_rm(const char *dir)
     cr_assert_eq(system(cmd), 0);
 }
 
-static void dk_small(const char *nm, int *pits, int *seeds)
+/* Rule set r on a board whose start's closure has 2,000 to 20,000
+ * positions in several levels; its start. */
+static sow_position dk_small(int r, struct ruleset *rs)
 {
-    /* closures of 2,000 to 20,000 positions, several levels */
-    *pits = !strcmp(nm, "odu") || !strcmp(nm, "jerin") || !strcmp(nm, "darra") ? 4 : 3;
-    *seeds = 2;
+    const char *nm = sow_rule_names[r];
+    int pits = !strcmp(nm, "odu") || !strcmp(nm, "jerin") || !strcmp(nm, "darra") ? 4 : 3;
+    struct sow_error re;
+    cr_assert_eq(rules_init(rs, nm, pits, 2, &re), SOW_OK);
+    return rules_start(rs);
 }
 
 /* On every rule set, with 1 and 2 threads: the closure on disk holds the
@@ -896,11 +900,7 @@ Test(closure, disk_same, .timeout = 120)
 {
     for (int r = 0; sow_rule_names[r]; r++) {
         struct ruleset rs;
-        struct sow_error re;
-        int pits, seeds;
-        dk_small(sow_rule_names[r], &pits, &seeds);
-        cr_assert_eq(rules_init(&rs, sow_rule_names[r], pits, seeds, &re), SOW_OK);
-        sow_position root = rules_start(&rs);
+        sow_position root = dk_small(r, &rs);
         struct clos *m, *d;
         uint64_t cm[3], cd[3];
         cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &m, cm), CLOS_OK);
@@ -932,11 +932,7 @@ Test(closure, disk_solution, .timeout = 120)
 {
     for (int r = 0; sow_rule_names[r]; r++) {
         struct ruleset rs;
-        struct sow_error re;
-        int pits, seeds;
-        dk_small(sow_rule_names[r], &pits, &seeds);
-        cr_assert_eq(rules_init(&rs, sow_rule_names[r], pits, seeds, &re), SOW_OK);
-        sow_position root = rules_start(&rs);
+        sow_position root = dk_small(r, &rs);
         struct clos *m, *d;
         uint64_t cm[3], cd[3];
         char work[256], pm[300], pd[300];
@@ -992,11 +988,7 @@ Test(closure, disk_resumed, .timeout = 120)
     int incoming_damaged = 0;
     for (int r = 0; sow_rule_names[r]; r++) {
         struct ruleset rs;
-        struct sow_error re;
-        int pits, seeds;
-        dk_small(sow_rule_names[r], &pits, &seeds);
-        cr_assert_eq(rules_init(&rs, sow_rule_names[r], pits, seeds, &re), SOW_OK);
-        sow_position root = rules_start(&rs);
+        sow_position root = dk_small(r, &rs);
         struct clos *m, *d;
         uint64_t cm[3], cd[3];
         cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &m, cm), CLOS_OK);
