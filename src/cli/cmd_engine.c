@@ -46,9 +46,8 @@ struct proto {
     struct engine *e;
     struct tb_set *tb;
     struct sol *sol;
-    /* Tables without Solution: DIR's solution file holding sol_base (the
-     * last `position` command's position before its moves), if any */
-    char sol_found[4096];
+    /* Tables without Solution: the position DIR's solution file in use was
+     * found for (the last `position` command's, before its moves) */
     sow_position sol_base;
     bool dirty;                 /* options changed: rebuild the engine */
     sow_position start, pos;
@@ -116,20 +115,18 @@ static int setup_rules(struct proto *P, char *err, int errlen)
  * knowledge DIR's solution file that holds base, found by name as sow solve
  * --tables finds it (search_solution_find: RULES-2xPITS-LLL.sowsol from
  * base's seed count up).  0 with *out (NULL: none holds it) and its path in
- * sol_found; -1 after one error line for a damaged or foreign file. */
-static int find_solution(struct proto *P, const sow_position *base, struct sol **out)
+ * path; -1 after one error line for a damaged or foreign file. */
+static int find_solution(struct proto *P, const sow_position *base, struct sol **out, char *path,
+                         size_t len)
 {
     struct sow_error se = {0};
     *out = NULL;
-    if (search_solution_find(&P->rs, P->tables, base, out, P->sol_found, sizeof P->sol_found,
-                             &se) != SOW_OK) {
+    path[0] = 0;
+    if (search_solution_find(&P->rs, P->tables, base, out, path, len, &se) != SOW_OK) {
         *out = NULL;
-        P->sol_found[0] = 0;
         ERR(P, "Tables %s: %s (no solution file used)", P->tables, se.msg);
         return -1;
     }
-    if (!*out)
-        P->sol_found[0] = 0;
     return 0;
 }
 
@@ -148,13 +145,11 @@ static void new_base(struct proto *P, const sow_position *p)
     int vals[SOW_MAX_PITS + 1];
     if (P->sol && search_solution_answer(P->sol, p, &r, vals) >= 0)
         return; /* the same file holds it */
-    char was[sizeof P->sol_found];
-    snprintf(was, sizeof was, "%s", P->sol_found);
+    char path[4096];
     struct sol *s;
-    if (find_solution(P, p, &s) == 0 && (s || P->sol))
+    if (find_solution(P, p, &s, path, sizeof path) == 0 && (s || P->sol))
         P->dirty = true; /* another file, or none where there was one */
     search_solution_close(s);
-    snprintf(P->sol_found, sizeof P->sol_found, "%s", was);
 }
 
 static int ensure_engine(struct proto *P)
@@ -183,10 +178,10 @@ static int ensure_engine(struct proto *P)
             P->solution[0] = 0;
         }
     }
-    P->sol_found[0] = 0;
-    if (!P->solution[0] && P->tables[0] && find_solution(P, &P->sol_base, &P->sol) == 0 &&
-        P->sol)
-        say(P, "info string solution file %s", P->sol_found);
+    char found[4096];
+    if (!P->solution[0] && P->tables[0] &&
+        find_solution(P, &P->sol_base, &P->sol, found, sizeof found) == 0 && P->sol)
+        say(P, "info string solution file %s", found);
     struct engine_opts o = {.threads = (int)P->threads, .hash_mb = (unsigned)P->hash,
                             .tb = P->tb, .weights = P->have_weights ? &P->weights : NULL,
                             .solution = P->sol};

@@ -397,6 +397,8 @@ static uint64_t set_cap_for(uint64_t n)
     return s;
 }
 
+uint64_t clos_set_cells_for(uint64_t n) { return set_cap_for(n); }
+
 static inline void set_prefetch(const struct clos *c, uint64_t h)
 {
     __builtin_prefetch(&c->set[slot_of(h, c->scap)]);

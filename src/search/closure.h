@@ -130,6 +130,8 @@ const int8_t *clos_v(const struct clos *c);
 /* The set's cells (S) and cell j's node index (UINT32_MAX: free). */
 uint64_t clos_cells(const struct clos *c);
 uint32_t clos_cell(const struct clos *c, uint64_t j);
+/* The cells a set of n positions is built with (load at most 3/5). */
+uint64_t clos_set_cells_for(uint64_t n);
 /* A closure built on disk, every level solved: level l's positions (the
  * count, 0 for a level it has none of or before the solve ended), their keys
  * (n x K words, increasing) and lo, hi, V (n each) from the mapped level

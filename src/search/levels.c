@@ -308,7 +308,7 @@ enum sow_status search_save(struct search_ctx *s, const sow_position *root, cons
         return sow_fail(e, SOW_E_INPUT,
                         "%s: a solution file is written from a solve by the closure alone", path);
     /* on disk the file's set is built in memory (solution.c): within the budget */
-    double need = 4.0 * (double)(clos_size(s->clos) / 3 * 5 + 1024);
+    double need = 4.0 * (double)clos_set_cells_for(clos_size(s->clos));
     if (clos_on_disk(s->clos) && clos_budget(s) > 0 && need > clos_budget(s))
         return sow_fail(e, SOW_E_INPUT, "%s: writing it needs %.2f GB for its set, the budget "
                         "is %.2f GB: raise --memory", path, need / 1e9, clos_budget(s) / 1e9);

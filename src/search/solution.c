@@ -55,6 +55,13 @@ static void put64(uint8_t *p, uint64_t x) { memcpy(p, &x, 8); }
 static uint32_t get32(const uint8_t *p) { uint32_t x; memcpy(&x, p, 4); return x; }
 static uint64_t get64(const uint8_t *p) { uint64_t x; memcpy(&x, p, 8); return x; }
 
+/* The set's first cell for hash h of S cells (then linear probing), as the
+ * closure's own set (closure.c slot_of). */
+static inline uint64_t cell_of(uint64_t h, uint64_t S)
+{
+    return (uint64_t)(((unsigned __int128)h * S) >> 64);
+}
+
 /* Payload offsets (from the start of the file) of a file with K, N, S. */
 struct layout {
     uint64_t root, keys, lo, hi, v, set, end;
@@ -135,7 +142,7 @@ enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const s
         if (N >= UINT32_MAX - 2)
             return sow_fail(e, SOW_E_INPUT, "%s: %llu positions, a solution file holds at most "
                             "%u", path, (unsigned long long)N, UINT32_MAX - 3);
-        S = N / 3 * 5 + 1024;
+        S = clos_set_cells_for(N);
         dset = malloc(4 * (size_t)S);
         if (!dset)
             return sow_fail(e, SOW_E_NOMEM, "%s: out of memory for its set (%.2f GB)", path,
@@ -147,7 +154,7 @@ enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const s
             const int8_t *lo, *hi, *v;
             uint64_t n = clos_disk_level(c, l, &k, &lo, &hi, &v);
             for (uint64_t i = 0; i < n; i++, g++) {
-                uint64_t j = (uint64_t)(((unsigned __int128)clos_hash(&k[i * K], K) * S) >> 64);
+                uint64_t j = cell_of(clos_hash(&k[i * K], K), S);
                 while (dset[j] != SOL_EMPTY)
                     j = j + 1 == S ? 0 : j + 1;
                 dset[j] = (uint32_t)g;
@@ -377,8 +384,7 @@ static int64_t find_idx(const struct sol *s, const sow_position *p)
     uint64_t w[8] = {0};
     if (rules_board_seeds(s->rs, p) > s->root_level || !clos_pack(s->rs, s->K, p, w))
         return -1;
-    uint64_t h = clos_hash(w, s->K);
-    uint64_t j = (uint64_t)(((unsigned __int128)h * s->S) >> 64);
+    uint64_t j = cell_of(clos_hash(w, s->K), s->S);
     for (uint64_t probes = 0; probes < s->S; probes++, j = j + 1 == s->S ? 0 : j + 1) {
         uint32_t x = s->set[j];
         if (x == SOL_EMPTY)
