@@ -47,6 +47,10 @@ struct tb_build_opts {
      * (lower levels not counted). */
     void (*level_info)(void *ctx, int level, uint64_t entries, const char *builder,
                        double peak_bytes);
+    /* Lean builder's held-back updates (src/tables/lean.c "Updates by
+     * region"): log2 entries per region, 8..20; 0 (or out of range): 20.
+     * Smaller regions reach that path on small levels (the tests). */
+    int lean_region_shift;
 };
 
 /* TB_BUILDER_AUTO: today's builder (build.c) when every missing level fits

@@ -111,6 +111,30 @@ static void lean_work_free(struct lean_work *w)
     lregion_free(&w->vmask);
 }
 
+/* Updates by region (the solve's drain, below): regions of 2^shift
+ * entries (LREGION unless the options ask for smaller ones, as the tests
+ * do), a bucket of 2^(shift-6) updates (12 bytes each: 0.19 bytes per entry)
+ * per region and thread, on levels of at least LBMIN regions. */
+#define LREGION 20
+#define LBMIN 8
+
+static int region_shift(const struct tb_build_opts *opt)
+{
+    int r = opt ? opt->lean_region_shift : 0;
+    return r >= 8 && r <= LREGION ? r : LREGION;
+}
+
+static uint32_t bcap_for(uint64_t E, int shift)
+{
+    return (E >> shift) >= LBMIN ? 1u << (shift - 6) : 0;
+}
+
+static double bucket_bytes(uint64_t E, int shift)
+{
+    uint32_t c = bcap_for(E, shift);
+    return c ? (double)((E >> shift) + 1) * (12.0 * c + 4) : 0;
+}
+
 /* Work list entries a thread may hold (12 bytes each: 0.25 bytes per entry
  * of the level), beyond which final nodes spill into the pend bitmap. */
 static uint64_t qcap_for(uint64_t E)
@@ -123,7 +147,7 @@ double tb_lean_level_memory(uint64_t E, int threads)
 {
     double T = threads > 0 ? threads : 1;
     return (double)E * (4.0 + 1.0 / 8 + 2.0 / 8) + (double)(E >> SBSHIFT) * 32 +
-           T * (12.0 * (double)qcap_for(E) + (1 << 16)) + (1 << 20);
+           T * (12.0 * (double)qcap_for(E) + (1 << 16) + bucket_bytes(E, LREGION)) + (1 << 20);
 }
 
 /* The same for any rule set: the relay ones have no work lists but the edge
@@ -154,6 +178,8 @@ struct lean {
     uint64_t gmask[4];
     int overflow;    /* pend has bits (set by any thread) */
     uint64_t qcap;
+    uint32_t bcap;   /* updates per bucket (0: not bucketed; "Updates by region") */
+    int rshift;      /* log2 entries per region */
     uint64_t qpeak;  /* longest work list seen (all threads) */
     uint64_t listbytes; /* the threads' work lists and buffers at their largest */
     int pkbits;      /* bits per hole of a packed board, 0 if the board does not fit 63 bits */
@@ -168,6 +194,9 @@ struct lean {
     /* statistics (SOW_LEAN_STATS): non-empty rounds, pend scans, blocks read
      * whole, lists read alone */
     uint64_t rounds, scans, reads, sreads;
+    /* in-level updates applied: decrements, claims, claims dropped by the
+     * L-final bit */
+    uint64_t decs, claims, dropped;
 };
 
 static bool lstopped(const struct lean *L)
@@ -361,6 +390,16 @@ struct lsolver {
     struct sow_movelist ml;
     uint32_t *rbuf;  /* relay: a block's predecessor lists (lean_relay.h) */
     uint64_t rcap;
+    uint64_t decs, claims, dropped; /* statistics, added to L's at the end */
+    /* Updates held back by region (bucketed levels, see "Updates by
+     * region"): bucket b holds bn[b] updates to entries of region b, each
+     * its target (idx | KIND_H for a claim) and the target's packed board. */
+    uint32_t *bu;
+    uint64_t *bpk;
+    uint32_t *bn;
+    uint32_t bcap;   /* updates a bucket holds */
+    uint64_t nb;     /* buckets (regions of the level), 0: updates applied at once */
+    uint64_t held;   /* updates in the buckets */
 };
 
 /* Solve progress: final nodes propagated, of the expected number (the
@@ -486,19 +525,84 @@ static inline bool dec_h(struct lsolver *S, uint32_t p)
     return -be == t && tb_claim(&x->xh, (int8_t)t, S->par);
 }
 
-/* Take up to FBATCH final nodes, un-sow them, apply the updates.  The
- * predecessors come checked (unmove_preds_ decides from the child's board;
- * generate() only for awari's starving moves); they are ranked and their
- * nodes (and L-final bits) prefetched, and the updates are applied after the
- * whole batch, when the lines have arrived.  A predecessor's board is packed
- * only if it becomes final (most do not).  P is a constant where drain()
- * specialises (2x6), so that the loops over the holes unroll. */
+/* One update: a claim (KIND_H: the target's L node gains an option worth
+ * t) or a decrement (the target's H node lost an open child); a node made
+ * final goes to the work list with its packed board: c's, packed only then
+ * (most updates make nothing final), or pk where c is NULL. */
+static inline __attribute__((always_inline)) void
+apply_one(struct lsolver *S, uint32_t v, uint64_t pk, const sow_position *c, int P)
+{
+    struct lean *L = S->L;
+    uint32_t p = v & IDX_MASK;
+    /* H final -> claims: most are on L nodes already final */
+    if (v & KIND_H) {
+        S->claims++;
+        if (__atomic_load_n(&L->lfin[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1)
+            S->dropped++;
+        else if (claim_l(S, p))
+            push(S, p, c ? pack_b(L, c, P) : pk);
+    } else {
+        S->decs++;
+        if (dec_h(S, p))
+            push(S, p | KIND_H, c ? pack_b(L, c, P) : pk);
+    }
+}
+
+/* Updates by region.  On a level of GBs each update is a random access to
+ * the nodes (and the L-final bits), and in this machine's VM most of its
+ * cost is the address translation, not the line: the guest's huge pages
+ * sit on the host's small ones.  So on large levels updates are not applied
+ * as they are found but held in a bucket per region of 2^LREGION entries (4
+ * MB of nodes) and applied a bucket at a time, when it is full or when the
+ * round's work runs out: thousands of updates to the same 4 MB then share
+ * their translations and the page-table lines.  Within a round the order of
+ * updates does not matter (every node made final in round t gets t). */
+#define LPF 8 /* a bucket's updates prefetched this far ahead */
+
+static void flush_bucket(struct lsolver *S, uint64_t b)
+{
+    struct lean *L = S->L;
+    uint32_t n = S->bn[b];
+    const uint32_t *u = S->bu + b * S->bcap;
+    const uint64_t *pk = S->bpk + b * S->bcap;
+    S->bn[b] = 0;
+    S->held -= n;
+    for (uint32_t i = 0; i < n && i < LPF; i++) {
+        uint32_t p = u[i] & IDX_MASK;
+        if (u[i] & KIND_H)
+            __builtin_prefetch(&L->lfin[p >> 6]);
+        else
+            __builtin_prefetch(&L->nd[p], 1);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + LPF < n) {
+            uint32_t q = u[i + LPF], p = q & IDX_MASK;
+            if (q & KIND_H)
+                __builtin_prefetch(&L->lfin[p >> 6]);
+            else
+                __builtin_prefetch(&L->nd[p], 1);
+        }
+        apply_one(S, u[i], pk[i], NULL, 0);
+    }
+}
+
+/* Take up to FBATCH final nodes, un-sow them, apply the updates (or put
+ * them in their buckets).  The predecessors come checked (unmove_preds_
+ * decides from the child's board; generate() only for awari's starving
+ * moves).  Applied at once, they are ranked and their nodes (or, for claims,
+ * L-final bits) prefetched, and the updates are applied after the whole
+ * batch, when the lines have arrived; a predecessor's board is packed only
+ * if it becomes final (most do not).  Bucketed, every update carries its
+ * target's packed board.  P is a constant where drain() specialises (2x6),
+ * so that the loops over the holes unroll.  Returns with the work list
+ * empty; bucketed updates may remain (settle() applies them). */
 static inline __attribute__((always_inline)) void drain_(struct lsolver *S, const int P)
 {
     struct lean *L = S->L;
     const struct ruleset *rs = L->rs;
     bool skip = unmove_skips_origin(rs), pass = rs->family == SOW_DARRA,
          awari = rs->family == SOW_AWARI;
+    bool bucketed = S->nb != 0;
     int batches = 0;
     while (S->nfin && !S->failed) {
         /* Ctrl-C: the level is given up, so its work lists may be too. */
@@ -536,24 +640,30 @@ static inline __attribute__((always_inline)) void drain_(struct lsolver *S, cons
                     }
                 }
                 uint32_t p = (uint32_t)index_bn(L, &S->cand[j], P);
+                if (bucketed) {
+                    uint64_t b = p >> L->rshift;
+                    if (S->bn[b] == S->bcap)
+                        flush_bucket(S, b);
+                    uint64_t at = b * S->bcap + S->bn[b]++;
+                    S->bu[at] = p | kind;
+                    S->bpk[at] = pack_b(L, &S->cand[j], P);
+                    S->held++;
+                    continue;
+                }
+                /* A claim reads the L-final bit first and touches the node
+                 * only when it is not set (most are): prefetching the node
+                 * too would spend a line fill on a miss not taken. */
                 if (kind)
                     __builtin_prefetch(&L->lfin[p >> 6]);
-                __builtin_prefetch(&L->nd[p], 1);
+                else
+                    __builtin_prefetch(&L->nd[p], 1);
                 S->upd[j] = p | kind;
             }
-            nu += k;
+            if (!bucketed)
+                nu += k;
         }
-        for (int u = 0; u < nu; u++) {
-            uint32_t v = S->upd[u], p = v & IDX_MASK;
-            /* H final -> claims: most are on L nodes already final */
-            if (v & KIND_H) {
-                if (!(__atomic_load_n(&L->lfin[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1) &&
-                    claim_l(S, p))
-                    push(S, p, pack_b(L, &S->cand[u], P));
-            } else if (dec_h(S, p)) {
-                push(S, p | KIND_H, pack_b(L, &S->cand[u], P));
-            }
-        }
+        for (int u = 0; u < nu; u++)
+            apply_one(S, S->upd[u], 0, &S->cand[u], P);
     }
 }
 
@@ -563,6 +673,26 @@ static void drain(struct lsolver *S)
         drain_(S, 6);
     else
         drain_(S, S->L->ix->pits);
+}
+
+/* The thread's round work to the end: the work list and every bucket
+ * (applying a bucket can make nodes final, whose updates fill buckets
+ * again).  Stopped: the buckets are dropped with the level. */
+static void settle(struct lsolver *S)
+{
+    for (;;) {
+        drain(S);
+        if (!S->held || S->failed)
+            break;
+        if (lstopped(S->L)) {
+            memset(S->bn, 0, S->nb * sizeof *S->bn);
+            S->held = 0;
+            break;
+        }
+        for (uint64_t b = 0; b < S->nb && !S->nfin; b++)
+            if (S->bn[b])
+                flush_bucket(S, b);
+    }
 }
 
 /* Seeds of round t in seed block s: L seeds (be == t) are claimed, H seeds
@@ -761,6 +891,15 @@ static enum sow_status solve(struct lean *L)
         S.upd = malloc(nc * sizeof *S.upd);
         if (!S.cand || !S.cmv || !S.upd)
             S.failed = true;
+        if (L->bcap) {
+            S.nb = (L->E >> L->rshift) + 1;
+            S.bcap = L->bcap;
+            S.bn = calloc(S.nb, sizeof *S.bn);
+            S.bu = malloc(S.nb * S.bcap * sizeof *S.bu);
+            S.bpk = malloc(S.nb * S.bcap * sizeof *S.bpk);
+            if (!S.bn || !S.bu || !S.bpk)
+                S.failed = true;
+        }
         for (int t = n; t >= -n; t--) {
             if (!has_value(L->gmask, t) && !has_value(L->gmask, -t))
                 continue;
@@ -779,6 +918,7 @@ static enum sow_status solve(struct lean *L)
                         break;
                     seed_block(&S, s);
                 }
+            settle(&S);
             /* Spilled nodes, until none are left (each scan may spill
              * again).  Thread 0 decides between barriers, so that all
              * threads leave together (also when stopped). */
@@ -809,6 +949,7 @@ static enum sow_status solve(struct lean *L)
                             break;
                         pend_words(&S, a, a + 4096 < pw ? a + 4096 : pw);
                     }
+                settle(&S);
             }
             lsolve_progress(L, S.finals);
             S.finals = 0;
@@ -816,11 +957,17 @@ static enum sow_status solve(struct lean *L)
         if (S.failed)
 #pragma omp atomic write
             ok = false;
+        __atomic_fetch_add(&L->decs, S.decs, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&L->claims, S.claims, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&L->dropped, S.dropped, __ATOMIC_RELAXED);
         __atomic_fetch_add(&L->listbytes,
                            S.capfin * 12 + (uint64_t)S.maxcand * FBATCH * (sizeof *S.cand + 5) +
-                               S.rcap,
+                               S.rcap + S.nb * ((uint64_t)S.bcap * 12 + 4),
                            __ATOMIC_RELAXED);
         free(S.rbuf);
+        free(S.bn);
+        free(S.bu);
+        free(S.bpk);
         free(S.fin);
         free(S.fpk);
         free(S.upd);
@@ -905,6 +1052,8 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
     L.nchunks = (L.E + L.chunk - 1) / L.chunk;
     L.nsb = (L.E + ((uint64_t)1 << SBSHIFT) - 1) >> SBSHIFT;
     L.qcap = relay ? 0 : qcap_for(L.E); /* relay: every final node goes to pend */
+    L.rshift = region_shift(opt);
+    L.bcap = relay ? 0 : bcap_for(L.E, L.rshift);
     /* The share of nodes that become final changes slowly from level to
      * level: the one below predicts this one's (for the ETA). */
     L.expect = ratio && *ratio > 0 ? *ratio * (double)L.E : 0;
@@ -985,11 +1134,13 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
     if (getenv("SOW_LEAN_STATS"))
         fprintf(stderr,
                 "lean %s level %d: %llu entries, %llu in-level moves, %llu rounds, %llu pend "
-                "scans, %llu block reads (%llu blocks), %llu list reads, %.2f B/pos\n",
+                "scans, %llu block reads (%llu blocks), %llu list reads, %.2f B/pos; "
+                "%llu decrements, %llu claims (%llu on L nodes already final)\n",
                 rs->name, n, (unsigned long long)L.E, (unsigned long long)edges,
                 (unsigned long long)L.rounds, (unsigned long long)L.scans,
                 (unsigned long long)L.reads, (unsigned long long)nblk, (unsigned long long)L.sreads,
-                peak && L.E ? *peak / (double)L.E : 0.0);
+                peak && L.E ? *peak / (double)L.E : 0.0, (unsigned long long)L.decs,
+                (unsigned long long)L.claims, (unsigned long long)L.dropped);
     if (opt && opt->moves)
         *opt->moves += L.moves;
     return 0;
