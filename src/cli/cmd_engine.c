@@ -3,12 +3,14 @@
  * thread reads commands; `go` starts one search thread, which prints `info`
  * lines and `bestmove`; `stop` ends it (the engine polls its stop flag every
  * 1024 nodes). */
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -53,6 +55,8 @@ struct proto {
     sow_position start, pos;
     sow_position hist[HIST_MAX];
     int nhist;
+    sow_position phist[HIST_MAX]; /* the history a `position` command builds: a
+                                   * rejected one leaves hist as it was */
     bool letters;               /* answer in the oware GUIs' letter notation */
     /* the search thread */
     pthread_t th;
@@ -301,8 +305,18 @@ static void cmd_setoption(struct proto *P, char *args)
         else if (strlen(v) >= sizeof P->tables) {
             ERR(P, "setoption Tables: path too long");
             return;
-        } else
-            snprintf(P->tables, sizeof P->tables, "%s", v);
+        } else {
+            /* tb_open takes a missing directory as one without levels (the
+             * builders create it): here it is a typo to be told about */
+            struct stat st;
+            int bad = stat(v, &st) != 0 ? errno : 0;
+            if (bad || !S_ISDIR(st.st_mode)) {
+                ERR(P, "setoption Tables: %s: %s (no tables used)", v,
+                    bad ? strerror(bad) : "not a directory");
+                P->tables[0] = 0;
+            } else
+                snprintf(P->tables, sizeof P->tables, "%s", v);
+        }
         P->dirty = true;
         return;
     }
@@ -449,7 +463,7 @@ static void cmd_position(struct proto *P, char *args)
         return;
     }
     new_base(P, &p);
-    static sow_position hist[HIST_MAX];
+    sow_position *hist = P->phist;
     int nh = 0;
     char *tok = strtok_r(NULL, " \t", &save);
     if (tok && strcmp(tok, "moves")) {
@@ -657,24 +671,34 @@ int cmd_engine(int argc, char **argv)
         }
         return cli_unknown("engine", argv[i]);
     }
-    static struct proto P;
-    pthread_mutex_init(&P.out, NULL);
-    snprintf(P.rules, sizeof P.rules, "oware");
-    P.pits = 6;
-    P.seeds = 4;
-    P.hash = 64;
-    P.threads = 1;
+    /* The session's state: large (histories), so on the heap, zeroed. */
+    struct proto *P = calloc(1, sizeof *P);
+    char *line = malloc(LINE_MAX_LEN);
+    if (!P || !line) {
+        free(P);
+        free(line);
+        fprintf(stderr, "sow engine: out of memory\n");
+        return cli_exit_code(SOW_E_NOMEM);
+    }
+    pthread_mutex_init(&P->out, NULL);
+    snprintf(P->rules, sizeof P->rules, "oware");
+    P->pits = 6;
+    P->seeds = 4;
+    P->hash = 64;
+    P->threads = 1;
     char err[320];
-    if (setup_rules(&P, err, sizeof err) < 0)
+    if (setup_rules(P, err, sizeof err) < 0) {
+        free(line);
+        free(P);
         return cli_bad("engine", "%s", err);
-    static char line[LINE_MAX_LEN];
-    while (fgets(line, sizeof line, stdin)) {
+    }
+    while (fgets(line, LINE_MAX_LEN, stdin)) {
         size_t len = strlen(line);
         if (len && line[len - 1] != '\n' && !feof(stdin)) {
             int c;
             while ((c = getchar()) != EOF && c != '\n')
                 ;
-            ERR(&P, "line longer than %d characters ignored", LINE_MAX_LEN - 2);
+            ERR(P, "line longer than %d characters ignored", LINE_MAX_LEN - 2);
             continue;
         }
         while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -686,51 +710,54 @@ int cmd_engine(int argc, char **argv)
         if (*args)
             *args++ = 0;
         /* A finished search (depth reached) is joined before anything else. */
-        if (P.searching && __atomic_load_n(&P.done, __ATOMIC_ACQUIRE))
-            join_search(&P);
+        if (P->searching && __atomic_load_n(&P->done, __ATOMIC_ACQUIRE))
+            join_search(P);
         if (!strcmp(cmd, "quit"))
             break;
         if (!strcmp(cmd, "stop")) {
-            do_stop(&P);
+            do_stop(P);
             continue;
         }
         if (!strcmp(cmd, "isready")) {
-            if (!P.searching)
-                ensure_engine(&P);
-            say(&P, "readyok");
+            if (!P->searching)
+                ensure_engine(P);
+            say(P, "readyok");
             continue;
         }
         if (!strcmp(cmd, "uci")) {
-            cmd_uci(&P);
+            cmd_uci(P);
             continue;
         }
         bool known = !strcmp(cmd, "setoption") || !strcmp(cmd, "ucinewgame") ||
                      !strcmp(cmd, "position") || !strcmp(cmd, "go");
         if (!known) {
-            ERR(&P, "unknown command '%s'", cmd);
+            ERR(P, "unknown command '%s'", cmd);
             continue;
         }
-        if (P.searching) {
-            ERR(&P, "%s: a search is running (send stop first)", cmd);
+        if (P->searching) {
+            ERR(P, "%s: a search is running (send stop first)", cmd);
             continue;
         }
         if (!strcmp(cmd, "setoption"))
-            cmd_setoption(&P, args);
+            cmd_setoption(P, args);
         else if (!strcmp(cmd, "ucinewgame")) {
-            P.pos = P.start;
-            if (ensure_engine(&P) == 0) {
-                engine_clear(P.e);
-                engine_prepare(P.e, &P.pos);
+            P->pos = P->start;
+            if (ensure_engine(P) == 0) {
+                engine_clear(P->e);
+                engine_prepare(P->e, &P->pos);
             }
-            P.nhist = 0;
+            P->nhist = 0;
         } else if (!strcmp(cmd, "position"))
-            cmd_position(&P, args);
+            cmd_position(P, args);
         else
-            cmd_go(&P, args);
+            cmd_go(P, args);
     }
-    do_stop(&P);
-    engine_free(P.e);
-    tb_close(P.tb);
-    search_solution_close(P.sol);
+    do_stop(P);
+    engine_free(P->e);
+    tb_close(P->tb);
+    search_solution_close(P->sol);
+    pthread_mutex_destroy(&P->out);
+    free(line);
+    free(P);
     return CLI_OK;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "sow/search.h"
@@ -195,8 +196,27 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
         if (stat(a->work, &sb) < 0 || !S_ISDIR(sb.st_mode))
             return cli_bad("solve", "--work %s: not a directory", a->work);
     }
-    if (a->save)
+    if (a->save) {
+        /* Where the file goes is checked before the solve, not after it. */
+        char dir[4096];
+        const char *slash = strrchr(a->save, '/');
+        if (!slash)
+            snprintf(dir, sizeof dir, ".");
+        else
+            snprintf(dir, sizeof dir, "%.*s", (int)(slash == a->save ? 1 : slash - a->save),
+                     a->save);
+        struct stat sb;
+        if (slash && !slash[1])
+            return cli_bad("solve", "--save %s: a file name is needed, not a directory", a->save);
+        if (stat(a->save, &sb) == 0 && S_ISDIR(sb.st_mode))
+            return cli_bad("solve", "--save %s: is a directory", a->save);
+        if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
+            return cli_bad("solve", "--save %s: no directory %s", a->save, dir);
+        if (access(dir, W_OK | X_OK) < 0)
+            return cli_bad("solve", "--save %s: cannot write in %s: %s", a->save, dir,
+                           strerror(errno));
         a->levels = 0; /* the closure alone: every position the start reaches, in the file */
+    }
     if (cli_game_setup("solve", &a->g))
         return CLI_BAD;
     if (a->tables && cli_check_dir("solve", a->tables))

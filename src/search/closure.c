@@ -1097,7 +1097,8 @@ static bool ck_write(const char *dir, const char *name, const char *magic, const
                      const uint64_t *sizes, int np)
 {
     char path[4096], tmp[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return false; /* a path past PATH_MAX: no file */
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     XXH3_state_t *xs = XXH3_createState();
     if (!xs)
@@ -1136,7 +1137,8 @@ static bool ck_read(const char *dir, const char *name, const char *magic, void *
                     const uint64_t *sizes, int np)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return false;
     FILE *f = fopen(path, "rb");
     if (!f)
         return false;

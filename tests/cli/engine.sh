@@ -112,6 +112,8 @@ bad=(
   "setoption name Pits value 0"
   "setoption name Weights value 1,2"
   "setoption name Colour value red"
+  "setoption name Tables value /nonexistent/sow-tables"
+  "setoption name Tables value /dev/null"
 )
 for b in "${bad[@]}"; do
     send "$b"

@@ -294,6 +294,11 @@ ok tables probe --rules odu --pits 3 --solution s.sol 2,2,2/2,2,2/A
 bad 2 tables probe --rules odu --pits 3 --solution g.sol 2,2,2/2,2,2/A
 bad 2 solve --save x.sol --levels 3 "$POS6"
 bad 2 solve --save x.sol --solution s.sol "$POS6"
+# where --save writes is checked before the solve (no output, one line)
+bad 2 solve --rules odu --pits 3 --seeds 2 --save nodir/x.sol
+bad 2 solve --rules odu --pits 3 --seeds 2 --save ./
+mkdir -p sdir
+bad 2 solve --rules odu --pits 3 --seeds 2 --save sdir
 # (diskclosure, issue 11) --disk: the closure level by level in the --work directory
 bad 2 solve --rules odu --pits 3 --seeds 2 --disk
 # --save from the closure on disk: a file that answers every position as
