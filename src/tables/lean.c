@@ -559,6 +559,18 @@ apply_one(struct lsolver *S, uint32_t v, uint64_t pk, const sow_position *c, int
  * updates does not matter (every node made final in round t gets t). */
 #define LPF 8 /* a bucket's updates prefetched this far ahead */
 
+/* The line an update reads first: a claim's L-final bit (it touches the
+ * node only when the bit is not set, and most are: prefetching the node
+ * too would spend a line fill on a miss not taken), a decrement's node. */
+static inline void prefetch_update(const struct lean *L, uint32_t v)
+{
+    uint32_t p = v & IDX_MASK;
+    if (v & KIND_H)
+        __builtin_prefetch(&L->lfin[p >> 6]);
+    else
+        __builtin_prefetch(&L->nd[p], 1);
+}
+
 static void flush_bucket(struct lsolver *S, uint64_t b)
 {
     struct lean *L = S->L;
@@ -567,21 +579,11 @@ static void flush_bucket(struct lsolver *S, uint64_t b)
     const uint64_t *pk = S->bpk + b * S->bcap;
     S->bn[b] = 0;
     S->held -= n;
-    for (uint32_t i = 0; i < n && i < LPF; i++) {
-        uint32_t p = u[i] & IDX_MASK;
-        if (u[i] & KIND_H)
-            __builtin_prefetch(&L->lfin[p >> 6]);
-        else
-            __builtin_prefetch(&L->nd[p], 1);
-    }
+    for (uint32_t i = 0; i < n && i < LPF; i++)
+        prefetch_update(L, u[i]);
     for (uint32_t i = 0; i < n; i++) {
-        if (i + LPF < n) {
-            uint32_t q = u[i + LPF], p = q & IDX_MASK;
-            if (q & KIND_H)
-                __builtin_prefetch(&L->lfin[p >> 6]);
-            else
-                __builtin_prefetch(&L->nd[p], 1);
-        }
+        if (i + LPF < n)
+            prefetch_update(L, u[i + LPF]);
         apply_one(S, u[i], pk[i], NULL, 0);
     }
 }
@@ -650,14 +652,8 @@ static inline __attribute__((always_inline)) void drain_(struct lsolver *S, cons
                     S->held++;
                     continue;
                 }
-                /* A claim reads the L-final bit first and touches the node
-                 * only when it is not set (most are): prefetching the node
-                 * too would spend a line fill on a miss not taken. */
-                if (kind)
-                    __builtin_prefetch(&L->lfin[p >> 6]);
-                else
-                    __builtin_prefetch(&L->nd[p], 1);
                 S->upd[j] = p | kind;
+                prefetch_update(L, S->upd[j]);
             }
             if (!bucketed)
                 nu += k;
@@ -773,17 +769,8 @@ static void pend_words(struct lsolver *S, uint64_t a, uint64_t b)
 
 static void relay_apply(struct lsolver *S, const uint32_t *upd, int nu)
 {
-    struct lean *L = S->L;
-    for (int u = 0; u < nu; u++) {
-        uint32_t v = upd[u], p = v & IDX_MASK;
-        if (v & KIND_H) {
-            if (!(__atomic_load_n(&L->lfin[p >> 6], __ATOMIC_RELAXED) >> (p & 63) & 1) &&
-                claim_l(S, p))
-                push(S, p, 0);
-        } else if (dec_h(S, p)) {
-            push(S, p | KIND_H, 0);
-        }
-    }
+    for (int u = 0; u < nu; u++)
+        apply_one(S, upd[u], 0, NULL, 0); /* no packed boards: pend takes them */
 }
 
 /* Pending nodes of block b, counted up to RSMALL + 1. */
@@ -962,7 +949,7 @@ static enum sow_status solve(struct lean *L)
         __atomic_fetch_add(&L->dropped, S.dropped, __ATOMIC_RELAXED);
         __atomic_fetch_add(&L->listbytes,
                            S.capfin * 12 + (uint64_t)S.maxcand * FBATCH * (sizeof *S.cand + 5) +
-                               S.rcap + S.nb * ((uint64_t)S.bcap * 12 + 4),
+                               S.rcap + (uint64_t)bucket_bytes(L->E, L->rshift),
                            __ATOMIC_RELAXED);
         free(S.rbuf);
         free(S.bn);
