@@ -1073,7 +1073,9 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
         relbytes = (double)rel.threads * (double)rel.S * sizeof(struct lrel_buf) +
                    8.0 * (double)(rel.nblocks + 1);
     }
+    double t0 = util_now();
     pass_moves(&L);
+    double t1 = util_now();
     if (lstopped(&L)) {
         if (relay)
             lrel_free(&rel);
@@ -1090,7 +1092,9 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
             relbytes = rel.sortbytes + 8.0 * (double)(rel.nblocks + 1);
     }
     level_mask(&L);
+    double t2 = util_now();
     enum sow_status rc = solve(&L);
+    double t3 = util_now();
     int relerr = relay ? rel.err : 0;
     uint64_t edges = relay ? rel.edges : 0, nblk = relay ? rel.nblocks : 0;
     if (relay)
@@ -1122,12 +1126,14 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
         fprintf(stderr,
                 "lean %s level %d: %llu entries, %llu in-level moves, %llu rounds, %llu pend "
                 "scans, %llu block reads (%llu blocks), %llu list reads, %.2f B/pos; "
-                "%llu decrements, %llu claims (%llu on L nodes already final)\n",
+                "%llu decrements, %llu claims (%llu on L nodes already final); moves %.2f s, "
+                "edges %.2f s, solve %.2f s, finish %.2f s\n",
                 rs->name, n, (unsigned long long)L.E, (unsigned long long)edges,
                 (unsigned long long)L.rounds, (unsigned long long)L.scans,
                 (unsigned long long)L.reads, (unsigned long long)nblk, (unsigned long long)L.sreads,
                 peak && L.E ? *peak / (double)L.E : 0.0, (unsigned long long)L.decs,
-                (unsigned long long)L.claims, (unsigned long long)L.dropped);
+                (unsigned long long)L.claims, (unsigned long long)L.dropped, t1 - t0, t2 - t1,
+                t3 - t2, util_now() - t3);
     if (opt && opt->moves)
         *opt->moves += L.moves;
     return 0;
