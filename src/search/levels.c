@@ -310,8 +310,8 @@ enum sow_status search_save(struct search_ctx *s, const sow_position *root, cons
     /* on disk the file's set is built in memory (solution.c): within the budget */
     double need = 4.0 * (double)clos_set_cells_for(clos_size(s->clos));
     if (clos_on_disk(s->clos) && clos_budget(s) > 0 && need > clos_budget(s))
-        return sow_fail(e, SOW_E_INPUT, "%s: writing it needs %.2f GB for its set, the budget "
-                        "is %.2f GB: raise --memory", path, need / 1e9, clos_budget(s) / 1e9);
+        return sow_fail(e, SOW_E_INPUT, "%s: writing it needs %.3g GB for its set, the budget "
+                        "is %.3g GB: raise --memory", path, need / 1e9, clos_budget(s) / 1e9);
     return sol_save(s->rs, s->clos, root, path, e);
 }
 
