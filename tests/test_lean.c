@@ -451,6 +451,36 @@ static void note_builder(void *ctx, int level, uint64_t entries, const char *bui
     snprintf(ctx, 16, "%s", builder);
 }
 
+static char *slurp(const char *path, long *len);
+
+/* The builder of every level built (by level, up to 31). */
+struct builders {
+    char by[32][8];
+};
+
+static void note_builders(void *ctx, int level, uint64_t entries, const char *builder,
+                          double peak)
+{
+    (void)entries;
+    (void)peak;
+    struct builders *b = ctx;
+    if (level >= 0 && level < 32)
+        snprintf(b->by[level], sizeof b->by[level], "%s", builder);
+}
+
+static bool same_file(const char *da, const char *db, const struct ruleset *rs, int n)
+{
+    char pa[4200], pb[4200];
+    tb_file_name(da, rs->name, rs->pits, n, pa, sizeof pa);
+    tb_file_name(db, rs->name, rs->pits, n, pb, sizeof pb);
+    long la, lb;
+    char *a = slurp(pa, &la), *b = slurp(pb, &lb);
+    bool same = la == lb && memcmp(a, b, (size_t)la) == 0;
+    free(a);
+    free(b);
+    return same;
+}
+
 static char *slurp(const char *path, long *len)
 {
     FILE *f = fopen(path, "rb");
@@ -492,20 +522,43 @@ static void build_files_identical_and_auto_choice(const char *name, int pits, in
         free(a);
         free(b);
     }
-    /* auto: a budget today's builder does not fit (tb_level_memory) goes
-     * lean; the levels present are kept and the rest resumes */
-    tb_file_name(da, rs.name, rs.pits, top - 1, err, sizeof err);
-    cr_assert_eq(unlink(err), 0);
+    /* auto: the missing levels today's builder fits (tb_level_memory) are
+     * its, the first that does not fit and those above go lean; the levels
+     * present are kept.  Levels top-2 and top-1 missing, top over the
+     * budget for today's builder: top-2 and top-1 fast, top lean, the
+     * same files. */
+    for (int n = top - 2; n < top; n++) {
+        tb_file_name(da, rs.name, rs.pits, n, err, sizeof err);
+        cr_assert_eq(unlink(err), 0);
+    }
     struct tb_index ix;
     tb_index_init(&ix, &rs);
     double need = tb_level_memory(&ix, top);
     for (int n = 0; n < top; n++)
         need += (double)tb_level_entries(&ix, n);
+    struct builders by;
+    memset(&by, 0, sizeof by);
     struct tb_build_opts aut = {.threads = 1, .memory_bytes = need - 1000,
-                                .level_info = note_builder, .ctx = used};
-    used[0] = 0;
+                                .level_info = note_builders, .ctx = &by};
     cr_assert_eq(tb_build(&rs, da, top, &aut, &e), SOW_OK, "%s", e.msg);
-    cr_assert_str_eq(used, "lean");
+    cr_assert_str_eq(by.by[top - 2], "fast");
+    cr_assert_str_eq(by.by[top - 1], "fast");
+    cr_assert_str_eq(by.by[top], "lean");
+    cr_assert_str_eq(by.by[top - 3], "", "level %d was present: not rebuilt", top - 3);
+    cr_assert_eq(tb_build(&rs, db, top, &fast, &e), SOW_OK, "%s", e.msg);
+    for (int n = top - 2; n <= top; n++)
+        cr_assert(same_file(da, db, &rs, n), "level %d files differ", n);
+    /* only the top level missing and over the budget: lean alone (today's
+     * builder has nothing to build below it) */
+    tb_file_name(da, rs.name, rs.pits, top, err, sizeof err);
+    cr_assert_eq(unlink(err), 0);
+    memset(&by, 0, sizeof by);
+    cr_assert_eq(tb_build(&rs, da, top, &aut, &e), SOW_OK, "%s", e.msg);
+    cr_assert_str_eq(by.by[top], "lean");
+    cr_assert_str_eq(by.by[top - 1], "");
+    cr_assert(same_file(da, db, &rs, top), "level %d files differ", top);
+    aut.level_info = note_builder;
+    aut.ctx = used;
     aut.memory_bytes = 0; /* 3/4 of RAM: today's builder */
     used[0] = 0;
     cr_assert_eq(tb_build(&rs, da, top + 1, &aut, &e), SOW_OK, "%s", e.msg);

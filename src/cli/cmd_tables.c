@@ -25,8 +25,9 @@ static const char usage[] =
     "         build the missing levels 0..N (seeds on the board); interrupted builds\n"
     "         leave only complete levels and resume; --memory (default 3/4 of RAM)\n"
     "         refuses up front what does not fit; --builder auto (default) uses today's\n"
-    "         fast builder where it fits --memory, else the lean one (relay rule sets:\n"
-    "         in-level edges in temporary files in DIR, up to about 31 B/position);\n"
+    "         fast builder for the levels that fit --memory with it, the lean one from\n"
+    "         the first that does not (relay rule sets: in-level edges in temporary\n"
+    "         files in DIR, up to about 31 B/position);\n"
     "         --rules A,B,...: each rule set in turn (one MPI job for all of them)\n"
     "  info   [DIR]              the level files present, sizes (raw and stored), checksums\n"
     "  compress [--rules R] [--pits N] [--dir DIR] [--threads T]\n"
@@ -78,7 +79,7 @@ static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool p
          0, 0},
         {"--json", CLI_FLAG, &o->json, 0, 0, NULL, "JSON output", 0, 0},
         {"--builder", CLI_STR, &o->builder, 0, 0, "auto|fast|lean",
-         "today's builder where it fits --memory, else the lean one (default auto)", 0, 0},
+         "today's builder for the levels that fit --memory, the lean one above (default auto)", 0, 0},
         {"--solution", CLI_STR, &o->solution, 0, 0, "FILE",
          "probe: answer from a solution file (sow solve --save) instead", 0, 0},
     };
@@ -126,6 +127,7 @@ struct bar {
     int level;
     const char *builder; /* of the level last built */
     double peak;
+    int fast_hi; /* the highest level today's builder built, -1: none */
 };
 
 static void fmt_count(double x, char *buf, size_t len)
@@ -190,10 +192,11 @@ static void on_level(void *ctx, int level, uint64_t entries, double secs, bool b
 static void on_level_info(void *ctx, int level, uint64_t entries, const char *builder, double peak)
 {
     struct bar *b = ctx;
-    (void)level;
     (void)entries;
     b->builder = builder;
     b->peak = peak;
+    if (builder && strcmp(builder, "fast") == 0)
+        b->fast_hi = level;
 }
 
 /* One rule set's levels 0..o->seeds (tb_build, or tb_build_mpi under
@@ -202,7 +205,7 @@ static int build_one(const struct topts *op, const struct ruleset *rs, int build
                      volatile sig_atomic_t *stop)
 {
     const struct topts o = *op;
-    struct bar b = {(int)o.seeds, isatty(2), util_now(), -1, NULL, 0};
+    struct bar b = {(int)o.seeds, isatty(2), util_now(), -1, NULL, 0, -1};
     struct tb_build_opts opt = {.threads = (int)o.threads, .memory_bytes = o.memory,
                                 .stop = stop, .progress = on_progress, .level_done = on_level,
                                 .ctx = &b, .builder = builder, .level_info = on_level_info};
@@ -228,9 +231,15 @@ static int build_one(const struct topts *op, const struct ruleset *rs, int build
         fprintf(stderr, "sow tables build: %s\n", e.msg);
         return cli_exit_code(st);
     }
-    printf("%s 2x%d levels 0..%ld in %s: done in %.2f s%s%s%s\n", rs->name, rs->pits, o.seeds, o.dir,
-           util_now() - t0, b.builder ? " (" : "", b.builder ? b.builder : "",
-           b.builder ? " builder)" : "");
+    /* which builders: auto may use today's for the lower levels, the lean one above */
+    char used[80] = "";
+    if (b.builder && b.fast_hi >= 0 && strcmp(b.builder, "fast") != 0)
+        snprintf(used, sizeof used, " (fast builder to level %d, %s builder above)", b.fast_hi,
+                 b.builder);
+    else if (b.builder)
+        snprintf(used, sizeof used, " (%s builder)", b.builder);
+    printf("%s 2x%d levels 0..%ld in %s: done in %.2f s%s\n", rs->name, rs->pits, o.seeds, o.dir,
+           util_now() - t0, used);
     fflush(stdout);
     return CLI_OK;
 }

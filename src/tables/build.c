@@ -1076,6 +1076,9 @@ static void build_waiting(void *ctx)
         opt->progress(opt->ctx, -1, 0, 0, "waiting for another sow building in this directory");
 }
 
+static enum sow_status fast_build(const struct ruleset *rs, const char *dir, int max_level,
+                                  const struct tb_build_opts *opt, struct sow_error *e);
+
 enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_level,
                          const struct tb_build_opts *opt, struct sow_error *e)
 {
@@ -1093,21 +1096,27 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
         fio_unlock(&lock);
         return rc;
     }
-    /* ---- lean builder hook (lean.c): by opt->builder or the budget ---- */
-    {
-        enum sow_status lr;
-        if (tb_lean_build_chosen(rs, dir, max_level, opt, &lr, e)) {
-            fio_unlock(&lock);
-            return lr;
-        }
-    }
-    /* ---- end of the hook ---- */
+    /* Today's builder for the levels that fit it, the lean one (lean.c)
+     * for the rest; --builder forces one. */
+    int fast_to = tb_lean_fast_to(rs, dir, max_level, opt);
+    rc = fast_to < max_level ? tb_lean_check(rs, dir, max_level, fast_to, opt, e) : SOW_OK;
+    if (rc == SOW_OK && fast_to >= 0)
+        rc = fast_build(rs, dir, fast_to, opt, e);
+    if (rc == SOW_OK && fast_to < max_level)
+        rc = tb_lean_build(rs, dir, max_level, fast_to, opt, e);
+    fio_unlock(&lock);
+    return rc;
+}
+
+/* Levels 0..max_level by today's builder (the directory locked by the
+ * caller): the missing ones must fit, refused up front otherwise. */
+static enum sow_status fast_build(const struct ruleset *rs, const char *dir, int max_level,
+                                  const struct tb_build_opts *opt, struct sow_error *e)
+{
     struct tb_set *set = tb_set_new(rs, dir);
-    if (!set) {
-        fio_unlock(&lock);
+    if (!set)
         return sow_fail(e, SOW_E_NOMEM, "out of memory");
-    }
-    rc = SOW_OK;
+    enum sow_status rc = SOW_OK;
     struct tb_work wk;
     memset(&wk, 0, sizeof wk);
     /* Levels built here, kept in memory for the levels above (huge pages:
@@ -1115,7 +1124,6 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
     struct region *built = calloc(TB_MAX_LEVEL + 1, sizeof *built);
     if (!built) {
         tb_close(set);
-        fio_unlock(&lock);
         return sow_fail(e, SOW_E_NOMEM, "out of memory");
     }
     uint64_t maxE = 0;
@@ -1207,7 +1215,6 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
     }
 out:
     tb_close(set);
-    fio_unlock(&lock);
     work_free(&wk);
     for (int n = 0; n <= max_level; n++)
         region_free(&built[n]);

@@ -1185,10 +1185,51 @@ static bool level_missing(const struct ruleset *rs, const char *dir, int n)
     return access(path, F_OK) != 0;
 }
 
-static enum sow_status lean_build(const struct ruleset *rs, const char *dir, int max_level,
-                                  const struct tb_build_opts *opt, double limit,
-                                  struct sow_error *e)
+/* The up-front refusal of a missing level n of E entries over `lower`
+ * entries below it. */
+static enum sow_status lean_refuse(const struct ruleset *rs, int n, uint64_t E, double lower,
+                                   const struct tb_build_opts *opt, double limit,
+                                   struct sow_error *e)
 {
+    if (E > TB_MAX_ENTRIES)
+        return sow_fail(e, SOW_E_TOO_BIG,
+                        "level %d has %llu entries, more than one process indexes (%llu); "
+                        "build up to level %d",
+                        n, (unsigned long long)E, (unsigned long long)TB_MAX_ENTRIES, n - 1);
+    double need = lean_memory(rs, E, lthreads(opt, E)) + lower;
+    if (need > limit)
+        return sow_fail(e, SOW_E_TOO_BIG,
+                        "level %d needs about %.1f GB with the lean builder but the memory "
+                        "limit is %.1f GB (--memory); levels up to %d fit: use --seeds %d "
+                        "or raise --memory",
+                        n, need / 1e9, limit / 1e9, n - 1, n - 1);
+    return SOW_OK;
+}
+
+enum sow_status tb_lean_check(const struct ruleset *rs, const char *dir, int max_level,
+                              int from, const struct tb_build_opts *opt, struct sow_error *e)
+{
+    struct tb_index *ix = malloc(sizeof *ix);
+    if (!ix)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
+    tb_index_init(ix, rs);
+    double limit = budget(opt), lower = 0;
+    enum sow_status rc = SOW_OK;
+    for (int n = 0; n <= max_level && rc == SOW_OK; n++) {
+        uint64_t E = tb_level_entries(ix, n);
+        if (n > from && level_missing(rs, dir, n))
+            rc = lean_refuse(rs, n, E, lower, opt, limit, e);
+        lower += (double)E;
+    }
+    free(ix);
+    return rc;
+}
+
+enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max_level,
+                              int built_to, const struct tb_build_opts *opt,
+                              struct sow_error *e)
+{
+    double limit = budget(opt);
     struct tb_set *set = tb_set_new(rs, dir);
     if (!set)
         return sow_fail(e, SOW_E_NOMEM, "out of memory");
@@ -1214,29 +1255,15 @@ static enum sow_status lean_build(const struct ruleset *rs, const char *dir, int
             }
         } else {
             missing[n] = true;
-            if (E > TB_MAX_ENTRIES) {
-                rc = sow_fail(e, SOW_E_TOO_BIG,
-                              "level %d has %llu entries, more than one process indexes (%llu); "
-                              "build up to level %d",
-                              n, (unsigned long long)E, (unsigned long long)TB_MAX_ENTRIES, n - 1);
+            if ((rc = lean_refuse(rs, n, E, lower, opt, limit, e)) != SOW_OK)
                 goto out;
-            }
-            double need = lean_memory(rs, E, lthreads(opt, E)) + lower;
-            if (need > limit) {
-                rc = sow_fail(e, SOW_E_TOO_BIG,
-                              "level %d needs about %.1f GB with the lean builder but the memory "
-                              "limit is %.1f GB (--memory); levels up to %d fit: use --seeds %d "
-                              "or raise --memory",
-                              n, need / 1e9, limit / 1e9, n - 1, n - 1);
-                goto out;
-            }
         }
         lower += (double)E;
     }
     for (int n = 0; n <= max_level; n++) {
         uint64_t E = tb_level_entries(&set->ix, n);
         if (!missing[n]) {
-            if (opt && opt->level_done)
+            if (opt && opt->level_done && n > built_to)
                 opt->level_done(opt->ctx, n, E, 0, false);
             continue;
         }
@@ -1266,34 +1293,35 @@ out:
     return rc;
 }
 
-bool tb_lean_build_chosen(const struct ruleset *rs, const char *dir, int max_level,
-                          const struct tb_build_opts *opt, enum sow_status *rc,
-                          struct sow_error *e)
+int tb_lean_fast_to(const struct ruleset *rs, const char *dir, int max_level,
+                    const struct tb_build_opts *opt)
 {
     int want = opt ? opt->builder : TB_BUILDER_AUTO;
     if (want == TB_BUILDER_FAST || max_level < 0 || max_level > TB_MAX_LEVEL)
-        return false; /* build.c reports a bad level */
-    double limit = budget(opt);
-    if (want == TB_BUILDER_AUTO) {
-        /* Today's builder when everything missing fits it (its own check). */
-        struct tb_index *ix = malloc(sizeof *ix);
-        if (!ix)
-            return false;
-        tb_index_init(ix, rs);
-        double lower = 0;
-        bool fits = true;
-        for (int n = 0; n <= max_level && fits; n++) {
-            uint64_t E = tb_level_entries(ix, n);
-            if (E > TB_MAX_ENTRIES)
-                break; /* both refuse it; build.c says so */
-            if (level_missing(rs, dir, n) && tb_level_memory(ix, n) + lower > limit)
-                fits = false;
-            lower += (double)E;
+        return max_level; /* build.c reports a bad level */
+    if (want == TB_BUILDER_LEAN)
+        return -1;
+    /* auto: today's builder up to the first missing level that does not
+     * fit it (its own check: the level's workspace and the levels below) */
+    struct tb_index *ix = malloc(sizeof *ix);
+    if (!ix)
+        return -1;
+    tb_index_init(ix, rs);
+    double limit = budget(opt), lower = 0;
+    int fast_to = max_level;
+    bool any = false; /* a missing level below it */
+    for (int n = 0; n <= max_level; n++) {
+        uint64_t E = tb_level_entries(ix, n);
+        if (E > TB_MAX_ENTRIES)
+            break; /* both refuse it; build.c says so */
+        bool miss = level_missing(rs, dir, n);
+        if (miss && tb_level_memory(ix, n) + lower > limit) {
+            fast_to = n - 1;
+            break;
         }
-        free(ix);
-        if (fits)
-            return false;
+        any |= miss;
+        lower += (double)E;
     }
-    *rc = lean_build(rs, dir, max_level, opt, limit, e);
-    return true;
+    free(ix);
+    return fast_to < max_level && !any ? -1 : fast_to;
 }
