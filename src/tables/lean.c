@@ -1229,7 +1229,6 @@ enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max
                               int built_to, const struct tb_build_opts *opt,
                               struct sow_error *e)
 {
-    double limit = budget(opt);
     struct tb_set *set = tb_set_new(rs, dir);
     if (!set)
         return sow_fail(e, SOW_E_NOMEM, "out of memory");
@@ -1237,11 +1236,10 @@ enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max
     memset(&wk, 0, sizeof wk);
     enum sow_status rc = SOW_OK;
     bool missing[TB_MAX_LEVEL + 1] = {0};
-    double lower = 0, ratio = 0;
-    /* Existing levels are checked completely; missing ones must fit (the
-     * lower levels count: their pages are mapped while the level is built). */
+    double ratio = 0;
+    /* Existing levels are checked completely (the missing ones were checked
+     * to fit by tb_lean_check, lower levels counted). */
     for (int n = 0; n <= max_level; n++) {
-        uint64_t E = tb_level_entries(&set->ix, n);
         if (!level_missing(rs, dir, n)) {
             rc = tb_set_load_level(set, n, e);
             if (rc == SOW_OK)
@@ -1255,10 +1253,7 @@ enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max
             }
         } else {
             missing[n] = true;
-            if ((rc = lean_refuse(rs, n, E, lower, opt, limit, e)) != SOW_OK)
-                goto out;
         }
-        lower += (double)E;
     }
     for (int n = 0; n <= max_level; n++) {
         uint64_t E = tb_level_entries(&set->ix, n);

@@ -20,7 +20,8 @@ enum sow_status tb_lean_check(const struct ruleset *rs, const char *dir, int max
 
 /* lean.c: levels 0..max_level by the lean builder within the budget; the
  * levels present up to built_to were built just before by today's builder
- * (tb_build's first stage), so level_done does not report them again. */
+ * (tb_build's first stage), so level_done does not report them again.
+ * The caller has run tb_lean_check(..., built_to, ...) first. */
 enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max_level,
                               int built_to, const struct tb_build_opts *opt,
                               struct sow_error *e);
