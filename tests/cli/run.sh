@@ -713,14 +713,14 @@ timeout --preserve-status -k 10 -s INT 1 "$SOW" variants play --rules oware --ga
 rc=$?
 check "Ctrl-C in variants play: exit 130 and nothing on stdout (rc $rc)" test "$rc" -eq 130 -a ! -s "$out"
 
-# Two builders in one directory, the first one slowed: the second waits for the first (lock), both
+# Two builders in one directory, the first one slowed (levels to 21, about a second: it must still hold the lock when the second starts 0.3 s later): the second waits for the first (lock), both
 # succeed, the levels are complete; a prober running meanwhile never meets a
 # partial level file.
 CD="$WORK/concurrent"
-"$SOW" tables build --rules awari --pits 4 --seeds 18 --threads 1 --dir "$CD" >/dev/null 2>"$WORK/a.err" &
+"$SOW" tables build --rules awari --pits 4 --seeds 21 --threads 1 --dir "$CD" >/dev/null 2>"$WORK/a.err" &
 pa=$!
 sleep 0.3
-"$SOW" tables build --rules awari --pits 4 --seeds 18 --threads 1 --dir "$CD" >/dev/null 2>"$WORK/b.err" &
+"$SOW" tables build --rules awari --pits 4 --seeds 21 --threads 1 --dir "$CD" >/dev/null 2>"$WORK/b.err" &
 pb=$!
 # Slow the first writer while it holds the lock: stopped for a second, then
 # resumed (what made a truncated level appear before the lock).
