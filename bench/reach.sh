@@ -9,15 +9,22 @@
 #   HOURS=2                 the limit per rule set
 #   THREADS=2 PITS=6 SEEDS=28 (the highest level asked for: on 2x6, 28 is the
 #                           last level one process indexes, < 2^31 entries)
+#   KEEP=DIR                keep the levels in DIR/<rules> so that a later run
+#                           (another session) resumes: see below
 #
 # Each rule set runs `sow bench tables --seeds SEEDS` (auto builder: the fast
 # one where it fits, the lean one beyond, within 3/4 of RAM) under `timeout -s INT`, so at the
-# limit the level in progress is given up and the temporary directory removed
-# (nothing is kept: 2x6 levels to 30 are about 11 GB).  A level the memory
-# budget refuses ends the run early; the summary says which limit ended it.
-# Summary line per rule set: the last complete level, the wall seconds summed
-# over the levels built, the positions, the peak RSS (/usr/bin/time -v) and
-# why it stopped.
+# limit the level in progress is given up.  Without KEEP the temporary
+# directory is removed (nothing is kept: 2x6 levels to 28 are about 5.6 GB a
+# rule set, 17 GB for darra).  With KEEP the complete levels stay, the log is
+# appended to instead of replaced, and the limit of a rerun is HOURS less the
+# level seconds its log already holds: the reach is the sum of the levels'
+# own times, whichever run built them (each level is built by one process;
+# a level interrupted by Ctrl-C or the timeout is rebuilt whole).
+# A level the memory budget refuses ends the run early; the summary says
+# which limit ended it.  Summary line per rule set: the last complete level,
+# the wall seconds summed over the levels built, the positions, the peak RSS
+# (/usr/bin/time -v, the largest of the runs) and why it stopped.
 set -u
 SOW=${SOW:-build/src/cli/sow}
 OUT=${OUT:-bench/out/reach}
@@ -25,26 +32,43 @@ HOURS=${HOURS:-2}
 THREADS=${THREADS:-2}
 PITS=${PITS:-6}
 SEEDS=${SEEDS:-28}
+KEEP=${KEEP:-}
 RULES=("$@")
 [ ${#RULES[@]} -gt 0 ] || RULES=(oware awari darra jodu jodu-ibadan jodu-starve odu jerin)
 mkdir -p "$OUT"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-echo "# commit $commit, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), limit ${HOURS} h, $THREADS threads"
-secs=$(awk -v h="$HOURS" 'BEGIN { printf "%d", h * 3600 }')
+echo "# commit $commit, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), limit ${HOURS} h, $THREADS threads${KEEP:+, kept in $KEEP}"
+limit=$(awk -v h="$HOURS" 'BEGIN { printf "%d", h * 3600 }')
+# the level seconds a log already holds (its "level N POS positions S s" lines)
+spent() { awk '$1 == "level" { s += $5 } END { printf "%d", s }' "$1" 2>/dev/null || echo 0; }
 for r in "${RULES[@]}"; do
     log="$OUT/$r-2x$PITS.log"
     args=(bench tables --rules "$r" --pits "$PITS" --seeds "$SEEDS" --threads "$THREADS")
-    echo "# $SOW ${args[*]} (timeout -s INT $secs)" >"$log"
-    timer=()
-    [ -x /usr/bin/time ] && timer=(/usr/bin/time -v -o "$OUT/$r-2x$PITS.time")
-    timeout -s INT "$secs" "${timer[@]}" "$SOW" "${args[@]}" >>"$log" 2>"$OUT/$r-2x$PITS.err"
-    rc=$?
-    rss=$(awk -F': ' '/Maximum resident/ { printf "%.2f GB", $2 / 1048576 }' "$OUT/$r-2x$PITS.time" 2>/dev/null)
-    why="asked-for level reached"
-    [ "$rc" -eq 130 ] || [ "$rc" -eq 124 ] && why="time limit"
-    [ "$rc" -ne 0 ] && [ "$why" != "time limit" ] && why="stopped: $(tail -1 "$OUT/$r-2x$PITS.err")"
+    secs=$limit
+    if [ -n "$KEEP" ]; then
+        args+=(--keep "$KEEP")
+        secs=$((limit - $(spent "$log")))
+    else
+        : >"$log"
+    fi
+    rc=0
+    if [ "$secs" -gt 0 ]; then
+        echo "# $(date -u '+%F %T') $SOW ${args[*]} (commit $commit, timeout -s INT $secs)" >>"$log"
+        timer=()
+        [ -x /usr/bin/time ] && timer=(/usr/bin/time -v -o "$OUT/$r-2x$PITS.time")
+        timeout -s INT "$secs" "${timer[@]}" "$SOW" "${args[@]}" >>"$log" 2>"$OUT/$r-2x$PITS.err"
+        rc=$?
+        awk -F': ' '/Maximum resident/ { print "# peak RSS kB " $2 }' "$OUT/$r-2x$PITS.time" >>"$log" 2>/dev/null
+        why="asked-for level reached"
+        { [ "$rc" -eq 130 ] || [ "$rc" -eq 124 ]; } && why="time limit"
+        [ "$rc" -ne 0 ] && [ "$why" != "time limit" ] && why="stopped: $(tail -1 "$OUT/$r-2x$PITS.err")"
+    else
+        why="time limit (earlier runs)"
+    fi
     awk -v r="$r" -v why="$why" '
         $1 == "level" { last = $2; pos += $3; wall += $5 }
-        END { printf "%-12s last level %3s  %10.0f s  %14.0f positions  peak RSS %s  (%s)\n", r, last, wall, pos, rss, why }
-    ' rss="${rss:-?}" "$log"
+        $2 == "peak" && $4 == "kB" && $5 > rss { rss = $5 }
+        END { printf "%-12s last level %3s  %10.0f s  %14.0f positions  peak RSS %s  (%s)\n", r, last, wall, pos,
+                     rss ? sprintf("%.2f GB", rss / 1048576) : "?", why }
+    ' "$log"
 done
