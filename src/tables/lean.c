@@ -197,6 +197,8 @@ struct lean {
     /* in-level updates applied: decrements, claims, claims dropped by the
      * L-final bit */
     uint64_t decs, claims, dropped;
+    uint64_t sblocks; /* seed blocks scanned, of nsb per round */
+    double idle;      /* thread-seconds waiting at the rounds' ends */
 };
 
 static bool lstopped(const struct lean *L)
@@ -391,6 +393,8 @@ struct lsolver {
     uint32_t *rbuf;  /* relay: a block's predecessor lists (lean_relay.h) */
     uint64_t rcap;
     uint64_t decs, claims, dropped; /* statistics, added to L's at the end */
+    uint64_t sblocks;                /* seed blocks scanned (their mask had t or -t) */
+    double idle;                     /* seconds waiting for the other threads at a round's end */
     /* Updates held back by region (bucketed levels, see "Updates by
      * region"): bucket b holds bn[b] updates to entries of region b, each
      * its target (idx | KIND_H for a claim) and the target's packed board. */
@@ -727,6 +731,7 @@ static void seed_block(struct lsolver *S, uint64_t s)
     bool hl = has_value(&L->vmask[4 * s], t), hh = t != 0 && has_value(&L->vmask[4 * s], -t);
     if ((!hl && !hh) || lstopped(L))
         return;
+    S->sblocks++;
     struct lwalk wk = {.valid = false};
     for (uint64_t i = a; i < b; i++) {
         int be = L->nd[i].be;
@@ -910,7 +915,9 @@ static enum sow_status solve(struct lean *L)
              * again).  Thread 0 decides between barriers, so that all
              * threads leave together (also when stopped). */
             for (;;) {
+                double tw = util_now();
 #pragma omp barrier
+                S.idle += util_now() - tw;
                 if (me == 0)
                     spill_go = __atomic_load_n(&L->overflow, __ATOMIC_RELAXED) && !lstopped(L);
 #pragma omp barrier
@@ -947,6 +954,9 @@ static enum sow_status solve(struct lean *L)
         __atomic_fetch_add(&L->decs, S.decs, __ATOMIC_RELAXED);
         __atomic_fetch_add(&L->claims, S.claims, __ATOMIC_RELAXED);
         __atomic_fetch_add(&L->dropped, S.dropped, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&L->sblocks, S.sblocks, __ATOMIC_RELAXED);
+#pragma omp critical(lean_idle)
+        L->idle += S.idle;
         __atomic_fetch_add(&L->listbytes,
                            S.capfin * 12 + (uint64_t)S.maxcand * FBATCH * (sizeof *S.cand + 5) +
                                S.rcap + (uint64_t)bucket_bytes(L->E, L->rshift),
@@ -1126,13 +1136,16 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
         fprintf(stderr,
                 "lean %s level %d: %llu entries, %llu in-level moves, %llu rounds, %llu pend "
                 "scans, %llu block reads (%llu blocks), %llu list reads, %.2f B/pos; "
-                "%llu decrements, %llu claims (%llu on L nodes already final); moves %.2f s, "
+                "%llu decrements, %llu claims (%llu on L nodes already final); %llu of %llu seed "
+                "blocks scanned, %.2f thread-s idle at rounds' ends; moves %.2f s, "
                 "edges %.2f s, solve %.2f s, finish %.2f s\n",
                 rs->name, n, (unsigned long long)L.E, (unsigned long long)edges,
                 (unsigned long long)L.rounds, (unsigned long long)L.scans,
                 (unsigned long long)L.reads, (unsigned long long)nblk, (unsigned long long)L.sreads,
                 peak && L.E ? *peak / (double)L.E : 0.0, (unsigned long long)L.decs,
-                (unsigned long long)L.claims, (unsigned long long)L.dropped, t1 - t0, t2 - t1,
+                (unsigned long long)L.claims, (unsigned long long)L.dropped,
+                (unsigned long long)L.sblocks, (unsigned long long)(L.nsb * L.rounds), L.idle,
+                t1 - t0, t2 - t1,
                 t3 - t2, util_now() - t3);
     if (opt && opt->moves)
         *opt->moves += L.moves;
