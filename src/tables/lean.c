@@ -199,6 +199,7 @@ struct lean {
     uint64_t decs, claims, dropped;
     uint64_t sblocks; /* seed blocks scanned, of nsb per round */
     double idle;      /* thread-seconds waiting at the rounds' ends */
+    double scan;      /* thread-seconds in the seed scans, their drains excluded */
 };
 
 static bool lstopped(const struct lean *L)
@@ -395,6 +396,7 @@ struct lsolver {
     uint64_t decs, claims, dropped; /* statistics, added to L's at the end */
     uint64_t sblocks;                /* seed blocks scanned (their mask had t or -t) */
     double idle;                     /* seconds waiting for the other threads at a round's end */
+    double scan;                     /* seconds in the seed scans (drains excluded) */
     /* Updates held back by region (bucketed levels, see "Updates by
      * region"): bucket b holds bn[b] updates to entries of region b, each
      * its target (idx | KIND_H for a claim) and the target's packed board. */
@@ -732,6 +734,7 @@ static void seed_block(struct lsolver *S, uint64_t s)
     if ((!hl && !hh) || lstopped(L))
         return;
     S->sblocks++;
+    double t0 = util_now(), td = 0;
     struct lwalk wk = {.valid = false};
     for (uint64_t i = a; i < b; i++) {
         int be = L->nd[i].be;
@@ -741,9 +744,13 @@ static void seed_block(struct lsolver *S, uint64_t s)
         if (be == -t && (S->par ? __atomic_load_n(&L->nd[i].cnt, __ATOMIC_RELAXED) : L->nd[i].cnt) == 0 &&
             tb_claim(&L->nd[i].xh, (int8_t)t, S->par))
             push(S, (uint32_t)i | KIND_H, walk_pack(L, &wk, i));
-        if (S->nfin >= 4096)
+        if (S->nfin >= 4096) {
+            double d0 = util_now();
             drain(S);
+            td += util_now() - d0;
+        }
     }
+    S->scan += util_now() - t0 - td;
     drain(S);
 }
 
@@ -956,7 +963,10 @@ static enum sow_status solve(struct lean *L)
         __atomic_fetch_add(&L->dropped, S.dropped, __ATOMIC_RELAXED);
         __atomic_fetch_add(&L->sblocks, S.sblocks, __ATOMIC_RELAXED);
 #pragma omp critical(lean_idle)
-        L->idle += S.idle;
+        {
+            L->idle += S.idle;
+            L->scan += S.scan;
+        }
         __atomic_fetch_add(&L->listbytes,
                            S.capfin * 12 + (uint64_t)S.maxcand * FBATCH * (sizeof *S.cand + 5) +
                                S.rcap + (uint64_t)bucket_bytes(L->E, L->rshift),
@@ -1137,14 +1147,14 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
                 "lean %s level %d: %llu entries, %llu in-level moves, %llu rounds, %llu pend "
                 "scans, %llu block reads (%llu blocks), %llu list reads, %.2f B/pos; "
                 "%llu decrements, %llu claims (%llu on L nodes already final); %llu of %llu seed "
-                "blocks scanned, %.2f thread-s idle at rounds' ends; moves %.2f s, "
+                "blocks scanned in %.2f thread-s, %.2f thread-s idle at rounds' ends; moves %.2f s, "
                 "edges %.2f s, solve %.2f s, finish %.2f s\n",
                 rs->name, n, (unsigned long long)L.E, (unsigned long long)edges,
                 (unsigned long long)L.rounds, (unsigned long long)L.scans,
                 (unsigned long long)L.reads, (unsigned long long)nblk, (unsigned long long)L.sreads,
                 peak && L.E ? *peak / (double)L.E : 0.0, (unsigned long long)L.decs,
                 (unsigned long long)L.claims, (unsigned long long)L.dropped,
-                (unsigned long long)L.sblocks, (unsigned long long)(L.nsb * L.rounds), L.idle,
+                (unsigned long long)L.sblocks, (unsigned long long)(L.nsb * L.rounds), L.scan, L.idle,
                 t1 - t0, t2 - t1,
                 t3 - t2, util_now() - t3);
     if (opt && opt->moves)
