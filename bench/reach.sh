@@ -40,7 +40,10 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 echo "# commit $commit, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), limit ${HOURS} h, $THREADS threads${KEEP:+, kept in $KEEP}"
 limit=$(awk -v h="$HOURS" 'BEGIN { printf "%d", h * 3600 }')
 # the level seconds a log already holds (its "level N POS positions S s" lines)
-spent() { awk '$1 == "level" { s += $5 } END { printf "%d", s }' "$1" 2>/dev/null || echo 0; }
+spent() {
+    [ -f "$1" ] || { echo 0; return; }
+    awk '$1 == "level" { s += $5 } END { printf "%d", s }' "$1"
+}
 for r in "${RULES[@]}"; do
     log="$OUT/$r-2x$PITS.log"
     args=(bench tables --rules "$r" --pits "$PITS" --seeds "$SEEDS" --threads "$THREADS")

@@ -200,6 +200,7 @@ struct lean {
     uint64_t sblocks; /* seed blocks scanned, of nsb per round */
     double idle;      /* thread-seconds waiting at the rounds' ends */
     double scan;      /* thread-seconds in the seed scans, their drains excluded */
+    bool stats;       /* SOW_LEAN_STATS set: the clock reads above are taken */
 };
 
 static bool lstopped(const struct lean *L)
@@ -734,7 +735,7 @@ static void seed_block(struct lsolver *S, uint64_t s)
     if ((!hl && !hh) || lstopped(L))
         return;
     S->sblocks++;
-    double t0 = util_now(), td = 0;
+    double t0 = L->stats ? util_now() : 0, td = 0;
     struct lwalk wk = {.valid = false};
     for (uint64_t i = a; i < b; i++) {
         int be = L->nd[i].be;
@@ -745,12 +746,14 @@ static void seed_block(struct lsolver *S, uint64_t s)
             tb_claim(&L->nd[i].xh, (int8_t)t, S->par))
             push(S, (uint32_t)i | KIND_H, walk_pack(L, &wk, i));
         if (S->nfin >= 4096) {
-            double d0 = util_now();
+            double d0 = L->stats ? util_now() : 0;
             drain(S);
-            td += util_now() - d0;
+            if (L->stats)
+                td += util_now() - d0;
         }
     }
-    S->scan += util_now() - t0 - td;
+    if (L->stats)
+        S->scan += util_now() - t0 - td;
     drain(S);
 }
 
@@ -922,9 +925,10 @@ static enum sow_status solve(struct lean *L)
              * again).  Thread 0 decides between barriers, so that all
              * threads leave together (also when stopped). */
             for (;;) {
-                double tw = util_now();
+                double tw = L->stats ? util_now() : 0;
 #pragma omp barrier
-                S.idle += util_now() - tw;
+                if (L->stats)
+                    S.idle += util_now() - tw;
                 if (me == 0)
                     spill_go = __atomic_load_n(&L->overflow, __ATOMIC_RELAXED) && !lstopped(L);
 #pragma omp barrier
@@ -1038,6 +1042,7 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
 {
     struct lean L;
     memset(&L, 0, sizeof L);
+    L.stats = getenv("SOW_LEAN_STATS") != NULL;
     L.rs = rs;
     L.lower = lower;
     L.ix = &lower->ix;
@@ -1142,7 +1147,7 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
     if (opt && opt->progress)
         opt->progress(opt->ctx, n, L.E, 1.0, "done");
     /* A diagnostic for docs/tables.md's cost figures (not part of the CLI). */
-    if (getenv("SOW_LEAN_STATS"))
+    if (L.stats)
         fprintf(stderr,
                 "lean %s level %d: %llu entries, %llu in-level moves, %llu rounds, %llu pend "
                 "scans, %llu block reads (%llu blocks), %llu list reads, %.2f B/pos; "
