@@ -313,6 +313,16 @@ static double level_work_per(const struct clos *c)
     return 2.0 + 4.0 * c->slots + 4.0 + 4.0 * c->slots + 16.0;
 }
 
+/* Work bytes per position of a level solved on disk (dk_up) with deg
+ * in-level moves a position: be, cnt, roff, the stack of both copies, and 4
+ * per in-level move (reverse edges); no forward slots (the moves are
+ * generated twice) and no bucket links (scans): on 2x6 with 4 in-level moves
+ * 30 bytes against level_work_per's 70. */
+static double dk_work_per(double deg)
+{
+    return 2.0 + 4.0 + 8.0 + 4.0 * deg;
+}
+
 static bool over_budget(const struct clos_env *env, double bytes)
 {
     return env->memory > 0 && bytes > env->memory;
@@ -398,6 +408,13 @@ static uint64_t set_cap_for(uint64_t n)
 }
 
 uint64_t clos_set_cells_for(uint64_t n) { return set_cap_for(n); }
+
+/* What solving a level of n positions on disk holds: its keys, values and
+ * set, and dk_work_per. */
+static double dk_need(const struct clos *c, uint64_t n, double deg)
+{
+    return arrays_bytes(c, n, set_cap_for(n)) + dk_work_per(deg) * (double)n;
+}
 
 static inline void set_prefetch(const struct clos *c, uint64_t h)
 {
@@ -775,24 +792,34 @@ static inline int8_t clamp8(int x, int lo, int hi)
 struct level_work {
     int8_t *be;
     uint8_t *cnt;
-    uint32_t *fwd;  /* [Nl * slots]: local in-level children, UINT32_MAX past the last */
+    uint32_t *fwd;  /* [Nl * slots]: local in-level children, UINT32_MAX past the last (LM_FWD) */
     uint32_t *roff; /* [Nl + 1] */
     uint32_t *rev;
-    int32_t *next, *stack; /* [2 Nl] */
-    uint64_t nl;           /* positions of the level being solved */
+    int32_t *next;  /* [2 Nl]: bucket links (NULL: the buckets are scans, dk_up) */
+    int32_t *stack; /* [2 Nl] */
+    uint64_t nl;    /* positions of the level being solved */
 };
 
-/* Generate node i's moves again: be, in-level children. */
+/* What level_moves does with a node's in-level children: keep them in its
+ * forward slots (the in-memory closure), count them into roff[q + 1], or
+ * (the moves generated a second time) put the node into rev at roff[q]'s
+ * cursor.  The last two build the reverse edges without forward slots (the
+ * closure on disk: 4 * slots bytes a position less); roff and the cursors
+ * are shared, so they count with atomic adds. */
+enum lm_mode { LM_FWD, LM_COUNT, LM_FILL };
+
+/* Generate node i's moves again: be, in-level children (as mode says; be and
+ * cnt are left alone by LM_FILL, which looks at in-level children only). */
 static inline void level_moves(struct clos *c, const struct clos_env *env, int m, uint64_t s0,
                                uint64_t i, int tid, int tbmax, struct sow_movelist *ml,
-                               struct level_work *w, bool *missing)
+                               struct level_work *w, bool *missing, enum lm_mode mode)
 {
     const struct ruleset *rs = c->rs;
     const uint64_t li = i - s0;
     sow_position p;
     clos_unpack(rs, c->K, &c->key[i * c->K], &p);
     rs->generate(rs, &p, ml, env->cache[tid], NULL);
-    uint32_t *fw = &w->fwd[li * (uint64_t)c->slots];
+    uint32_t *fw = mode == LM_FWD ? &w->fwd[li * (uint64_t)c->slots] : NULL;
     int b, deg = 0;
     if (ml->n > c->slots) { /* more moves than slots: cannot happen with the rule sets */
         *missing = true;
@@ -809,6 +836,8 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
         for (int k = 0; k < ml->n; k++) {
             const struct sow_child *ch = &ml->c[k];
             int cap = ch->captured[0] + ch->captured[1];
+            if (cap && mode == LM_FILL)
+                continue;
             tbx[k] = cap && tb_exit(env, tbmax, ch, m - cap, &tvs[k]);
             if (tbx[k])
                 continue;
@@ -819,6 +848,8 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
         for (int k = 0; k < ml->n; k++) {
             const struct sow_child *ch = &ml->c[k];
             int cap = ch->captured[0] + ch->captured[1];
+            if (cap && mode == LM_FILL)
+                continue;
             if (cap) {
                 int d = ch->captured[0] - ch->captured[1], val;
                 if (tbx[k]) {
@@ -847,10 +878,19 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
                 *missing = true;
                 continue;
             }
-            fw[deg++] = (uint32_t)((uint64_t)q - s0);
+            uint32_t lq = (uint32_t)((uint64_t)q - s0);
+            if (mode == LM_FWD)
+                fw[deg] = lq;
+            else if (mode == LM_COUNT)
+                __atomic_fetch_add(&w->roff[lq + 1], 1, __ATOMIC_RELAXED);
+            else
+                w->rev[__atomic_fetch_add(&w->roff[lq], 1, __ATOMIC_RELAXED)] = (uint32_t)li;
+            deg++;
         }
     }
-    if (deg < c->slots)
+    if (mode == LM_FILL)
+        return;
+    if (mode == LM_FWD && deg < c->slots)
         fw[deg] = UINT32_MAX;
     if (b != NO_EXIT)
         b = clamp8(b, -m, m); /* clamping commutes with max/min */
@@ -858,14 +898,19 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
     w->cnt[li] = (uint8_t)deg;
 }
 
-/* The bucket-queue retrograde of level m, nodes [s0, s0 + Nl). */
-static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct level_work *w)
+/* After rev was filled at the cursors roff[q]++ (which then hold where the
+ * next list starts), roff back to the lists' starts. */
+static void roff_back(uint32_t *roff, uint64_t Nl)
 {
-    int8_t *xl = c->lo + s0, *xh = c->hi + s0, *be = w->be;
-    int32_t head[2 * SOW_MAX_SEEDS + 1];
-    int32_t *next = w->next, *stack = w->stack;
+    for (uint64_t p = Nl; p > 0; p--)
+        roff[p] = roff[p - 1];
+    roff[0] = 0;
+}
+
+/* The reverse CSR of the in-level edges (roff, rev) from the forward slots. */
+static void reverse_edges(const struct clos *c, uint64_t Nl, struct level_work *w)
+{
     const int slots = c->slots;
-    /* reverse CSR of the in-level edges */
     memset(w->roff, 0, sizeof *w->roff * (Nl + 1));
     for (uint64_t p = 0; p < Nl; p++)
         for (int k = 0; k < w->cnt[p]; k++)
@@ -877,16 +922,34 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
             uint32_t q = w->fwd[p * slots + k];
             w->rev[w->roff[q]++] = (uint32_t)p;
         }
-    for (uint64_t p = Nl; p > 0; p--)
-        w->roff[p] = w->roff[p - 1];
-    w->roff[0] = 0;
+    roff_back(w->roff, Nl);
+}
+
+/* The bucket-queue retrograde of level m, nodes [s0, s0 + Nl), with its
+ * reverse edges in w->roff, w->rev.  Each node has two copies, L (lo: the
+ * mover's best so far) and H (hi); a copy is final once its value t is
+ * known, and the thresholds t go from m down to -m.  The buckets of t are
+ * either linked lists (w->next) or, with w->next NULL, a scan of the level
+ * at each t that occurs: L at t where be = t, H at t where be = -t and no
+ * in-level move is left; the scan finds the same copies as the lists (the
+ * closure on disk, 8 bytes a position less), at 2m + 1 passes over be and
+ * cnt at most. */
+static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct level_work *w)
+{
+    int8_t *xl = c->lo + s0, *xh = c->hi + s0, *be = w->be;
+    int32_t head[2 * SOW_MAX_SEEDS + 1];
+    int32_t *next = w->next, *stack = w->stack;
+    const bool scan = !next;
+    uint64_t occurs[2 * SOW_MAX_SEEDS + 1] = {0}; /* nodes with be = t, for the scans */
 
     for (int t = 0; t < 2 * SOW_MAX_SEEDS + 1; t++)
         head[t] = -1;
     for (uint64_t p = 0; p < Nl; p++) {
         int b = be[p];
         xl[p] = xh[p] = UNDONE;
-        if (b != NO_EXIT) {
+        if (b != NO_EXIT && scan) {
+            occurs[b + SOW_MAX_SEEDS]++;
+        } else if (b != NO_EXIT) {
             int32_t e = (int32_t)(2 * p);
             next[e] = head[b + SOW_MAX_SEEDS];
             head[b + SOW_MAX_SEEDS] = e;
@@ -898,12 +961,27 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
     }
     for (int t = m; t >= -m; t--) {
         int64_t sp = 0;
-        for (int32_t e = head[t + SOW_MAX_SEEDS]; e >= 0; e = next[e]) {
-            uint32_t p = (uint32_t)e >> 1;
-            int8_t *x = (e & 1) ? &xh[p] : &xl[p];
-            if (*x == UNDONE) {
-                *x = (int8_t)t;
-                stack[sp++] = e;
+        if (!scan) {
+            for (int32_t e = head[t + SOW_MAX_SEEDS]; e >= 0; e = next[e]) {
+                uint32_t p = (uint32_t)e >> 1;
+                int8_t *x = (e & 1) ? &xh[p] : &xl[p];
+                if (*x == UNDONE) {
+                    *x = (int8_t)t;
+                    stack[sp++] = e;
+                }
+            }
+        } else if (occurs[t + SOW_MAX_SEEDS] || occurs[-t + SOW_MAX_SEEDS]) {
+            for (uint64_t p = 0; p < Nl; p++) {
+                if (be[p] == NO_EXIT)
+                    continue;
+                if (be[p] == t && xl[p] == UNDONE) {
+                    xl[p] = (int8_t)t;
+                    stack[sp++] = (int32_t)(2 * p);
+                }
+                if (be[p] == -t && w->cnt[p] == 0 && xh[p] == UNDONE) {
+                    xh[p] = (int8_t)t;
+                    stack[sp++] = (int32_t)(2 * p + 1);
+                }
             }
         }
         while (sp) {
@@ -919,10 +997,10 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
                     if (val == t) {
                         xh[p] = (int8_t)t;
                         stack[sp++] = (int32_t)(2 * p + 1);
-                    } else {
+                    } else if (!scan) {
                         next[2 * p + 1] = head[val + SOW_MAX_SEEDS];
                         head[val + SOW_MAX_SEEDS] = (int32_t)(2 * p + 1);
-                    }
+                    } /* else the scan at val finds it: be = -val, cnt 0 */
                 }
             } else { /* (q,H) final at t: L copies of its predecessors reach t */
                 for (; pr < pe; pr++) {
@@ -1017,14 +1095,14 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
                 bool miss = false;
 #pragma omp for schedule(dynamic, 256) nowait
                 for (uint64_t i = s0; i < s0 + Nl; i++)
-                    level_moves(c, env, m, s0, i, tid, tbmax, &ml, &w, &miss);
+                    level_moves(c, env, m, s0, i, tid, tbmax, &ml, &w, &miss, LM_FWD);
                 if (miss)
                     __atomic_store_n(&missing, true, __ATOMIC_RELAXED);
             }
         } else {
             struct sow_movelist ml;
             for (uint64_t i = s0; i < s0 + Nl; i++)
-                level_moves(c, env, m, s0, i, 0, tbmax, &ml, &w, &missing);
+                level_moves(c, env, m, s0, i, 0, tbmax, &ml, &w, &missing, LM_FWD);
         }
         uint64_t edges = 0;
         for (uint64_t p = 0; p < Nl; p++)
@@ -1042,6 +1120,7 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
             e = CLOS_OOM;
             break;
         }
+        reverse_edges(c, Nl, &w);
         solve_level(c, m, s0, Nl, &w);
         done += Nl;
         double dt = util_now() - t0, rate = dt > 0 ? (double)(done - resumed) / dt : 0;
@@ -1435,6 +1514,7 @@ struct dk_thread {
     struct sow_movelist ml;
     uint64_t *buf[SOW_MAX_SEEDS + 1];  /* exits buffered per level */
     uint32_t nb[SOW_MAX_SEEDS + 1];
+    uint64_t inl; /* in-level moves of the nodes expanded (dk_down's budget) */
     bool oom;
 };
 
@@ -1819,6 +1899,7 @@ static inline void dk_expand(struct clos *c, const struct clos_env *env, uint64_
             et->nb[cl] = 0;
         }
     }
+    et->inl += (uint64_t)nk;
     for (int k = 0; k < nk; k++) {
         bool added;
         set_insert(c, w[k], h[k], par, &added);
@@ -1840,10 +1921,10 @@ static enum clos_err dk_seed(struct clos *c, const struct clos_env *env, const u
 
 /* The refusal of level m (positions found so far in info->level_count). */
 static void dk_refuse(struct clos *c, const struct clos_env *env, struct clos_info *info, int m,
-                      uint64_t expanded)
+                      uint64_t expanded, double deg)
 {
     uint64_t n = c->n;
-    double need = arrays_bytes(c, n, set_cap_for(n)) + level_work_per(c) * (double)n;
+    double need = dk_need(c, n, deg);
     info->by_memory = true;
     info->need = need;
     info->next_est = n;
@@ -1855,6 +1936,16 @@ static void dk_refuse(struct clos *c, const struct clos_env *env, struct clos_in
              "needs %.3g GB, the budget is %.3g GB: raise --memory, or solve more levels first",
              m, (unsigned long long)n, (unsigned long long)expanded, need / 1e9,
              env->memory / 1e9);
+}
+
+/* In-level moves a position of the nodes expanded so far (the bound, slots,
+ * before any). */
+static double dk_deg(const struct clos *c, const struct dk_thread *et, int nt, uint64_t expanded)
+{
+    uint64_t s = 0;
+    for (int t = 0; t < nt; t++)
+        s += et[t].inl;
+    return expanded ? (double)s / (double)expanded : (double)c->slots;
 }
 
 /* Pass 1, level m: seeds, expansion, sorted keys file.  *damaged: an
@@ -1904,7 +1995,9 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
         if (*damaged)
             return CLOS_OK;
     }
-    uint64_t seeds = c->n, a = resuming ? resume_a : 0;
+    uint64_t seeds = c->n, a = resuming ? resume_a : 0, a0 = a;
+    for (int t = 0; t < nt; t++)
+        et[t].inl = 0;
     double w_t = util_now(); /* the previous progress line's time, expanded, found */
     uint64_t w_a = a, w_n = c->n;
     while (e == CLOS_OK && a < c->n) {
@@ -1915,8 +2008,7 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
                     (unsigned long long)c->n, (unsigned long long)a, dk->dir);
             return CLOS_STOPPED;
         }
-        if (over_budget(env, arrays_bytes(c, c->n, set_cap_for(c->n)) +
-                                 level_work_per(c) * (double)c->n)) {
+        if (over_budget(env, dk_need(c, c->n, dk_deg(c, et, nt, a - a0)))) {
             e = CLOS_TOO_BIG;
             break;
         }
@@ -1977,7 +2069,7 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
         }
     }
     if (e == CLOS_TOO_BIG) {
-        dk_refuse(c, env, info, m, a);
+        dk_refuse(c, env, info, m, a, dk_deg(c, et, nt, a - a0));
         if (dk_save_cur(c, env, m, a, et, nt))
             say(env, &last, true, "level %d's expansion so far (%llu positions) kept in %s: a "
                 "rerun with more --memory goes on from there", m, (unsigned long long)c->n,
@@ -1994,7 +2086,7 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
     c->scap = 0;
     double bb = arrays_bytes(c, c->cap, 0) + (double)n * kb;
     if (over_budget(env, bb)) {
-        dk_refuse(c, env, info, m, a);
+        dk_refuse(c, env, info, m, a, dk_deg(c, et, nt, a - a0));
         return CLOS_TOO_BIG;
     }
     note_peak(c, bb);
@@ -2039,26 +2131,52 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
     return CLOS_OK;
 }
 
-/* Pass 2, level m: read back, moves again, retrograde, values file.
- * *damaged: its keys file failed its check. */
+/* The moves of level m's nodes [0, n) on 2 threads or 1, as mode says. */
+static void dk_moves(struct clos *c, const struct clos_env *env, int m, uint64_t n, int tbmax,
+                     struct level_work *w, bool *missing, enum lm_mode mode)
+{
+    int nt = env->threads;
+    if (nt > 1 && n >= 256) {
+#pragma omp parallel num_threads(nt)
+        {
+            struct sow_movelist ml;
+            int tid = omp_get_thread_num();
+            bool miss = false;
+#pragma omp for schedule(dynamic, 256) nowait
+            for (uint64_t i = 0; i < n; i++)
+                level_moves(c, env, m, 0, i, tid, tbmax, &ml, w, &miss, mode);
+            if (miss)
+                __atomic_store_n(missing, true, __ATOMIC_RELAXED);
+        }
+    } else {
+        struct sow_movelist ml;
+        for (uint64_t i = 0; i < n; i++)
+            level_moves(c, env, m, 0, i, 0, tbmax, &ml, w, missing, mode);
+    }
+}
+
+/* Pass 2, level m: read back, moves again, retrograde, values file.  The
+ * moves are generated twice, once to count each node's in-level
+ * predecessors and once to list them (no forward slots), and the buckets are
+ * scans (no links): dk_work_per.  *damaged: its keys file failed its check. */
 static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax, int m,
                            bool *damaged, struct clos_info *info, double t0, uint64_t *done,
                            uint64_t resumed)
 {
     struct clos_disk *dk = c->dk;
     const int K = c->K;
-    const uint64_t n = dk->st.cnt[m], slots = (uint64_t)c->slots;
-    double need = arrays_bytes(c, n, set_cap_for(n)) + level_work_per(c) * (double)n;
-    if (over_budget(env, need) || n * slots >= UINT32_MAX) {
+    const uint64_t n = dk->st.cnt[m];
+    /* everything but the reverse edges first; those once counted */
+    double need = dk_need(c, n, 0.0);
+    if (over_budget(env, need) || 2 * n + 1 >= INT32_MAX) {
         info->by_memory = true;
         info->need = need;
         snprintf(info->why, sizeof info->why,
-                 "level %d, on disk, holds %llu positions: solving it in memory needs %.3g GB, "
-                 "the budget is %.3g GB: raise --memory", m, (unsigned long long)n, need / 1e9,
-                 env->memory / 1e9);
+                 "level %d, on disk, holds %llu positions: solving it in memory needs %.3g GB "
+                 "and 4 bytes per in-level move, the budget is %.3g GB: raise --memory", m,
+                 (unsigned long long)n, need / 1e9, env->memory / 1e9);
         return CLOS_TOO_BIG;
     }
-    note_peak(c, need);
     free(c->set);
     c->set = NULL;
     c->scap = 0;
@@ -2082,44 +2200,45 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
     struct level_work w = {0};
     w.be = malloc(n + 1);
     w.cnt = malloc(n + 1);
-    w.fwd = malloc(sizeof *w.fwd * (size_t)(n * slots + 1));
-    w.roff = malloc(sizeof *w.roff * (size_t)(n + 1));
-    w.next = malloc(sizeof *w.next * (size_t)(2 * n + 1));
-    w.stack = malloc(sizeof *w.stack * (size_t)(2 * n + 1));
+    w.roff = calloc((size_t)n + 1, sizeof *w.roff);
     w.nl = n;
     bool missing = false;
-    if (!w.be || !w.cnt || !w.fwd || !w.roff || !w.next || !w.stack)
+    if (!w.be || !w.cnt || !w.roff)
         e = CLOS_OOM;
-    int nt = env->threads;
-    if (e == CLOS_OK && nt > 1 && n >= 256) {
-#pragma omp parallel num_threads(nt)
-        {
-            struct sow_movelist ml;
-            int tid = omp_get_thread_num();
-            bool miss = false;
-#pragma omp for schedule(dynamic, 256) nowait
-            for (uint64_t i = 0; i < n; i++)
-                level_moves(c, env, m, 0, i, tid, tbmax, &ml, &w, &miss);
-            if (miss)
-                __atomic_store_n(&missing, true, __ATOMIC_RELAXED);
-        }
-    } else if (e == CLOS_OK) {
-        struct sow_movelist ml;
-        for (uint64_t i = 0; i < n; i++)
-            level_moves(c, env, m, 0, i, 0, tbmax, &ml, &w, &missing);
-    }
+    if (e == CLOS_OK)
+        dk_moves(c, env, m, n, tbmax, &w, &missing, LM_COUNT);
     uint64_t edges = 0;
     for (uint64_t p = 0; e == CLOS_OK && p < n; p++)
         edges += w.cnt[p];
-    if (e == CLOS_OK && !(w.rev = malloc(sizeof *w.rev * (size_t)(edges + 1))))
-        e = CLOS_OOM;
     if (e == CLOS_OK && missing) { /* a child not in the closure: cannot happen */
         snprintf(info->why, sizeof info->why, "level %d on disk: a child is missing (%.150s)", m,
                  dk->dir);
         e = CLOS_OOM;
     }
-    if (e == CLOS_OK)
+    need = dk_need(c, n, n ? (double)edges / (double)n : 0.0);
+    if (e == CLOS_OK && (over_budget(env, need) || edges >= UINT32_MAX)) {
+        info->by_memory = true;
+        info->need = need;
+        snprintf(info->why, sizeof info->why,
+                 "level %d, on disk, holds %llu positions and %llu in-level moves: solving it in "
+                 "memory needs %.3g GB, the budget is %.3g GB: raise --memory", m,
+                 (unsigned long long)n, (unsigned long long)edges, need / 1e9, env->memory / 1e9);
+        e = CLOS_TOO_BIG;
+    }
+    if (e == CLOS_OK) {
+        note_peak(c, need);
+        for (uint64_t p = 0; p < n; p++)
+            w.roff[p + 1] += w.roff[p];
+        w.rev = malloc(sizeof *w.rev * (size_t)(edges + 1));
+        w.stack = malloc(sizeof *w.stack * (size_t)(2 * n + 1));
+        if (!w.rev || !w.stack)
+            e = CLOS_OOM;
+    }
+    if (e == CLOS_OK) {
+        dk_moves(c, env, m, n, tbmax, &w, &missing, LM_FILL);
+        roff_back(w.roff, n);
         solve_level(c, m, 0, n, &w);
+    }
     free_work(&w);
     if (e != CLOS_OK)
         return e;
