@@ -92,6 +92,7 @@ struct clos {
 /* (diskclosure) the closure level by level on disk, at the end of this file */
 static void dk_free(struct clos *c);
 static int64_t dk_find(const struct clos *c, int l, const uint64_t *w);
+static int64_t key_find(const uint64_t *k, uint64_t n, const uint64_t *w, int K);
 static int8_t dk_value(const struct clos *c, int l, int64_t q);
 
 /* ---- keys ---- */
@@ -353,7 +354,9 @@ static enum clos_err grow_nodes(struct clos *c, const struct clos_env *env, uint
         nc = MAX_NODES + 1;
     if (need > nc)
         return CLOS_TOO_BIG;
-    double b = arrays_bytes(c, nc, c->scap) + arrays_bytes(c, c->cap, 0); /* realloc peak */
+    /* realloc peak: the arrays grow one at a time, so besides the new ones at
+     * most the old keys are held */
+    double b = arrays_bytes(c, nc, c->scap) + 8.0 * c->K * (double)c->cap;
     if (over_budget(env, b))
         return CLOS_TOO_BIG;
     note_peak(c, b);
@@ -383,7 +386,7 @@ static void set_put(uint64_t *set, uint64_t scap, uint64_t h, uint32_t idx)
 
 static enum clos_err rebuild_set(struct clos *c, const struct clos_env *env, uint64_t ncap)
 {
-    double b = arrays_bytes(c, c->cap, c->scap + ncap);
+    double b = arrays_bytes(c, c->cap, ncap); /* the old set is freed first */
     if (over_budget(env, b))
         return CLOS_TOO_BIG;
     note_peak(c, b);
@@ -409,11 +412,15 @@ static uint64_t set_cap_for(uint64_t n)
 
 uint64_t clos_set_cells_for(uint64_t n) { return set_cap_for(n); }
 
-/* What solving a level of n positions on disk holds: its keys, values and
- * set, and dk_work_per. */
+/* What a level of n positions on disk holds at most: while expanded its
+ * keys, values and set; while solved its keys, values and dk_work_per (no
+ * set: the in-level children are found by binary search in its sorted
+ * keys). */
 static double dk_need(const struct clos *c, uint64_t n, double deg)
 {
-    return arrays_bytes(c, n, set_cap_for(n)) + dk_work_per(deg) * (double)n;
+    double down = arrays_bytes(c, n, set_cap_for(n));
+    double up = arrays_bytes(c, n, 0) + dk_work_per(deg) * (double)n;
+    return down > up ? down : up;
 }
 
 static inline void set_prefetch(const struct clos *c, uint64_t h)
@@ -842,8 +849,10 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
             if (tbx[k])
                 continue;
             clos_pack(rs, c->K, &ch->pos, kw[k]);
-            kh[k] = clos_hash(kw[k], c->K);
-            set_prefetch(c, kh[k]);
+            if (c->set) {
+                kh[k] = clos_hash(kw[k], c->K);
+                set_prefetch(c, kh[k]);
+            }
         }
         for (int k = 0; k < ml->n; k++) {
             const struct sow_child *ch = &ml->c[k];
@@ -873,7 +882,8 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
                     b = val;
                 continue;
             }
-            int64_t q = set_find_h(c, kw[k], kh[k]);
+            /* no set: a level on disk, solved (dk_up), its keys sorted */
+            int64_t q = c->set ? set_find_h(c, kw[k], kh[k]) : key_find(c->key, c->n, kw[k], c->K);
             if (q < 0 || (uint64_t)q < s0 || (uint64_t)q - s0 >= w->nl) {
                 *missing = true;
                 continue;
@@ -1654,17 +1664,13 @@ static inline int key_cmp(const uint64_t *a, const uint64_t *b, int K)
     return 0;
 }
 
-/* w's index in level l's sorted keys, -1 if absent (or l not mapped). */
-static int64_t dk_find(const struct clos *c, int l, const uint64_t *w)
+/* w's index in n sorted keys k of K words, -1 if absent. */
+static int64_t key_find(const uint64_t *k, uint64_t n, const uint64_t *w, int K)
 {
-    const struct clos_disk *dk = c->dk;
-    if (l < 0 || l > SOW_MAX_SEEDS || !dk->map[0][l])
-        return -1;
-    const uint64_t *k = dk_payload(dk, 0, l);
-    uint64_t a = 0, b = dk->st.cnt[l];
+    uint64_t a = 0, b = n;
     while (a < b) {
         uint64_t mid = a + (b - a) / 2;
-        int r = key_cmp(&k[mid * (uint64_t)c->K], w, c->K);
+        int r = key_cmp(&k[mid * (uint64_t)K], w, K);
         if (r == 0)
             return (int64_t)mid;
         if (r < 0)
@@ -1673,6 +1679,15 @@ static int64_t dk_find(const struct clos *c, int l, const uint64_t *w)
             b = mid;
     }
     return -1;
+}
+
+/* w's index in level l's sorted keys, -1 if absent (or l not mapped). */
+static int64_t dk_find(const struct clos *c, int l, const uint64_t *w)
+{
+    const struct clos_disk *dk = c->dk;
+    if (l < 0 || l > SOW_MAX_SEEDS || !dk->map[0][l])
+        return -1;
+    return key_find(dk_payload(dk, 0, l), dk->st.cnt[l], w, c->K);
 }
 
 /* V of level l's position q (its values file mapped). */
@@ -2194,9 +2209,7 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
         *damaged = true;
         return CLOS_OK;
     }
-    c->n = n;
-    if ((e = rebuild_set(c, env, set_cap_for(n))) != CLOS_OK)
-        return e;
+    c->n = n; /* no set: level_moves finds in-level children in the sorted keys */
     struct level_work w = {0};
     w.be = malloc(n + 1);
     w.cnt = malloc(n + 1);
