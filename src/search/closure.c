@@ -908,6 +908,32 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
     w->cnt[li] = (uint8_t)deg;
 }
 
+/* level_moves of nodes [s0, s0 + n) of level m, on env->threads threads
+ * (one below 256 nodes). */
+static void level_moves_all(struct clos *c, const struct clos_env *env, int m, uint64_t s0,
+                            uint64_t n, int tbmax, struct level_work *w, bool *missing,
+                            enum lm_mode mode)
+{
+    int nt = env->threads;
+    if (nt > 1 && n >= 256) {
+#pragma omp parallel num_threads(nt)
+        {
+            struct sow_movelist ml;
+            int tid = omp_get_thread_num();
+            bool miss = false;
+#pragma omp for schedule(dynamic, 256) nowait
+            for (uint64_t i = s0; i < s0 + n; i++)
+                level_moves(c, env, m, s0, i, tid, tbmax, &ml, w, &miss, mode);
+            if (miss)
+                __atomic_store_n(missing, true, __ATOMIC_RELAXED);
+        }
+    } else {
+        struct sow_movelist ml;
+        for (uint64_t i = s0; i < s0 + n; i++)
+            level_moves(c, env, m, s0, i, 0, tbmax, &ml, w, missing, mode);
+    }
+}
+
 /* After rev was filled at the cursors roff[q]++ (which then hold where the
  * next list starts), roff back to the lists' starts. */
 static void roff_back(uint32_t *roff, uint64_t Nl)
@@ -1096,24 +1122,7 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
         }
         bool missing = false;
         w.nl = Nl;
-        int nt = env->threads;
-        if (nt > 1 && Nl >= 256) {
-#pragma omp parallel num_threads(nt)
-            {
-                struct sow_movelist ml;
-                int tid = omp_get_thread_num();
-                bool miss = false;
-#pragma omp for schedule(dynamic, 256) nowait
-                for (uint64_t i = s0; i < s0 + Nl; i++)
-                    level_moves(c, env, m, s0, i, tid, tbmax, &ml, &w, &miss, LM_FWD);
-                if (miss)
-                    __atomic_store_n(&missing, true, __ATOMIC_RELAXED);
-            }
-        } else {
-            struct sow_movelist ml;
-            for (uint64_t i = s0; i < s0 + Nl; i++)
-                level_moves(c, env, m, s0, i, 0, tbmax, &ml, &w, &missing, LM_FWD);
-        }
+        level_moves_all(c, env, m, s0, Nl, tbmax, &w, &missing, LM_FWD);
         uint64_t edges = 0;
         for (uint64_t p = 0; p < Nl; p++)
             edges += w.cnt[p];
@@ -2151,30 +2160,6 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
     return CLOS_OK;
 }
 
-/* The moves of level m's nodes [0, n) on 2 threads or 1, as mode says. */
-static void dk_moves(struct clos *c, const struct clos_env *env, int m, uint64_t n, int tbmax,
-                     struct level_work *w, bool *missing, enum lm_mode mode)
-{
-    int nt = env->threads;
-    if (nt > 1 && n >= 256) {
-#pragma omp parallel num_threads(nt)
-        {
-            struct sow_movelist ml;
-            int tid = omp_get_thread_num();
-            bool miss = false;
-#pragma omp for schedule(dynamic, 256) nowait
-            for (uint64_t i = 0; i < n; i++)
-                level_moves(c, env, m, 0, i, tid, tbmax, &ml, w, &miss, mode);
-            if (miss)
-                __atomic_store_n(missing, true, __ATOMIC_RELAXED);
-        }
-    } else {
-        struct sow_movelist ml;
-        for (uint64_t i = 0; i < n; i++)
-            level_moves(c, env, m, 0, i, 0, tbmax, &ml, w, missing, mode);
-    }
-}
-
 /* Pass 2, level m: read back, moves again, retrograde, values file.  The
  * moves are generated twice, once to count each node's in-level
  * predecessors and once to list them (no forward slots), and the buckets are
@@ -2224,7 +2209,7 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
     if (!w.be || !w.cnt || !w.roff)
         e = CLOS_OOM;
     if (e == CLOS_OK)
-        dk_moves(c, env, m, n, tbmax, &w, &missing, LM_COUNT);
+        level_moves_all(c, env, m, 0, n, tbmax, &w, &missing, LM_COUNT);
     uint64_t edges = 0;
     for (uint64_t p = 0; e == CLOS_OK && p < n; p++)
         edges += w.cnt[p];
@@ -2253,7 +2238,7 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
             e = CLOS_OOM;
     }
     if (e == CLOS_OK) {
-        dk_moves(c, env, m, n, tbmax, &w, &missing, LM_FILL);
+        level_moves_all(c, env, m, 0, n, tbmax, &w, &missing, LM_FILL);
         roff_back(w.roff, n);
         solve_level(c, m, 0, n, &w);
     }
