@@ -934,6 +934,14 @@ static void level_moves_all(struct clos *c, const struct clos_env *env, int m, u
     }
 }
 
+/* roff[q + 1] holding q's in-level predecessors counted: each list's start
+ * (roff[q]) and end (roff[q + 1]). */
+static void roff_sum(uint32_t *roff, uint64_t Nl)
+{
+    for (uint64_t p = 0; p < Nl; p++)
+        roff[p + 1] += roff[p];
+}
+
 /* After rev was filled at the cursors roff[q]++ (which then hold where the
  * next list starts), roff back to the lists' starts. */
 static void roff_back(uint32_t *roff, uint64_t Nl)
@@ -951,8 +959,7 @@ static void reverse_edges(const struct clos *c, uint64_t Nl, struct level_work *
     for (uint64_t p = 0; p < Nl; p++)
         for (int k = 0; k < w->cnt[p]; k++)
             w->roff[w->fwd[p * slots + k] + 1]++;
-    for (uint64_t p = 0; p < Nl; p++)
-        w->roff[p + 1] += w->roff[p];
+    roff_sum(w->roff, Nl);
     for (uint64_t p = 0; p < Nl; p++)
         for (int k = 0; k < w->cnt[p]; k++) {
             uint32_t q = w->fwd[p * slots + k];
@@ -2230,8 +2237,7 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
     }
     if (e == CLOS_OK) {
         note_peak(c, need);
-        for (uint64_t p = 0; p < n; p++)
-            w.roff[p + 1] += w.roff[p];
+        roff_sum(w.roff, n);
         w.rev = malloc(sizeof *w.rev * (size_t)(edges + 1));
         w.stack = malloc(sizeof *w.stack * (size_t)(2 * n + 1));
         if (!w.rev || !w.stack)
