@@ -924,6 +924,65 @@ Test(closure, disk_same, .timeout = 120)
     }
 }
 
+/* need GB and budget GB of a refusal's "... X GB, the budget is Y GB". */
+static bool refusal_gb(const char *why, double *need, double *budget)
+{
+    static const char mid[] = " GB, the budget is ";
+    const char *t = strstr(why, mid), *b = t;
+    if (!t)
+        return false;
+    while (b > why && strchr("0123456789.e+-", b[-1]))
+        b--;
+    char *end;
+    *need = strtod(b, &end);
+    if (end != t)
+        return false;
+    *budget = strtod(t + strlen(mid), &end);
+    return end != t + strlen(mid);
+}
+
+/* A refusal by --memory names a need above the budget, whichever structure
+ * was refused (the next layer's estimate, the growth of the node arrays or
+ * of the set mid-layer, a level on disk), in memory and on disk, on every
+ * rule set, for budgets swept up to the one that solves. */
+Test(closure, refusal_need_above_budget, .timeout = 120)
+{
+    int refusals = 0;
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        sow_position root = dk_small(r, &rs);
+        for (int disk = 0; disk <= 1; disk++) {
+            char work[256];
+            snprintf(work, sizeof work, "/tmp/sow-test-refuse-%d-%s", (int)getpid(), rs.name);
+            enum sow_status st = SOW_E_TOO_BIG;
+            for (double mem = 2e4; st == SOW_E_TOO_BIG; mem *= 1.25) {
+                cr_assert(mem < 1e9, "%s: no budget solves it", rs.name);
+                mkdir(work, 0777);
+                struct sow_error e;
+                struct search_opts o = {.threads = 1, .hash_mb = 1, .level_budget = -1,
+                                        .memory = mem, .work = disk ? work : NULL,
+                                        .disk = disk};
+                struct search_ctx *s;
+                cr_assert_eq(search_new(&rs, &o, &s, &e), SOW_OK, "%s", e.msg);
+                int v;
+                st = search_value(s, &root, &v);
+                cr_assert(st == SOW_OK || st == SOW_E_TOO_BIG, "%s: %d", rs.name, (int)st);
+                if (st == SOW_E_TOO_BIG) {
+                    const char *why = search_last_error(s)->msg;
+                    double need, budget;
+                    cr_assert(refusal_gb(why, &need, &budget), "%s: %s", rs.name, why);
+                    cr_assert(need >= budget, "%s%s, budget %.0f bytes: %s", rs.name,
+                              disk ? " on disk" : "", mem, why);
+                    refusals++;
+                }
+                search_free(s);
+                dk_rm(work);
+            }
+        }
+    }
+    cr_assert(refusals >= 32, "only %d refusals", refusals);
+}
+
 /* (issue 11) A solution file written from the closure on disk answers every
  * position as the in-memory closure's file does: the same positions, lo, hi,
  * V and move values, on every rule set; its own set (built by sol_save from

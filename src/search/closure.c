@@ -86,6 +86,7 @@ struct clos {
     uint64_t scap;
     uint64_t start[SOW_MAX_SEEDS + 2]; /* level ranges once solved */
     double peak;
+    double refused;                    /* bytes of the last growth over the budget */
     struct clos_disk *dk;              /* env->disk: the levels in files (else NULL) */
 };
 
@@ -329,6 +330,17 @@ static bool over_budget(const struct clos_env *env, double bytes)
     return env->memory > 0 && bytes > env->memory;
 }
 
+/* over_budget, remembering the bytes refused: a refusal then names what the
+ * structure refused would have needed (a node array or the set grown
+ * mid-layer, a level's retrograde), not an earlier estimate that fitted. */
+static bool over(struct clos *c, const struct clos_env *env, double bytes)
+{
+    if (!over_budget(env, bytes))
+        return false;
+    c->refused = bytes;
+    return true;
+}
+
 #define GROW(arr, n)                                                                              \
     do {                                                                                          \
         void *np_ = realloc((arr), sizeof *(arr) * (size_t)(n));                                 \
@@ -357,7 +369,7 @@ static enum clos_err grow_nodes(struct clos *c, const struct clos_env *env, uint
     /* realloc peak: the arrays grow one at a time, so besides the new ones at
      * most the old keys are held */
     double b = arrays_bytes(c, nc, c->scap) + 8.0 * c->K * (double)c->cap;
-    if (over_budget(env, b))
+    if (over(c, env, b))
         return CLOS_TOO_BIG;
     note_peak(c, b);
     GROW(c->key, nc * (uint64_t)c->K);
@@ -387,7 +399,7 @@ static void set_put(uint64_t *set, uint64_t scap, uint64_t h, uint32_t idx)
 static enum clos_err rebuild_set(struct clos *c, const struct clos_env *env, uint64_t ncap)
 {
     double b = arrays_bytes(c, c->cap, ncap); /* the old set is freed first */
-    if (over_budget(env, b))
+    if (over(c, env, b))
         return CLOS_TOO_BIG;
     note_peak(c, b);
     free(c->set);
@@ -675,7 +687,7 @@ static enum clos_err expand_all(struct clos *c, const struct clos_env *env, int 
                 e = CLOS_TOO_BIG;
                 break;
             }
-            if (over_budget(env, need) || est > MAX_NODES) {
+            if (over(c, env, need) || est > MAX_NODES) {
                 info->by_memory = est <= MAX_NODES;
                 e = CLOS_TOO_BIG;
                 if (keep && info->by_memory && ck_save_expand(c, env, ck, &top))
@@ -747,7 +759,7 @@ static enum clos_err renumber(struct clos *c, const struct clos_env *env, const 
     c->set = NULL;
     c->scap = 0;
     double b = (double)c->cap * (8.0 * K + 3.0) + (double)N * 8.0 * K;
-    if (over_budget(env, b))
+    if (over(c, env, b))
         return CLOS_TOO_BIG;
     note_peak(c, b);
     uint64_t *nk = malloc(sizeof *nk * (size_t)(N * K + 1));
@@ -1092,8 +1104,16 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
     /* the budget is checked with every move an in-level edge (the bound);
      * the peak noted is what was held: reverse edges as the levels had */
     double b = arrays_bytes(c, c->cap, c->scap) + level_work_per(c) * (double)L;
-    if (over_budget(env, b))
+    if (over(c, env, b)) {
+        info->by_memory = true;
+        info->need = b;
+        snprintf(info->why, sizeof info->why,
+                 "%llu positions, every layer expanded; solving its largest level (%llu "
+                 "positions) needs %.3g GB, the budget is %.3g GB: raise --memory, or solve more "
+                 "levels first", (unsigned long long)c->n, (unsigned long long)L, b / 1e9,
+                 env->memory / 1e9);
         return CLOS_TOO_BIG;
+    }
     if (L * slots >= UINT32_MAX)
         return CLOS_TOO_BIG;
     struct level_work w = {0};
@@ -1957,6 +1977,8 @@ static void dk_refuse(struct clos *c, const struct clos_env *env, struct clos_in
 {
     uint64_t n = c->n;
     double need = dk_need(c, n, deg);
+    if (c->refused > need) /* a growth of the arrays or the set, or the sort */
+        need = c->refused;
     info->by_memory = true;
     info->need = need;
     info->next_est = n;
@@ -1964,8 +1986,9 @@ static void dk_refuse(struct clos *c, const struct clos_env *env, struct clos_in
     info->level_count[m] = n;
     info->positions = dk_total(c) + n;
     snprintf(info->why, sizeof info->why,
-             "level %d, on disk, reached %llu positions (%llu expanded): solving it in memory "
-             "needs %.3g GB, the budget is %.3g GB: raise --memory, or solve more levels first",
+             "level %d, on disk, reached %llu positions (%llu expanded): holding and solving it "
+             "in memory needs %.3g GB, the budget is %.3g GB: raise --memory, or solve more "
+             "levels first",
              m, (unsigned long long)n, (unsigned long long)expanded, need / 1e9,
              env->memory / 1e9);
 }
@@ -2040,7 +2063,7 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
                     (unsigned long long)c->n, (unsigned long long)a, dk->dir);
             return CLOS_STOPPED;
         }
-        if (over_budget(env, dk_need(c, c->n, dk_deg(c, et, nt, a - a0)))) {
+        if (over(c, env, dk_need(c, c->n, dk_deg(c, et, nt, a - a0)))) {
             e = CLOS_TOO_BIG;
             break;
         }
@@ -2121,7 +2144,7 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
     c->set = NULL;
     c->scap = 0;
     double bb = arrays_bytes(c, c->cap, 0) + (double)n * kb;
-    if (over_budget(env, bb)) {
+    if (over(c, env, bb)) {
         dk_refuse(c, env, info, m, a, dk_deg(c, et, nt, a - a0));
         return CLOS_TOO_BIG;
     }
@@ -2180,7 +2203,18 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
     const uint64_t n = dk->st.cnt[m];
     /* everything but the reverse edges first; those once counted */
     double need = dk_need(c, n, 0.0);
-    if (over_budget(env, need) || 2 * n + 1 >= INT32_MAX) {
+    bool big = over(c, env, need) || 2 * n + 1 >= INT32_MAX;
+    enum clos_err e = CLOS_TOO_BIG;
+    if (!big) {
+        free(c->set);
+        c->set = NULL;
+        c->scap = 0;
+        e = grow_nodes(c, env, n); /* it may refuse what dk_need let through */
+        big = e == CLOS_TOO_BIG;
+        if (big && c->refused > need)
+            need = c->refused;
+    }
+    if (big) {
         info->by_memory = true;
         info->need = need;
         snprintf(info->why, sizeof info->why,
@@ -2189,10 +2223,6 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
                  (unsigned long long)n, need / 1e9, env->memory / 1e9);
         return CLOS_TOO_BIG;
     }
-    free(c->set);
-    c->set = NULL;
-    c->scap = 0;
-    enum clos_err e = grow_nodes(c, env, n);
     if (e != CLOS_OK)
         return e;
     struct dk_lvl hd, want;
@@ -2226,7 +2256,7 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
         e = CLOS_OOM;
     }
     need = dk_need(c, n, n ? (double)edges / (double)n : 0.0);
-    if (e == CLOS_OK && (over_budget(env, need) || edges >= UINT32_MAX)) {
+    if (e == CLOS_OK && (over(c, env, need) || edges >= UINT32_MAX)) {
         info->by_memory = true;
         info->need = need;
         snprintf(info->why, sizeof info->why,
@@ -2454,6 +2484,7 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
     memset(info, 0, sizeof *info);
     clos_reset(c);
     c->peak = 0;
+    c->refused = 0;
     int n = rules_board_seeds(c->rs, root);
     int K = clos_words_for(c->rs, n);
     if (K > MAX_KEY_WORDS || n > 127) { /* values are kept in int8 */
@@ -2497,6 +2528,8 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
     if (e == CLOS_OK && env->disk && env->work && env->max_nodes == UINT64_MAX) {
         /* (diskclosure) level by level on disk */
         e = dk_build(c, env, n, tbmax, rootw, info);
+        if (e == CLOS_TOO_BIG && c->refused > info->need)
+            info->need = c->refused;
         info->bytes = arrays_bytes(c, c->cap, c->scap);
         info->peak = c->peak;
         if (e != CLOS_OK && e != CLOS_TOO_BIG)
@@ -2534,8 +2567,13 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
         }
         if (e == CLOS_OK)
             e = expand_all(c, env, tbmax, info, lvl, &st, &ck);
-        if (e == CLOS_OK)
-            e = renumber(c, env, lvl);
+        if (e == CLOS_OK && (e = renumber(c, env, lvl)) == CLOS_TOO_BIG) {
+            info->by_memory = true;
+            snprintf(info->why, sizeof info->why,
+                     "%llu positions, every layer expanded; numbering them by level needs %.3g "
+                     "GB, the budget is %.3g GB: raise --memory, or solve more levels first",
+                     (unsigned long long)c->n, c->refused / 1e9, env->memory / 1e9);
+        }
         if (e == CLOS_OK && env->work) {
             if (!ck_save_keys(c, env, tbmax, rootw, &base))
                 say(env, &last, true, "cannot write the checkpoint in %s: continuing without",
@@ -2550,6 +2588,8 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
     info->positions = c->n;
     if (e == CLOS_OK)
         e = solve_levels(c, env, tbmax, info, done);
+    if (e == CLOS_TOO_BIG && c->refused > info->need)
+        info->need = c->refused; /* a growth mid-layer, past the layer's estimate */
     info->bytes = arrays_bytes(c, c->cap, c->scap);
     info->peak = c->peak;
     if (e == CLOS_OK)

@@ -58,7 +58,8 @@ struct clos_info {
     uint64_t layers;      /* breadth-first layers expanded */
     double bytes;         /* bytes held at the end (or at the refusal) */
     double peak;          /* most bytes held at once (model of the arrays) */
-    double need;          /* CLOS_TOO_BIG: bytes the next layer would need */
+    double need;          /* CLOS_TOO_BIG: bytes the refused step would need
+                             (the next layer, a growth, a level's retrograde) */
     uint64_t next_est;    /* CLOS_TOO_BIG: positions expected after it */
     bool by_memory;       /* CLOS_TOO_BIG: refused by the memory budget
                              (else by max_nodes or the 32-bit index) */
