@@ -2203,18 +2203,16 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
     const uint64_t n = dk->st.cnt[m];
     /* everything but the reverse edges first; those once counted */
     double need = dk_need(c, n, 0.0);
-    bool big = over(c, env, need) || 2 * n + 1 >= INT32_MAX;
     enum clos_err e = CLOS_TOO_BIG;
-    if (!big) {
+    if (!over(c, env, need) && 2 * n + 1 < INT32_MAX) {
         free(c->set);
         c->set = NULL;
         c->scap = 0;
         e = grow_nodes(c, env, n); /* it may refuse what dk_need let through */
-        big = e == CLOS_TOO_BIG;
-        if (big && c->refused > need)
-            need = c->refused;
     }
-    if (big) {
+    if (e == CLOS_TOO_BIG) {
+        if (c->refused > need)
+            need = c->refused;
         info->by_memory = true;
         info->need = need;
         snprintf(info->why, sizeof info->why,
