@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -825,10 +827,11 @@ static void dk_progress(void *arg, const char *line)
         r->resumed++;
 }
 
-/* Build root's closure (in memory: work NULL) and its counters. */
-static enum clos_err dk_build_one(const struct ruleset *rs, const sow_position *root, int threads,
-                                  const char *work, struct dk_run *run, struct clos **out,
-                                  uint64_t *cnt)
+/* Build root's closure (in memory: work NULL) and its counters, under a
+ * memory budget (0: none); info may be NULL. */
+static enum clos_err dk_build_mem(const struct ruleset *rs, const sow_position *root, int threads,
+                                  const char *work, struct dk_run *run, double memory,
+                                  struct clos_info *info, struct clos **out, uint64_t *cnt)
 {
     uint64_t nodes[2] = {0}, visits[2] = {0}, tbh[2] = {0};
     struct sow_relay_cache *cache[2] = {NULL, NULL};
@@ -843,7 +846,9 @@ static enum clos_err dk_build_one(const struct ruleset *rs, const sow_position *
                            .work = work,
                            .disk = work != NULL,
                            .progress = run ? dk_progress : NULL,
-                           .progress_arg = run};
+                           .progress_arg = run,
+                           .memory = memory,
+                           .info = info};
     struct clos *c = clos_new(rs);
     cr_assert(c);
     enum clos_err e = clos_build(c, &env, root);
@@ -852,6 +857,13 @@ static enum clos_err dk_build_one(const struct ruleset *rs, const sow_position *
     cnt[2] = tbh[0] + tbh[1];
     *out = c;
     return e;
+}
+
+static enum clos_err dk_build_one(const struct ruleset *rs, const sow_position *root, int threads,
+                                  const char *work, struct dk_run *run, struct clos **out,
+                                  uint64_t *cnt)
+{
+    return dk_build_mem(rs, root, threads, work, run, 0, NULL, out, cnt);
 }
 
 /* Every position of the in-memory closure m has the same lo, hi, V in d. */
@@ -1152,6 +1164,136 @@ Test(closure, disk_resumed, .timeout = 120)
         clos_free(m);
     }
     cr_assert(incoming_damaged >= 4, "only %d incoming files damaged", incoming_damaged);
+}
+
+/* A level stopped mid-way (disk-cur.keys) and resumed under budgets too
+ * small for it is refused, not taken for a damaged file: no note, the kept
+ * expansion survives every refusal, and a rerun with room goes on from it
+ * to the in-memory closure's values and node counts. */
+Test(closure, disk_resume_refused, .timeout = 120)
+{
+    int refusals = 0, resumed_refusals = 0;
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        sow_position root = dk_small(r, &rs);
+        struct clos *m, *d;
+        uint64_t cm[3], cd[3];
+        cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &m, cm), CLOS_OK);
+        char work[256], cp[400];
+        snprintf(work, sizeof work, "/tmp/sow-test-diskrr-%d-%s", (int)getpid(), rs.name);
+        snprintf(cp, sizeof cp, "%s/disk-cur.keys", work);
+        mkdir(work, 0777);
+        struct stat sb;
+        enum clos_err e = CLOS_STOPPED;
+        for (int k = 0; k < 3 && e == CLOS_STOPPED && stat(cp, &sb) != 0; k++) {
+            struct dk_run run = {.stop_round = true};
+            e = dk_build_one(&rs, &root, 1, work, &run, &d, cd);
+            clos_free(d);
+        }
+        if (stat(cp, &sb) == 0) {
+            for (double mem = 2e4;; mem *= 1.25) {
+                cr_assert(mem < 1e9, "%s: no budget solves it", rs.name);
+                struct dk_run run = {0};
+                struct clos_info info = {0};
+                e = dk_build_mem(&rs, &root, 1, work, &run, mem, &info, &d, cd);
+                cr_assert(e == CLOS_OK || e == CLOS_TOO_BIG, "%s: %d", rs.name, (int)e);
+                cr_assert_eq(run.notes, 0, "%s, budget %.0f bytes: %d notes (a refusal taken "
+                             "for damage?)", rs.name, mem, run.notes);
+                cr_assert(e == CLOS_TOO_BIG || run.resumed == 1, "%s: not resumed", rs.name);
+                if (e == CLOS_OK)
+                    break;
+                cr_assert_eq(stat(cp, &sb), 0, "%s, budget %.0f bytes: the kept level is gone",
+                             rs.name, mem);
+                resumed_refusals += run.resumed;
+                cr_assert(info.by_memory && info.need > mem, "%s: need %.0f, budget %.0f",
+                          rs.name, info.need, mem);
+                refusals++;
+                clos_free(d);
+            }
+            cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
+                      "%s resumed after refusals: %llu nodes, memory %llu", rs.name,
+                      (unsigned long long)cd[0], (unsigned long long)cm[0]);
+            dk_same(&rs, m, d, "resumed after refusals");
+            clos_free(d);
+        }
+        dk_rm(work);
+        clos_free(m);
+    }
+    cr_assert(refusals >= 8 && resumed_refusals >= 4, "only %d refusals, %d after resuming",
+              refusals, resumed_refusals);
+}
+
+struct dk_timer {
+    struct dk_run *run;
+    long ms;
+};
+
+static void *dk_stop_later(void *arg)
+{
+    struct dk_timer *t = arg;
+    struct timespec ts = {t->ms / 1000, t->ms % 1000 * 1000000L};
+    nanosleep(&ts, NULL);
+    t->run->stop = 1;
+    return NULL;
+}
+
+/* The same with a level stopped after thousands of positions (a Ctrl-C
+ * from a timer), so that the saved level's own node array is what the
+ * small budgets refuse when it is read back: a refusal (exit 2, the file
+ * kept), where it used to be taken for a damaged file and expanded again. */
+Test(closure, disk_resume_refused_big, .timeout = 120)
+{
+    struct ruleset rs;
+    struct sow_error re;
+    cr_assert_eq(rules_init(&rs, "oware", 6, 4, &re), SOW_OK);
+    sow_position root;
+    cr_assert_eq(pos_parse(&rs, "2,1,0,2,0,1/1,1,0,1,1,1/A", &root, &re), SOW_OK, "%s", re.msg);
+    struct clos *m, *d;
+    uint64_t cm[3], cd[3];
+    cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &m, cm), CLOS_OK);
+    char work[256], cp[400];
+    snprintf(work, sizeof work, "/tmp/sow-test-diskrb-%d", (int)getpid());
+    snprintf(cp, sizeof cp, "%s/disk-cur.keys", work);
+    struct stat sb;
+    bool big = false;
+    for (long ms = 40; ms < 2000 && !big; ms *= 2) { /* until the stop lands mid-level */
+        dk_rm(work);
+        mkdir(work, 0777);
+        struct dk_run run = {0};
+        struct dk_timer t = {&run, ms};
+        pthread_t th;
+        cr_assert_eq(pthread_create(&th, NULL, dk_stop_later, &t), 0);
+        enum clos_err e = dk_build_one(&rs, &root, 1, work, &run, &d, cd);
+        pthread_join(th, NULL);
+        clos_free(d);
+        /* 64 KiB of keys: more than the first node array holds */
+        big = e == CLOS_STOPPED && stat(cp, &sb) == 0 && sb.st_size > 65536;
+    }
+    cr_assert(big, "no stop landed within a level of more than 8192 positions");
+    int at_load = 0;
+    for (double mem = 1e5;; mem *= 1.5) {
+        cr_assert(mem < 1e10, "no budget solves it");
+        struct dk_run run = {0};
+        struct clos_info info = {0};
+        enum clos_err e = dk_build_mem(&rs, &root, 1, work, &run, mem, &info, &d, cd);
+        cr_assert(e == CLOS_OK || e == CLOS_TOO_BIG, "%d", (int)e);
+        cr_assert_eq(run.notes, 0, "budget %.0f bytes: %d notes (a refusal taken for damage?)",
+                     mem, run.notes);
+        if (e == CLOS_OK)
+            break;
+        cr_assert(info.by_memory && info.need > mem, "need %.0f, budget %.0f", info.need, mem);
+        cr_assert_eq(stat(cp, &sb), 0, "budget %.0f bytes: the kept level is gone", mem);
+        at_load += run.resumed == 0 && strstr(info.why, "on disk, reached") != NULL;
+        clos_free(d);
+    }
+    cr_assert(at_load >= 1, "no budget refused the kept level as it was read back");
+    cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
+              "resumed after refusals: %llu nodes, memory %llu", (unsigned long long)cd[0],
+              (unsigned long long)cm[0]);
+    dk_same(&rs, m, d, "resumed after refusals");
+    clos_free(d);
+    clos_free(m);
+    dk_rm(work);
 }
 
 /* Through the solver, on 2x6 with the lowest levels solved in memory first

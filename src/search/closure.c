@@ -1862,32 +1862,39 @@ static bool dk_save_cur(struct clos *c, const struct clos_env *env, int m, uint6
 }
 
 /* The saved part of level m's expansion into c (keys, n) and *cur, if it
- * is this solve's; false if none (or damaged: *bad). */
-static bool dk_load_cur(struct clos *c, const struct clos_env *env, int m, struct dk_cur *cur,
-                        bool *bad)
+ * is this solve's: *have; none: neither flag; damaged or another level's:
+ * *bad.  A node array for it that the budget refuses is a refusal
+ * (CLOS_TOO_BIG, the file kept for a rerun with more memory), not damage. */
+static enum clos_err dk_load_cur(struct clos *c, const struct clos_env *env, int m,
+                                 struct dk_cur *cur, bool *have, bool *bad)
 {
     struct clos_disk *dk = c->dk;
     char path[4200];
     snprintf(path, sizeof path, "%s/disk-cur.keys", dk->dir);
     FILE *f = fopen(path, "rb");
-    *bad = false;
+    *have = *bad = false;
     if (!f)
-        return false;
+        return CLOS_OK;
     uint8_t h[CK_HEAD];
     bool ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && fread(cur, 1, sizeof *cur, f) == sizeof *cur;
     fclose(f);
     ok = ok && cur->level == m && memcmp(cur->root, dk->st.root, sizeof cur->root) == 0 &&
          cur->n > 0 && cur->n <= MAX_NODES && cur->a <= cur->n;
-    ok = ok && grow_nodes(c, env, cur->n) == CLOS_OK;
+    if (ok) {
+        enum clos_err e = grow_nodes(c, env, cur->n);
+        if (e != CLOS_OK)
+            return e;
+    }
     struct dk_cur again;
     void *parts[2] = {&again, c->key};
     uint64_t sizes[2] = {sizeof again, ok ? cur->n * 8 * (uint64_t)c->K : 0};
     ok = ok && ck_read(dk->dir, "disk-cur.keys", "SOWDKC01", parts, sizes, 2) &&
          memcmp(&again, cur, sizeof again) == 0;
     *bad = !ok;
+    *have = ok;
     if (ok)
         c->n = cur->n;
-    return ok;
+    return CLOS_OK;
 }
 
 /* Append cnt keys exiting to level l as one block of its incoming file. */
@@ -2339,8 +2346,16 @@ static enum clos_err dk_build(struct clos *c, const struct clos_env *env, int to
     int next = dk->st.expanded_to - 1; /* the next level with seeds */
     while (resumed && next >= 0 && next != top && !dk->st.inlen[next])
         next--;
-    if (resumed && next >= 0)
-        have_cur = dk_load_cur(c, env, next, &cur, &bad_cur);
+    if (resumed && next >= 0) {
+        enum clos_err e = dk_load_cur(c, env, next, &cur, &have_cur, &bad_cur);
+        if (e == CLOS_TOO_BIG) { /* too big for this budget: kept for a rerun with more */
+            c->n = cur.n;
+            dk_refuse(c, env, info, next, cur.a, (double)c->slots);
+            c->n = 0;
+        }
+        if (e != CLOS_OK)
+            return e;
+    }
     if (bad_cur)
         say(env, &last, true, "note: %s/disk-cur.keys is damaged or not this level's: level %d "
             "is expanded again from its start", dk->dir, next);
@@ -2526,6 +2541,8 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
     if (e == CLOS_OK && env->disk && env->work && env->max_nodes == UINT64_MAX) {
         /* (diskclosure) level by level on disk */
         e = dk_build(c, env, n, tbmax, rootw, info);
+        if (e == CLOS_TOO_BIG && c->refused > 0)
+            info->by_memory = true;
         if (e == CLOS_TOO_BIG && c->refused > info->need)
             info->need = c->refused;
         info->bytes = arrays_bytes(c, c->cap, c->scap);
@@ -2586,6 +2603,8 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
     info->positions = c->n;
     if (e == CLOS_OK)
         e = solve_levels(c, env, tbmax, info, done);
+    if (e == CLOS_TOO_BIG && c->refused > 0)
+        info->by_memory = true; /* the set or node arrays refused before any layer */
     if (e == CLOS_TOO_BIG && c->refused > info->need)
         info->need = c->refused; /* a growth mid-layer, past the layer's estimate */
     info->bytes = arrays_bytes(c, c->cap, c->scap);
