@@ -316,13 +316,15 @@ static double level_work_per(const struct clos *c)
 }
 
 /* Work bytes per position of a level solved on disk (dk_up) with deg
- * in-level moves a position: be, cnt, roff, the stack of both copies, and 4
- * per in-level move (reverse edges); no forward slots (the moves are
- * generated twice) and no bucket links (scans): on 2x6 with 4 in-level moves
- * 30 bytes against level_work_per's 70. */
+ * in-level moves a position, besides its keys and values: be, cnt, roff and
+ * 4 per in-level move (reverse edges) while the moves are listed; no forward
+ * slots (the moves are generated twice) and no bucket links (scans).  The
+ * retrograde's stack of both copies (8 bytes) is allocated only once the
+ * keys are freed (dk_up), so it never adds to them: on 2x6 with 4 in-level
+ * moves 22 bytes against level_work_per's 70. */
 static double dk_work_per(double deg)
 {
-    return 2.0 + 4.0 + 8.0 + 4.0 * deg;
+    return 2.0 + 4.0 + 4.0 * deg;
 }
 
 static bool over_budget(const struct clos_env *env, double bytes)
@@ -425,13 +427,15 @@ static uint64_t set_cap_for(uint64_t n)
 uint64_t clos_set_cells_for(uint64_t n) { return set_cap_for(n); }
 
 /* What a level of n positions on disk holds at most: while expanded its
- * keys, values and set; while solved its keys, values and dk_work_per (no
- * set: the in-level children are found by binary search in its sorted
- * keys). */
+ * keys, values and set; while its moves are listed its keys, values and
+ * dk_work_per (no set: the in-level children are found by binary search in
+ * its sorted keys); in the retrograde the values, dk_work_per and the stack,
+ * the keys freed (8 bytes a key or more, so never above the listing). */
 static double dk_need(const struct clos *c, uint64_t n, double deg)
 {
     double down = arrays_bytes(c, n, set_cap_for(n));
     double up = arrays_bytes(c, n, 0) + dk_work_per(deg) * (double)n;
+    _Static_assert(sizeof(int32_t) * 2 <= 8, "the stack fits where the keys were");
     return down > up ? down : up;
 }
 
@@ -1069,13 +1073,20 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
         }
     }
     for (uint64_t p = 0; p < Nl; p++) {
-        int lo = xl[p] == UNDONE ? -m : clamp8(xl[p], -m, m);
-        int hi = xh[p] == UNDONE ? m : clamp8(-xh[p], -m, m);
-        xl[p] = (int8_t)lo;
-        xh[p] = (int8_t)hi;
+        xl[p] = (int8_t)(xl[p] == UNDONE ? -m : clamp8(xl[p], -m, m));
+        xh[p] = (int8_t)(xh[p] == UNDONE ? m : clamp8(-xh[p], -m, m));
+    }
+}
+
+/* V of nodes s0 .. s0+Nl-1, their bounds solved (solve_level): the
+ * repetition rule's value clamped into them.  keys: those nodes' keys (the
+ * node array, or a block read back from a level's file on disk). */
+static void level_values(struct clos *c, uint64_t s0, uint64_t Nl, const uint64_t *keys)
+{
+    for (uint64_t p = 0; p < Nl; p++) {
         sow_position pos;
-        clos_unpack(c->rs, c->K, &c->key[(s0 + p) * c->K], &pos);
-        c->v[s0 + p] = clamp8(cycle_value(c, &pos), lo, hi);
+        clos_unpack(c->rs, c->K, &keys[p * c->K], &pos);
+        c->v[s0 + p] = clamp8(cycle_value(c, &pos), c->lo[s0 + p], c->hi[s0 + p]);
     }
 }
 
@@ -1168,6 +1179,7 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
         }
         reverse_edges(c, Nl, &w);
         solve_level(c, m, s0, Nl, &w);
+        level_values(c, s0, Nl, &c->key[s0 * c->K]);
         done += Nl;
         double dt = util_now() - t0, rate = dt > 0 ? (double)(done - resumed) / dt : 0;
         say(env, &last, Nl >= BIG_LINE,
@@ -2197,10 +2209,59 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
     return CLOS_OK;
 }
 
+/* V of level m's n nodes, their bounds solved: the keys read back from
+ * disk-LLL.keys in blocks, checked against its checksum as they go (a
+ * mismatch: *damaged, nothing kept). */
+static enum clos_err dk_values(struct clos *c, int m, uint64_t n, bool *damaged)
+{
+    struct clos_disk *dk = c->dk;
+    const int K = c->K;
+    const uint64_t B = (uint64_t)1 << 16;
+    char path[4200];
+    dk_path(path, sizeof path, dk, dk_fmt[0], m);
+    uint64_t *buf = malloc(8 * (size_t)K * B);
+    XXH3_state_t *xs = XXH3_createState();
+    FILE *f = fopen(path, "rb");
+    if (!buf || !xs) {
+        free(buf);
+        XXH3_freeState(xs);
+        if (f)
+            fclose(f);
+        return CLOS_OOM;
+    }
+    uint8_t h[CK_HEAD];
+    struct dk_lvl hd, want;
+    dk_lvl_of(c, m, 0, &want);
+    uint64_t sum = 0;
+    bool ok = f && fread(h, 1, CK_HEAD, f) == CK_HEAD && fread(&hd, sizeof hd, 1, f) == 1 &&
+              memcmp(&hd, &want, sizeof hd) == 0;
+    if (ok) {
+        memcpy(&sum, h + 16, 8);
+        XXH3_64bits_reset(xs);
+        XXH3_64bits_update(xs, &hd, sizeof hd);
+    }
+    for (uint64_t a = 0; ok && a < n; a += B) {
+        uint64_t cnt = n - a < B ? n - a : B;
+        ok = fread(buf, 8 * (size_t)K, (size_t)cnt, f) == (size_t)cnt;
+        if (ok) {
+            XXH3_64bits_update(xs, buf, 8 * (size_t)K * (size_t)cnt);
+            level_values(c, a, cnt, buf);
+        }
+    }
+    ok = ok && fgetc(f) == EOF && XXH3_64bits_digest(xs) == sum;
+    if (f)
+        fclose(f);
+    XXH3_freeState(xs);
+    free(buf);
+    *damaged = !ok;
+    return CLOS_OK;
+}
+
 /* Pass 2, level m: read back, moves again, retrograde, values file.  The
  * moves are generated twice, once to count each node's in-level
- * predecessors and once to list them (no forward slots), and the buckets are
- * scans (no links): dk_work_per.  *damaged: its keys file failed its check. */
+ * predecessors and once to list them (no forward slots), the buckets are
+ * scans (no links), and the keys are freed for the retrograde (V reads them
+ * back: dk_values): dk_work_per.  *damaged: its keys file failed its check. */
 static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax, int m,
                            bool *damaged, struct clos_info *info, double t0, uint64_t *done,
                            uint64_t resumed)
@@ -2274,17 +2335,27 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
         note_peak(c, need);
         roff_sum(w.roff, n);
         w.rev = malloc(sizeof *w.rev * (size_t)(edges + 1));
-        w.stack = malloc(sizeof *w.stack * (size_t)(2 * n + 1));
-        if (!w.rev || !w.stack)
+        if (!w.rev)
             e = CLOS_OOM;
     }
     if (e == CLOS_OK) {
         level_moves_all(c, env, m, 0, n, tbmax, &w, &missing, LM_FILL);
         roff_back(w.roff, n);
-        solve_level(c, m, 0, n, &w);
+        /* the retrograde needs no keys: its stack takes their place, and V
+         * reads them back from the level's file (dk_values) */
+        free(c->key);
+        c->key = NULL;
+        c->cap = 0;
+        w.stack = malloc(sizeof *w.stack * (size_t)(2 * n + 1));
+        if (!w.stack)
+            e = CLOS_OOM;
     }
+    if (e == CLOS_OK)
+        solve_level(c, m, 0, n, &w);
     free_work(&w);
-    if (e != CLOS_OK)
+    if (e == CLOS_OK)
+        e = dk_values(c, m, n, damaged);
+    if (e != CLOS_OK || *damaged)
         return e;
     dk_lvl_of(c, m, 1, &hd);
     const void *vp[4] = {&hd, c->lo, c->hi, c->v};
