@@ -370,7 +370,15 @@ static enum clos_err grow_nodes(struct clos *c, const struct clos_env *env, uint
         return CLOS_TOO_BIG;
     /* realloc peak: the arrays grow one at a time, so besides the new ones at
      * most the old keys are held */
-    double b = arrays_bytes(c, nc, c->scap) + 8.0 * c->K * (double)c->cap;
+    const double old = 8.0 * c->K * (double)c->cap, per = 8.0 * c->K + 3.0;
+    double b = arrays_bytes(c, nc, c->scap) + old;
+    if (over_budget(env, b) && nc > need) {
+        /* near the budget: the most that fits, if that holds need (else the
+         * refusal names need's bytes, not the step's) */
+        double fit = (env->memory - 8.0 * (double)c->scap - old) / per;
+        nc = fit > (double)need ? (fit < (double)nc ? (uint64_t)fit : nc) : need;
+        b = arrays_bytes(c, nc, c->scap) + old;
+    }
     if (over(c, env, b))
         return CLOS_TOO_BIG;
     note_peak(c, b);
@@ -437,6 +445,15 @@ static double dk_need(const struct clos *c, uint64_t n, double deg)
     double up = arrays_bytes(c, n, 0) + dk_work_per(deg) * (double)n;
     _Static_assert(sizeof(int32_t) * 2 <= 8, "the stack fits where the keys were");
     return down > up ? down : up;
+}
+
+/* The most positions a level on disk can hold while expanded under the
+ * budget (its keys, values and set: dk_need's down pass). */
+static uint64_t dk_most(const struct clos *c, const struct clos_env *env)
+{
+    double per = 8.0 * c->K + 3.0 + 8.0 * LOAD_DEN / LOAD_NUM;
+    double n = (env->memory - 8.0 * 1024) / per;
+    return n > 0 ? (uint64_t)n : 0;
 }
 
 static inline void set_prefetch(const struct clos *c, uint64_t h)
@@ -2098,12 +2115,26 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
         uint64_t room = limit > c->n ? (limit - c->n) / slots : 0;
         if (room < want && room < 4096) {
             uint64_t ncap = c->scap * 3 / 2, least = set_cap_for(c->n + 4096 * slots);
-            e = rebuild_set(c, env, ncap > least ? ncap : least);
+            if (ncap < least)
+                ncap = least;
+            if (over_budget(env, arrays_bytes(c, c->cap, ncap))) {
+                /* near the budget: the set of the largest level it holds
+                 * while expanded, if that is more than least */
+                uint64_t most = dk_most(c, env), fit = set_cap_for(most);
+                if (fit > least && fit < ncap)
+                    ncap = fit;
+            }
+            e = rebuild_set(c, env, ncap);
             continue;
         }
         uint64_t r = want < room ? want : room;
-        if ((e = grow_nodes(c, env, c->n + r * slots)) != CLOS_OK)
+        /* near the budget, fewer expansions a round (room for slots
+         * children each) rather than a refusal of what may not be needed */
+        while ((e = grow_nodes(c, env, c->n + r * slots)) == CLOS_TOO_BIG && r > 64)
+            r /= 2;
+        if (e != CLOS_OK)
             break;
+        c->refused = 0; /* a smaller round fitted */
         uint64_t b = a + r;
         bool par = nt > 1 && r >= 256;
         if (!par) {
