@@ -1217,6 +1217,29 @@ Test(closure, disk_resume_refused, .timeout = 120)
             dk_same(&rs, m, d, "resumed after refusals");
             clos_free(d);
         }
+        /* From an empty directory, budgets swept in small steps over one
+         * directory: each refusal keeps what a rerun goes on from (a level
+         * refused while its seeds are read keeps nothing of it: a kept
+         * expansion resumes without reading seeds again). */
+        dk_rm(work);
+        mkdir(work, 0777);
+        for (double mem = 2e4;; mem *= 1.1) {
+            cr_assert(mem < 1e9, "%s: no budget solves it", rs.name);
+            struct clos_info info = {0};
+            e = dk_build_mem(&rs, &root, 1, work, NULL, mem, &info, &d, cd);
+            cr_assert(e == CLOS_OK || e == CLOS_TOO_BIG, "%s: %d", rs.name, (int)e);
+            if (e == CLOS_OK)
+                break;
+            if (getenv("SOW_TEST_VERBOSE"))
+                fprintf(stderr, "%s %.0f: %s\n", rs.name, mem, info.why);
+            cr_assert(info.need > mem, "%s: need %.0f, budget %.0f", rs.name, info.need, mem);
+            clos_free(d);
+        }
+        cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
+                  "%s after refusals from an empty directory: %llu nodes, memory %llu", rs.name,
+                  (unsigned long long)cd[0], (unsigned long long)cm[0]);
+        dk_same(&rs, m, d, "after refusals from an empty directory");
+        clos_free(d);
         dk_rm(work);
         clos_free(m);
     }

@@ -1995,11 +1995,28 @@ static inline void dk_expand(struct clos *c, const struct clos_env *env, uint64_
 }
 
 /* Add a seed key to level m's set (one thread). */
+/* The set of a level on disk grown 1.5x, to at least least cells; near the
+ * budget to the set of the largest level it holds while expanded (dk_most)
+ * if that is more than least, so that the budget bounds the level, not the
+ * step. */
+static enum clos_err dk_grow_set(struct clos *c, const struct clos_env *env, uint64_t least)
+{
+    uint64_t ncap = c->scap * 3 / 2;
+    if (ncap < least)
+        ncap = least;
+    if (over_budget(env, arrays_bytes(c, c->cap, ncap))) {
+        uint64_t fit = set_cap_for(dk_most(c, env));
+        if (fit > least && fit < ncap)
+            ncap = fit;
+    }
+    return rebuild_set(c, env, ncap);
+}
+
 static enum clos_err dk_seed(struct clos *c, const struct clos_env *env, const uint64_t *w)
 {
     enum clos_err e = grow_nodes(c, env, c->n + 1);
     if (e == CLOS_OK && c->n + 1 > c->scap / LOAD_DEN * LOAD_NUM)
-        e = rebuild_set(c, env, c->scap * 3 / 2 + 4096);
+        e = dk_grow_set(c, env, set_cap_for(c->n + 4096));
     if (e == CLOS_OK) {
         bool added;
         set_insert(c, w, clos_hash(w, c->K), false, &added);
@@ -2065,6 +2082,12 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
         if (!buf)
             e = CLOS_OOM;
         while (e == CLOS_OK && f && got < want) {
+            if (stopped(env)) { /* a rerun seeds this level again */
+                say(env, &last, true, "stopped while reading level %d's seeds: levels %d..%d "
+                    "expanded, kept in %s", m, m + 1, dk->st.top, dk->dir);
+                e = CLOS_STOPPED;
+                break;
+            }
             uint64_t hd[2];
             if (fread(hd, 8, 2, f) != 2 || hd[0] == 0 || hd[0] > DK_BUF ||
                 fread(buf, kb, (size_t)hd[0], f) != (size_t)hd[0] ||
@@ -2086,6 +2109,7 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
         if (*damaged)
             return CLOS_OK;
     }
+    const bool seeded = e == CLOS_OK; /* every seed in the set */
     uint64_t seeds = c->n, a = resuming ? resume_a : 0, a0 = a;
     for (int t = 0; t < nt; t++)
         et[t].inl = 0;
@@ -2114,18 +2138,11 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
         uint64_t want = c->n - a, limit = c->scap / LOAD_DEN * LOAD_NUM;
         uint64_t room = limit > c->n ? (limit - c->n) / slots : 0;
         if (room < want && room < 4096) {
-            uint64_t ncap = c->scap * 3 / 2, least = set_cap_for(c->n + 4096 * slots);
-            if (ncap < least)
-                ncap = least;
-            if (over_budget(env, arrays_bytes(c, c->cap, ncap))) {
-                /* near the budget: the set of the largest level it holds
-                 * while expanded, if that is more than least */
-                uint64_t most = dk_most(c, env), fit = set_cap_for(most);
-                if (fit > least && fit < ncap)
-                    ncap = fit;
-            }
-            e = rebuild_set(c, env, ncap);
-            continue;
+            e = dk_grow_set(c, env, set_cap_for(c->n + 4096 * slots));
+            if (e != CLOS_TOO_BIG || room == 0)
+                continue;
+            e = CLOS_OK; /* near the budget: the set filled to its load first */
+            c->refused = 0;
         }
         uint64_t r = want < room ? want : room;
         /* near the budget, fewer expansions a round (room for slots
@@ -2179,7 +2196,9 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
     }
     if (e == CLOS_TOO_BIG) {
         dk_refuse(c, env, info, m, a, dk_deg(c, et, nt, a - a0));
-        if (dk_save_cur(c, env, m, a, et, nt))
+        /* refused while reading its seeds: nothing kept (a kept expansion
+         * is resumed without them), a rerun seeds the level again */
+        if (seeded && dk_save_cur(c, env, m, a, et, nt))
             say(env, &last, true, "level %d's expansion so far (%llu positions) kept in %s: a "
                 "rerun with more --memory goes on from there", m, (unsigned long long)c->n,
                 dk->dir);
