@@ -1325,8 +1325,9 @@ Test(closure, disk_resume_refused_big, .timeout = 120)
  * expanded 8K + 3 bytes a position and the set's cells; while solved
  * 8K + 3 + 6 a position and 4 per in-level move, the moves counted here by
  * the rules' generate over the in-memory closure) solves the closure on
- * disk, to the same values.  The 1.5x growth of the node arrays and the set,
- * and the retrograde's stack beside the keys, used to need about 1.4x. */
+ * disk, to the same values (2 threads: the level's set rebuilt in
+ * parallel).  The 1.5x growth of the node arrays and the set, and the
+ * retrograde's stack beside the keys, used to need about 1.4x. */
 Test(closure, disk_budget_is_the_level, .timeout = 120)
 {
     struct ruleset rs;
@@ -1361,7 +1362,7 @@ Test(closure, disk_budget_is_the_level, .timeout = 120)
     dk_rm(work);
     mkdir(work, 0777);
     struct clos_info info = {0};
-    enum clos_err e = dk_build_mem(&rs, &root, 1, work, NULL, 1.1 * need, &info, &d, cd);
+    enum clos_err e = dk_build_mem(&rs, &root, 2, work, NULL, 1.1 * need, &info, &d, cd);
     cr_assert_eq(e, CLOS_OK, "a budget of %.0f bytes, 1.1x the largest level's need: %s (%.0f)",
                  1.1 * need, info.why, info.need);
     cr_assert(cd[0] == cm[0] && cd[1] == cm[1], "%llu nodes, memory %llu",

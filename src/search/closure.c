@@ -419,8 +419,33 @@ static enum clos_err rebuild_set(struct clos *c, const struct clos_env *env, uin
     if (!ns)
         return CLOS_OOM;
     memset(ns, 0xFF, sizeof *ns * (size_t)ncap);
-    for (uint64_t i = 0; i < c->n; i++)
-        set_put(ns, ncap, clos_hash(&c->key[i * c->K], c->K), (uint32_t)i);
+    const uint64_t n = c->n;
+    /* in parallel only on disk, where a level's set is never saved: the
+     * in-memory closure's set is written into solution files, in the order
+     * a serial rebuild gives whatever the thread count */
+    const int nt = c->dk && env->threads > 1 && n >= ((uint64_t)1 << 14) ? env->threads : 1;
+    if (nt == 1) {
+        for (uint64_t i = 0; i < n; i++)
+            set_put(ns, ncap, clos_hash(&c->key[i * c->K], c->K), (uint32_t)i);
+    } else {
+        /* the keys are distinct, so threads only race for empty cells: a
+         * cell taken under a thread's feet sends it to the next one.  The
+         * cells' order then depends on the threads, which nothing reads:
+         * a lookup finds its key wherever the probe put it. */
+#pragma omp parallel for num_threads(nt) schedule(static, 4096)
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t h = clos_hash(&c->key[i * c->K], c->K), s = slot_of(h, ncap);
+            const uint64_t cell = make_cell(h, (uint32_t)i);
+            for (;;) {
+                uint64_t x = EMPTY_CELL;
+                if (__atomic_load_n(&ns[s], __ATOMIC_RELAXED) == EMPTY_CELL &&
+                    __atomic_compare_exchange_n(&ns[s], &x, cell, false, __ATOMIC_RELAXED,
+                                                __ATOMIC_RELAXED))
+                    break;
+                s = s + 1 == ncap ? 0 : s + 1;
+            }
+        }
+    }
     c->set = ns;
     c->scap = ncap;
     return CLOS_OK;
