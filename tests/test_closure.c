@@ -26,6 +26,63 @@ static uint64_t rnd(void)
     return rng_state;
 }
 
+/* The sorted-key searches of the closure on disk against a linear scan:
+ * random sorted arrays of 1- and 2-word keys (0 to 3,000 keys, with runs
+ * of equal high words), keys present and absent, up to 7 searches at once
+ * over different arrays. */
+Test(closure, key_find_many)
+{
+    for (int K = 1; K <= 2; K++) {
+        for (int round = 0; round < 300; round++) {
+            uint64_t *arr[7], ns[7];
+            const uint64_t *ks[7];
+            for (int j = 0; j < 7; j++) {
+                ns[j] = rnd() % (round < 20 ? 4 : 3000);
+                arr[j] = malloc(8 * (size_t)K * (ns[j] + 1));
+                uint64_t hi = rnd() % 5, lo = rnd() % 3;
+                for (uint64_t i = 0; i < ns[j]; i++) { /* strictly increasing */
+                    if (K == 2 && rnd() % 4 == 0) {
+                        hi += 1 + rnd() % 3;
+                        lo = rnd() % 3;
+                    } else {
+                        lo += 1 + rnd() % 3;
+                    }
+                    arr[j][i * K] = K == 1 ? hi * 1000000 + lo : lo;
+                    if (K == 2)
+                        arr[j][i * K + 1] = hi;
+                }
+                ks[j] = arr[j];
+            }
+            int cnt = 1 + (int)(rnd() % 7);
+            uint64_t ws[7 * 2];
+            for (int j = 0; j < cnt; j++) {
+                if (ns[j] && rnd() % 2) {
+                    memcpy(&ws[j * K], &arr[j][(rnd() % ns[j]) * K], 8 * (size_t)K);
+                } else {
+                    ws[j * K] = rnd() % 8000;
+                    if (K == 2)
+                        ws[j * K + 1] = rnd() % 40;
+                    if (K == 1)
+                        ws[j * K] = rnd() % 5 * 1000000 + rnd() % 8000;
+                }
+            }
+            int64_t got[7];
+            clos_key_find_many(ks, ns, ws, cnt, K, got);
+            for (int j = 0; j < cnt; j++) {
+                int64_t want = -1;
+                for (uint64_t i = 0; i < ns[j] && want < 0; i++)
+                    if (!memcmp(&arr[j][i * K], &ws[j * K], 8 * (size_t)K))
+                        want = (int64_t)i;
+                cr_assert_eq(got[j], want, "K=%d round %d search %d of %llu keys", K, round, j,
+                             (unsigned long long)ns[j]);
+                cr_assert_eq(clos_key_find(arr[j], ns[j], &ws[j * K], K), want);
+            }
+            for (int j = 0; j < 7; j++)
+                free(arr[j]);
+        }
+    }
+}
+
 /* The worked example of closure.h. */
 Test(closure, key_example)
 {

@@ -94,6 +94,9 @@ struct clos {
 static void dk_free(struct clos *c);
 static int64_t dk_find(const struct clos *c, int l, const uint64_t *w);
 static int64_t key_find(const uint64_t *k, uint64_t n, const uint64_t *w, int K);
+static void key_find_many(const uint64_t *const *ks, const uint64_t *ns,
+                          const uint64_t (*ws)[MAX_KEY_WORDS], int cnt, int K, int64_t *out);
+static const uint64_t *dk_keys(const struct clos *c, int l, uint64_t *n);
 static int8_t dk_value(const struct clos *c, int l, int64_t q);
 
 /* ---- keys ---- */
@@ -912,6 +915,34 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
                 set_prefetch(c, kh[k]);
             }
         }
+        /* on disk the look-ups are binary searches in sorted keys (the
+         * lower levels' files, the level's own keys): all of this node's at
+         * once, their probes interleaved so that the cache misses overlap */
+        int64_t qs[SOW_MAX_PITS + 1];
+        if (c->dk || !c->set) {
+            const uint64_t *ks[SOW_MAX_PITS + 1];
+            uint64_t ns[SOW_MAX_PITS + 1];
+            int at[SOW_MAX_PITS + 1], nq = 0;
+            for (int k = 0; k < ml->n; k++) {
+                int cap = ml->c[k].captured[0] + ml->c[k].captured[1];
+                qs[k] = -1;
+                if ((cap && (mode == LM_FILL || tbx[k] || !c->dk)) || (!cap && c->set))
+                    continue;
+                ks[nq] = cap ? dk_keys(c, m - cap, &ns[nq]) : c->key;
+                if (!cap)
+                    ns[nq] = c->n;
+                if (!ks[nq])
+                    continue;
+                at[nq++] = k;
+            }
+            uint64_t qw[SOW_MAX_PITS + 1][MAX_KEY_WORDS];
+            int64_t qo[SOW_MAX_PITS + 1];
+            for (int j = 0; j < nq; j++)
+                memcpy(qw[j], kw[at[j]], sizeof qw[j]);
+            key_find_many(ks, ns, (const uint64_t(*)[MAX_KEY_WORDS])qw, nq, c->K, qo);
+            for (int j = 0; j < nq; j++)
+                qs[at[j]] = qo[j];
+        }
         for (int k = 0; k < ml->n; k++) {
             const struct sow_child *ch = &ml->c[k];
             int cap = ch->captured[0] + ch->captured[1];
@@ -922,7 +953,7 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
                 if (tbx[k]) {
                     val = d - tvs[k];
                 } else if (c->dk) { /* the lower levels are in files */
-                    int64_t q = dk_find(c, m - cap, kw[k]);
+                    int64_t q = qs[k];
                     if (q < 0) {
                         *missing = true;
                         continue;
@@ -941,7 +972,7 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
                 continue;
             }
             /* no set: a level on disk, solved (dk_up), its keys sorted */
-            int64_t q = c->set ? set_find_h(c, kw[k], kh[k]) : key_find(c->key, c->n, kw[k], c->K);
+            int64_t q = c->set ? set_find_h(c, kw[k], kh[k]) : qs[k];
             if (q < 0 || (uint64_t)q < s0 || (uint64_t)q - s0 >= w->nl) {
                 *missing = true;
                 continue;
@@ -1769,6 +1800,71 @@ static int64_t key_find(const uint64_t *k, uint64_t n, const uint64_t *w, int K)
             b = mid;
     }
     return -1;
+}
+
+/* cnt searches at once: ws[j]'s index in the ns[j] sorted keys ks[j] (K
+ * words each) into out[j], -1 if absent; the same answers as key_find.
+ * Each search halves its range with one comparison a step (the last key
+ * <= w), and after each step the next probe's line is prefetched while the
+ * other searches take theirs: one node's children, looked up one after
+ * another, waited for every miss in turn. */
+static void key_find_many(const uint64_t *const *ks, const uint64_t *ns,
+                          const uint64_t (*ws)[MAX_KEY_WORDS], int cnt, int K, int64_t *out)
+{
+    uint64_t base[SOW_MAX_PITS + 1], len[SOW_MAX_PITS + 1];
+    bool busy = false;
+    for (int j = 0; j < cnt; j++) {
+        base[j] = 0;
+        len[j] = ns[j];
+        if (len[j] > 1)
+            __builtin_prefetch(&ks[j][(len[j] / 2) * (uint64_t)K]);
+        busy |= len[j] > 1;
+    }
+    while (busy) {
+        busy = false;
+        for (int j = 0; j < cnt; j++) {
+            if (len[j] <= 1)
+                continue;
+            uint64_t half = len[j] / 2;
+            if (key_cmp(&ks[j][(base[j] + half) * (uint64_t)K], ws[j], K) <= 0)
+                base[j] += half;
+            len[j] -= half;
+            if (len[j] > 1) {
+                __builtin_prefetch(&ks[j][(base[j] + len[j] / 2) * (uint64_t)K]);
+                busy = true;
+            }
+        }
+    }
+    for (int j = 0; j < cnt; j++)
+        out[j] = ns[j] && key_cmp(&ks[j][base[j] * (uint64_t)K], ws[j], K) == 0
+                     ? (int64_t)base[j] : -1;
+}
+
+int64_t clos_key_find(const uint64_t *k, uint64_t n, const uint64_t *w, int K)
+{
+    return key_find(k, n, w, K);
+}
+
+void clos_key_find_many(const uint64_t *const *ks, const uint64_t *ns, const uint64_t *ws,
+                        int cnt, int K, int64_t *out)
+{
+    uint64_t w[SOW_MAX_PITS + 1][MAX_KEY_WORDS] = {{0}};
+    if (cnt > SOW_MAX_PITS + 1 || K > MAX_KEY_WORDS)
+        return;
+    for (int j = 0; j < cnt; j++)
+        memcpy(w[j], &ws[j * K], 8 * (size_t)K);
+    key_find_many(ks, ns, (const uint64_t(*)[MAX_KEY_WORDS])w, cnt, K, out);
+}
+
+/* Level l's sorted keys (*n of them), NULL if l is not mapped. */
+static const uint64_t *dk_keys(const struct clos *c, int l, uint64_t *n)
+{
+    const struct clos_disk *dk = c->dk;
+    *n = 0;
+    if (!dk || l < 0 || l > SOW_MAX_SEEDS || !dk->map[0][l])
+        return NULL;
+    *n = dk->st.cnt[l];
+    return dk_payload(dk, 0, l);
 }
 
 /* w's index in level l's sorted keys, -1 if absent (or l not mapped). */

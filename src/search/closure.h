@@ -133,6 +133,14 @@ uint64_t clos_cells(const struct clos *c);
 uint32_t clos_cell(const struct clos *c, uint64_t j);
 /* The cells a set of n positions is built with (load at most 3/5). */
 uint64_t clos_set_cells_for(uint64_t n);
+
+/* (tests) The sorted-key searches of the closure on disk: w's index in n
+ * sorted keys k of K words (-1 if absent), and cnt of them at once (ks[j],
+ * ns[j], the key ws[j * K ..]; cnt at most SOW_MAX_PITS + 1), their probes
+ * interleaved.  Pure; thread-safe. */
+int64_t clos_key_find(const uint64_t *k, uint64_t n, const uint64_t *w, int K);
+void clos_key_find_many(const uint64_t *const *ks, const uint64_t *ns, const uint64_t *ws,
+                        int cnt, int K, int64_t *out);
 /* A closure built on disk, every level solved: level l's positions (the
  * count, 0 for a level it has none of or before the solve ended), their keys
  * (n x K words, increasing) and lo, hi, V (n each) from the mapped level
