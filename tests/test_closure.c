@@ -945,6 +945,17 @@ static void dk_same(const struct ruleset *rs, const struct clos *m, const struct
     }
 }
 
+/* d (on disk) holds m's positions and values and cost the same node
+ * counts (nodes, visits, table hits: cm, cd). */
+static void dk_agree(const struct ruleset *rs, const struct clos *m, const struct clos *d,
+                     const uint64_t *cm, const uint64_t *cd, const char *what)
+{
+    cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
+              "%s %s: %llu nodes, memory %llu", rs->name, what, (unsigned long long)cd[0],
+              (unsigned long long)cm[0]);
+    dk_same(rs, m, d, what);
+}
+
 static void dk_rm(const char *dir)
 {
     char cmd[400];
@@ -1268,10 +1279,7 @@ Test(closure, disk_resume_refused, .timeout = 120)
                 refusals++;
                 clos_free(d);
             }
-            cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
-                      "%s resumed after refusals: %llu nodes, memory %llu", rs.name,
-                      (unsigned long long)cd[0], (unsigned long long)cm[0]);
-            dk_same(&rs, m, d, "resumed after refusals");
+            dk_agree(&rs, m, d, cm, cd, "resumed after refusals");
             clos_free(d);
         }
         /* From an empty directory, budgets swept in small steps over one
@@ -1292,10 +1300,7 @@ Test(closure, disk_resume_refused, .timeout = 120)
             cr_assert(info.need > mem, "%s: need %.0f, budget %.0f", rs.name, info.need, mem);
             clos_free(d);
         }
-        cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
-                  "%s after refusals from an empty directory: %llu nodes, memory %llu", rs.name,
-                  (unsigned long long)cd[0], (unsigned long long)cm[0]);
-        dk_same(&rs, m, d, "after refusals from an empty directory");
+        dk_agree(&rs, m, d, cm, cd, "after refusals from an empty directory");
         clos_free(d);
         dk_rm(work);
         clos_free(m);
@@ -1318,6 +1323,17 @@ static void *dk_stop_later(void *arg)
     return NULL;
 }
 
+/* An 11-seed oware position whose closure (its top level about 480 k
+ * positions) solves in a second or two, and that closure in memory with
+ * its counters. */
+static void dk_eleven(struct ruleset *rs, sow_position *root, struct clos **m, uint64_t *cm)
+{
+    struct sow_error re;
+    cr_assert_eq(rules_init(rs, "oware", 6, 4, &re), SOW_OK);
+    cr_assert_eq(pos_parse(rs, "2,1,0,2,0,1/1,1,0,1,1,1/A", root, &re), SOW_OK, "%s", re.msg);
+    cr_assert_eq(dk_build_one(rs, root, 1, NULL, NULL, m, cm), CLOS_OK);
+}
+
 /* The same with a level stopped after thousands of positions (a Ctrl-C
  * from a timer), so that the saved level's own node array is what the
  * small budgets refuse when it is read back: a refusal (exit 2, the file
@@ -1325,13 +1341,10 @@ static void *dk_stop_later(void *arg)
 Test(closure, disk_resume_refused_big, .timeout = 120)
 {
     struct ruleset rs;
-    struct sow_error re;
-    cr_assert_eq(rules_init(&rs, "oware", 6, 4, &re), SOW_OK);
     sow_position root;
-    cr_assert_eq(pos_parse(&rs, "2,1,0,2,0,1/1,1,0,1,1,1/A", &root, &re), SOW_OK, "%s", re.msg);
     struct clos *m, *d;
     uint64_t cm[3], cd[3];
-    cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &m, cm), CLOS_OK);
+    dk_eleven(&rs, &root, &m, cm);
     char work[256], cp[400];
     snprintf(work, sizeof work, "/tmp/sow-test-diskrb-%d", (int)getpid());
     snprintf(cp, sizeof cp, "%s/disk-cur.keys", work);
@@ -1368,10 +1381,7 @@ Test(closure, disk_resume_refused_big, .timeout = 120)
         clos_free(d);
     }
     cr_assert(at_load >= 1, "no budget refused the kept level as it was read back");
-    cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
-              "resumed after refusals: %llu nodes, memory %llu", (unsigned long long)cd[0],
-              (unsigned long long)cm[0]);
-    dk_same(&rs, m, d, "resumed after refusals");
+    dk_agree(&rs, m, d, cm, cd, "resumed after refusals");
     clos_free(d);
     clos_free(m);
     dk_rm(work);
@@ -1388,13 +1398,10 @@ Test(closure, disk_resume_refused_big, .timeout = 120)
 Test(closure, disk_budget_is_the_level, .timeout = 120)
 {
     struct ruleset rs;
-    struct sow_error re;
-    cr_assert_eq(rules_init(&rs, "oware", 6, 4, &re), SOW_OK);
     sow_position root;
-    cr_assert_eq(pos_parse(&rs, "2,1,0,2,0,1/1,1,0,1,1,1/A", &root, &re), SOW_OK, "%s", re.msg);
     struct clos *m, *d;
     uint64_t cm[3], cd[3];
-    cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &m, cm), CLOS_OK);
+    dk_eleven(&rs, &root, &m, cm);
     const int K = clos_key_words(m);
     uint64_t n[SOW_MAX_SEEDS + 1] = {0}, moves[SOW_MAX_SEEDS + 1] = {0};
     struct sow_movelist ml;
@@ -1422,9 +1429,7 @@ Test(closure, disk_budget_is_the_level, .timeout = 120)
     enum clos_err e = dk_build_mem(&rs, &root, 2, work, NULL, 1.1 * need, &info, &d, cd);
     cr_assert_eq(e, CLOS_OK, "a budget of %.0f bytes, 1.1x the largest level's need: %s (%.0f)",
                  1.1 * need, info.why, info.need);
-    cr_assert(cd[0] == cm[0] && cd[1] == cm[1], "%llu nodes, memory %llu",
-              (unsigned long long)cd[0], (unsigned long long)cm[0]);
-    dk_same(&rs, m, d, "within the level's budget");
+    dk_agree(&rs, m, d, cm, cd, "within the level's budget");
     clos_free(d);
     clos_free(m);
     dk_rm(work);
