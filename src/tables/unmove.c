@@ -14,11 +14,18 @@ static int unmoves(const struct ruleset *rs, const sow_position *q, struct tb_un
 {
     if (!tb_unmove_supported(rs) || max <= 0)
         return 0;
-    sow_position *p = malloc((size_t)max * sizeof *p);
-    sow_move *mv = malloc((size_t)max);
+    /* no allocation for up to TB_UNMOVE_MAX (every candidate), the closure
+     * on disk calling this for every copy of a level (28 KB of stack) */
+    sow_position sp[TB_UNMOVE_MAX];
+    sow_move smv[TB_UNMOVE_MAX];
+    const bool heap = max > TB_UNMOVE_MAX;
+    sow_position *p = heap ? malloc((size_t)max * sizeof *p) : sp;
+    sow_move *mv = heap ? malloc((size_t)max) : smv;
     if (!p || !mv) {
-        free(p);
-        free(mv);
+        if (heap) {
+            free(p);
+            free(mv);
+        }
         return 0;
     }
     bool check;
@@ -31,8 +38,10 @@ static int unmoves(const struct ruleset *rs, const sow_position *q, struct tb_un
             out[j].pos = p[i];
             out[j++].move = mv[i];
         }
-    free(p);
-    free(mv);
+    if (heap) {
+        free(p);
+        free(mv);
+    }
     return j;
 }
 
