@@ -59,6 +59,7 @@
 #include <xxhash.h>
 
 #include "closure.h"
+#include "sow/tb_lean.h"
 #include "sow/util.h"
 
 #define EMPTY_CELL UINT64_MAX
@@ -69,6 +70,8 @@
 #define UNDONE INT8_MIN
 #define NO_EXIT INT8_MIN
 #define MAX_KEY_WORDS 6
+#define KF_MAX 32    /* look-ups one key_find_many interleaves at most */
+#define UM_BATCH 256  /* copies whose unmoves are looked up together */
 #define LOAD_NUM 3 /* set load at most 3/5 */
 #define LOAD_DEN 5
 #define BIG_LINE 1000000 /* layers and levels this large always report */
@@ -80,7 +83,8 @@ struct clos {
     const struct ruleset *rs;
     int pits, holes, slots, K;
     uint64_t n, cap;                   /* nodes, capacity of the node arrays */
-    uint64_t *key;                     /* [cap * K] */
+    uint64_t *key;                     /* [cap * K] (keys_resize: kbytes mapped) */
+    size_t kbytes;
     int8_t *lo, *hi, *v;               /* [cap] */
     uint64_t *set;                     /* cells: fingerprint << 32 | node index */
     uint64_t scap;
@@ -88,6 +92,8 @@ struct clos {
     double peak;
     double refused;                    /* bytes of the last growth over the budget */
     struct clos_disk *dk;              /* env->disk: the levels in files (else NULL) */
+    bool um;                           /* on disk, the in-level predecessors by unmoves */
+    bool keys_only;                    /* on disk, expanding: no lo, hi, v (dk_keys_only) */
 };
 
 /* (diskclosure) the closure level by level on disk, at the end of this file */
@@ -252,9 +258,46 @@ struct clos *clos_new(const struct ruleset *rs)
     return c;
 }
 
+/* The key array is anonymous memory of its own, grown by mremap, which
+ * moves its pages instead of copying them: a growth holds the new size
+ * only, where realloc may hold the old and the new block (glibc's does
+ * mremap only above its mmap threshold, at most 32 MB).  Resized to hold
+ * words words (the old array's contents kept); false if refused. */
+static size_t keys_bytes(uint64_t words)
+{
+    return ((size_t)words * 8 + 4096) / 4096 * 4096;
+}
+
+static uint64_t *keys_map(size_t nb)
+{
+    void *p = mmap(NULL, nb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static bool keys_resize(struct clos *c, uint64_t words)
+{
+    const size_t nb = keys_bytes(words);
+    void *p = c->key ? mremap(c->key, c->kbytes, nb, MREMAP_MAYMOVE) : keys_map(nb);
+    if (!p)
+        p = MAP_FAILED;
+    if (p == MAP_FAILED)
+        return false;
+    c->key = p;
+    c->kbytes = nb;
+    return true;
+}
+
+static void keys_free(struct clos *c)
+{
+    if (c->key)
+        munmap(c->key, c->kbytes);
+    c->key = NULL;
+    c->kbytes = 0;
+}
+
 static void free_arrays(struct clos *c)
 {
-    free(c->key);
+    keys_free(c);
     free(c->lo);
     free(c->hi);
     free(c->v);
@@ -274,9 +317,13 @@ void clos_free(struct clos *c)
     free(c);
 }
 
+static void dk_keys_only(struct clos *c, bool on);
+
 void clos_reset(struct clos *c)
 {
     dk_free(c);
+    dk_keys_only(c, false); /* (a build on disk stopped while expanding) */
+    c->um = false;
     c->n = 0;
     memset(c->start, 0, sizeof c->start);
 }
@@ -307,7 +354,7 @@ uint32_t clos_cell(const struct clos *c, uint64_t j)
 /* Bytes of the node arrays at capacity cap and of the set at scap. */
 static double arrays_bytes(const struct clos *c, uint64_t cap, uint64_t scap)
 {
-    return (double)cap * (8.0 * c->K + 3.0) + 8.0 * (double)scap;
+    return (double)cap * (8.0 * c->K + (c->keys_only ? 0.0 : 3.0)) + 8.0 * (double)scap;
 }
 
 /* Work bytes per position of the level being solved: be, cnt, forward
@@ -329,6 +376,20 @@ static double dk_work_per(double deg)
 {
     return 2.0 + 4.0 + 4.0 * deg;
 }
+
+/* The same with the predecessors by unmoves (c->um: um_preds), whatever
+ * the in-level moves: be, cnt, the bitmap of copies waiting (2 bits) and
+ * the stack (4 bytes an entry; per position at the default size), the keys
+ * kept for the unmoves' look-ups; besides, 4096 entries and the unmove
+ * buffers.  On 2x6 (K = 1) 8 + 3 + 2.5 = 13.5 bytes a position. */
+static double dk_um_per(const struct clos_env *env, uint64_t n)
+{
+    double st = env->um_stack ? 4.0 * (double)env->um_stack : 4.0 * ((double)n / 16 + 4096);
+    return 2.0 + 0.25 + (n ? st / (double)n : 0.0);
+}
+#define UM_FIXED(nt)                                                                              \
+    ((double)TB_UNMOVE_MAX * ((double)(nt) * sizeof(struct tb_unmove) + 4.0 * UM_BATCH) +       \
+     6.0 * UM_BATCH)
 
 static bool over_budget(const struct clos_env *env, double bytes)
 {
@@ -360,6 +421,8 @@ static void note_peak(struct clos *c, double b)
         c->peak = b;
 }
 
+static uint64_t dk_most(const struct clos *c, const struct clos_env *env);
+
 static enum clos_err grow_nodes(struct clos *c, const struct clos_env *env, uint64_t need)
 {
     if (need <= c->cap)
@@ -371,9 +434,18 @@ static enum clos_err grow_nodes(struct clos *c, const struct clos_env *env, uint
         nc = MAX_NODES + 1;
     if (need > nc)
         return CLOS_TOO_BIG;
-    /* realloc peak: the arrays grow one at a time, so besides the new ones at
-     * most the old keys are held */
-    const double old = 8.0 * c->K * (double)c->cap, per = 8.0 * c->K + 3.0;
+    /* a level on disk being expanded: never more keys than dk_most, which
+     * leaves room for their set */
+    if (c->keys_only && env->memory > 0) {
+        uint64_t most = dk_most(c, env);
+        if (most >= need && most < nc)
+            nc = most;
+    }
+    /* growth peak: the arrays grow one at a time and the keys by mremap
+     * (keys_resize), so besides the new ones at most an old value array is
+     * held */
+    const double old = c->keys_only ? 0.0 : (double)c->cap,
+                 per = 8.0 * c->K + (c->keys_only ? 0.0 : 3.0);
     double b = arrays_bytes(c, nc, c->scap) + old;
     if (over_budget(env, b) && nc > need) {
         /* near the budget: the most that fits, if that holds need (else the
@@ -385,10 +457,13 @@ static enum clos_err grow_nodes(struct clos *c, const struct clos_env *env, uint
     if (over(c, env, b))
         return CLOS_TOO_BIG;
     note_peak(c, b);
-    GROW(c->key, nc * (uint64_t)c->K);
-    GROW(c->lo, nc);
-    GROW(c->hi, nc);
-    GROW(c->v, nc);
+    if (!keys_resize(c, nc * (uint64_t)c->K))
+        return CLOS_OOM;
+    if (!c->keys_only) {
+        GROW(c->lo, nc);
+        GROW(c->hi, nc);
+        GROW(c->v, nc);
+    }
     c->cap = nc;
     return CLOS_OK;
 }
@@ -462,15 +537,38 @@ static uint64_t set_cap_for(uint64_t n)
 
 uint64_t clos_set_cells_for(uint64_t n) { return set_cap_for(n); }
 
+/* The node arrays of a closure on disk: while its levels are expanded
+ * (keys_only) only keys, which the expansion appends to and the set points
+ * into (no values yet: 3 bytes a position less); while they are solved
+ * keys and values, allocated anew (dk_up reads the keys from the level's
+ * file). */
+static void dk_keys_only(struct clos *c, bool on)
+{
+    if (on == c->keys_only)
+        return;
+    if (on) {
+        free(c->lo);
+        free(c->hi);
+        free(c->v);
+        c->lo = c->hi = c->v = NULL;
+    } else {
+        keys_free(c);
+        c->cap = 0;
+    }
+    c->keys_only = on;
+}
+
 /* What a level of n positions on disk holds at most: while expanded its
  * keys, values and set; while its moves are listed its keys, values and
  * dk_work_per (no set: the in-level children are found by binary search in
  * its sorted keys); in the retrograde the values, dk_work_per and the stack,
  * the keys freed (8 bytes a key or more, so never above the listing). */
-static double dk_need(const struct clos *c, uint64_t n, double deg)
+static double dk_need(const struct clos *c, const struct clos_env *env, uint64_t n, double deg)
 {
-    double down = arrays_bytes(c, n, set_cap_for(n));
-    double up = arrays_bytes(c, n, 0) + dk_work_per(deg) * (double)n;
+    const double kb = 8.0 * c->K * (double)n;
+    double down = kb + 8.0 * (double)set_cap_for(n); /* keys only (dk_keys_only) */
+    double up = kb + 3.0 * (double)n + (c->um ? dk_um_per(env, n) * (double)n + UM_FIXED(env->threads)
+                                               : dk_work_per(deg) * (double)n);
     _Static_assert(sizeof(int32_t) * 2 <= 8, "the stack fits where the keys were");
     return down > up ? down : up;
 }
@@ -479,7 +577,7 @@ static double dk_need(const struct clos *c, uint64_t n, double deg)
  * budget (its keys, values and set: dk_need's down pass). */
 static uint64_t dk_most(const struct clos *c, const struct clos_env *env)
 {
-    double per = 8.0 * c->K + 3.0 + 8.0 * LOAD_DEN / LOAD_NUM;
+    double per = 8.0 * c->K + 8.0 * LOAD_DEN / LOAD_NUM;
     double n = (env->memory - 8.0 * 1024) / per;
     return n > 0 ? (uint64_t)n : 0;
 }
@@ -811,7 +909,8 @@ static enum clos_err renumber(struct clos *c, const struct clos_env *env, const 
     if (over(c, env, b))
         return CLOS_TOO_BIG;
     note_peak(c, b);
-    uint64_t *nk = malloc(sizeof *nk * (size_t)(N * K + 1));
+    const size_t nb = keys_bytes(N * K + 1);
+    uint64_t *nk = keys_map(nb);
     if (!nk)
         return CLOS_OOM;
     uint64_t pos[SOW_MAX_SEEDS + 1];
@@ -825,8 +924,9 @@ static enum clos_err renumber(struct clos *c, const struct clos_env *env, const 
         uint64_t j = pos[key_level(w, K)]++;
         memcpy(&nk[j * K], w, (size_t)K * 8);
     }
-    free(c->key);
+    keys_free(c);
     c->key = nk;
+    c->kbytes = nb;
     /* shrink the value arrays to N */
     int8_t *x;
     if ((x = realloc(c->lo, N + 1)))
@@ -864,8 +964,18 @@ struct level_work {
     uint32_t *roff; /* [Nl + 1] */
     uint32_t *rev;
     int32_t *next;  /* [2 Nl]: bucket links (NULL: the buckets are scans, dk_up) */
-    int32_t *stack; /* [2 Nl] */
+    int32_t *stack; /* [scap] */
     uint64_t nl;    /* positions of the level being solved */
+    /* (disk, single sowing: um_preds) no reverse edges: the predecessors by
+     * un-sowing, found in the level's sorted keys (c->key); the stack then
+     * holds scap < 2 Nl copies and the rest wait in the bitmap pend */
+    struct tb_unmove *um; /* [nt * TB_UNMOVE_MAX]: each thread's unmoves */
+    uint32_t *pbuf;       /* [UM_BATCH * TB_UNMOVE_MAX]: the batch's predecessors */
+    uint16_t *pcnt;       /* [UM_BATCH]: how many each */
+    int32_t *batch;       /* [UM_BATCH]: copies taken off the stack */
+    uint64_t *pend;       /* [(2 Nl + 63) / 64]: copies final, not yet pushed */
+    int64_t scap;         /* the stack's entries */
+    int nt;               /* threads for um_batch */
 };
 
 /* What level_moves does with a node's in-level children: keep them in its
@@ -980,9 +1090,9 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
             uint32_t lq = (uint32_t)((uint64_t)q - s0);
             if (mode == LM_FWD)
                 fw[deg] = lq;
-            else if (mode == LM_COUNT)
+            else if (mode == LM_COUNT && w->roff)
                 __atomic_fetch_add(&w->roff[lq + 1], 1, __ATOMIC_RELAXED);
-            else
+            else if (mode == LM_FILL) /* (no roff: the predecessors by unmoves) */
                 w->rev[__atomic_fetch_add(&w->roff[lq], 1, __ATOMIC_RELAXED)] = (uint32_t)li;
             deg++;
         }
@@ -1057,6 +1167,86 @@ static void reverse_edges(const struct clos *c, uint64_t Nl, struct level_work *
     roff_back(w->roff, Nl);
 }
 
+/* The in-level predecessors of copies batch[j0 .. j1) (level-local
+ * indices, once per move, as reverse edges would list them: pbuf at
+ * j * TB_UNMOVE_MAX, pcnt[j] of them), for a level on disk of a
+ * single-sowing rule set: each node's unmoves (sow/tb_lean.h: every
+ * position with a move that captures nothing and leads to it) looked up in
+ * the level's sorted keys; one not found is not in the closure (the root
+ * does not reach it), so it has no edge here.  KF_MAX look-ups at a time
+ * run interleaved (key_find_many), across nodes.  Thread tid's buffers. */
+static void um_chunk(const struct clos *c, struct level_work *w, int j0, int j1, int tid)
+{
+    const int K = c->K;
+    struct tb_unmove *um = &w->um[(size_t)tid * TB_UNMOVE_MAX];
+    const uint64_t *ks[KF_MAX];
+    uint64_t ns[KF_MAX], qw[KF_MAX][MAX_KEY_WORDS];
+    int64_t r[KF_MAX];
+    int of[KF_MAX], nq = 0;
+    for (int j = j0; j < j1; j++) {
+        sow_position qp;
+        clos_unpack(c->rs, K, &c->key[(uint64_t)((uint32_t)w->batch[j] >> 1) * K], &qp);
+        const int k = tb_unmoves(c->rs, &qp, um, TB_UNMOVE_MAX);
+        w->pcnt[j] = 0;
+        for (int a = 0; a < k; a++) {
+            /* an unmove keeps the board's seeds, so it packs in K words */
+            if (!clos_pack(c->rs, K, &um[a].pos, qw[nq]))
+                continue;
+            ks[nq] = c->key;
+            ns[nq] = w->nl;
+            of[nq++] = j;
+            if (nq < KF_MAX && (a + 1 < k || j + 1 < j1))
+                continue;
+            key_find_many(ks, ns, (const uint64_t(*)[MAX_KEY_WORDS])qw, nq, K, r);
+            for (int i = 0; i < nq; i++)
+                if (r[i] >= 0)
+                    w->pbuf[(size_t)of[i] * TB_UNMOVE_MAX + w->pcnt[of[i]]++] = (uint32_t)r[i];
+            nq = 0;
+        }
+    }
+    if (nq) { /* the last unmoves did not pack (cannot happen) */
+        key_find_many(ks, ns, (const uint64_t(*)[MAX_KEY_WORDS])qw, nq, K, r);
+        for (int i = 0; i < nq; i++)
+            if (r[i] >= 0)
+                w->pbuf[(size_t)of[i] * TB_UNMOVE_MAX + w->pcnt[of[i]]++] = (uint32_t)r[i];
+    }
+}
+
+/* um_chunk of batch[0 .. nb), split between w->nt threads (the look-ups
+ * only read the keys; each copy's list is written by one thread). */
+static void um_batch(const struct clos *c, struct level_work *w, int nb)
+{
+    if (w->nt > 1 && nb >= 64) {
+#pragma omp parallel num_threads(w->nt)
+        {
+            int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+            um_chunk(c, w, nb * tid / nt, nb * (tid + 1) / nt, tid);
+        }
+    } else {
+        um_chunk(c, w, 0, nb, 0);
+    }
+}
+
+/* The stack refilled with copies waiting in w->pend (they were final while
+ * the stack of w->scap entries was full): up to scap of them, from the word
+ * *cur on, round the bitmap; returns how many. */
+static int64_t pend_refill(struct level_work *w, uint64_t words, uint64_t *cur, uint64_t *npend)
+{
+    int64_t sp = 0;
+    while (*npend && sp < w->scap) {
+        uint64_t x = w->pend[*cur];
+        while (x && sp < w->scap) {
+            w->stack[sp++] = (int32_t)(*cur * 64 + (uint64_t)__builtin_ctzll(x));
+            x &= x - 1;
+            (*npend)--;
+        }
+        w->pend[*cur] = x;
+        if (!x)
+            *cur = *cur + 1 == words ? 0 : *cur + 1;
+    }
+    return sp;
+}
+
 /* The bucket-queue retrograde of level m, nodes [s0, s0 + Nl), with its
  * reverse edges in w->roff, w->rev.  Each node has two copies, L (lo: the
  * mover's best so far) and H (hi); a copy is final once its value t is
@@ -1072,6 +1262,19 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
     int32_t head[2 * SOW_MAX_SEEDS + 1];
     int32_t *next = w->next, *stack = w->stack;
     const bool scan = !next;
+    /* a copy final while the stack is full waits in pend (um_preds) */
+    const int64_t scap = w->scap;
+    uint64_t npend = 0, cur = 0, words = (2 * Nl + 63) / 64;
+#define PUSH(e_)                                                                                  \
+    do {                                                                                          \
+        int32_t x_ = (e_);                                                                        \
+        if (sp < scap) {                                                                          \
+            stack[sp++] = x_;                                                                     \
+        } else {                                                                                  \
+            w->pend[(uint32_t)x_ >> 6] |= 1ull << (x_ & 63);                                      \
+            npend++;                                                                              \
+        }                                                                                         \
+    } while (0)
     uint64_t occurs[2 * SOW_MAX_SEEDS + 1] = {0}; /* nodes with be = t, for the scans */
 
     for (int t = 0; t < 2 * SOW_MAX_SEEDS + 1; t++)
@@ -1099,7 +1302,7 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
                 int8_t *x = (e & 1) ? &xh[p] : &xl[p];
                 if (*x == UNDONE) {
                     *x = (int8_t)t;
-                    stack[sp++] = e;
+                    PUSH(e);
                 }
             }
         } else if (occurs[t + SOW_MAX_SEEDS] || occurs[-t + SOW_MAX_SEEDS]) {
@@ -1108,18 +1311,40 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
                     continue;
                 if (be[p] == t && xl[p] == UNDONE) {
                     xl[p] = (int8_t)t;
-                    stack[sp++] = (int32_t)(2 * p);
+                    PUSH((int32_t)(2 * p));
                 }
                 if (be[p] == -t && w->cnt[p] == 0 && xh[p] == UNDONE) {
                     xh[p] = (int8_t)t;
-                    stack[sp++] = (int32_t)(2 * p + 1);
+                    PUSH((int32_t)(2 * p + 1));
                 }
             }
         }
-        while (sp) {
-            int32_t e = stack[--sp];
+        while (sp || (npend && (sp = pend_refill(w, words, &cur, &npend)))) {
+            /* one copy at a time with reverse edges; with unmoves a batch,
+             * its look-ups made first (um_batch) */
+            int nb = 1;
+            int32_t one;
+            const int32_t *eb = &one;
+            if (w->rev) {
+                one = stack[--sp];
+            } else {
+                nb = sp < UM_BATCH ? (int)sp : UM_BATCH;
+                sp -= nb;
+                memcpy(w->batch, &stack[sp], sizeof *stack * (size_t)nb);
+                um_batch(c, w, nb);
+                eb = w->batch;
+            }
+            for (int j = 0; j < nb; j++) {
+            int32_t e = eb[j];
             uint32_t q = (uint32_t)e >> 1;
-            const uint32_t *pr = &w->rev[w->roff[q]], *pe = &w->rev[w->roff[q + 1]];
+            const uint32_t *pr, *pe;
+            if (w->rev) {
+                pr = &w->rev[w->roff[q]];
+                pe = &w->rev[w->roff[q + 1]];
+            } else {
+                pr = &w->pbuf[(size_t)j * TB_UNMOVE_MAX];
+                pe = pr + w->pcnt[j];
+            }
             if (!(e & 1)) { /* (q,L) final at t: H copies of its predecessors count down */
                 for (; pr < pe; pr++) {
                     uint32_t p = *pr;
@@ -1128,7 +1353,7 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
                     int val = be[p] == NO_EXIT || -be[p] >= t ? t : -be[p];
                     if (val == t) {
                         xh[p] = (int8_t)t;
-                        stack[sp++] = (int32_t)(2 * p + 1);
+                        PUSH((int32_t)(2 * p + 1));
                     } else if (!scan) {
                         next[2 * p + 1] = head[val + SOW_MAX_SEEDS];
                         head[val + SOW_MAX_SEEDS] = (int32_t)(2 * p + 1);
@@ -1139,12 +1364,14 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
                     uint32_t p = *pr;
                     if (xl[p] == UNDONE) {
                         xl[p] = (int8_t)t;
-                        stack[sp++] = (int32_t)(2 * p);
+                        PUSH((int32_t)(2 * p));
                     }
                 }
             }
+            }
         }
     }
+#undef PUSH
     for (uint64_t p = 0; p < Nl; p++) {
         xl[p] = (int8_t)(xl[p] == UNDONE ? -m : clamp8(xl[p], -m, m));
         xh[p] = (int8_t)(xh[p] == UNDONE ? m : clamp8(-xh[p], -m, m));
@@ -1165,6 +1392,11 @@ static void level_values(struct clos *c, uint64_t s0, uint64_t Nl, const uint64_
 
 static void free_work(struct level_work *w)
 {
+    free(w->um);
+    free(w->pbuf);
+    free(w->pcnt);
+    free(w->batch);
+    free(w->pend);
     free(w->be);
     free(w->cnt);
     free(w->fwd);
@@ -1209,6 +1441,7 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
     uint64_t revcap = 1024;
     w.next = malloc(sizeof *w.next * (size_t)(2 * L + 1));
     w.stack = malloc(sizeof *w.stack * (size_t)(2 * L + 1));
+    w.scap = (int64_t)(2 * L + 1);
     enum clos_err e = CLOS_OK;
     if (!w.be || !w.cnt || !w.fwd || !w.roff || !w.rev || !w.next || !w.stack)
         e = CLOS_OOM;
@@ -1811,7 +2044,7 @@ static int64_t key_find(const uint64_t *k, uint64_t n, const uint64_t *w, int K)
 static void key_find_many(const uint64_t *const *ks, const uint64_t *ns,
                           const uint64_t (*ws)[MAX_KEY_WORDS], int cnt, int K, int64_t *out)
 {
-    uint64_t base[SOW_MAX_PITS + 1], len[SOW_MAX_PITS + 1];
+    uint64_t base[KF_MAX], len[KF_MAX];
     bool busy = false;
     for (int j = 0; j < cnt; j++) {
         base[j] = 0;
@@ -2125,11 +2358,11 @@ static enum clos_err dk_grow_set(struct clos *c, const struct clos_env *env, uin
     uint64_t ncap = c->scap * 3 / 2;
     if (ncap < least)
         ncap = least;
-    if (over_budget(env, arrays_bytes(c, c->cap, ncap))) {
-        uint64_t fit = set_cap_for(dk_most(c, env));
-        if (fit > least && fit < ncap)
-            ncap = fit;
-    }
+    /* never more than the set of the most positions whose keys fit beside
+     * it: a larger one would take the room of the keys it is for */
+    uint64_t fit = set_cap_for(dk_most(c, env));
+    if (env->memory > 0 && fit >= least && fit < ncap)
+        ncap = fit;
     return rebuild_set(c, env, ncap);
 }
 
@@ -2150,7 +2383,7 @@ static void dk_refuse(struct clos *c, const struct clos_env *env, struct clos_in
                       uint64_t expanded, double deg)
 {
     uint64_t n = c->n;
-    double need = dk_need(c, n, deg);
+    double need = dk_need(c, env, n, deg);
     if (c->refused > need) /* a growth of the arrays or the set, or the sort */
         need = c->refused;
     info->by_memory = true;
@@ -2244,7 +2477,7 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
                     (unsigned long long)c->n, (unsigned long long)a, dk->dir);
             return CLOS_STOPPED;
         }
-        if (over(c, env, dk_need(c, c->n, dk_deg(c, et, nt, a - a0)))) {
+        if (over(c, env, dk_need(c, env, c->n, dk_deg(c, et, nt, a - a0)))) {
             e = CLOS_TOO_BIG;
             break;
         }
@@ -2428,6 +2661,10 @@ static enum clos_err dk_values(struct clos *c, int m, uint64_t n, bool *damaged)
     return CLOS_OK;
 }
 
+static enum clos_err dk_up_done(struct clos *c, const struct clos_env *env, int m,
+                                struct clos_info *info, double t0, uint64_t *done,
+                                uint64_t resumed);
+
 /* Pass 2, level m: read back, moves again, retrograde, values file.  The
  * moves are generated twice, once to count each node's in-level
  * predecessors and once to list them (no forward slots), the buckets are
@@ -2441,12 +2678,13 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
     const int K = c->K;
     const uint64_t n = dk->st.cnt[m];
     /* everything but the reverse edges first; those once counted */
-    double need = dk_need(c, n, 0.0);
+    double need = dk_need(c, env, n, 0.0);
     enum clos_err e = CLOS_TOO_BIG;
     if (!over(c, env, need) && 2 * n + 1 < INT32_MAX) {
         free(c->set);
         c->set = NULL;
         c->scap = 0;
+        dk_keys_only(c, false);
         e = grow_nodes(c, env, n); /* it may refuse what dk_need let through */
     }
     if (e == CLOS_TOO_BIG) {
@@ -2455,9 +2693,9 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
         info->by_memory = true;
         info->need = need;
         snprintf(info->why, sizeof info->why,
-                 "level %d, on disk, holds %llu positions: solving it in memory needs %.3g GB "
-                 "and 4 bytes per in-level move, the budget is %.3g GB: raise --memory", m,
-                 (unsigned long long)n, need / 1e9, env->memory / 1e9);
+                 "level %d, on disk, holds %llu positions: solving it in memory needs %.3g GB%s, "
+                 "the budget is %.3g GB: raise --memory", m, (unsigned long long)n, need / 1e9,
+                 c->um ? "" : " and 4 bytes per in-level move", env->memory / 1e9);
         return CLOS_TOO_BIG;
     }
     if (e != CLOS_OK)
@@ -2477,10 +2715,11 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
     struct level_work w = {0};
     w.be = malloc(n + 1);
     w.cnt = malloc(n + 1);
-    w.roff = calloc((size_t)n + 1, sizeof *w.roff);
+    if (!c->um)
+        w.roff = calloc((size_t)n + 1, sizeof *w.roff);
     w.nl = n;
     bool missing = false;
-    if (!w.be || !w.cnt || !w.roff)
+    if (!w.be || !w.cnt || (!c->um && !w.roff))
         e = CLOS_OOM;
     if (e == CLOS_OK)
         level_moves_all(c, env, m, 0, n, tbmax, &w, &missing, LM_COUNT);
@@ -2492,7 +2731,31 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
                  dk->dir);
         e = CLOS_OOM;
     }
-    need = dk_need(c, n, n ? (double)edges / (double)n : 0.0);
+    if (e == CLOS_OK && c->um) {
+        /* no reverse edges: the keys stay for the unmoves' look-ups, and
+         * the stack is short, the copies past it waiting in a bitmap */
+        note_peak(c, need);
+        uint64_t sc = env->um_stack ? env->um_stack : n / 16 + 4096;
+        w.scap = (int64_t)(sc < 2 * n + 1 ? sc : 2 * n + 1);
+        w.stack = malloc(sizeof *w.stack * (size_t)w.scap);
+        w.pend = calloc((size_t)(2 * n + 63) / 64 + 1, sizeof *w.pend);
+        w.nt = env->threads > 0 ? env->threads : 1;
+        w.um = malloc(sizeof *w.um * TB_UNMOVE_MAX * (size_t)w.nt);
+        w.pbuf = malloc(sizeof *w.pbuf * TB_UNMOVE_MAX * UM_BATCH);
+        w.pcnt = malloc(sizeof *w.pcnt * UM_BATCH);
+        w.batch = malloc(sizeof *w.batch * UM_BATCH);
+        if (!w.stack || !w.pend || !w.um || !w.pbuf || !w.pcnt || !w.batch)
+            e = CLOS_OOM;
+        if (e == CLOS_OK) {
+            solve_level(c, m, 0, n, &w);
+            level_values(c, 0, n, c->key);
+        }
+        free_work(&w);
+        if (e != CLOS_OK)
+            return e;
+        return dk_up_done(c, env, m, info, t0, done, resumed);
+    }
+    need = dk_need(c, env, n, n ? (double)edges / (double)n : 0.0);
     if (e == CLOS_OK && (over(c, env, need) || edges >= UINT32_MAX)) {
         info->by_memory = true;
         info->need = need;
@@ -2514,10 +2777,10 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
         roff_back(w.roff, n);
         /* the retrograde needs no keys: its stack takes their place, and V
          * reads them back from the level's file (dk_values) */
-        free(c->key);
-        c->key = NULL;
+        keys_free(c);
         c->cap = 0;
         w.stack = malloc(sizeof *w.stack * (size_t)(2 * n + 1));
+        w.scap = (int64_t)(2 * n + 1);
         if (!w.stack)
             e = CLOS_OOM;
     }
@@ -2528,6 +2791,19 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
         e = dk_values(c, m, n, damaged);
     if (e != CLOS_OK || *damaged)
         return e;
+    return dk_up_done(c, env, m, info, t0, done, resumed);
+}
+
+/* dk_up's end, level m's lo, hi, V found: its values file, both files
+ * mapped, the state, the progress line. */
+static enum clos_err dk_up_done(struct clos *c, const struct clos_env *env, int m,
+                                struct clos_info *info, double t0, uint64_t *done,
+                                uint64_t resumed)
+{
+    struct clos_disk *dk = c->dk;
+    const uint64_t n = dk->st.cnt[m];
+    struct dk_lvl hd;
+    char name[64];
     dk_lvl_of(c, m, 1, &hd);
     const void *vp[4] = {&hd, c->lo, c->hi, c->v};
     uint64_t vs[4] = {sizeof hd, n, n, n};
@@ -2558,6 +2834,7 @@ static enum clos_err dk_build(struct clos *c, const struct clos_env *env, int to
     if (!dk)
         return CLOS_OOM;
     c->dk = dk;
+    c->um = tb_unmove_supported(c->rs);
     snprintf(dk->dir, sizeof dk->dir, "%s", env->work);
     dk_sums(env, dk->base);
     double last = 0, t0 = util_now();
@@ -2649,6 +2926,7 @@ static enum clos_err dk_build(struct clos *c, const struct clos_env *env, int to
         bool damaged = false;
         const char *what = "";
         /* pass 1: down from the root's level */
+        dk_keys_only(c, true);
         for (int m = dk->st.expanded_to - 1; e == CLOS_OK && !damaged && m >= 0; m--) {
             if (stopped(env)) {
                 say(env, &last, true, "stopped: levels %d..%d expanded, kept in %s", m + 1, top,
@@ -2763,7 +3041,7 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
         memset(c->set, 0xFF, sizeof *c->set * (size_t)c->scap);
     }
     if (e == CLOS_OK && c->cap > ((uint64_t)1 << 20)) {
-        free(c->key);
+        keys_free(c);
         free(c->lo);
         free(c->hi);
         free(c->v);

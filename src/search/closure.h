@@ -99,6 +99,12 @@ struct clos_env {
      * level in memory at a time (closure.c "the closure level by level on
      * disk"); the same positions, values and node counts as in memory. */
     bool disk;
+    /* (disk, single-sowing rule sets) Entries of a level's retrograde stack,
+     * whose predecessors come from unmoves (closure.c um_preds); 0: a
+     * sixteenth of the level's positions plus 4096.  The copies that do not
+     * fit wait in a bitmap: the values are the same whatever the size
+     * (tests set it to 1). */
+    uint64_t um_stack;
 };
 
 enum clos_err { CLOS_OK = 0, CLOS_STOPPED, CLOS_OOM, CLOS_TOO_BIG };
