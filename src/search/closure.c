@@ -261,8 +261,7 @@ struct clos *clos_new(const struct ruleset *rs)
 /* The key array is anonymous memory of its own, grown by mremap, which
  * moves its pages instead of copying them: a growth holds the new size
  * only, where realloc may hold the old and the new block (glibc's does
- * mremap only above its mmap threshold, at most 32 MB).  Resized to hold
- * words words (the old array's contents kept); false if refused. */
+ * mremap only above its mmap threshold, at most 32 MB). */
 static size_t keys_bytes(uint64_t words)
 {
     return ((size_t)words * 8 + 4096) / 4096 * 4096;
@@ -274,13 +273,12 @@ static uint64_t *keys_map(size_t nb)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* Resized to hold words words (the old contents kept); false if refused. */
 static bool keys_resize(struct clos *c, uint64_t words)
 {
     const size_t nb = keys_bytes(words);
     void *p = c->key ? mremap(c->key, c->kbytes, nb, MREMAP_MAYMOVE) : keys_map(nb);
-    if (!p)
-        p = MAP_FAILED;
-    if (p == MAP_FAILED)
+    if (!p || p == MAP_FAILED)
         return false;
     c->key = p;
     c->kbytes = nb;
@@ -1175,14 +1173,29 @@ static void reverse_edges(const struct clos *c, uint64_t Nl, struct level_work *
  * the level's sorted keys; one not found is not in the closure (the root
  * does not reach it), so it has no edge here.  KF_MAX look-ups at a time
  * run interleaved (key_find_many), across nodes.  Thread tid's buffers. */
+struct um_looks {
+    const uint64_t *ks[KF_MAX];
+    uint64_t ns[KF_MAX], qw[KF_MAX][MAX_KEY_WORDS];
+    int of[KF_MAX], nq; /* the copy each look-up is for; how many wait */
+};
+
+/* The waiting look-ups made, each found one appended to its copy's list. */
+static void um_flush(const struct clos *c, struct level_work *w, struct um_looks *lk)
+{
+    int64_t r[KF_MAX];
+    key_find_many(lk->ks, lk->ns, (const uint64_t(*)[MAX_KEY_WORDS])lk->qw, lk->nq, c->K, r);
+    for (int i = 0; i < lk->nq; i++)
+        if (r[i] >= 0)
+            w->pbuf[(size_t)lk->of[i] * TB_UNMOVE_MAX + w->pcnt[lk->of[i]]++] = (uint32_t)r[i];
+    lk->nq = 0;
+}
+
 static void um_chunk(const struct clos *c, struct level_work *w, int j0, int j1, int tid)
 {
     const int K = c->K;
     struct tb_unmove *um = &w->um[(size_t)tid * TB_UNMOVE_MAX];
-    const uint64_t *ks[KF_MAX];
-    uint64_t ns[KF_MAX], qw[KF_MAX][MAX_KEY_WORDS];
-    int64_t r[KF_MAX];
-    int of[KF_MAX], nq = 0;
+    struct um_looks lk;
+    lk.nq = 0;
     for (int j = j0; j < j1; j++) {
         sow_position qp;
         clos_unpack(c->rs, K, &c->key[(uint64_t)((uint32_t)w->batch[j] >> 1) * K], &qp);
@@ -1190,26 +1203,17 @@ static void um_chunk(const struct clos *c, struct level_work *w, int j0, int j1,
         w->pcnt[j] = 0;
         for (int a = 0; a < k; a++) {
             /* an unmove keeps the board's seeds, so it packs in K words */
-            if (!clos_pack(c->rs, K, &um[a].pos, qw[nq]))
+            if (!clos_pack(c->rs, K, &um[a].pos, lk.qw[lk.nq]))
                 continue;
-            ks[nq] = c->key;
-            ns[nq] = w->nl;
-            of[nq++] = j;
-            if (nq < KF_MAX && (a + 1 < k || j + 1 < j1))
-                continue;
-            key_find_many(ks, ns, (const uint64_t(*)[MAX_KEY_WORDS])qw, nq, K, r);
-            for (int i = 0; i < nq; i++)
-                if (r[i] >= 0)
-                    w->pbuf[(size_t)of[i] * TB_UNMOVE_MAX + w->pcnt[of[i]]++] = (uint32_t)r[i];
-            nq = 0;
+            lk.ks[lk.nq] = c->key;
+            lk.ns[lk.nq] = w->nl;
+            lk.of[lk.nq++] = j;
+            if (lk.nq == KF_MAX)
+                um_flush(c, w, &lk);
         }
     }
-    if (nq) { /* the last unmoves did not pack (cannot happen) */
-        key_find_many(ks, ns, (const uint64_t(*)[MAX_KEY_WORDS])qw, nq, K, r);
-        for (int i = 0; i < nq; i++)
-            if (r[i] >= 0)
-                w->pbuf[(size_t)of[i] * TB_UNMOVE_MAX + w->pcnt[of[i]]++] = (uint32_t)r[i];
-    }
+    if (lk.nq)
+        um_flush(c, w, &lk);
 }
 
 /* um_chunk of batch[0 .. nb), split between w->nt threads (the look-ups
