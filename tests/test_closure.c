@@ -927,11 +927,12 @@ static enum clos_err dk_build_one(const struct ruleset *rs, const sow_position *
     return dk_build_mem(rs, root, threads, work, run, 0, NULL, out, cnt);
 }
 
-/* Every position of the in-memory closure m has the same lo, hi, V in d. */
-static void dk_same(const struct ruleset *rs, const struct clos *m, const struct clos *d,
-                    const char *what)
+/* Every position of the in-memory closure m has the same lo, hi, V in d
+ * (in memory or on disk). */
+static void same_values(const struct ruleset *rs, const struct clos *m, const struct clos *d,
+                        const char *what)
 {
-    cr_assert(clos_on_disk(d) && !clos_on_disk(m));
+    cr_assert(!clos_on_disk(m));
     cr_assert_eq(clos_size(d), clos_size(m), "%s %s: %llu positions on disk, %llu in memory",
                  rs->name, what, (unsigned long long)clos_size(d),
                  (unsigned long long)clos_size(m));
@@ -946,6 +947,14 @@ static void dk_same(const struct ruleset *rs, const struct clos *m, const struct
                   "%s %s node %llu: disk %d/%d/%d, memory %d/%d/%d", rs->name, what,
                   (unsigned long long)i, lo, hi, v, clos_lo(m)[i], clos_hi(m)[i], clos_v(m)[i]);
     }
+}
+
+/* The same, d on disk. */
+static void dk_same(const struct ruleset *rs, const struct clos *m, const struct clos *d,
+                    const char *what)
+{
+    cr_assert(clos_on_disk(d));
+    same_values(rs, m, d, what);
 }
 
 /* d (on disk) holds m's positions and values and cost the same node
@@ -1239,6 +1248,102 @@ Test(closure, disk_resumed, .timeout = 120)
         clos_free(m);
     }
     cr_assert(incoming_damaged >= 4, "only %d incoming files damaged", incoming_damaged);
+}
+
+/* Ctrl-C inside a level's solve: a run that has solved a level stops at the
+ * next level's first line of progress from within (its move pass, or its
+ * retrograde), and the rerun solves that level again. */
+struct il_run {
+    volatile sig_atomic_t stop;
+    int want; /* 0: never stop; 1: in a move pass; 2: in a retrograde */
+    int solved, stops; /* levels solved this run; "stopped while solving" lines */
+};
+
+static void il_progress(void *arg, const char *line)
+{
+    struct il_run *r = arg;
+    if (strstr(line, " solved: "))
+        r->solved++;
+    if (strstr(line, "stopped while solving level"))
+        r->stops++;
+    if (r->want && r->solved && !r->stop &&
+        strstr(line, r->want == 1 ? ": moves" : ": retrograde at "))
+        r->stop = 1;
+}
+
+static enum clos_err il_build(const struct ruleset *rs, const sow_position *root, int threads,
+                              const char *work, bool disk, struct il_run *run, struct clos **out,
+                              uint64_t *cnt)
+{
+    uint64_t nodes[2] = {0}, visits[2] = {0}, tbh[2] = {0};
+    struct sow_relay_cache *cache[2] = {NULL, NULL};
+    struct clos_env env = {.threads = threads,
+                           .cache = cache,
+                           .stop = &run->stop,
+                           .nodes = nodes,
+                           .visits = visits,
+                           .tb_hits = tbh,
+                           .tb_hits_max = -1,
+                           .max_nodes = UINT64_MAX,
+                           .work = work,
+                           .disk = disk,
+                           .progress = il_progress,
+                           .progress_arg = run,
+                           .eager_lines = true};
+    struct clos *c = clos_new(rs);
+    cr_assert(c);
+    enum clos_err e = clos_build(c, &env, root);
+    cnt[0] = nodes[0] + nodes[1];
+    cnt[1] = visits[0] + visits[1];
+    cnt[2] = tbh[0] + tbh[1];
+    *out = c;
+    return e;
+}
+
+/* On every rule set, in memory (its checkpoints) and on disk: a solve
+ * stopped inside a level, in its move pass or its retrograde, again and
+ * again (1 and 2 threads in turn), each rerun going on from the levels
+ * solved, ends with the same positions, values and node counts as a solve
+ * never stopped. */
+Test(closure, stopped_within_level, .timeout = 120)
+{
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        sow_position root = dk_small(r, &rs);
+        struct clos *m, *d;
+        uint64_t cm[3], cd[3];
+        cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &m, cm), CLOS_OK);
+        for (int disk = 0; disk <= 1; disk++) {
+            char work[256];
+            snprintf(work, sizeof work, "/tmp/sow-test-inlevel-%d-%s", (int)getpid(), rs.name);
+            mkdir(work, 0777);
+            int runs = 0, stops[3] = {0};
+            enum clos_err e;
+            do {
+                struct il_run run = {.want = 1 + runs % 2};
+                e = il_build(&rs, &root, 1 + runs / 2 % 2, work, disk, &run, &d, cd);
+                cr_assert(e == CLOS_OK || e == CLOS_STOPPED, "%s: %d", rs.name, (int)e);
+                if (e == CLOS_STOPPED) {
+                    cr_assert(run.stop && run.stops == 1, "%s%s run %d: stopped, %d lines",
+                              rs.name, disk ? " on disk" : "", runs, run.stops);
+                    stops[run.want]++;
+                    clos_free(d);
+                }
+                cr_assert(++runs < 100, "%s: no end", rs.name);
+            } while (e != CLOS_OK);
+            cr_assert(stops[1] >= 1 && stops[2] >= 1, "%s%s: %d stops in move passes, %d in "
+                      "retrogrades", rs.name, disk ? " on disk" : "", stops[1], stops[2]);
+            cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
+                      "%s%s, stopped within levels: %llu/%llu nodes, never stopped %llu/%llu",
+                      rs.name, disk ? " on disk" : "", (unsigned long long)cd[0],
+                      (unsigned long long)cd[1], (unsigned long long)cm[0],
+                      (unsigned long long)cm[1]);
+            same_values(&rs, m, d, disk ? "stopped within levels, on disk" : "stopped within levels");
+            clos_free(d);
+            dk_rm(work);
+        }
+        clos_free(m);
+    }
 }
 
 /* A level stopped mid-way (disk-cur.keys) and resumed under budgets too

@@ -1106,29 +1106,62 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
 }
 
 /* level_moves of nodes [s0, s0 + n) of level m, on env->threads threads
- * (one below 256 nodes). */
-static void level_moves_all(struct clos *c, const struct clos_env *env, int m, uint64_t s0,
+ * (one below 256 nodes), in chunks taken in turn.  A level of a billion
+ * positions takes minutes here, so the calling thread (tid 0) says how far
+ * it is (lm_pass names the pass) and watches for Ctrl-C between its chunks;
+ * false: stopped, the pass left unfinished (the caller drops the level). */
+static const char *const lm_pass[] = {"moves", "moves counted", "moves listed"};
+
+/* What the threads of one level_moves_all share. */
+struct lm_share {
+    uint64_t next, chunk; /* the next chunk's first node (level-local), its size */
+    bool stop;            /* Ctrl-C seen by the calling thread */
+    double t0, last;      /* the pass's start, its last line of progress */
+};
+
+/* Thread tid's part of level_moves_all: chunks until none is left. */
+static void lm_run(struct clos *c, const struct clos_env *env, int m, uint64_t s0, uint64_t n,
+                   int tbmax, struct level_work *w, bool *missing, enum lm_mode mode, int tid,
+                   struct lm_share *sh)
+{
+    struct sow_movelist ml;
+    bool miss = false;
+    for (;;) {
+        const uint64_t a = __atomic_fetch_add(&sh->next, sh->chunk, __ATOMIC_RELAXED);
+        if (a >= n || __atomic_load_n(&sh->stop, __ATOMIC_RELAXED))
+            break;
+        const uint64_t b = a + sh->chunk < n ? a + sh->chunk : n;
+        for (uint64_t i = s0 + a; i < s0 + b; i++)
+            level_moves(c, env, m, s0, i, tid, tbmax, &ml, w, &miss, mode);
+        if (tid != 0)
+            continue;
+        double dt = util_now() - sh->t0, rate = dt > 0 ? (double)b / dt : 0;
+        say(env, &sh->last, false, "%s level %d: %s for %llu of %llu positions, %.2f M/s, ETA %.0f s",
+            c->dk ? "closure on disk," : "closure", m, lm_pass[mode], (unsigned long long)b,
+            (unsigned long long)n, rate / 1e6, rate > 0 ? (double)(n - b) / rate : 0.0);
+        if (stopped(env)) {
+            __atomic_store_n(&sh->stop, true, __ATOMIC_RELAXED);
+            break;
+        }
+    }
+    if (miss)
+        __atomic_store_n(missing, true, __ATOMIC_RELAXED);
+}
+
+static bool level_moves_all(struct clos *c, const struct clos_env *env, int m, uint64_t s0,
                             uint64_t n, int tbmax, struct level_work *w, bool *missing,
                             enum lm_mode mode)
 {
-    int nt = env->threads;
+    const int nt = env->threads;
+    struct lm_share sh = {.chunk = n >= BIG_LINE ? 4096 : 256, .t0 = util_now()};
+    sh.last = env->eager_lines ? 0 : sh.t0;
     if (nt > 1 && n >= 256) {
 #pragma omp parallel num_threads(nt)
-        {
-            struct sow_movelist ml;
-            int tid = omp_get_thread_num();
-            bool miss = false;
-#pragma omp for schedule(dynamic, 256) nowait
-            for (uint64_t i = s0; i < s0 + n; i++)
-                level_moves(c, env, m, s0, i, tid, tbmax, &ml, w, &miss, mode);
-            if (miss)
-                __atomic_store_n(missing, true, __ATOMIC_RELAXED);
-        }
+        lm_run(c, env, m, s0, n, tbmax, w, missing, mode, omp_get_thread_num(), &sh);
     } else {
-        struct sow_movelist ml;
-        for (uint64_t i = s0; i < s0 + n; i++)
-            level_moves(c, env, m, s0, i, 0, tbmax, &ml, w, missing, mode);
+        lm_run(c, env, m, s0, n, tbmax, w, missing, mode, 0, &sh);
     }
+    return !sh.stop;
 }
 
 /* roff[q + 1] holding q's in-level predecessors counted: each list's start
@@ -1259,8 +1292,11 @@ static int64_t pend_refill(struct level_work *w, uint64_t words, uint64_t *cur, 
  * at each t that occurs: L at t where be = t, H at t where be = -t and no
  * in-level move is left; the scan finds the same copies as the lists (the
  * closure on disk, 8 bytes a position less), at 2m + 1 passes over be and
- * cnt at most. */
-static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct level_work *w)
+ * cnt at most.  A line of progress at most once a second (the threshold t
+ * and the copies final so far); false: stopped by Ctrl-C, lo and hi left
+ * unfinished (the caller drops the level). */
+static bool solve_level(struct clos *c, const struct clos_env *env, int m, uint64_t s0, uint64_t Nl,
+                        struct level_work *w)
 {
     int8_t *xl = c->lo + s0, *xh = c->hi + s0, *be = w->be;
     int32_t head[2 * SOW_MAX_SEEDS + 1];
@@ -1269,9 +1305,13 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
     /* a copy final while the stack is full waits in pend (um_preds) */
     const int64_t scap = w->scap;
     uint64_t npend = 0, cur = 0, words = (2 * Nl + 63) / 64;
+    uint64_t fin = 0, steps = 0; /* copies final; stack pops since the last look at the clock */
+    const double t0 = util_now();
+    double last = env->eager_lines ? 0 : t0;
 #define PUSH(e_)                                                                                  \
     do {                                                                                          \
         int32_t x_ = (e_);                                                                        \
+        fin++;                                                                                    \
         if (sp < scap) {                                                                          \
             stack[sp++] = x_;                                                                     \
         } else {                                                                                  \
@@ -1280,6 +1320,7 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
         }                                                                                         \
     } while (0)
     uint64_t occurs[2 * SOW_MAX_SEEDS + 1] = {0}; /* nodes with be = t, for the scans */
+    bool looked = false; /* (eager_lines) the first look at the clock made */
 
     for (int t = 0; t < 2 * SOW_MAX_SEEDS + 1; t++)
         head[t] = -1;
@@ -1324,6 +1365,16 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
             }
         }
         while (sp || (npend && (sp = pend_refill(w, words, &cur, &npend)))) {
+            if (++steps >= (1u << 16) || (env->eager_lines && !looked)) {
+                steps = 0;
+                looked = true;
+                say(env, &last, false, "%s level %d: retrograde at %d (from %d down to %d), %llu "
+                    "of %llu bounds final, %.0f s so far", c->dk ? "closure on disk," : "closure",
+                    m, t, m, -m, (unsigned long long)fin, (unsigned long long)(2 * Nl),
+                    util_now() - t0);
+                if (stopped(env))
+                    return false;
+            }
             /* one copy at a time with reverse edges; with unmoves a batch,
              * its look-ups made first (um_batch) */
             int nb = 1;
@@ -1336,6 +1387,7 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
                 sp -= nb;
                 memcpy(w->batch, &stack[sp], sizeof *stack * (size_t)nb);
                 um_batch(c, w, nb);
+                steps += (uint64_t)nb; /* a batch costs about nb pops' look-ups */
                 eb = w->batch;
             }
             for (int j = 0; j < nb; j++) {
@@ -1380,6 +1432,7 @@ static void solve_level(struct clos *c, int m, uint64_t s0, uint64_t Nl, struct 
         xl[p] = (int8_t)(xl[p] == UNDONE ? -m : clamp8(xl[p], -m, m));
         xh[p] = (int8_t)(xh[p] == UNDONE ? m : clamp8(-xh[p], -m, m));
     }
+    return true;
 }
 
 /* V of nodes s0 .. s0+Nl-1, their bounds solved (solve_level): the
@@ -1452,14 +1505,12 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
     double last = 0, t0 = util_now(), lastck = t0;
     uint64_t done = done_level >= 0 ? c->start[done_level + 1] : 0, resumed = done;
     int saved = done_level;
-    for (int m = done_level + 1; e == CLOS_OK && m <= SOW_MAX_SEEDS; m++) {
+    int m = done_level + 1;
+    for (; e == CLOS_OK && m <= SOW_MAX_SEEDS; m++) {
         uint64_t s0 = c->start[m], Nl = c->start[m + 1] - s0;
         if (!Nl)
             continue;
         if (stopped(env)) {
-            /* Ctrl-C: keep the levels solved for a rerun */
-            if (env->work && m - 1 > saved && ck_save_values(c, env, m - 1))
-                say(env, &last, true, "stopped: levels up to %d kept in %s", m - 1, env->work);
             e = CLOS_STOPPED;
             break;
         }
@@ -1470,7 +1521,10 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
         }
         bool missing = false;
         w.nl = Nl;
-        level_moves_all(c, env, m, s0, Nl, tbmax, &w, &missing, LM_FWD);
+        if (!level_moves_all(c, env, m, s0, Nl, tbmax, &w, &missing, LM_FWD)) {
+            e = CLOS_STOPPED;
+            break;
+        }
         uint64_t edges = 0;
         for (uint64_t p = 0; p < Nl; p++)
             edges += w.cnt[p];
@@ -1488,14 +1542,25 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
             break;
         }
         reverse_edges(c, Nl, &w);
-        solve_level(c, m, s0, Nl, &w);
+        if (!solve_level(c, env, m, s0, Nl, &w)) {
+            e = CLOS_STOPPED;
+            break;
+        }
         level_values(c, s0, Nl, &c->key[s0 * c->K]);
         done += Nl;
         double dt = util_now() - t0, rate = dt > 0 ? (double)(done - resumed) / dt : 0;
-        say(env, &last, Nl >= BIG_LINE,
+        say(env, &last, Nl >= BIG_LINE || env->eager_lines,
             "closure level %d solved: %llu positions, %llu of %llu done, %.2f M/s, ETA %.0f s", m,
             (unsigned long long)Nl, (unsigned long long)done, (unsigned long long)c->n, rate / 1e6,
             rate > 0 ? (double)(c->n - done) / rate : 0.0);
+    }
+    if (e == CLOS_STOPPED) { /* Ctrl-C, between levels or within one */
+        const int kept = m - 1;
+        if (env->work && kept > saved && ck_save_values(c, env, kept))
+            saved = kept;
+        if (env->work && saved >= 0)
+            say(env, &last, true, "stopped while solving level %d: levels up to %d kept in %s", m,
+                saved, env->work);
     }
     note_peak(c, arrays_bytes(c, c->cap, c->scap) + (level_work_per(c) - 4.0 * c->slots) * (double)L +
                      4.0 * (double)revcap);
@@ -2725,8 +2790,8 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
     bool missing = false;
     if (!w.be || !w.cnt || (!c->um && !w.roff))
         e = CLOS_OOM;
-    if (e == CLOS_OK)
-        level_moves_all(c, env, m, 0, n, tbmax, &w, &missing, LM_COUNT);
+    if (e == CLOS_OK && !level_moves_all(c, env, m, 0, n, tbmax, &w, &missing, LM_COUNT))
+        e = CLOS_STOPPED;
     uint64_t edges = 0;
     for (uint64_t p = 0; e == CLOS_OK && p < n; p++)
         edges += w.cnt[p];
@@ -2750,10 +2815,10 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
         w.batch = malloc(sizeof *w.batch * UM_BATCH);
         if (!w.stack || !w.pend || !w.um || !w.pbuf || !w.pcnt || !w.batch)
             e = CLOS_OOM;
-        if (e == CLOS_OK) {
-            solve_level(c, m, 0, n, &w);
+        if (e == CLOS_OK && !solve_level(c, env, m, 0, n, &w))
+            e = CLOS_STOPPED;
+        if (e == CLOS_OK)
             level_values(c, 0, n, c->key);
-        }
         free_work(&w);
         if (e != CLOS_OK)
             return e;
@@ -2776,8 +2841,9 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
         if (!w.rev)
             e = CLOS_OOM;
     }
+    if (e == CLOS_OK && !level_moves_all(c, env, m, 0, n, tbmax, &w, &missing, LM_FILL))
+        e = CLOS_STOPPED;
     if (e == CLOS_OK) {
-        level_moves_all(c, env, m, 0, n, tbmax, &w, &missing, LM_FILL);
         roff_back(w.roff, n);
         /* the retrograde needs no keys: its stack takes their place, and V
          * reads them back from the level's file (dk_values) */
@@ -2788,8 +2854,8 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
         if (!w.stack)
             e = CLOS_OOM;
     }
-    if (e == CLOS_OK)
-        solve_level(c, m, 0, n, &w);
+    if (e == CLOS_OK && !solve_level(c, env, m, 0, n, &w))
+        e = CLOS_STOPPED;
     free_work(&w);
     if (e == CLOS_OK)
         e = dk_values(c, m, n, damaged);
@@ -2980,6 +3046,9 @@ static enum clos_err dk_build(struct clos *c, const struct clos_env *env, int to
                 break;
             }
             e = dk_up(c, env, tbmax, m, &damaged, info, t1, &done, resumed_done);
+            if (e == CLOS_STOPPED) /* within the level: a rerun solves it again */
+                say(env, &last, true, "stopped while solving level %d: levels up to %d solved, "
+                    "kept in %s", m, m - 1, dk->dir);
             if (damaged)
                 what = "a level's keys (disk-*.keys)";
         }

@@ -84,9 +84,10 @@ struct clos_env {
                                          checked before each layer, with headroom
                                          for the level phase; any growth past it
                                          stops the build */
-    /* Called between expansion rounds and levels, from the calling thread,
-     * at most about once a second (layers and levels of more than 1 M
-     * positions always): one line of progress.  May be NULL. */
+    /* Called between expansion rounds and levels, and within a level's
+     * move passes and retrograde, from the calling thread, at most about
+     * once a second (layers and levels of more than 1 M positions always):
+     * one line of progress.  May be NULL. */
     void (*progress)(void *arg, const char *line);
     void *progress_arg;
     struct clos_info *info;           /* may be NULL */
@@ -105,6 +106,10 @@ struct clos_env {
      * fit wait in a bitmap: the values are the same whatever the size
      * (tests set it to 1). */
     uint64_t um_stack;
+    /* (tests) The lines of progress within a level (its move passes, its
+     * retrograde) from its first step instead of after a second, so that a
+     * test can stop a solve inside any level. */
+    bool eager_lines;
 };
 
 enum clos_err { CLOS_OK = 0, CLOS_STOPPED, CLOS_OOM, CLOS_TOO_BIG };
