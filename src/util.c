@@ -24,6 +24,18 @@ void util_rmdir_flat(const char *dir)
     rmdir(dir);
 }
 
+struct util_gb2 util_gb2(double need, double budget)
+{
+    struct util_gb2 g;
+    for (int p = 3; p <= 9; p++) {
+        snprintf(g.need, sizeof g.need, "%.*g", p, need / 1e9);
+        snprintf(g.budget, sizeof g.budget, "%.*g", p, budget / 1e9);
+        if (need <= budget || strtod(g.need, NULL) > strtod(g.budget, NULL))
+            break;
+    }
+    return g;
+}
+
 double util_now(void)
 {
     struct timespec ts;

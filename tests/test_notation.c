@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sow/position.h"
@@ -198,4 +199,20 @@ Test(notation, moves)
             }
         }
     }
+}
+
+/* A refusal's need and budget print with the digits that tell them apart. */
+Test(notation, refusal_sizes)
+{
+    struct util_gb2 g = util_gb2(19.93e9, 19.87e9);
+    cr_assert_str_eq(g.need, "19.93");
+    cr_assert_str_eq(g.budget, "19.87");
+    g = util_gb2(20.1e9, 19.9e9);
+    cr_assert_str_eq(g.need, "20.1");
+    cr_assert_str_eq(g.budget, "19.9");
+    g = util_gb2(19.9000001e9, 19.9e9); /* as far as nine digits go */
+    cr_assert(strtod(g.need, NULL) > strtod(g.budget, NULL), "%s %s", g.need, g.budget);
+    g = util_gb2(2.5e4, 2e4);
+    cr_assert_str_eq(g.need, "2.5e-05");
+    cr_assert_str_eq(g.budget, "2e-05");
 }

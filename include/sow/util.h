@@ -25,6 +25,15 @@ static inline uint64_t util_splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* A refusal's need and budget (bytes) in GB, as its message prints them:
+ * three significant digits, more (up to nine) where three would print a
+ * need above the budget as equal to it ("needs 19.93 GB, the budget is
+ * 19.87 GB", not 19.9 and 19.9). */
+struct util_gb2 {
+    char need[24], budget[24];
+};
+struct util_gb2 util_gb2(double need, double budget);
+
 /* Physical memory of the machine in bytes (0 if unknown). */
 double util_phys_memory(void);
 

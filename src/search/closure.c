@@ -1480,11 +1480,12 @@ static enum clos_err solve_levels(struct clos *c, const struct clos_env *env, in
     if (over(c, env, b)) {
         info->by_memory = true;
         info->need = b;
+        struct util_gb2 g = util_gb2(b, env->memory);
         snprintf(info->why, sizeof info->why,
                  "%llu positions, every layer expanded; solving its largest level (%llu "
-                 "positions) needs %.3g GB, the budget is %.3g GB: raise --memory, or solve more "
-                 "levels first", (unsigned long long)c->n, (unsigned long long)L, b / 1e9,
-                 env->memory / 1e9);
+                 "positions) needs %s GB, the budget is %s GB: raise --memory, or solve more "
+                 "levels first", (unsigned long long)c->n, (unsigned long long)L, g.need,
+                 g.budget);
         return CLOS_TOO_BIG;
     }
     if (L * slots >= UINT32_MAX)
@@ -2461,12 +2462,12 @@ static void dk_refuse(struct clos *c, const struct clos_env *env, struct clos_in
     memcpy(info->level_count, c->dk->st.cnt, sizeof info->level_count);
     info->level_count[m] = n;
     info->positions = dk_total(c) + n;
+    struct util_gb2 g = util_gb2(need, env->memory);
     snprintf(info->why, sizeof info->why,
              "level %d, on disk, reached %llu positions (%llu expanded): holding and solving it "
-             "in memory needs %.3g GB, the budget is %.3g GB: raise --memory, or solve more "
+             "in memory needs %s GB, the budget is %s GB: raise --memory, or solve more "
              "levels first",
-             m, (unsigned long long)n, (unsigned long long)expanded, need / 1e9,
-             env->memory / 1e9);
+             m, (unsigned long long)n, (unsigned long long)expanded, g.need, g.budget);
 }
 
 /* In-level moves a position of the nodes expanded so far (the bound, slots,
@@ -2761,10 +2762,11 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
             need = c->refused;
         info->by_memory = true;
         info->need = need;
+        struct util_gb2 g = util_gb2(need, env->memory);
         snprintf(info->why, sizeof info->why,
-                 "level %d, on disk, holds %llu positions: solving it in memory needs %.3g GB%s, "
-                 "the budget is %.3g GB: raise --memory", m, (unsigned long long)n, need / 1e9,
-                 c->um ? "" : " and 4 bytes per in-level move", env->memory / 1e9);
+                 "level %d, on disk, holds %llu positions: solving it in memory needs %s GB%s, "
+                 "the budget is %s GB: raise --memory", m, (unsigned long long)n, g.need,
+                 c->um ? "" : " and 4 bytes per in-level move", g.budget);
         return CLOS_TOO_BIG;
     }
     if (e != CLOS_OK)
@@ -2828,10 +2830,11 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
     if (e == CLOS_OK && (over(c, env, need) || edges >= UINT32_MAX)) {
         info->by_memory = true;
         info->need = need;
+        struct util_gb2 g = util_gb2(need, env->memory);
         snprintf(info->why, sizeof info->why,
                  "level %d, on disk, holds %llu positions and %llu in-level moves: solving it in "
-                 "memory needs %.3g GB, the budget is %.3g GB: raise --memory", m,
-                 (unsigned long long)n, (unsigned long long)edges, need / 1e9, env->memory / 1e9);
+                 "memory needs %s GB, the budget is %s GB: raise --memory", m,
+                 (unsigned long long)n, (unsigned long long)edges, g.need, g.budget);
         e = CLOS_TOO_BIG;
     }
     if (e == CLOS_OK) {
@@ -3177,10 +3180,11 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
             e = expand_all(c, env, tbmax, info, lvl, &st, &ck);
         if (e == CLOS_OK && (e = renumber(c, env, lvl)) == CLOS_TOO_BIG) {
             info->by_memory = true;
+            struct util_gb2 g = util_gb2(c->refused, env->memory);
             snprintf(info->why, sizeof info->why,
-                     "%llu positions, every layer expanded; numbering them by level needs %.3g "
-                     "GB, the budget is %.3g GB: raise --memory, or solve more levels first",
-                     (unsigned long long)c->n, c->refused / 1e9, env->memory / 1e9);
+                     "%llu positions, every layer expanded; numbering them by level needs %s "
+                     "GB, the budget is %s GB: raise --memory, or solve more levels first",
+                     (unsigned long long)c->n, g.need, g.budget);
         }
         if (e == CLOS_OK && env->work) {
             if (!ck_save_keys(c, env, tbmax, rootw, &base))

@@ -281,6 +281,7 @@ static bool clos_solve(struct search_ctx *s, const sow_position *p)
     case CLOS_TOO_BIG: {
         s->too_deep = true;
         char below[96] = "";
+        struct util_gb2 g = util_gb2(info.need, clos_budget(s));
         if (s->mem && s->memmax >= 0)
             snprintf(below, sizeof below, " above level %d (levels 0..%d solved in memory)",
                      s->memmax, s->memmax);
@@ -289,11 +290,11 @@ static bool clos_solve(struct search_ctx *s, const sow_position *p)
         else
             snprintf(s->why, sizeof s->why,
                      "the position's closure%s reached %llu positions in %llu layers; the next "
-                     "layer (~%llu positions) would need %.3g GB, the budget is %.3g GB: raise "
+                     "layer (~%llu positions) would need %s GB, the budget is %s GB: raise "
                      "--memory, or solve more levels first (--levels, or --tables with tables "
                      "built by sow tables build)",
                      below, (unsigned long long)info.positions, (unsigned long long)info.layers,
-                     (unsigned long long)info.next_est, info.need / 1e9, clos_budget(s) / 1e9);
+                     (unsigned long long)info.next_est, g.need, g.budget);
         break;
     }
     }
