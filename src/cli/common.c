@@ -1,11 +1,13 @@
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -155,11 +157,32 @@ long cli_max_threads(void)
 /* The one flag of the process: a signal handler cannot be handed a context. */
 static volatile sig_atomic_t cli_stop_flag;
 static volatile sig_atomic_t cli_stop_signal;
+static volatile sig_atomic_t cli_second_kills;
+static struct timespec cli_first_stop; /* written by the handler only (both signals masked) */
+
+/* A second stop signal ends the process at once (with second_kills), but
+ * only from SECOND_AFTER_NS after the first: `timeout -s INT` sends its
+ * signal to the command and then to the whole process group, so one stop
+ * arrives twice within microseconds, and the clean stop (files kept for a
+ * rerun) must not be cut by its own echo. */
+#define SECOND_AFTER_NS 500000000L
 
 static void on_stop_signal(int sig)
 {
-    cli_stop_flag = 1;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe (POSIX 2008) */
+    if (cli_stop_flag) {
+        long dns = (long)(now.tv_sec - cli_first_stop.tv_sec) * 1000000000L +
+                   (now.tv_nsec - cli_first_stop.tv_nsec);
+        if (cli_second_kills && sig != SIGUSR1 && dns >= SECOND_AFTER_NS) {
+            signal(sig, SIG_DFL); /* delivered, with its default action, on return */
+            raise(sig);
+        }
+        return;
+    }
+    cli_first_stop = now;
     cli_stop_signal = sig;
+    cli_stop_flag = 1;
 }
 
 volatile sig_atomic_t *cli_catch_signals(bool second_kills)
@@ -168,8 +191,11 @@ volatile sig_atomic_t *cli_catch_signals(bool second_kills)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaddset(&sa.sa_mask, SIGUSR1);
     /* No SA_RESTART: a blocking call returns EINTR, so the flag is seen. */
-    sa.sa_flags = second_kills ? SA_RESETHAND : 0;
+    cli_second_kills = second_kills;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     return &cli_stop_flag;

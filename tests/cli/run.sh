@@ -703,6 +703,16 @@ took=$(( $(date +%s) - start ))
 check "Ctrl-C in a long relay: solve exits 130 within seconds (rc $rc, ${took}s)" \
     test "$rc" -eq 130 -a "$took" -le 8 -a ! -s "$out"
 
+# timeout(1) signals the command and then its whole process group, so one
+# stop arrives twice within microseconds: the echo must not cut the clean
+# stop short (a second signal ends a solve at once only half a second on).
+mkdir -p "$WORK/wint"
+timeout --preserve-status -k 20 -s INT 3 "$SOW" solve --rules oware --pits 5 --seeds 2 --levels 0 \
+    --threads 1 --work "$WORK/wint" --disk >"$out" 2>"$err"; rc=$?
+check "timeout -s INT during a solve on disk: exit 130, no output (rc $rc)" test "$rc" -eq 130 -a ! -s "$out"
+check "timeout -s INT during a solve on disk: the clean stop says what it kept" \
+    grep -q "^sow solve: stopped .*kept in" "$err"
+
 # SIGTERM is handled like Ctrl-C: clean stop, exit 143, no temporary file.
 timeout --preserve-status -k 10 -s TERM 2 "$SOW" tables build --rules oware --seeds 20 --memory 8 --dir "$WORK/term" >"$out" 2>"$err"
 rc=$?
