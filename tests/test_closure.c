@@ -867,6 +867,7 @@ struct dk_run {
     int stop_after;   /* stop after this many finished levels (0: never) */
     bool stop_round;  /* stop at the first progress line within a level */
     uint64_t um_stack; /* clos_env's (0: the default) */
+    bool unmoves_only; /* clos_env's */
     int levels, notes, resumed;
 };
 
@@ -909,6 +910,7 @@ static enum clos_err dk_build_mem(const struct ruleset *rs, const sow_position *
                            .progress_arg = run,
                            .memory = memory,
                            .um_stack = run ? run->um_stack : 0,
+                           .unmoves_only = run && run->unmoves_only,
                            .info = info};
     struct clos *c = clos_new(rs);
     cr_assert(c);
@@ -988,9 +990,10 @@ static sow_position dk_small(int r, struct ruleset *rs)
 
 /* On every rule set, with 1 and 2 threads: the closure on disk holds the
  * same positions with the same lo, hi, V, and costs the same node counts,
- * as the closure in memory; so with a retrograde stack of one entry (the
- * single-sowing rule sets, whose predecessors come from unmoves: every
- * copy but one waits in the bitmap). */
+ * as the closure in memory, its levels solved with reverse edges; so, on
+ * the single-sowing rule sets, with their predecessors from unmoves, the
+ * retrograde's stack of the default size and of one entry (every copy but
+ * one waits in the bitmap). */
 Test(closure, disk_same, .timeout = 120)
 {
     for (int r = 0; sow_rule_names[r]; r++) {
@@ -999,13 +1002,14 @@ Test(closure, disk_same, .timeout = 120)
         struct clos *m, *d;
         uint64_t cm[3], cd[3];
         cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &m, cm), CLOS_OK);
-        for (int k = 1; k <= 3; k++) {
-            const int t = k < 3 ? k : 2;
+        for (int k = 1; k <= 4; k++) {
+            const int t = k % 2 ? 1 : 2;
             char work[256], what[64];
             snprintf(work, sizeof work, "/tmp/sow-test-disk-%d-%s-%d", (int)getpid(), rs.name, k);
-            snprintf(what, sizeof what, "%d thread(s)%s", t, k == 3 ? ", a stack of 1" : "");
+            snprintf(what, sizeof what, "%d thread(s)%s", t,
+                     k == 4 ? ", unmoves, a stack of 1" : k == 3 ? ", unmoves" : "");
             mkdir(work, 0777);
-            struct dk_run run = {.um_stack = k == 3};
+            struct dk_run run = {.um_stack = k == 4, .unmoves_only = k >= 3};
             cr_assert_eq(dk_build_one(&rs, &root, t, work, &run, &d, cd), CLOS_OK, "%s", rs.name);
             cr_assert(run.levels >= 2, "%s: %d levels", rs.name, run.levels);
             cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
@@ -1272,8 +1276,8 @@ static void il_progress(void *arg, const char *line)
 }
 
 static enum clos_err il_build(const struct ruleset *rs, const sow_position *root, int threads,
-                              const char *work, bool disk, struct il_run *run, struct clos **out,
-                              uint64_t *cnt)
+                              const char *work, bool disk, bool unmoves, struct il_run *run,
+                              struct clos **out, uint64_t *cnt)
 {
     uint64_t nodes[2] = {0}, visits[2] = {0}, tbh[2] = {0};
     struct sow_relay_cache *cache[2] = {NULL, NULL};
@@ -1289,6 +1293,7 @@ static enum clos_err il_build(const struct ruleset *rs, const sow_position *root
                            .disk = disk,
                            .progress = il_progress,
                            .progress_arg = run,
+                           .unmoves_only = unmoves,
                            .eager_lines = true};
     struct clos *c = clos_new(rs);
     cr_assert(c);
@@ -1302,9 +1307,10 @@ static enum clos_err il_build(const struct ruleset *rs, const sow_position *root
 
 /* On every rule set, in memory (its checkpoints) and on disk: a solve
  * stopped inside a level, in its move pass or its retrograde, again and
- * again (1 and 2 threads in turn), each rerun going on from the levels
- * solved, ends with the same positions, values and node counts as a solve
- * never stopped. */
+ * again (1 and 2 threads in turn; on disk reverse edges and, single
+ * sowing, unmoves in turn), each rerun going on from the levels solved,
+ * ends with the same positions, values and node counts as a solve never
+ * stopped. */
 Test(closure, stopped_within_level, .timeout = 120)
 {
     for (int r = 0; sow_rule_names[r]; r++) {
@@ -1321,7 +1327,7 @@ Test(closure, stopped_within_level, .timeout = 120)
             enum clos_err e;
             do {
                 struct il_run run = {.want = 1 + runs % 2};
-                e = il_build(&rs, &root, 1 + runs / 2 % 2, work, disk, &run, &d, cd);
+                e = il_build(&rs, &root, 1 + runs / 2 % 2, work, disk, runs / 4 % 2, &run, &d, cd);
                 cr_assert(e == CLOS_OK || e == CLOS_STOPPED, "%s: %d", rs.name, (int)e);
                 if (e == CLOS_STOPPED) {
                     cr_assert(run.stop && run.stops == 1, "%s%s run %d: stopped, %d lines",

@@ -561,14 +561,23 @@ static void dk_keys_only(struct clos *c, bool on)
  * dk_work_per (no set: the in-level children are found by binary search in
  * its sorted keys); in the retrograde the values, dk_work_per and the stack,
  * the keys freed (8 bytes a key or more, so never above the listing). */
-static double dk_need(const struct clos *c, const struct clos_env *env, uint64_t n, double deg)
+static double dk_need_by(const struct clos *c, const struct clos_env *env, uint64_t n,
+                         double deg, bool um)
 {
     const double kb = 8.0 * c->K * (double)n;
     double down = kb + 8.0 * (double)set_cap_for(n); /* keys only (dk_keys_only) */
-    double up = kb + 3.0 * (double)n + (c->um ? dk_um_per(env, n) * (double)n + UM_FIXED(env->threads)
-                                               : dk_work_per(deg) * (double)n);
+    double up = kb + 3.0 * (double)n + (um ? dk_um_per(env, n) * (double)n + UM_FIXED(env->threads)
+                                           : dk_work_per(deg) * (double)n);
     _Static_assert(sizeof(int32_t) * 2 <= 8, "the stack fits where the keys were");
     return down > up ? down : up;
+}
+
+/* dk_need_by with the predecessors the budget can always count on: unmoves
+ * where the rule set has them (dk_up takes reverse edges instead when they
+ * fit). */
+static double dk_need(const struct clos *c, const struct clos_env *env, uint64_t n, double deg)
+{
+    return dk_need_by(c, env, n, deg, c->um);
 }
 
 /* The most positions a level on disk can hold while expanded under the
@@ -2786,11 +2795,18 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
     struct level_work w = {0};
     w.be = malloc(n + 1);
     w.cnt = malloc(n + 1);
-    if (!c->um)
+    /* Predecessors: reverse edges where they fit the budget (their lists
+     * are read where unmoves cost look-ups: darra's retrograde took 1.5x
+     * as long by unmoves), else, single sowing, unmoves.  The edges are
+     * counted (roff, 4 bytes a position) if even none would fit beside
+     * the rest. */
+    bool um = c->um;
+    const bool try_edges = !um || (!env->unmoves_only && !over_budget(env, dk_need_by(c, env, n, 0.0, false)));
+    if (try_edges)
         w.roff = calloc((size_t)n + 1, sizeof *w.roff);
     w.nl = n;
     bool missing = false;
-    if (!w.be || !w.cnt || (!c->um && !w.roff))
+    if (!w.be || !w.cnt || (try_edges && !w.roff))
         e = CLOS_OOM;
     if (e == CLOS_OK && !level_moves_all(c, env, m, 0, n, tbmax, &w, &missing, LM_COUNT))
         e = CLOS_STOPPED;
@@ -2802,7 +2818,15 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
                  dk->dir);
         e = CLOS_OOM;
     }
-    if (e == CLOS_OK && c->um) {
+    const double deg = n ? (double)edges / (double)n : 0.0;
+    if (um && try_edges && !over_budget(env, dk_need_by(c, env, n, deg, false)) &&
+        edges < UINT32_MAX) {
+        um = false;
+    } else if (um) {
+        free(w.roff);
+        w.roff = NULL;
+    }
+    if (e == CLOS_OK && um) {
         /* no reverse edges: the keys stay for the unmoves' look-ups, and
          * the stack is short, the copies past it waiting in a bitmap */
         note_peak(c, need);
@@ -2826,7 +2850,7 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
             return e;
         return dk_up_done(c, env, m, info, t0, done, resumed);
     }
-    need = dk_need(c, env, n, n ? (double)edges / (double)n : 0.0);
+    need = dk_need_by(c, env, n, deg, false);
     if (e == CLOS_OK && (over(c, env, need) || edges >= UINT32_MAX)) {
         info->by_memory = true;
         info->need = need;

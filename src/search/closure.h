@@ -106,6 +106,9 @@ struct clos_env {
      * fit wait in a bitmap: the values are the same whatever the size
      * (tests set it to 1). */
     uint64_t um_stack;
+    /* (tests) Single sowing on disk: predecessors by unmoves even where the
+     * budget holds a level's reverse edges (which dk_up takes then). */
+    bool unmoves_only;
     /* (tests) The lines of progress within a level (its move passes, its
      * retrograde) from its first step instead of after a second, so that a
      * test can stop a solve inside any level. */
