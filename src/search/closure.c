@@ -75,6 +75,7 @@
 #define LOAD_NUM 3 /* set load at most 3/5 */
 #define LOAD_DEN 5
 #define BIG_LINE 1000000 /* layers and levels this large always report */
+#define DK_FIRST_ROUND 65536 /* a resumed level's first round, which measures its moves */
 #define CKPT_EVERY 30.0  /* seconds between checkpoints of the levels solved */
 
 _Static_assert(2 + SOW_MAX_SEEDS + SOW_MAX_HOLES <= 64 * MAX_KEY_WORDS, "keys fit");
@@ -1951,6 +1952,11 @@ struct clos_disk {
     size_t msz[2][SOW_MAX_SEEDS + 1];
     bool solved;                       /* every level solved and mapped */
     uint64_t base[3];                  /* env counters before this build */
+    /* The level being expanded, resumed: the in-level moves of the
+     * expansions before this run (from disk-cur.keys), or, not recorded
+     * there, how many expansions dk_deg leaves out. */
+    double inl0;
+    uint64_t askip;
 };
 
 struct dk_thread {
@@ -2278,7 +2284,9 @@ static void dk_start_over(struct clos *c, const struct clos_env *env, const stru
  * writes the whole level so far), so that a rerun goes on with the level
  * instead of starting it over; the incoming files' lengths are those of the same moment. */
 struct dk_cur {
-    int32_t level, pad;
+    int32_t level;
+    uint32_t deg_ppm;                  /* in-level moves per position expanded so far,
+                                          in millionths (0: not recorded) */
     uint64_t n, a;                     /* positions found, expanded */
     uint64_t nodes, visits, tb_hits;   /* counters, as in dk_meta */
     uint64_t root[MAX_KEY_WORDS];
@@ -2286,6 +2294,7 @@ struct dk_cur {
 };
 
 static void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt);
+static double dk_deg(const struct clos *c, const struct dk_thread *et, int nt, uint64_t a);
 
 /* The exits still buffered by every thread, then every incoming file synced. */
 static void dk_flush_all(struct clos *c, int m, struct dk_thread *et, int nt)
@@ -2313,6 +2322,10 @@ static bool dk_save_cur(struct clos *c, const struct clos_env *env, int m, uint6
     cur.level = m;
     cur.n = c->n;
     cur.a = a;
+    if (a > dk->askip) {
+        double deg = dk_deg(c, et, nt, a) * 1e6 + 0.5;
+        cur.deg_ppm = deg >= 1 && deg < 4e9 ? (uint32_t)deg : 0;
+    }
     cur.nodes = x[0] - dk->base[0];
     cur.visits = x[1] - dk->base[1];
     cur.tb_hits = x[2] - dk->base[2];
@@ -2438,9 +2451,13 @@ static enum clos_err dk_grow_set(struct clos *c, const struct clos_env *env, uin
     if (ncap < least)
         ncap = least;
     /* never more than the set of the most positions whose keys fit beside
-     * it: a larger one would take the room of the keys it is for */
+     * it: a larger one would take the room of the keys it is for; and near
+     * the budget that set even when it is short of least, if it holds
+     * another expansion's children (a level resumed near the budget has
+     * its set rebuilt at its load, with no room to spare) */
     uint64_t fit = set_cap_for(dk_most(c, env));
-    if (env->memory > 0 && fit >= least && fit < ncap)
+    if (env->memory > 0 && fit < ncap &&
+        (fit >= least || (fit > c->scap && fit / LOAD_DEN * LOAD_NUM >= c->n + (uint64_t)c->slots)))
         ncap = fit;
     return rebuild_set(c, env, ncap);
 }
@@ -2479,14 +2496,17 @@ static void dk_refuse(struct clos *c, const struct clos_env *env, struct clos_in
              m, (unsigned long long)n, (unsigned long long)expanded, g.need, g.budget);
 }
 
-/* In-level moves a position of the nodes expanded so far (the bound, slots,
- * before any). */
-static double dk_deg(const struct clos *c, const struct dk_thread *et, int nt, uint64_t expanded)
+/* In-level moves a position of the level's nodes [0, a) expanded: this
+ * run's and, resumed, those before it (dk->inl0), or, where disk-cur.keys
+ * did not record them, this run's alone (dk->askip); before any, the bound
+ * (slots). */
+static double dk_deg(const struct clos *c, const struct dk_thread *et, int nt, uint64_t a)
 {
-    uint64_t s = 0;
+    double s = c->dk->inl0;
     for (int t = 0; t < nt; t++)
-        s += et[t].inl;
-    return expanded ? (double)s / (double)expanded : (double)c->slots;
+        s += (double)et[t].inl;
+    uint64_t e = a - c->dk->askip;
+    return e ? s / (double)e : (double)c->slots;
 }
 
 /* Pass 1, level m: seeds, expansion, sorted keys file.  *damaged: an
@@ -2543,7 +2563,7 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
             return CLOS_OK;
     }
     const bool seeded = e == CLOS_OK; /* every seed in the set */
-    uint64_t seeds = c->n, a = resuming ? resume_a : 0, a0 = a;
+    uint64_t seeds = c->n, a = resuming ? resume_a : 0;
     for (int t = 0; t < nt; t++)
         et[t].inl = 0;
     double w_t = util_now(); /* the previous progress line's time, expanded, found */
@@ -2556,7 +2576,14 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
                     (unsigned long long)c->n, (unsigned long long)a, dk->dir);
             return CLOS_STOPPED;
         }
-        if (over(c, env, dk_need(c, env, c->n, dk_deg(c, et, nt, a - a0)))) {
+        /* The level's solve needs 4 bytes per in-level move (relays, or
+         * edges), measured by the expansions (dk_deg; a resumed level's
+         * from disk-cur.keys).  A resumed level whose file did not record
+         * them has none yet, and every slot taken as in-level would refuse
+         * what the run before held; so its first round is short and the
+         * check waits for it. */
+        const bool measured = a > c->dk->askip || !resuming;
+        if (measured && over(c, env, dk_need(c, env, c->n, dk_deg(c, et, nt, a)))) {
             e = CLOS_TOO_BIG;
             break;
         }
@@ -2578,6 +2605,8 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
             c->refused = 0;
         }
         uint64_t r = want < room ? want : room;
+        if (!measured && r > DK_FIRST_ROUND)
+            r = DK_FIRST_ROUND;
         /* near the budget, fewer expansions a round (room for slots
          * children each) rather than a refusal of what may not be needed */
         while ((e = grow_nodes(c, env, c->n + r * slots)) == CLOS_TOO_BIG && r > 64)
@@ -2628,7 +2657,7 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
         }
     }
     if (e == CLOS_TOO_BIG) {
-        dk_refuse(c, env, info, m, a, dk_deg(c, et, nt, a - a0));
+        dk_refuse(c, env, info, m, a, dk_deg(c, et, nt, a));
         /* refused while reading its seeds: nothing kept (a kept expansion
          * is resumed without them), a rerun seeds the level again */
         if (seeded && dk_save_cur(c, env, m, a, et, nt))
@@ -2647,7 +2676,7 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
     c->scap = 0;
     double bb = arrays_bytes(c, c->cap, 0) + (double)n * kb;
     if (over(c, env, bb)) {
-        dk_refuse(c, env, info, m, a, dk_deg(c, et, nt, a - a0));
+        dk_refuse(c, env, info, m, a, dk_deg(c, et, nt, a));
         return CLOS_TOO_BIG;
     }
     note_peak(c, bb);
@@ -2966,7 +2995,8 @@ static enum clos_err dk_build(struct clos *c, const struct clos_env *env, int to
         enum clos_err e = dk_load_cur(c, env, next, &cur, &have_cur, &bad_cur);
         if (e == CLOS_TOO_BIG) { /* too big for this budget: kept for a rerun with more */
             c->n = cur.n;
-            dk_refuse(c, env, info, next, cur.a, (double)c->slots);
+            dk_refuse(c, env, info, next, cur.a,
+                      cur.deg_ppm ? cur.deg_ppm * 1e-6 : (double)c->slots);
             c->n = 0;
         }
         if (e != CLOS_OK)
@@ -3034,6 +3064,9 @@ static enum clos_err dk_build(struct clos *c, const struct clos_env *env, int to
             bool go_on = have_cur && m == cur.level;
             if (m != top && !dk->st.inlen[m] && !go_on)
                 continue; /* nothing reaches level m */
+            /* the in-level moves so far (dk_deg), if disk-cur.keys has them */
+            dk->inl0 = go_on && cur.deg_ppm ? cur.deg_ppm * 1e-6 * (double)cur.a : 0.0;
+            dk->askip = go_on && !cur.deg_ppm ? cur.a : 0;
             e = dk_down(c, env, tbmax, m, rootw, et, nt, &damaged, info,
                         go_on ? cur.a : UINT64_MAX);
             have_cur = false;
