@@ -869,6 +869,7 @@ struct dk_run {
     int stop_level;   /* (with stop_round) within this level only (0: any) */
     uint64_t um_stack; /* clos_env's (0: the default) */
     bool unmoves_only; /* clos_env's */
+    uint64_t round_max; /* clos_env's (0: the default) */
     int levels, notes, resumed;
 };
 
@@ -914,6 +915,7 @@ static enum clos_err dk_build_mem(const struct ruleset *rs, const sow_position *
                            .memory = memory,
                            .um_stack = run ? run->um_stack : 0,
                            .unmoves_only = run && run->unmoves_only,
+                           .round_max = run ? run->round_max : 0,
                            .info = info};
     struct clos *c = clos_new(rs);
     cr_assert(c);
@@ -993,7 +995,8 @@ static sow_position dk_small(int r, struct ruleset *rs)
 
 /* On every rule set, with 1 and 2 threads: the closure on disk holds the
  * same positions with the same lo, hi, V, and costs the same node counts,
- * as the closure in memory, its levels solved with reverse edges; so, on
+ * as the closure in memory, its levels solved with reverse edges (also
+ * with rounds of at most 300 expansions); so, on
  * the single-sowing rule sets, with their predecessors from unmoves, the
  * retrograde's stack of the default size and of one entry (every copy but
  * one waits in the bitmap). */
@@ -1010,9 +1013,10 @@ Test(closure, disk_same, .timeout = 120)
             char work[256], what[64];
             snprintf(work, sizeof work, "/tmp/sow-test-disk-%d-%s-%d", (int)getpid(), rs.name, k);
             snprintf(what, sizeof what, "%d thread(s)%s", t,
-                     k == 4 ? ", unmoves, a stack of 1" : k == 3 ? ", unmoves" : "");
+                     k == 4 ? ", unmoves, a stack of 1" : k == 3 ? ", unmoves" : ", rounds of 300");
             mkdir(work, 0777);
-            struct dk_run run = {.um_stack = k == 4, .unmoves_only = k >= 3};
+            struct dk_run run = {.um_stack = k == 4, .unmoves_only = k >= 3,
+                                 .round_max = k == 2 ? 300 : 0};
             cr_assert_eq(dk_build_one(&rs, &root, t, work, &run, &d, cd), CLOS_OK, "%s", rs.name);
             cr_assert(run.levels >= 2, "%s: %d levels", rs.name, run.levels);
             cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],

@@ -76,6 +76,12 @@
 #define LOAD_DEN 5
 #define BIG_LINE 1000000 /* layers and levels this large always report */
 #define DK_FIRST_ROUND 65536 /* a resumed level's first round, which measures its moves */
+/* Expansions a round of a level on disk at most: rounds end where the set
+ * must grow, which near the end of a big level (or after a resumed level's
+ * set was rebuilt with room) was minutes apart at jodu's 100 k expansions a
+ * second, with no line of progress and Ctrl-C waiting; 2^20 are about 10 s
+ * of jodu's and 1 s of darra's on two threads. */
+#define DK_ROUND_MAX ((uint64_t)1 << 20)
 #define CKPT_EVERY 30.0  /* seconds between checkpoints of the levels solved */
 
 _Static_assert(2 + SOW_MAX_SEEDS + SOW_MAX_HOLES <= 64 * MAX_KEY_WORDS, "keys fit");
@@ -2607,6 +2613,10 @@ static enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbm
         uint64_t r = want < room ? want : room;
         if (!measured && r > DK_FIRST_ROUND)
             r = DK_FIRST_ROUND;
+        /* a line of progress and a look for Ctrl-C every few seconds */
+        const uint64_t rmax = env->round_max ? env->round_max : DK_ROUND_MAX;
+        if (r > rmax)
+            r = rmax;
         /* near the budget, fewer expansions a round (room for slots
          * children each) rather than a refusal of what may not be needed */
         while ((e = grow_nodes(c, env, c->n + r * slots)) == CLOS_TOO_BIG && r > 64)

@@ -109,6 +109,10 @@ struct clos_env {
     /* (tests) Single sowing on disk: predecessors by unmoves even where the
      * budget holds a level's reverse edges (which dk_up takes then). */
     bool unmoves_only;
+    /* (tests) Expansions a round of a level on disk at most (0: 2^20,
+     * closure.c DK_ROUND_MAX): the same positions and values whatever it
+     * is. */
+    uint64_t round_max;
     /* (tests) The lines of progress within a level (its move passes, its
      * retrograde) from its first step instead of after a second, so that a
      * test can stop a solve inside any level. */
