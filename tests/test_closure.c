@@ -888,8 +888,11 @@ static void dk_progress(void *arg, const char *line)
         if (getenv("SOW_TEST_VERBOSE"))
             fprintf(stderr, "%s\n", line);
     }
-    if (strstr(line, "closure on disk resumed"))
+    if (strstr(line, "closure on disk resumed")) {
         r->resumed++;
+        if (getenv("SOW_TEST_VERBOSE"))
+            fprintf(stderr, "%s\n", line);
+    }
 }
 
 /* Build root's closure (in memory: work NULL) and its counters, under a

@@ -3038,10 +3038,22 @@ static enum clos_err dk_build(struct clos *c, const struct clos_env *env, int to
         if (!resumed)
             say(env, &last, true, "note: %s/disk-in-*.keys damaged: the closure on disk starts "
                 "over", dk->dir);
-        else
-            say(env, &last, true, "closure on disk resumed from %s: levels %d..%d expanded "
-                "(%llu positions), levels up to %d solved", dk->dir, dk->st.expanded_to, top,
-                (unsigned long long)dk_total(c), dk->st.solved_to);
+        else {
+            char done[96] = "no level expanded yet", part[96] = "", sol[48] = "none solved yet";
+            if (dk->st.expanded_to < top)
+                snprintf(done, sizeof done, "levels %d..%d expanded (%llu positions)",
+                         dk->st.expanded_to, top, (unsigned long long)dk_total(c));
+            else if (dk->st.expanded_to == top)
+                snprintf(done, sizeof done, "level %d expanded (%llu positions)", top,
+                         (unsigned long long)dk_total(c));
+            if (have_cur)
+                snprintf(part, sizeof part, ", level %d in progress (%llu positions, %llu expanded)",
+                         cur.level, (unsigned long long)cur.n, (unsigned long long)cur.a);
+            if (dk->st.solved_to >= 0)
+                snprintf(sol, sizeof sol, "levels up to %d solved", dk->st.solved_to);
+            say(env, &last, true, "closure on disk resumed from %s: %s%s, %s", dk->dir, done, part,
+                sol);
+        }
     } else if (had) {
         say(env, &last, true, "note: %s/disk.state is damaged or another solve's: the closure "
             "on disk starts over", dk->dir);
