@@ -870,6 +870,11 @@ struct dk_run {
     uint64_t um_stack; /* clos_env's (0: the default) */
     bool unmoves_only; /* clos_env's */
     uint64_t round_max; /* clos_env's (0: the default) */
+    bool mem_work;     /* work holds the in-memory closure's checkpoints, not levels on disk */
+    bool eager;        /* clos_env's eager_lines */
+    /* Ctrl-C at the first line from within a level once a level is solved
+     * in this run: 1 in a move pass, 2 in a retrograde (0: never) */
+    int stop_within, solved, within_stops;
     int levels, notes, resumed;
 };
 
@@ -888,6 +893,13 @@ static void dk_progress(void *arg, const char *line)
         if (getenv("SOW_TEST_VERBOSE"))
             fprintf(stderr, "%s\n", line);
     }
+    if (strstr(line, " solved: "))
+        r->solved++;
+    if (strstr(line, "stopped while solving level"))
+        r->within_stops++;
+    if (r->stop_within && r->solved && !r->stop &&
+        strstr(line, r->stop_within == 1 ? ": moves" : ": retrograde at "))
+        r->stop = 1;
     if (strstr(line, "closure on disk resumed")) {
         r->resumed++;
         if (getenv("SOW_TEST_VERBOSE"))
@@ -912,13 +924,14 @@ static enum clos_err dk_build_mem(const struct ruleset *rs, const sow_position *
                            .tb_hits_max = -1,
                            .max_nodes = UINT64_MAX,
                            .work = work,
-                           .disk = work != NULL,
+                           .disk = work != NULL && !(run && run->mem_work),
                            .progress = run ? dk_progress : NULL,
                            .progress_arg = run,
                            .memory = memory,
                            .um_stack = run ? run->um_stack : 0,
                            .unmoves_only = run && run->unmoves_only,
                            .round_max = run ? run->round_max : 0,
+                           .eager_lines = run && run->eager,
                            .info = info};
     struct clos *c = clos_new(rs);
     cr_assert(c);
@@ -1264,57 +1277,6 @@ Test(closure, disk_resumed, .timeout = 120)
     cr_assert(incoming_damaged >= 4, "only %d incoming files damaged", incoming_damaged);
 }
 
-/* Ctrl-C inside a level's solve: a run that has solved a level stops at the
- * next level's first line of progress from within (its move pass, or its
- * retrograde), and the rerun solves that level again. */
-struct il_run {
-    volatile sig_atomic_t stop;
-    int want; /* 0: never stop; 1: in a move pass; 2: in a retrograde */
-    int solved, stops; /* levels solved this run; "stopped while solving" lines */
-};
-
-static void il_progress(void *arg, const char *line)
-{
-    struct il_run *r = arg;
-    if (strstr(line, " solved: "))
-        r->solved++;
-    if (strstr(line, "stopped while solving level"))
-        r->stops++;
-    if (r->want && r->solved && !r->stop &&
-        strstr(line, r->want == 1 ? ": moves" : ": retrograde at "))
-        r->stop = 1;
-}
-
-static enum clos_err il_build(const struct ruleset *rs, const sow_position *root, int threads,
-                              const char *work, bool disk, bool unmoves, struct il_run *run,
-                              struct clos **out, uint64_t *cnt)
-{
-    uint64_t nodes[2] = {0}, visits[2] = {0}, tbh[2] = {0};
-    struct sow_relay_cache *cache[2] = {NULL, NULL};
-    struct clos_env env = {.threads = threads,
-                           .cache = cache,
-                           .stop = &run->stop,
-                           .nodes = nodes,
-                           .visits = visits,
-                           .tb_hits = tbh,
-                           .tb_hits_max = -1,
-                           .max_nodes = UINT64_MAX,
-                           .work = work,
-                           .disk = disk,
-                           .progress = il_progress,
-                           .progress_arg = run,
-                           .unmoves_only = unmoves,
-                           .eager_lines = true};
-    struct clos *c = clos_new(rs);
-    cr_assert(c);
-    enum clos_err e = clos_build(c, &env, root);
-    cnt[0] = nodes[0] + nodes[1];
-    cnt[1] = visits[0] + visits[1];
-    cnt[2] = tbh[0] + tbh[1];
-    *out = c;
-    return e;
-}
-
 /* On every rule set, in memory (its checkpoints) and on disk: a solve
  * stopped inside a level, in its move pass or its retrograde, again and
  * again (1 and 2 threads in turn; on disk reverse edges and, single
@@ -1336,13 +1298,16 @@ Test(closure, stopped_within_level, .timeout = 120)
             int runs = 0, stops[3] = {0};
             enum clos_err e;
             do {
-                struct il_run run = {.want = 1 + runs % 2};
-                e = il_build(&rs, &root, 1 + runs / 2 % 2, work, disk, runs / 4 % 2, &run, &d, cd);
+                /* a run that has solved a level stops at the next one's
+                 * first line from within; the rerun solves that one again */
+                struct dk_run run = {.stop_within = 1 + runs % 2, .eager = true,
+                                     .mem_work = !disk, .unmoves_only = runs / 4 % 2};
+                e = dk_build_one(&rs, &root, 1 + runs / 2 % 2, work, &run, &d, cd);
                 cr_assert(e == CLOS_OK || e == CLOS_STOPPED, "%s: %d", rs.name, (int)e);
                 if (e == CLOS_STOPPED) {
-                    cr_assert(run.stop && run.stops == 1, "%s%s run %d: stopped, %d lines",
-                              rs.name, disk ? " on disk" : "", runs, run.stops);
-                    stops[run.want]++;
+                    cr_assert(run.stop && run.within_stops == 1, "%s%s run %d: stopped, %d lines",
+                              rs.name, disk ? " on disk" : "", runs, run.within_stops);
+                    stops[run.stop_within]++;
                     clos_free(d);
                 }
                 cr_assert(++runs < 100, "%s: no end", rs.name);
