@@ -886,7 +886,8 @@ static void dk_progress(void *arg, const char *line)
         r->stop = 1;
     int l;
     if (r->stop_round && strstr(line, " positions found, ") &&
-        (!r->stop_level || (sscanf(line, "closure on disk, level %d", &l) == 1 && l == r->stop_level)))
+        (!r->stop_level ||
+         (sscanf(line, "closure on disk, level %d", &l) == 1 && l == r->stop_level)))
         r->stop = 1;
     if (!strncmp(line, "note: ", 6)) {
         r->notes++;
@@ -1029,7 +1030,10 @@ Test(closure, disk_same, .timeout = 120)
             char work[256], what[64];
             snprintf(work, sizeof work, "/tmp/sow-test-disk-%d-%s-%d", (int)getpid(), rs.name, k);
             snprintf(what, sizeof what, "%d thread(s)%s", t,
-                     k == 4 ? ", unmoves, a stack of 1" : k == 3 ? ", unmoves" : ", rounds of 300");
+                     k == 4   ? ", unmoves, a stack of 1"
+                     : k == 3 ? ", unmoves"
+                     : k == 2 ? ", rounds of 300"
+                              : "");
             mkdir(work, 0777);
             struct dk_run run = {.um_stack = k == 4, .unmoves_only = k >= 3,
                                  .round_max = k == 2 ? 300 : 0};
@@ -1319,7 +1323,8 @@ Test(closure, stopped_within_level, .timeout = 120)
                       rs.name, disk ? " on disk" : "", (unsigned long long)cd[0],
                       (unsigned long long)cd[1], (unsigned long long)cm[0],
                       (unsigned long long)cm[1]);
-            same_values(&rs, m, d, disk ? "stopped within levels, on disk" : "stopped within levels");
+            same_values(&rs, m, d,
+                        disk ? "stopped within levels, on disk" : "stopped within levels");
             clos_free(d);
             dk_rm(work);
         }
@@ -1408,8 +1413,9 @@ Test(closure, disk_resume_refused, .timeout = 120)
 
 /* A level resumed mid-way is held to the budget the run before it was: on
  * the jodus (relays: a level's solve counts 4 bytes per in-level move,
- * measured by the expansions, and a resumed level had measured none and
- * took every move as in-level), under the smallest budget (to 0.5%)
+ * measured by the expansions, which a resumed level had not measured; and
+ * its set, rebuilt at its load, could not grow near the budget), under the
+ * smallest budget (to 0.5%)
  * that solves a 13-seed closure of about 100 k positions on disk
  * uninterrupted, a solve stopped within its largest level resumes and ends
  * as the in-memory closure does. */

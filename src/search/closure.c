@@ -564,10 +564,12 @@ static void dk_keys_only(struct clos *c, bool on)
 }
 
 /* What a level of n positions on disk holds at most: while expanded its
- * keys, values and set; while its moves are listed its keys, values and
+ * keys and set (no values yet: dk_keys_only); while solved, with reverse
+ * edges (um false), while its moves are listed its keys, values and
  * dk_work_per (no set: the in-level children are found by binary search in
- * its sorted keys); in the retrograde the values, dk_work_per and the stack,
- * the keys freed (8 bytes a key or more, so never above the listing). */
+ * its sorted keys), in the retrograde the values, dk_work_per and the
+ * stack, the keys freed (8 bytes a key or more, so never above the
+ * listing); by unmoves (um), its keys, values and dk_um_per. */
 static double dk_need_by(const struct clos *c, const struct clos_env *env, uint64_t n,
                          double deg, bool um)
 {
@@ -588,7 +590,7 @@ static double dk_need(const struct clos *c, const struct clos_env *env, uint64_t
 }
 
 /* The most positions a level on disk can hold while expanded under the
- * budget (its keys, values and set: dk_need's down pass). */
+ * budget (its keys and set: dk_need's down pass). */
 static uint64_t dk_most(const struct clos *c, const struct clos_env *env)
 {
     double per = 8.0 * c->K + 8.0 * LOAD_DEN / LOAD_NUM;
@@ -1152,7 +1154,8 @@ static void lm_run(struct clos *c, const struct clos_env *env, int m, uint64_t s
         if (tid != 0)
             continue;
         double dt = util_now() - sh->t0, rate = dt > 0 ? (double)b / dt : 0;
-        say(env, &sh->last, false, "%s level %d: %s for %llu of %llu positions, %.2f M/s, ETA %.0f s",
+        say(env, &sh->last, false,
+            "%s level %d: %s for %llu of %llu positions, %.2f M/s, ETA %.0f s",
             c->dk ? "closure on disk," : "closure", m, lm_pass[mode], (unsigned long long)b,
             (unsigned long long)n, rate / 1e6, rate > 0 ? (double)(n - b) / rate : 0.0);
         if (stopped(env)) {
@@ -1407,39 +1410,41 @@ static bool solve_level(struct clos *c, const struct clos_env *env, int m, uint6
                 eb = w->batch;
             }
             for (int j = 0; j < nb; j++) {
-            int32_t e = eb[j];
-            uint32_t q = (uint32_t)e >> 1;
-            const uint32_t *pr, *pe;
-            if (w->rev) {
-                pr = &w->rev[w->roff[q]];
-                pe = &w->rev[w->roff[q + 1]];
-            } else {
-                pr = &w->pbuf[(size_t)j * TB_UNMOVE_MAX];
-                pe = pr + w->pcnt[j];
-            }
-            if (!(e & 1)) { /* (q,L) final at t: H copies of its predecessors count down */
-                for (; pr < pe; pr++) {
-                    uint32_t p = *pr;
-                    if (xh[p] != UNDONE || --w->cnt[p])
-                        continue;
-                    int val = be[p] == NO_EXIT || -be[p] >= t ? t : -be[p];
-                    if (val == t) {
-                        xh[p] = (int8_t)t;
-                        PUSH((int32_t)(2 * p + 1));
-                    } else if (!scan) {
-                        next[2 * p + 1] = head[val + SOW_MAX_SEEDS];
-                        head[val + SOW_MAX_SEEDS] = (int32_t)(2 * p + 1);
-                    } /* else the scan at val finds it: be = -val, cnt 0 */
+                int32_t e = eb[j];
+                uint32_t q = (uint32_t)e >> 1;
+                const uint32_t *pr, *pe;
+                if (w->rev) {
+                    pr = &w->rev[w->roff[q]];
+                    pe = &w->rev[w->roff[q + 1]];
+                } else {
+                    pr = &w->pbuf[(size_t)j * TB_UNMOVE_MAX];
+                    pe = pr + w->pcnt[j];
                 }
-            } else { /* (q,H) final at t: L copies of its predecessors reach t */
-                for (; pr < pe; pr++) {
-                    uint32_t p = *pr;
-                    if (xl[p] == UNDONE) {
-                        xl[p] = (int8_t)t;
-                        PUSH((int32_t)(2 * p));
+                if (!(e & 1)) {
+                    /* (q,L) final at t: H copies of its predecessors count down */
+                    for (; pr < pe; pr++) {
+                        uint32_t p = *pr;
+                        if (xh[p] != UNDONE || --w->cnt[p])
+                            continue;
+                        int val = be[p] == NO_EXIT || -be[p] >= t ? t : -be[p];
+                        if (val == t) {
+                            xh[p] = (int8_t)t;
+                            PUSH((int32_t)(2 * p + 1));
+                        } else if (!scan) {
+                            next[2 * p + 1] = head[val + SOW_MAX_SEEDS];
+                            head[val + SOW_MAX_SEEDS] = (int32_t)(2 * p + 1);
+                        } /* else the scan at val finds it: be = -val, cnt 0 */
+                    }
+                } else {
+                    /* (q,H) final at t: L copies of its predecessors reach t */
+                    for (; pr < pe; pr++) {
+                        uint32_t p = *pr;
+                        if (xl[p] == UNDONE) {
+                            xl[p] = (int8_t)t;
+                            PUSH((int32_t)(2 * p));
+                        }
                     }
                 }
-            }
             }
         }
     }
@@ -2474,7 +2479,8 @@ static enum clos_err dk_grow_set(struct clos *c, const struct clos_env *env, uin
  * 585 M positions each build took over a minute). */
 static uint64_t dk_resume_cells(const struct clos *c, const struct clos_env *env)
 {
-    const uint64_t atload = set_cap_for(c->n), least = set_cap_for(c->n + 4096 * (uint64_t)c->slots);
+    const uint64_t atload = set_cap_for(c->n);
+    const uint64_t least = set_cap_for(c->n + 4096 * (uint64_t)c->slots);
     uint64_t ncap = atload * 3 / 2 > least ? atload * 3 / 2 : least;
     uint64_t fit = set_cap_for(dk_most(c, env));
     if (env->memory > 0 && fit < ncap)
@@ -2854,7 +2860,8 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
      * counted (roff, 4 bytes a position) if even none would fit beside
      * the rest. */
     bool um = c->um;
-    const bool try_edges = !um || (!env->unmoves_only && !over_budget(env, dk_need_by(c, env, n, 0.0, false)));
+    const bool try_edges =
+        !um || (!env->unmoves_only && !over_budget(env, dk_need_by(c, env, n, 0.0, false)));
     if (try_edges)
         w.roff = calloc((size_t)n + 1, sizeof *w.roff);
     w.nl = n;
@@ -2872,8 +2879,8 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
         e = CLOS_OOM;
     }
     const double deg = n ? (double)edges / (double)n : 0.0;
-    if (um && try_edges && !over_budget(env, dk_need_by(c, env, n, deg, false)) &&
-        edges < UINT32_MAX) {
+    const double need_edges = dk_need_by(c, env, n, deg, false);
+    if (um && try_edges && !over_budget(env, need_edges) && edges < UINT32_MAX) {
         um = false;
     } else if (um) {
         free(w.roff);
@@ -2903,7 +2910,7 @@ static enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax
             return e;
         return dk_up_done(c, env, m, info, t0, done, resumed);
     }
-    need = dk_need_by(c, env, n, deg, false);
+    need = need_edges;
     if (e == CLOS_OK && (over(c, env, need) || edges >= UINT32_MAX)) {
         info->by_memory = true;
         info->need = need;
@@ -3061,8 +3068,9 @@ static enum clos_err dk_build(struct clos *c, const struct clos_env *env, int to
                 snprintf(done, sizeof done, "level %d expanded (%llu positions)", top,
                          (unsigned long long)dk_total(c));
             if (have_cur)
-                snprintf(part, sizeof part, ", level %d in progress (%llu positions, %llu expanded)",
-                         cur.level, (unsigned long long)cur.n, (unsigned long long)cur.a);
+                snprintf(part, sizeof part,
+                         ", level %d in progress (%llu positions, %llu expanded)", cur.level,
+                         (unsigned long long)cur.n, (unsigned long long)cur.a);
             if (dk->st.solved_to >= 0)
                 snprintf(sol, sizeof sol, "levels up to %d solved", dk->st.solved_to);
             say(env, &last, true, "closure on disk resumed from %s: %s%s, %s", dk->dir, done, part,
