@@ -13,9 +13,9 @@
 
 #include "perft_twin.h"
 #include "ref_rules.h"
-#include "sow/perft.h"
+#include "perft.h"
 #include "sow/rules.h"
-#include "sow/util.h"
+#include "util.h"
 
 static const char usage[] =
     "usage: sow-bench-twin [--rules R|all] [--positions N] [--time S] [--perft-depth D]\n"

@@ -1,4 +1,4 @@
-/* File safety: include/sow/fileio.h states the rules this implements. */
+/* File safety: include/fileio.h states the rules this implements. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sow/fileio.h"
+#include "fileio.h"
 
 /* errno of a failed open/create: is it about the path the user gave (bad
  * input) or about the machine while working? */

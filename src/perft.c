@@ -1,4 +1,4 @@
-#include "sow/perft.h"
+#include "perft.h"
 
 uint64_t perft(const struct ruleset *rs, const sow_position *p, int depth,
                struct sow_relay_cache *cache)

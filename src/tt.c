@@ -1,9 +1,9 @@
-/* Transposition table: see include/sow/tt.h for layout, replacement and races. */
+/* Transposition table: see include/tt.h for layout, replacement and races. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "sow/tt.h"
+#include "tt.h"
 #include "tt_impl.h"
 
 #define F_LOL 0

@@ -1,6 +1,6 @@
 /* The transposition table's struct and the engine's hot paths, inline
  * (private to libsow: tt.c and src/search/engine.c).  Layout, replacement
- * and races: include/sow/tt.h; the exported tt_key, tte_probe, tte_store
+ * and races: include/tt.h; the exported tt_key, tte_probe, tte_store
  * and tte_prefetch are these functions.  The engine calls them once or
  * more per node, where a call across files (no LTO) and an unpacked
  * struct tte_info cost more than the work. */
@@ -14,7 +14,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "sow/tt.h"
+#include "tt.h"
 
 struct tt {
     struct tt_entry *e; /* nbuckets * TT_BUCKET entries, 64-byte aligned */

@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sow/util.h"
+#include "util.h"
 
 void util_rmdir_flat(const char *dir)
 {

@@ -5,7 +5,7 @@
 
 #include "sow/board.h"
 #include "sow/rules.h"
-#include "sow/util.h"
+#include "util.h"
 
 static uint64_t rng_state = 0x5eed;
 static uint64_t rnd(void)

@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../src/search/closure.h"
-#include "../src/search/solution.h"
+#include "search/closure.h"
+#include "search/solution.h"
 #include "test_scale.h"
 #include "sow/position.h"
 #include "sow/search.h"
-#include "sow/tb_lean.h"
+#include "tables/tb_lean.h"
 
 static uint64_t rng_state = 88172645463325252ULL;
 static uint64_t rnd(void)

@@ -12,7 +12,7 @@
 #include "test_scale.h"
 #include "sow/position.h"
 #include "sow/rules.h"
-#include "sow/util.h"
+#include "util.h"
 
 /* splitmix64: small, fixed, good enough */
 static uint64_t rnd_next(uint64_t *s)

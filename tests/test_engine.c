@@ -7,10 +7,10 @@
 
 #include "sow/engine.h"
 #include "sow/search.h"
-#include "sow/tables.h"
-#include "sow/tt.h"
+#include "tables/tables.h"
+#include "tt.h"
 #include "sow/position.h"
-#include "sow/util.h"
+#include "util.h"
 
 static uint64_t rng = 0x243F6A8885A308D3ULL;
 

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "sow/engine.h"
-#include "sow/tt.h"
+#include "tt.h"
 #include "test_scale.h"
-#include "../src/search/engine_fast.h"
-#include "../src/search/engine_pick.h"
+#include "search/engine_fast.h"
+#include "search/engine_pick.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 

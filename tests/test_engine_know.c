@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/search/solution.h"
+#include "search/solution.h"
 #include "sow/engine.h"
 #include "sow/search.h"
 

@@ -1,4 +1,4 @@
-/* fileio (include/sow/fileio.h): each rule against the file kinds that broke
+/* fileio (include/fileio.h): each rule against the file kinds that broke
  * it — FIFOs, symlinks, directories at input, output and temporary paths —
  * and the build lock between two holders. */
 #include <criterion/criterion.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sow/fileio.h"
-#include "sow/util.h"
+#include "fileio.h"
+#include "util.h"
 
 static char dir[256];
 

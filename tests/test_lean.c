@@ -10,11 +10,11 @@
 
 #include "ref_rules.h"
 #include "test_scale.h"
-#include "sow/tables.h"
-#include "../src/tables/tables_internal.h" /* tb_set_own_level: levels built here */
-#include "sow/tb_lean.h"
-#include "../src/tables/unmove.h" /* unmove_confirm: the slow twin of unmove_preds_ */
-#include "sow/util.h"
+#include "tables/tables.h"
+#include "tables/tables_internal.h" /* tb_set_own_level: levels built here */
+#include "tables/tb_lean.h"
+#include "tables/unmove.h" /* unmove_confirm: the slow twin of unmove_preds_ */
+#include "util.h"
 
 /* As test_tables.c: passive OpenMP waiting on a shared machine. */
 __attribute__((constructor)) static void passive_wait(int argc, char **argv)
@@ -237,7 +237,7 @@ UNMOVE_TESTS(darra, "darra")
 
 Test(unmoves, worked_example_and_unsupported)
 {
-    /* sow/tb_lean.h: oware 2x2, 1,1,0,2 with A to move has four. */
+    /* tables/tb_lean.h: oware 2x2, 1,1,0,2 with A to move has four. */
     struct ruleset rs = rules("oware", 2);
     sow_position q;
     memset(&q, 0, sizeof q);
@@ -372,7 +372,7 @@ Test(lean, odu_2x6_to_14, .timeout = 240) { relay_deep("odu"); }
  * in-level moves (the rules' generate() of every entry), each (child,
  * parent) pair as often as there are moves between them.  2x6 level 8 has
  * 75,582 entries: two blocks and two superbuckets. */
-#include "../src/tables/lean_relay.h"
+#include "tables/lean_relay.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -639,7 +639,7 @@ Test(lean, relay_interrupted_in_solve_resumes) { interrupted_resumes("jodu", "so
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "../src/tables/compress.h"
+#include "tables/compress.h"
 
 static uint8_t *map_file(const char *path, size_t *size)
 {

@@ -9,7 +9,7 @@
 
 #include "sow/position.h"
 #include "sow/rules.h"
-#include "sow/util.h"
+#include "util.h"
 
 static uint64_t rnd_next(uint64_t *s)
 {

@@ -1,4 +1,4 @@
-/* perft of the engine (sow/perft.h) against counts the seed-by-seed
+/* perft of the engine (perft.h) against counts the seed-by-seed
  * reference computed (tests/data/perft.txt, written by
  * tests/ref/ref_perft_gen.c; its header gives the format), with and without
  * a relay cache. */
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sow/perft.h"
+#include "perft.h"
 #include "test_scale.h"
 #include "sow/position.h"
 #include "sow/rules.h"

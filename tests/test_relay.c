@@ -22,7 +22,7 @@
 #include "test_scale.h"
 #include "sow/position.h"
 #include "sow/rules.h"
-#include "sow/util.h"
+#include "util.h"
 
 /* Relays longer than this are left out (the reference keeps every state). */
 #define REF_LIMIT 20000

@@ -9,7 +9,7 @@
 #include "test_scale.h"
 #include "sow/position.h"
 #include "sow/search.h"
-#include "sow/tt.h"
+#include "tt.h"
 
 static uint64_t rng_state;
 
@@ -402,7 +402,7 @@ Test(search, bounded_bounds, .timeout = 120)
     }
 }
 
-/* The worked example of include/sow/tt.h, and store/probe round trips. */
+/* The worked example of include/tt.h, and store/probe round trips. */
 Test(tt, layout_example)
 {
     struct tt_info in = {.loL = -2, .loU = 3, .hiL = 3, .hiU = 3, .move = 4, .work = 10}, out;

@@ -11,8 +11,8 @@
 
 #include "sow/position.h"
 #include "sow/search.h"
-#include "sow/tables.h"
-#include "sow/util.h"
+#include "tables/tables.h"
+#include "util.h"
 #include "test_scale.h"
 
 static uint64_t rng = 0xC0FFEE;

@@ -12,8 +12,8 @@
 
 #include "ref_retro.h"
 #include "test_scale.h"
-#include "sow/tables.h"
-#include "sow/util.h"
+#include "tables/tables.h"
+#include "util.h"
 
 /* The builder runs many short parallel rounds; on a machine shared with other
  * jobs, spinning OpenMP threads waste the cores the other thread needs.  The
@@ -110,7 +110,7 @@ Test(tables, level_sizes)
     struct ruleset rd = rules("darra", 6);
     tb_index_init(&ix, &rd);
     cr_assert_eq(tb_level_entries(&ix, 4), 3 * 1365ULL);
-    /* The worked example of sow/tables.h. */
+    /* The worked example of tables/tables.h. */
     struct ruleset r2 = rules("oware", 2);
     tb_index_init(&ix, &r2);
     uint8_t h[4] = {1, 0, 2, 0};

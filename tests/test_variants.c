@@ -9,9 +9,9 @@
 
 #include "ref_rules.h"
 #include "ref_value.h"
-#include "sow/tables.h"
-#include "sow/variants.h"
-#include "sow/util.h"
+#include "tables/tables.h"
+#include "variants/variants.h"
+#include "util.h"
 
 static void rs_init(struct ruleset *rs, const char *name, int pits, int seeds)
 {

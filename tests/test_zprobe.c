@@ -15,9 +15,9 @@
 #include <xxhash.h>
 
 #include "test_scale.h"
-#include "sow/tables.h"
-#include "sow/util.h"
-#include "../src/tables/compress.h"
+#include "tables/tables.h"
+#include "util.h"
+#include "tables/compress.h"
 
 /* As test_tables.c: passive OpenMP waiting on a shared machine. */
 __attribute__((constructor)) static void passive_wait(int argc, char **argv)

@@ -1,5 +1,5 @@
 /* sow — endgame tables, the probe side: index, level files, loaded sets and
- * the probe the solver uses.  It knows nothing of building (sow/tables.h, the
+ * the probe the solver uses.  It knows nothing of building (tables/tables.h, the
  * build side, uses it): index.c and file.c reference nothing of build.c, so a
  * program that only probes pulls no builder (no OpenMP) code out of libsow.a.
  * docs/tables.md explains the algorithm and the file format.
@@ -167,7 +167,7 @@ SOW_API int tb_max_level(const struct tb_set *set);
 SOW_API bool tb_probe(const struct tb_set *set, const sow_position *p, int *value);
 
 /* p's value and forced bounds lo <= V <= hi (docs/rules.md), if p's level
- * holds bounds (levels built in memory, tb_mem in sow/tables.h); false
+ * holds bounds (levels built in memory, tb_mem in tables/tables.h); false
  * otherwise (or p not indexed). */
 SOW_API bool tb_probe_bounds(const struct tb_set *set, const sow_position *p, int *lo, int *hi,
                              int *value);

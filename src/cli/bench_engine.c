@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "sow/engine.h"
-#include "sow/util.h"
+#include "util.h"
 
 static const char usage[] =
     "usage: sow bench engine [--rules R[,R..]|all] [--depth D] [--threads T] [--hash MB]\n"

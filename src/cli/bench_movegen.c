@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "sow/perft.h"
-#include "sow/util.h"
+#include "perft.h"
+#include "util.h"
 
 static const char usage[] =
     "usage: sow bench movegen [--rules R|all] [--positions N] [--time S] [--perft-depth D]\n"

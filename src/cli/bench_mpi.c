@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sow/tables.h"
-#include "sow/util.h"
+#include "tables/tables.h"
+#include "util.h"
 
 #ifdef SOW_MPI
 static double child_cpu(void)

@@ -12,10 +12,10 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "../tables/compress.h"
+#include "tables/compress.h"
 #include "cli.h"
-#include "sow/tables.h"
-#include "sow/util.h"
+#include "tables/tables.h"
+#include "util.h"
 
 static uint8_t *read_file(const char *path, size_t *size)
 {

@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sow/fileio.h"
+#include "fileio.h"
 #include "sow/search.h"
-#include "sow/util.h"
+#include "util.h"
 
 static const char usage[] =
     "usage: sow bench --rules R,...|all [--pits P] [--positions N] [--bench-seeds K]\n"

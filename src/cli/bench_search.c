@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sow/fileio.h"
+#include "fileio.h"
 #include "sow/search.h"
-#include "sow/util.h"
+#include "util.h"
 
 #define BENCH_MAX 256
 

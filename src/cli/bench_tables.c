@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "sow/tables.h"
-#include "sow/util.h"
+#include "tables/tables.h"
+#include "util.h"
 
 /* Wall and CPU (all threads) time per level and per phase: on a machine
  * shared with other work, CPU seconds are the comparable figure. */

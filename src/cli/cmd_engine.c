@@ -16,7 +16,7 @@
 #include "cli.h"
 #include "sow/engine.h"
 #include "sow/search.h"
-#include "sow/util.h"
+#include "util.h"
 
 static const char usage[] =
     "usage: sow engine\n"

@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "sow/engine.h"
 #include "sow/search.h"
-#include "sow/util.h"
+#include "util.h"
 #include "sow/version.h"
 
 static const char usage[] =

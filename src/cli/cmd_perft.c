@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "sow/perft.h"
-#include "sow/util.h"
+#include "perft.h"
+#include "util.h"
 
 static const char usage[] =
     "usage: sow perft [--rules R] [--pits N] [--seeds S] --depth D [--divide] [POS]\n"

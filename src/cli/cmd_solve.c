@@ -9,8 +9,8 @@
 
 #include "cli.h"
 #include "sow/search.h"
-#include "sow/tables.h"
-#include "sow/util.h"
+#include "tables/tables.h"
+#include "util.h"
 
 static const char usage[] =
     "usage: sow solve [--rules R] [--pits N] [--seeds S] [POS] [--threads T] [--hash MB]\n"

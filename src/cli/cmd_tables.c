@@ -8,15 +8,15 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sow/fileio.h"
+#include "fileio.h"
 #include "sow/search.h"
 #include "sow/position.h"
-#include "sow/tables.h"
+#include "tables/tables.h"
 #ifdef SOW_MPI
-#include "sow/tables_mpi.h"
+#include "tables/tables_mpi.h"
 #endif
-#include "sow/tb_lean.h"
-#include "sow/util.h"
+#include "tables/tb_lean.h"
+#include "util.h"
 
 static const char usage[] =
     "usage: sow tables SUBCOMMAND [OPTIONS]\n"

@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sow/fileio.h"
+#include "fileio.h"
 #include "sow/search.h"
-#include "sow/tables.h"
-#include "sow/util.h"
-#include "sow/variants.h"
+#include "tables/tables.h"
+#include "util.h"
+#include "variants/variants.h"
 
 static const char usage[] =
     "usage: sow variants atlas [--rules R,...|all] [--pits LIST] [--seeds LIST] [--budget S]\n"
@@ -125,7 +125,7 @@ static int parse_rules(const char *cmd, const char *spec, const char **out, int 
     return 0;
 }
 
-/* Output files follow sow/fileio.h: a regular file or a new one, written
+/* Output files follow fileio.h: a regular file or a new one, written
  * to a temporary name and renamed when complete; anything else refused. */
 struct outfile {
     FILE *f; /* NULL: no file asked for */

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sow/util.h"
+#include "util.h"
 
 int cli_bad(const char *cmd, const char *fmt, ...)
 {

@@ -59,8 +59,8 @@
 #include <xxhash.h>
 
 #include "closure.h"
-#include "sow/tb_lean.h"
-#include "sow/util.h"
+#include "tables/tb_lean.h"
+#include "util.h"
 
 #define EMPTY_CELL UINT64_MAX
 #define BUSY_IDX (UINT32_MAX - 1)
@@ -1220,7 +1220,7 @@ static void reverse_edges(const struct clos *c, uint64_t Nl, struct level_work *
 /* The in-level predecessors of copies batch[j0 .. j1) (level-local
  * indices, once per move, as reverse edges would list them: pbuf at
  * j * TB_UNMOVE_MAX, pcnt[j] of them), for a level on disk of a
- * single-sowing rule set: each node's unmoves (sow/tb_lean.h: every
+ * single-sowing rule set: each node's unmoves (tables/tb_lean.h: every
  * position with a move that captures nothing and leads to it) looked up in
  * the level's sorted keys; one not found is not in the closure (the root
  * does not reach it), so it has no edge here.  KF_MAX look-ups at a time

@@ -48,7 +48,7 @@
 #include <stdint.h>
 
 #include "sow/rules.h"
-#include "sow/tables.h"
+#include "tables/tables.h"
 
 struct clos;
 

@@ -23,10 +23,10 @@
 #include <string.h>
 
 #include "sow/engine.h"
-#include "sow/tables.h"
-#include "sow/tt.h"
-#include "sow/util.h"
-#include "../tt_impl.h"
+#include "tables/tables.h"
+#include "tt.h"
+#include "util.h"
+#include "tt_impl.h"
 #include "engine_fast.h"
 #include "engine_know.h"
 #include "engine_pick.h"

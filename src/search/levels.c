@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sow/tables.h"
-#include "sow/util.h"
+#include "tables/tables.h"
+#include "util.h"
 #include "closure.h"
 #include "solution.h"
 #include "search_internal.h"

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "sow/engine.h"
-#include "sow/tables.h"
-#include "sow/tt.h"
-#include "sow/util.h"
+#include "tables/tables.h"
+#include "tt.h"
+#include "util.h"
 #include "closure.h"
 #include "search_internal.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "sow/engine.h"
-#include "sow/util.h"
+#include "util.h"
 #include "search_internal.h"
 
 static void engine_progress(void *arg, const struct engine_info *in)

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sow/tt.h"
-#include "sow/util.h"
+#include "tt.h"
+#include "util.h"
 #include "movepick.h"
 #include "search_internal.h"
 

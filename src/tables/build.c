@@ -1,4 +1,4 @@
-/* Endgame tables, build side (sow/tables.h): retrograde analysis of one
+/* Endgame tables, build side (tables/tables.h): retrograde analysis of one
  * level, the level-by-level builder, the verifier and the levels the solver
  * builds in memory (tb_mem).  It uses the probe side (file.c, index.c), never
  * the other way round.  docs/tables.md "Algorithm" explains why this computes exactly the
@@ -40,9 +40,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sow/fileio.h"
-#include "sow/tables.h"
-#include "sow/util.h"
+#include "fileio.h"
+#include "tables/tables.h"
+#include "util.h"
 #include "lean.h"
 #include "progress.h"
 #include "tables_internal.h"
@@ -1330,7 +1330,7 @@ enum sow_status tb_verify_level(const struct tb_set *set, int n, const struct tb
     return SOW_OK;
 }
 
-/* ---- levels built in memory (tb_mem, sow/tables.h) ------------------------- */
+/* ---- levels built in memory (tb_mem, tables/tables.h) ------------------------- */
 
 struct tb_mem {
     struct tb_set *set;

@@ -15,8 +15,8 @@
 #include <xxhash.h>
 
 #include "compress.h"
-#include "sow/fileio.h"
-#include "sow/util.h"
+#include "fileio.h"
+#include "util.h"
 #include "sow/tables_probe.h"
 #include "tables_internal.h"
 

@@ -1,4 +1,4 @@
-/* Endgame tables: the combinatorial index (see sow/tables.h for the scheme). */
+/* Endgame tables: the combinatorial index (see tables/tables.h for the scheme). */
 #include <string.h>
 
 #include "sow/tables_probe.h"

@@ -39,8 +39,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sow/tb_lean.h"
-#include "sow/util.h"
+#include "tables/tb_lean.h"
+#include "util.h"
 #include "lean.h"
 #include "lean_relay.h"
 #include "progress.h"

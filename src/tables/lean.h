@@ -2,7 +2,7 @@
 #ifndef SOW_TABLES_LEAN_H
 #define SOW_TABLES_LEAN_H
 
-#include "sow/tables.h"
+#include "tables/tables.h"
 
 /* lean.c: the levels today's builder (build.c) builds, the lean builder
  * doing the rest: max_level (all of them) for --builder fast, or under auto

@@ -1,4 +1,4 @@
-/* Endgame tables built across MPI ranks (sow/tables_mpi.h, docs/distributed.md).
+/* Endgame tables built across MPI ranks (tables/tables_mpi.h, docs/distributed.md).
  *
  * The same game as build.c (its header comment): per level n, nodes (p,L) and
  * (p,H), rounds t = n .. -n; an L node is final at the first round one of its
@@ -58,10 +58,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sow/fileio.h"
-#include "sow/tables_mpi.h"
-#include "sow/tb_lean.h"
-#include "sow/util.h"
+#include "fileio.h"
+#include "tables/tables_mpi.h"
+#include "tables/tb_lean.h"
+#include "util.h"
 #include "lean_relay.h"
 #include "tables_internal.h"
 #include "unmove.h"

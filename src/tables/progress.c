@@ -2,7 +2,7 @@
 #include <omp.h>
 #include <string.h>
 
-#include "sow/util.h"
+#include "util.h"
 #include "progress.h"
 
 void tb_progress_init(struct tb_progress *pr, const struct tb_build_opts *opt, int n, uint64_t E)

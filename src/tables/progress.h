@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sow/tables.h"
+#include "tables/tables.h"
 
 struct tb_progress {
     const struct tb_build_opts *opt; /* may be NULL: no reports, never stopped */

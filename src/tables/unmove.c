@@ -1,4 +1,4 @@
-/* Endgame tables: unmoves of the single-sowing rule sets (sow/tb_lean.h). */
+/* Endgame tables: unmoves of the single-sowing rule sets (tables/tb_lean.h). */
 #include <stdlib.h>
 
 #include "unmove.h"

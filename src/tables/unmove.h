@@ -1,11 +1,11 @@
-/* Endgame tables: un-sowing (sow/tb_lean.h explains it); inline, so that the
+/* Endgame tables: un-sowing (tables/tb_lean.h explains it); inline, so that the
  * lean builder's inner loop makes no calls for the candidates. */
 #ifndef SOW_TABLES_UNMOVE_H
 #define SOW_TABLES_UNMOVE_H
 
 #include <string.h>
 
-#include "sow/tb_lean.h"
+#include "tables/tb_lean.h"
 
 /* Oware and awari skip the origin when a sowing laps; darra does not. */
 static inline bool unmove_skips_origin(const struct ruleset *rs)
@@ -29,7 +29,7 @@ static inline bool unmove_confirm(const struct ruleset *rs, const sow_position *
     return false;
 }
 
-/* Candidates for child q (sow/tb_lean.h: every (h, l, r) with q large
+/* Candidates for child q (tables/tb_lean.h: every (h, l, r) with q large
  * enough, and darra's pass), in order of origin, laps, remainder; with
  * filter, only the in-level predecessors: the candidates less the ones the
  * forward check would drop, decided from q alone where possible

@@ -16,7 +16,7 @@
 
 #include "compress.h"
 #include "tables_internal.h" /* the header layout */
-#include "sow/tables.h"
+#include "tables/tables.h"
 
 
 static uint32_t get32(const uint8_t *b) { uint32_t v; memcpy(&v, b, 4); return v; }

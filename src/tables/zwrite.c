@@ -14,8 +14,8 @@
 #include <xxhash.h>
 
 #include "compress.h"
-#include "sow/tables.h"
-#include "sow/tb_lean.h"
+#include "tables/tables.h"
+#include "tables/tb_lean.h"
 #include "tables_internal.h"
 
 

@@ -16,9 +16,9 @@
 
 #include "sow/position.h"
 #include "sow/search.h"
-#include "sow/tables.h"
-#include "sow/util.h"
-#include "sow/variants.h"
+#include "tables/tables.h"
+#include "util.h"
+#include "variants/variants.h"
 
 /* ---- watchdog: sets *flag at a deadline or when the user stops ---- */
 

@@ -23,8 +23,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "sow/util.h"
-#include "sow/variants.h"
+#include "util.h"
+#include "variants/variants.h"
 
 const char *var_end_name(int end)
 {

@@ -11,7 +11,7 @@
  *    line is a position token that parses back. */
 #include "fuzz_common.h"
 
-#include "../../src/cli/cli.h"
+#include "cli/cli.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -20,7 +20,7 @@
 #include <xxhash.h>
 
 #include "fuzz_common.h"
-#include "sow/tables.h"
+#include "tables/tables.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

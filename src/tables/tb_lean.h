@@ -45,7 +45,7 @@
 #include <stdint.h>
 
 #include "sow/rules.h"
-#include "sow/tables.h"
+#include "tables/tables.h"
 
 /* True for the rule sets whose unmoves sow sets up (single sowing). */
 bool tb_unmove_supported(const struct ruleset *rs);

@@ -6,7 +6,7 @@
  *
  *   sow/tables_probe.h  index.c, file.c    index, files, tb_set, tb_probe
  *          ^
- *   sow/tables.h        build.c            tb_build, tb_solve_level,
+ *   tables/tables.h        build.c            tb_build, tb_solve_level,
  *                                          tb_verify_level, tb_mem (OpenMP)
  *
  * Thread-safety: tb_build/tb_solve_level/tb_verify_level/tb_mem_extend use
@@ -40,7 +40,7 @@ struct tb_build_opts {
     /* If not NULL, the moves the build generated (every child position made
      * and looked up) are added to *moves: the solver's node count. */
     uint64_t *moves;
-    /* ---- lean builder (issue 13; sow/tb_lean.h) ---- */
+    /* ---- lean builder (issue 13; tables/tb_lean.h) ---- */
     int builder;              /* enum tb_builder: which builder tb_build uses */
     /* Called (if not NULL) before level_done of each level built: the
      * builder used and the bytes its arrays and lists reached for the level

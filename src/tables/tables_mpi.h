@@ -37,7 +37,7 @@
 
 #include <stdbool.h>
 
-#include "sow/tables.h"
+#include "tables/tables.h"
 
 /* True if this process was started by an MPI launcher (mpirun/srun with
  * OpenMPI or PMIx in the environment). */
