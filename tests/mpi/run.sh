@@ -28,8 +28,10 @@
 # SOW_MPI_FULL=1: stored edges on every cell and lean on half (192 builds;
 # SOW_MPI_LEAN=all: lean on every cell too, 256); SOW_MPI_FULL=0: the older
 # cut (2x6 with SOW_MPI_SIX, default 2, of the 8 pairs per rule set).
-# SOW_MPI_RANKS, SOW_MPI_THREADS and SOW_MPI_RULES narrow the matrix
-# ("2 4", "2", "oware"); SOW_MPI_LOWER=owned|mapped forces the lower levels;
+# SOW_MPI_RANKS, SOW_MPI_THREADS, SOW_MPI_RULES and SOW_MPI_BOARDS narrow the
+# matrix ("2 4", "2", "oware", "6": 2x6 levels 0..12 only; scripts/test
+# without --full narrows it: scripts/test "mpi_env");
+# SOW_MPI_LOWER=owned|mapped forces the lower levels;
 # SOW_MPI_LIST=1 prints the matrix's lines (below) and builds nothing.
 set -euo pipefail
 SOW=$(realpath "${1:?usage: tests/mpi/run.sh SOW_BINARY}")
@@ -56,6 +58,7 @@ MPI=(mpirun "${MPIOPT[@]}")
 RULES=(${SOW_MPI_RULES:-oware awari jodu jodu-ibadan jodu-starve odu jerin darra})
 RANKS=(${SOW_MPI_RANKS:-1 2 3 4})
 THREADS=(${SOW_MPI_THREADS:-1 2})
+BOARDS=(${SOW_MPI_BOARDS:-6 3})
 JOBS=${SOW_MPI_JOBS:-3}
 FULL=${SOW_MPI_FULL:-cells}
 fails=0
@@ -133,6 +136,7 @@ for r in "${RULES[@]}"; do
     while [ "${ALLRULES[$i]}" != "$r" ]; do i=$((i + 1)); done
     for bd in "6 12" "3 24"; do
         set -- $bd
+        [[ " ${BOARDS[*]} " == *" $1 "* ]] || continue
         p=$1 s=$2
         for th in "${THREADS[@]}"; do
             for np in "${RANKS[@]}"; do
