@@ -15,20 +15,13 @@
  *   edges (parallel over blocks): each block counts and fills the reverse
  *           (CSR) lists of its own targets from the bins of all threads;
  *   seeds:  entries grouped by best exit value and block (counting sort);
- *   solve:  one game G on nodes (p,L) and (p,H).  X = the movers at L nodes
- *           (endless play is -inf for X), Y = the movers at H nodes.
- *           X-values, rounds t = n .. -n:
- *             (p,L) = max(bestexit(p), X-value of (q,H) for in-level q),
- *             (p,H) = min(-bestexit(p), X-value of (q,L) for in-level q),
- *           an L node is final the first round one of its options reaches t,
- *           an H node when all its in-level children are final (counter);
- *           never final: endless (L: lo = -inf, H: hi = +inf).  A
+ *   solve:  the retrograde game of retro/retro.h, rounds t = n .. -n.  A
  *           finalisation does not touch its predecessors at once: the node
  *           joins a queue of final nodes, whose predecessor lists become
  *           4-byte updates in a second queue; both are taken oldest first,
  *           BATCH at a time, every random address of a batch prefetched
  *           before it is used (the cache misses overlap);
- *   values: lo = X(p,L), hi = -X(p,H), clamped; V = clamp(cyc, lo, hi).
+ *   values: retro_value: V = clamp(cyc, lo, hi).
  */
 #include <errno.h>
 #include <omp.h>
@@ -42,12 +35,12 @@
 
 #include "fileio.h"
 #include "tables/tables.h"
+#include "retro/retro.h"
 #include "util.h"
 #include "lean.h"
 #include "progress.h"
 #include "tables_internal.h"
 
-#define NONE_EXIT ((int8_t)-128) /* bestexit: no exit move */
 #define CHUNK 4096
 #define MAX_THREADS 64
 
@@ -56,7 +49,7 @@
  * offsets in the cache line that was just written (the list ends at the next
  * entry's off; entry E holds the total). */
 struct node {
-    int8_t be;    /* best exit value, NONE_EXIT if none */
+    int8_t be;    /* best exit value, RETRO_NONE_EXIT if none */
     uint8_t cnt;  /* in-level out-degree, counted down in the solve */
     int8_t xl;    /* X-value of (p,L): lo */
     int8_t xh;    /* X-value of (p,H): -hi */
@@ -70,63 +63,9 @@ _Static_assert(sizeof(struct node) == 8, "node packs into 8 bytes");
 #define UPD_SKIP 0xFFFFFFFFu  /* dropped (index 2^31 - 1 is never an entry) */
 _Static_assert(TB_MAX_ENTRIES <= UPD_IDX, "indices < 2^31 - 1 leave the top bit for the kind");
 
-/* ---- memory ---------------------------------------------------------------- */
-
-/* A large anonymous mapping, 2 MB aligned, with transparent huge pages asked
- * for (random accesses over GBs: TLB misses).  Reserved once per build for
- * the largest level and reused by every level (pages are zeroed by the
- * kernel once, not once per level). */
-struct region {
-    void *map, *p;
-    size_t maplen, len;
-};
+/* ---- memory: regions (retro.h), edge bins ----------------------------- */
 
 #define HUGE_2M ((size_t)2 << 20)
-
-static void *region_get(struct region *r, size_t need, bool huge)
-{
-    if (need <= r->len)
-        return r->p;
-    /* A region that has to grow is being reused by levels of increasing
-     * size (tb_mem_extend: one level at a time, the largest unknown):
-     * reserve 4 times what is needed, so that the next levels fit and reuse
-     * the pages already touched instead of having fresh ones zeroed again
-     * (untouched pages cost only address space; the exact size if that
-     * much is refused). */
-    size_t want = r->map && need < SIZE_MAX / 8 ? 4 * need : need;
-    if (r->map)
-        munmap(r->map, r->maplen);
-    r->map = r->p = NULL;
-    r->maplen = r->len = 0;
-    void *m = MAP_FAILED;
-    size_t len = 0, maplen = 0;
-    for (;;) {
-        len = (want + HUGE_2M - 1) & ~(HUGE_2M - 1);
-        maplen = len + HUGE_2M;
-        m = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (m != MAP_FAILED || want == need)
-            break;
-        want = need;
-    }
-    if (m == MAP_FAILED)
-        return NULL;
-    char *p = (char *)(((uintptr_t)m + HUGE_2M - 1) & ~(uintptr_t)(HUGE_2M - 1));
-    if (huge)
-        madvise(p, len, MADV_HUGEPAGE);
-    r->map = m;
-    r->maplen = maplen;
-    r->p = p;
-    r->len = len;
-    return p;
-}
-
-static void region_free(struct region *r)
-{
-    if (r->map)
-        munmap(r->map, r->maplen);
-    memset(r, 0, sizeof *r);
-}
 
 /* Bins: chains of 4 KB blocks of 32-bit words, filled by one thread.  The
  * blocks come from one arena (bump pointer, then per-thread free lists). */
@@ -157,7 +96,7 @@ struct pool {
 
 /* The workspace of a build: regions reused from level to level. */
 struct tb_work {
-    struct region nd, rev, arena, lfin; /* arena: edge bins, then the seeds */
+    struct retro_region nd, rev, arena, lfin; /* arena: edge bins, then the seeds */
     /* Relay rule sets: one relay cache per thread, kept from level to level
      * (6 MB each: made afresh per level, its first touch cost the jodu
      * family about a fifth of a solve's time; entries hold for any level). */
@@ -370,7 +309,7 @@ moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *
             const struct sow_movelist *mlc = mlp;
             int j = (int)(idx - g), deg = 0;
             *moves += (uint64_t)mlc->n;
-            best[j] = mlc->n == 0 ? mlc->settle[0] - mlc->settle[1] : NONE_EXIT;
+            best[j] = mlc->n == 0 ? mlc->settle[0] - mlc->settle[1] : RETRO_NONE_EXIT;
             for (int k = 0; k < mlc->n; k++) {
                 const struct sow_child *c = &mlc->c[k];
                 int cap = c->captured[0] + c->captured[1];
@@ -402,7 +341,7 @@ moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *
         }
         for (uint64_t idx = g; idx < ge; idx++) {
             L->nd[idx].be = (int8_t)best[idx - g];
-            L->nd[idx].xl = L->nd[idx].xh = UNDONE;
+            L->nd[idx].xl = L->nd[idx].xh = RETRO_UNDONE;
         }
     }
 }
@@ -482,7 +421,7 @@ static void pass_seeds(struct lvl *L, uint32_t *cnt)
         for (int v = 0; v < V; v++)
             cnt[(uint64_t)v * nb + c] = 0;
         for (uint64_t p = a; p < b; p++)
-            if (L->nd[p].be != NONE_EXIT)
+            if (L->nd[p].be != RETRO_NONE_EXIT)
                 cnt[(uint64_t)(L->nd[p].be + L->n) * nb + c]++;
     }
     uint32_t s = 0;
@@ -501,7 +440,7 @@ static void pass_seeds(struct lvl *L, uint32_t *cnt)
         for (int v = 0; v < V; v++)
             at[v] = L->seedoff[(uint64_t)v * nb + c];
         for (uint64_t p = a; p < b; p++)
-            if (L->nd[p].be != NONE_EXIT)
+            if (L->nd[p].be != RETRO_NONE_EXIT)
                 L->seeds[at[L->nd[p].be + L->n]++] = (uint32_t)p;
     }
 }
@@ -550,11 +489,6 @@ struct solver {
     struct queue fin, upd;
     bool failed;
 };
-
-static inline __attribute__((always_inline)) uint8_t dec(uint8_t *c, bool par)
-{
-    return par ? __atomic_sub_fetch(c, 1, __ATOMIC_RELAXED) : --*c;
-}
 
 static inline bool lfin_get(const struct lvl *L, uint32_t r)
 {
@@ -607,7 +541,7 @@ static inline __attribute__((always_inline)) void apply_batch(struct solver *S, 
                 continue;
             struct node *x = &L->nd[r];
             if (v & UPD_CLAIM) {
-                bool z = x->xl == UNDONE;
+                bool z = x->xl == RETRO_UNDONE;
                 x->xl = z ? (int8_t)t : x->xl;
                 L->lfin[r >> 6] |= (uint64_t)z << (r & 63);
                 *f = r;
@@ -615,7 +549,7 @@ static inline __attribute__((always_inline)) void apply_batch(struct solver *S, 
             } else {
                 uint8_t c = --x->cnt;
                 int be = x->be;
-                bool z = (c == 0) & ((be == NONE_EXIT) | (-be >= t)) & (x->xh == UNDONE);
+                bool z = (c == 0) & ((be == RETRO_NONE_EXIT) | (-be >= t)) & (x->xh == RETRO_UNDONE);
                 x->xh = z ? (int8_t)t : x->xh;
                 *f = r | UPD_CLAIM;
                 f += z;
@@ -643,7 +577,7 @@ static inline __attribute__((always_inline)) void apply_batch(struct solver *S, 
                 __builtin_prefetch(&L->rev[x->off]);
                 *f++ = r;
             }
-        } else if (dec(&x->cnt, par) == 0) {
+        } else if (retro_dec(&x->cnt, par) == 0) {
             /* Last open child: final now unless its best exit is better for
              * Y than t (then the scan of round -be finalises it).  Only this
              * thread takes the counter to zero, so the H node is its alone
@@ -652,11 +586,11 @@ static inline __attribute__((always_inline)) void apply_batch(struct solver *S, 
              * decides (in a later round, -be > t, the scan of round -be
              * saw the counter above zero). */
             int be = x->be;
-            if (be == NONE_EXIT || -be > t) {
+            if (be == RETRO_NONE_EXIT || -be > t) {
                 x->xh = (int8_t)t;
                 __builtin_prefetch(&L->rev[x->off]);
                 *f++ = r | UPD_CLAIM;
-            } else if (-be == t && tb_claim(&x->xh, (int8_t)t, par)) {
+            } else if (-be == t && retro_claim(&x->xh, (int8_t)t, par)) {
                 __builtin_prefetch(&L->rev[x->off]);
                 *f++ = r | UPD_CLAIM;
             }
@@ -815,8 +749,8 @@ static int solve(struct lvl *L)
                         for (size_t i = 0; i < m; i++) {
                             struct node *x = &L->nd[sh[i]];
                             if (T > 1 ? __atomic_load_n(&x->cnt, __ATOMIC_RELAXED) == 0 &&
-                                            tb_claim(&x->xh, (int8_t)t, true)
-                                      : x->cnt == 0 && tb_claim(&x->xh, (int8_t)t, false))
+                                            retro_claim(&x->xh, (int8_t)t, true)
+                                      : x->cnt == 0 && retro_claim(&x->xh, (int8_t)t, false))
                             {
                                 __builtin_prefetch(&L->rev[x->off]);
                                 S.fin.v[S.fin.n++] = sh[i] | UPD_CLAIM;
@@ -858,16 +792,12 @@ static uint64_t finish(struct lvl *L, int8_t *out, int8_t *lohi)
     for (uint64_t ch = 0; ch < L->nchunks; ch++) {
         uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
         for (uint64_t idx = a; idx < b; idx++) {
-            int lo = L->nd[idx].xl == UNDONE ? -n : L->nd[idx].xl;
-            int hi = L->nd[idx].xh == UNDONE ? n : -L->nd[idx].xh;
-            int cyc = out[idx]; /* the move pass put it there */
-            int v = cyc < lo ? lo : cyc > hi ? hi : cyc;
-            if (lo > hi)
-                bad++;
-            out[idx] = (int8_t)v;
+            const struct node *x = &L->nd[idx];
+            /* cyc: the move pass put it in out[] */
+            out[idx] = (int8_t)retro_value(x->xl, x->xh, n, out[idx], &bad);
             if (lohi) {
-                lohi[2 * idx] = (int8_t)lo;
-                lohi[2 * idx + 1] = (int8_t)hi;
+                lohi[2 * idx] = (int8_t)(x->xl == RETRO_UNDONE ? -n : x->xl);
+                lohi[2 * idx + 1] = (int8_t)(x->xh == RETRO_UNDONE ? n : -x->xh);
             }
         }
         tb_progress_add(&L->pr, b - a);
@@ -878,12 +808,7 @@ static uint64_t finish(struct lvl *L, int8_t *out, int8_t *lohi)
 
 static int level_threads(const struct tb_build_opts *opt, uint64_t E)
 {
-    int T = opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
-    /* Small levels: thread start-up and barriers cost more than they save,
-     * badly so on a loaded machine. */
-    if (E < 200000 && !(opt && opt->threads > 0))
-        T = 1;
-    return T < MAX_THREADS ? T : MAX_THREADS;
+    return retro_threads(opt ? opt->threads : 0, E, MAX_THREADS);
 }
 
 static uint64_t level_blocks(uint64_t E)
@@ -908,18 +833,19 @@ double tb_level_memory(const struct tb_index *ix, int level)
 static bool work_reserve(struct tb_work *wk, uint64_t E, int pits, int threads)
 {
     uint64_t nb = level_blocks(E);
-    return region_get(&wk->nd, (E + 1) * sizeof(struct node), true) &&
-           region_get(&wk->lfin, (E / 64 + 1) * sizeof(uint64_t), true) &&
-           region_get(&wk->rev, (E * (uint64_t)pits + 1) * sizeof(uint32_t), true) &&
-           region_get(&wk->arena, arena_blocks(E, pits, threads, nb) * sizeof(struct blk), true);
+    const int f = RETRO_HUGE | RETRO_SPARE;
+    return retro_region_get(&wk->nd, (E + 1) * sizeof(struct node), f) &&
+           retro_region_get(&wk->lfin, (E / 64 + 1) * sizeof(uint64_t), f) &&
+           retro_region_get(&wk->rev, (E * (uint64_t)pits + 1) * sizeof(uint32_t), f) &&
+           retro_region_get(&wk->arena, arena_blocks(E, pits, threads, nb) * sizeof(struct blk), f);
 }
 
 static void work_free(struct tb_work *wk)
 {
-    region_free(&wk->nd);
-    region_free(&wk->lfin);
-    region_free(&wk->rev);
-    region_free(&wk->arena);
+    retro_region_free(&wk->nd);
+    retro_region_free(&wk->lfin);
+    retro_region_free(&wk->rev);
+    retro_region_free(&wk->arena);
     for (int w = 0; w < MAX_THREADS; w++) {
         rules_cache_free(wk->cache[w]);
         wk->cache[w] = NULL;
@@ -1121,7 +1047,7 @@ static enum sow_status fast_build(const struct ruleset *rs, const char *dir, int
     memset(&wk, 0, sizeof wk);
     /* Levels built here, kept in memory for the levels above (huge pages:
      * the exits probe them at random). */
-    struct region *built = calloc(TB_MAX_LEVEL + 1, sizeof *built);
+    struct retro_region *built = calloc(TB_MAX_LEVEL + 1, sizeof *built);
     if (!built) {
         tb_close(set);
         return sow_fail(e, SOW_E_NOMEM, "out of memory");
@@ -1194,7 +1120,7 @@ static enum sow_status fast_build(const struct ruleset *rs, const char *dir, int
         }
         double t0 = util_now();
         uint64_t E = tb_level_entries(&set->ix, n);
-        int8_t *v = region_get(&built[n], E ? E : 1, E >= HUGE_2M);
+        int8_t *v = retro_region_get(&built[n], E ? E : 1, (E >= HUGE_2M ? RETRO_HUGE : 0) | RETRO_SPARE);
         if (!v) {
             rc = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
             goto out;
@@ -1217,7 +1143,7 @@ out:
     tb_close(set);
     work_free(&wk);
     for (int n = 0; n <= max_level; n++)
-        region_free(&built[n]);
+        retro_region_free(&built[n]);
     free(built);
     return rc;
 }
@@ -1274,7 +1200,7 @@ enum sow_status tb_verify_level(const struct tb_set *set, int n, const struct tb
             for (uint64_t idx = a; idx < b; idx++) {
                 const char *w = NULL;
                 set->rs.generate(&set->rs, &p, &ml, cache, NULL);
-                int best = NONE_EXIT, blo = NONE_EXIT, bhi = NONE_EXIT, inlevel = 0;
+                int best = RETRO_NONE_EXIT, blo = RETRO_NONE_EXIT, bhi = RETRO_NONE_EXIT, inlevel = 0;
                 if (ml.n == 0)
                     best = ml.settle[0] - ml.settle[1];
                 for (int k = 0; k < ml.n; k++) {
@@ -1301,7 +1227,7 @@ enum sow_status tb_verify_level(const struct tb_set *set, int n, const struct tb
                     w = "differs from the recomputed value";
                 else if (v[idx] < -n || v[idx] > n)
                     w = "out of range";
-                else if (best != NONE_EXIT && v[idx] < best)
+                else if (best != RETRO_NONE_EXIT && v[idx] < best)
                     w = "below the value of an exit move";
                 else if (!inlevel && v[idx] != best)
                     w = "not the best exit although no move stays in the level";

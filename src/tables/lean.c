@@ -1,6 +1,6 @@
 /* Endgame tables: the lean retrograde builder (every rule set).
  *
- * The same game and rounds as build.c (docs/tables.md "Algorithm"), without
+ * The retrograde game of retro/retro.h, as build.c plays it, without
  * in-level edges in memory: a node that becomes final finds its predecessors
  * by un-sowing (oware, awari, darra: unmove.h, only the real predecessors,
  * the forward check decided from the child's board), or, for the relay rule
@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "tables/tb_lean.h"
+#include "retro/retro.h"
 #include "util.h"
 #include "lean.h"
 #include "lean_relay.h"
@@ -47,7 +48,6 @@
 #include "tables_internal.h"
 #include "unmove.h"
 
-#define NONE_EXIT ((int8_t)-128)
 #define LMAX_THREADS 64
 #define SBSHIFT 14          /* seed blocks of 2^14 entries: a 256-bit value mask each */
 _Static_assert((1 << SBSHIFT) % 4096 == 0, "a move pass chunk (256 or 4096) lies in one seed block");
@@ -56,9 +56,9 @@ _Static_assert((1 << SBSHIFT) % 4096 == 0, "a move pass chunk (256 or 4096) lies
 #define FBATCH 16           /* final nodes un-sown per batch */
 
 struct lnode {
-    int8_t be;   /* best exit, NONE_EXIT if none; the value at the end */
+    int8_t be;   /* best exit, RETRO_NONE_EXIT if none; the value at the end */
     uint8_t cnt; /* in-level out-degree, counted down */
-    int8_t xl;   /* X-value of (p,L) = lo, UNDONE until final */
+    int8_t xl;   /* X-value of (p,L) = lo, RETRO_UNDONE until final */
     int8_t xh;   /* X-value of (p,H) = -hi */
 };
 _Static_assert(sizeof(struct lnode) == 4, "lean node is 4 bytes");
@@ -66,49 +66,17 @@ _Static_assert(TB_MAX_ENTRIES <= IDX_MASK, "indices leave the top bit for the ki
 
 /* ---- memory -------------------------------------------------------------- */
 
-struct lregion {
-    void *p;
-    size_t len;
-};
-
-static void *lregion_get(struct lregion *r, size_t need)
-{
-    if (need <= r->len)
-        return r->p;
-    if (r->p)
-        munmap(r->p, r->len);
-    r->p = NULL;
-    r->len = 0;
-    size_t len = (need + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
-    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (m == MAP_FAILED)
-        return NULL;
-    madvise(m, len, MADV_HUGEPAGE); /* random accesses over GBs: fewer TLB misses */
-    r->p = m;
-    r->len = len;
-    return m;
-}
-
-static void lregion_free(struct lregion *r)
-{
-    if (r->p)
-        munmap(r->p, r->len);
-    r->p = NULL;
-    r->len = 0;
-}
-
 /* Regions reused from level to level (pages zeroed by the kernel once). */
 struct lean_work {
-    struct lregion nd, lfin, pend, vmask;
+    struct retro_region nd, lfin, pend, vmask; /* RETRO_HUGE, exact sizes */
 };
 
 static void lean_work_free(struct lean_work *w)
 {
-    lregion_free(&w->nd);
-    lregion_free(&w->lfin);
-    lregion_free(&w->pend);
-    lregion_free(&w->vmask);
+    retro_region_free(&w->nd);
+    retro_region_free(&w->lfin);
+    retro_region_free(&w->pend);
+    retro_region_free(&w->vmask);
 }
 
 /* Updates by region (the solve's drain, below): regions of 2^shift
@@ -285,7 +253,7 @@ moves_chunk(struct lean *L, uint64_t a, uint64_t b, int me, struct sow_relay_cac
             int j = (int)(idx - g);
             L->rs->generate(L->rs, &p, ml, cache, NULL);
             *moves += (uint64_t)ml->n;
-            best[j] = ml->n == 0 ? ml->settle[0] - ml->settle[1] : NONE_EXIT;
+            best[j] = ml->n == 0 ? ml->settle[0] - ml->settle[1] : RETRO_NONE_EXIT;
             deg[j] = 0;
             for (int k = 0; k < ml->n; k++) {
                 const struct sow_child *c = &ml->c[k];
@@ -315,7 +283,7 @@ moves_chunk(struct lean *L, uint64_t a, uint64_t b, int me, struct sow_relay_cac
             struct lnode *x = &L->nd[idx];
             x->be = (int8_t)best[idx - g];
             x->cnt = (uint8_t)deg[idx - g];
-            x->xl = x->xh = UNDONE;
+            x->xl = x->xh = RETRO_UNDONE;
             unsigned u = (unsigned)(best[idx - g] + 128);
             vm[u >> 6] |= 1ull << (u & 63);
         }
@@ -521,15 +489,15 @@ static inline bool dec_h(struct lsolver *S, uint32_t p)
 {
     struct lean *L = S->L;
     struct lnode *x = &L->nd[p];
-    uint8_t c = S->par ? __atomic_sub_fetch(&x->cnt, 1, __ATOMIC_RELAXED) : --x->cnt;
+    uint8_t c = retro_dec(&x->cnt, S->par);
     if (c)
         return false;
     int be = x->be, t = S->t;
-    if (be == NONE_EXIT || -be > t) {
+    if (be == RETRO_NONE_EXIT || -be > t) {
         x->xh = (int8_t)t;
         return true;
     }
-    return -be == t && tb_claim(&x->xh, (int8_t)t, S->par);
+    return -be == t && retro_claim(&x->xh, (int8_t)t, S->par);
 }
 
 /* One update: a claim (KIND_H: the target's L node gains an option worth
@@ -743,7 +711,7 @@ static void seed_block(struct lsolver *S, uint64_t s)
             if (claim_l(S, (uint32_t)i))
                 push(S, (uint32_t)i, walk_pack(L, &wk, i));
         if (be == -t && (S->par ? __atomic_load_n(&L->nd[i].cnt, __ATOMIC_RELAXED) : L->nd[i].cnt) == 0 &&
-            tb_claim(&L->nd[i].xh, (int8_t)t, S->par))
+            retro_claim(&L->nd[i].xh, (int8_t)t, S->par))
             push(S, (uint32_t)i | KIND_H, walk_pack(L, &wk, i));
         if (S->nfin >= 4096) {
             double d0 = L->stats ? util_now() : 0;
@@ -1005,12 +973,9 @@ static uint64_t finish(struct lean *L, int8_t *out)
         lentry_pos(L, a, &p);
         for (uint64_t idx = a; idx < b; idx++) {
             const struct lnode *x = &L->nd[idx];
-            int lo = x->xl == UNDONE ? -n : x->xl;
-            int hi = x->xh == UNDONE ? n : -x->xh;
             int cyc = rules_cycle_net(L->rs, board_sum_range(&p.board, 0, N),
                                       board_sum_range(&p.board, N, 2 * N));
-            int v = cyc < lo ? lo : cyc > hi ? hi : cyc;
-            bad += lo > hi;
+            int v = retro_value(x->xl, x->xh, n, cyc, &bad);
             if (inplace)
                 L->nd[idx].be = (int8_t)v;
             else
@@ -1028,10 +993,7 @@ static uint64_t finish(struct lean *L, int8_t *out)
 
 static int lthreads(const struct tb_build_opts *opt, uint64_t E)
 {
-    int T = opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
-    if (E < 200000 && !(opt && opt->threads > 0))
-        T = 1;
-    return T < LMAX_THREADS ? T : LMAX_THREADS;
+    return retro_threads(opt ? opt->threads : 0, E, LMAX_THREADS);
 }
 
 /* Solve level n; out may be NULL (then the values stay in the nodes' memory
@@ -1078,10 +1040,10 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
     uint64_t E1 = L.E ? L.E : 1;
     size_t ndb = E1 * sizeof(struct lnode), lfb = (E1 / 64 + 1) * 8, pdb = (2 * E1 / 64 + 1) * 8,
            vmb = (L.nsb + 1) * 32;
-    L.nd = lregion_get(&wk->nd, ndb);
-    L.lfin = lregion_get(&wk->lfin, lfb);
-    L.pend = lregion_get(&wk->pend, pdb);
-    L.vmask = lregion_get(&wk->vmask, vmb);
+    L.nd = retro_region_get(&wk->nd, ndb, RETRO_HUGE);
+    L.lfin = retro_region_get(&wk->lfin, lfb, RETRO_HUGE);
+    L.pend = retro_region_get(&wk->pend, pdb, RETRO_HUGE);
+    L.vmask = retro_region_get(&wk->vmask, vmb, RETRO_HUGE);
     if (!L.nd || !L.lfin || !L.pend || !L.vmask)
         return sow_fail(e, SOW_E_NOMEM, "level %d: out of memory (lean builder, %.1f GB)", n,
                         (double)(ndb + lfb + pdb + vmb) / 1e9);

@@ -1,11 +1,7 @@
 /* Endgame tables built across MPI ranks (tables/tables_mpi.h, docs/distributed.md).
  *
- * The same game as build.c (its header comment): per level n, nodes (p,L) and
- * (p,H), rounds t = n .. -n; an L node is final at the first round one of its
- * options reaches t (its best exit, or an in-level child whose H node became
- * final at t), an H node once all its in-level children are L-final and its
- * best exit is no better for Y than t.  The set of nodes final at round t is
- * the least fixpoint of those rules, so the order in which a round's work is
+ * The retrograde game of retro/retro.h.  The set of nodes final at round t
+ * is the least fixpoint of its rules, so the order in which a round's work is
  * done does not change it: here each rank does its share, each rank's threads
  * theirs, and the ranks meet in supersteps.
  *
@@ -38,7 +34,7 @@
  *           each rank) and one MPI_Alltoallv; the round ends when a superstep
  *           sends nothing anywhere.  Rounds with no seed on any rank are
  *           skipped (one MPI_Allreduce per level);
- *   values  lo/hi/clamp as build.c (OpenMP); every rank writes its slice
+ *   values  retro_value (OpenMP); every rank writes its slice
  *           into the level's temporary file at its offset (MPI-IO), the
  *           payload's checksum is chained through the ranks, rank 0 writes
  *           the header and renames (write_level: byte-identical to
@@ -50,6 +46,7 @@
 #include <mpi.h>
 #include <omp.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +56,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "retro/retro.h"
 #include "tables/tables_mpi.h"
 #include "tables/tb_lean.h"
 #include "util.h"
@@ -69,7 +67,6 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#define NONE_EXIT ((int8_t)-128)
 #define UPD_CLAIM 0x80000000u /* H node of a child final: claim the L node */
 #define UPD_IDX 0x7FFFFFFFu
 #define MCHUNK 4096
@@ -324,7 +321,7 @@ static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: 
                 uint64_t i = idx - L->lo;
                 L->rs->generate(L->rs, &p, &ml, cache, NULL);
                 moves += (uint64_t)ml.n;
-                int best = ml.n == 0 ? ml.settle[0] - ml.settle[1] : NONE_EXIT, deg = 0;
+                int best = ml.n == 0 ? ml.settle[0] - ml.settle[1] : RETRO_NONE_EXIT, deg = 0;
                 for (int k = 0; k < ml.n; k++) {
                     const struct sow_child *c = &ml.c[k];
                     int cap = c->captured[0] + c->captured[1];
@@ -359,7 +356,7 @@ static bool pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: 
                 }
                 L->be[i] = (int8_t)best;
                 L->cnt[i] = (uint8_t)deg;
-                L->xl[i] = L->xh[i] = UNDONE;
+                L->xl[i] = L->xh[i] = RETRO_UNDONE;
                 if (idx + 1 < b && !tb_index_next(L->ix, p.board.h))
                     entry_pos(L, idx + 1, &p);
             }
@@ -648,7 +645,7 @@ static void expand(struct mlvl *L, struct mwork *W, uint32_t f)
     for (int j = 0; j < k; j++) {
         uint32_t p = (uint32_t)child_index(L->ix, &W->cand[j], L->boards);
         if (kind && p >= L->lo && p < L->hi &&
-            __atomic_load_n(&L->xl[p - L->lo], __ATOMIC_RELAXED) != UNDONE)
+            __atomic_load_n(&L->xl[p - L->lo], __ATOMIC_RELAXED) != RETRO_UNDONE)
             continue;
         if (check && !unmove_confirm(rs, &W->cand[j], W->cmv[j], &q, &W->ml))
             continue;
@@ -663,13 +660,13 @@ static void apply(struct mlvl *L, struct mwork *W, uint32_t u)
     uint64_t i = (u & UPD_IDX) - L->lo;
     int8_t t = (int8_t)L->t;
     if (u & UPD_CLAIM) {
-        if (tb_claim(&L->xl[i], t, L->par))
+        if (retro_claim(&L->xl[i], t, L->par))
             expand(L, W, u & UPD_IDX);
         return;
     }
-    uint8_t c = L->par ? __atomic_sub_fetch(&L->cnt[i], 1, __ATOMIC_RELAXED) : --L->cnt[i];
+    uint8_t c = retro_dec(&L->cnt[i], L->par);
     int be = L->be[i];
-    if (c == 0 && (be == NONE_EXIT || -be >= t) && tb_claim(&L->xh[i], t, L->par))
+    if (c == 0 && (be == RETRO_NONE_EXIT || -be >= t) && retro_claim(&L->xh[i], t, L->par))
         expand(L, W, u | UPD_CLAIM);
 }
 
@@ -709,7 +706,7 @@ static void relay_block(struct mlvl *L, struct mwork *W, uint64_t b)
                 uint32_t p = list[j];
                 /* a claim on an own L node already final: dropped (as expand) */
                 if (kind && p >= L->lo && p < L->hi &&
-                    __atomic_load_n(&L->xl[p - L->lo], __ATOMIC_RELAXED) != UNDONE)
+                    __atomic_load_n(&L->xl[p - L->lo], __ATOMIC_RELAXED) != RETRO_UNDONE)
                     continue;
                 route(L, W, p | kind);
             }
@@ -741,10 +738,10 @@ static void seeds(struct mlvl *L, struct mwork *W, uint64_t a, uint64_t b)
     int t = L->t;
     for (uint64_t i = a; i < b; i++) {
         int be = L->be[i];
-        if (be == t && tb_claim(&L->xl[i], (int8_t)t, L->par))
+        if (be == t && retro_claim(&L->xl[i], (int8_t)t, L->par))
             expand(L, W, (uint32_t)(L->lo + i));
         if (be == -t && (L->par ? __atomic_load_n(&L->cnt[i], __ATOMIC_RELAXED) : L->cnt[i]) == 0 &&
-            tb_claim(&L->xh[i], (int8_t)t, L->par))
+            retro_claim(&L->xh[i], (int8_t)t, L->par))
             expand(L, W, (uint32_t)(L->lo + i) | UPD_CLAIM);
     }
 }
@@ -780,7 +777,7 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
     }
     if (!fail)
         for (uint64_t i = 0; i < L->Es; i++)
-            if (L->be[i] != NONE_EXIT) {
+            if (L->be[i] != RETRO_NONE_EXIT) {
                 seeded[L->be[i] + n] = 1;
                 seeded[-L->be[i] + n] = 1;
             }
@@ -923,12 +920,9 @@ static uint64_t finish(struct mlvl *L)
         sow_position p;
         entry_pos(L, L->lo + a, &p);
         for (uint64_t i = a; i < b; i++) {
-            int lo = L->xl[i] == UNDONE ? -n : L->xl[i];
-            int hi = L->xh[i] == UNDONE ? n : -L->xh[i];
             int cyc = rules_cycle_net(L->rs, board_sum_range(&p.board, 0, N),
                                       board_sum_range(&p.board, N, 2 * N));
-            bad += lo > hi;
-            L->be[i] = (int8_t)(cyc < lo ? lo : cyc > hi ? hi : cyc);
+            L->be[i] = (int8_t)retro_value(L->xl[i], L->xh[i], n, cyc, &bad);
             if (i + 1 < b && !tb_index_next(L->ix, p.board.h))
                 entry_pos(L, L->lo + i + 1, &p);
         }
@@ -971,10 +965,7 @@ static void test_kill(const struct mpi *M, int n, char phase)
 
 static int level_threads(const struct tb_build_opts *opt, uint64_t Es)
 {
-    int T = opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
-    if (Es < 200000 && !(opt && opt->threads > 0))
-        T = 1;
-    return T < 1 ? 1 : T;
+    return retro_threads(opt ? opt->threads : 0, Es, INT_MAX);
 }
 
 /* Level n: *keep receives this rank's slice of the level's values

@@ -4,6 +4,7 @@
 #ifndef SOW_TABLES_INTERNAL_H
 #define SOW_TABLES_INTERNAL_H
 
+#include "retro/retro.h"
 #include "sow/tables_probe.h"
 
 struct tbz; /* compress.h */
@@ -76,26 +77,6 @@ void tb_set_own_level(struct tb_set *s, int n, int8_t *v, int8_t *lohi, uint64_t
  * SOW_E_NOMEM.  Not concurrent with probes of s.  (zwrite.c) */
 enum sow_status tb_set_inflate_level(struct tb_set *s, int n, int threads, struct sow_error *e);
 
-/* ---- the builders' shared node state (build.c, lean.c, mpi_build.c) ---- */
-
-#define UNDONE ((int8_t)-128) /* an X-value not final yet */
-
-/* Set *a from UNDONE to v; true if this call did it.  `par` is a
- * compile-time constant at every call (always inlined): with one thread the
- * plain operations let the cache misses overlap; with more, the first
- * compare-and-swap wins.  Thread-safe when par is true. */
-static inline __attribute__((always_inline)) bool tb_claim(int8_t *a, int8_t v, bool par)
-{
-    if (!par) {
-        if (*a != UNDONE)
-            return false;
-        *a = v;
-        return true;
-    }
-    if (__atomic_load_n(a, __ATOMIC_RELAXED) != UNDONE)
-        return false;
-    int8_t expect = UNDONE;
-    return __atomic_compare_exchange_n(a, &expect, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
+/* The builders' node state and its primitives: retro/retro.h. */
 
 #endif

@@ -1,0 +1,135 @@
+/* The retrograde game: what every solver of a level plays.
+ *
+ * Four clients solve levels (positions of one seed count) by this game: the
+ * fast and lean table builders (tables/build.c, tables/lean.c), the
+ * distributed builder (tables/mpi_build.c) and the exact solver's closure
+ * (in memory and on disk).  They differ only in
+ *   numbering     a dense combinatorial index (tables/index.c) or sorted
+ *                 sparse keys (the closure);
+ *   predecessors  stored reverse edges, unmoves (tables/unmove.h), or
+ *                 predecessor lists on disk (tables/lean_relay.h);
+ *   place         memory, disk, or a slice on each MPI rank.
+ * The game itself, its node state, its primitives (claims, decrements,
+ * values) and the parallel level's shared parts (threads, regions) live
+ * here.  docs/tables.md "Algorithm" says why it computes exactly the value
+ * of docs/rules.md; this says what it is.
+ *
+ * The game, per level n.  Every position p of the level has two nodes:
+ * (p,L), where X (the player to move, who takes endless play as -inf) is to
+ * choose, and (p,H), where Y is.  An exit is a move that leaves the level
+ * (it captures, or the game ends by a settlement); p's best exit value be
+ * (for X) comes from the lower levels.  The X-values, found in rounds
+ * t = n, n-1, .., -n:
+ *     (p,L) = max(be(p),  X-value of (q,H) for each in-level child q),
+ *     (p,H) = min(-be(p), X-value of (q,L) for each in-level child q);
+ * (p,L) is final at the first round one of its options reaches t: its best
+ * exit (be = t: a seed) or a child's H node final at t (a claim); (p,H) is
+ * final once all its in-level children's L nodes are final (its counter of
+ * open children reaches 0) and its best exit is no better for Y than t
+ * (-be >= t, or no exit).  The nodes final at round t are the least fixpoint
+ * of those rules, so the order in which a round's work is done does not
+ * change them: any number of threads, ranks or work lists give the same
+ * values.  Never final: endless play (L: lo = -n, H: hi = +n).  At the end
+ *     lo = X(p,L), hi = -X(p,H), V = clamp(cyc, lo, hi)
+ * where cyc is the repetition rule's settlement of the position's seeds
+ * (rules_cycle_net).  A node with lo > hi is a bug (counted, never seen).
+ *
+ * Node state per position (each client packs it its own way):
+ *
+ *     be   int8   best exit value, RETRO_NONE_EXIT if none
+ *     cnt  uint8  in-level out-degree, counted down while solving
+ *     xl   int8   X-value of (p,L) = lo, RETRO_UNDONE until final
+ *     xh   int8   X-value of (p,H) = -hi, RETRO_UNDONE until final
+ *
+ * Example (n = 2): p has one exit worth +1 to its mover and one in-level
+ * child q, whose only move is an exit worth +2 to q's mover.  Round t = 2:
+ * (q,L) is a seed, xl(q) = 2, so p's counter goes 1 -> 0, but -be(p) = -1
+ * is better for Y than 2.  t = 1: (p,L) is a seed, xl(p) = 1.  t = -1:
+ * (p,H) is final, xh(p) = -1.  t = -2: (q,H) is final, xh(q) = -2.  So
+ * lo(p) = hi(p) = 1 and V(p) = 1 (moving to q would give the opponent 2),
+ * V(q) = 2.
+ *
+ * Thread-safety: the inline primitives are safe for concurrent callers on
+ * the same node when `par` is true (atomics), and for one thread when it is
+ * false (plain operations, so that one thread's cache misses overlap);
+ * retro_threads is pure; a region belongs to one caller.
+ */
+#ifndef SOW_RETRO_H
+#define SOW_RETRO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RETRO_UNDONE ((int8_t)-128)    /* an X-value not final yet */
+#define RETRO_NONE_EXIT ((int8_t)-128) /* be: no exit move */
+
+/* Set *a from RETRO_UNDONE to v; true if this call did it.  `par` is a
+ * compile-time constant at every call (always inlined): with one thread the
+ * plain operations let the cache misses overlap; with more, the first
+ * compare-and-swap wins. */
+static inline __attribute__((always_inline)) bool retro_claim(int8_t *a, int8_t v, bool par)
+{
+    if (!par) {
+        if (*a != RETRO_UNDONE)
+            return false;
+        *a = v;
+        return true;
+    }
+    if (__atomic_load_n(a, __ATOMIC_RELAXED) != RETRO_UNDONE)
+        return false;
+    int8_t expect = RETRO_UNDONE;
+    return __atomic_compare_exchange_n(a, &expect, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* One open in-level child fewer: the counter after the decrement. */
+static inline __attribute__((always_inline)) uint8_t retro_dec(uint8_t *c, bool par)
+{
+    return par ? __atomic_sub_fetch(c, 1, __ATOMIC_RELAXED) : --*c;
+}
+
+/* An H node whose counter reached 0 at round t is final at t unless its
+ * best exit is better for Y than t. */
+static inline bool retro_h_final_at(int be, int t)
+{
+    return be == RETRO_NONE_EXIT || -be >= t;
+}
+
+/* The value of a position of level n from its final X-values and its
+ * repetition settlement cyc; *bad counts lo > hi. */
+static inline int retro_value(int8_t xl, int8_t xh, int n, int cyc, uint64_t *bad)
+{
+    int lo = xl == RETRO_UNDONE ? -n : xl;
+    int hi = xh == RETRO_UNDONE ? n : -xh;
+    *bad += lo > hi;
+    return cyc < lo ? lo : cyc > hi ? hi : cyc;
+}
+
+/* The threads a level of E positions is solved with: `asked` (> 0), else
+ * every core, but one below 200,000 positions (thread start-up and barriers
+ * cost more than they save there, badly so on a loaded machine); at most
+ * max. */
+int retro_threads(int asked, uint64_t E, int max);
+
+/* ---- regions: the large arrays of a level ------------------------------ */
+
+/* A large anonymous mapping, 2 MB aligned, reserved without commitment
+ * (MAP_NORESERVE: pages are touched as a level needs them, zeroed by the
+ * kernel once, not once per level) and reused by the levels of a build. */
+struct retro_region {
+    void *map, *p;
+    size_t maplen, len;
+};
+
+enum {
+    RETRO_HUGE = 1,  /* transparent huge pages asked for (random accesses over GBs) */
+    RETRO_SPARE = 2, /* a region that has to grow reserves 4x the need, so the next
+                      * (larger) levels reuse the pages already touched */
+};
+
+/* At least `need` bytes of r (its contents are not kept when it grows);
+ * NULL if the mapping is refused. */
+void *retro_region_get(struct retro_region *r, size_t need, int flags);
+void retro_region_free(struct retro_region *r);
+
+#endif
