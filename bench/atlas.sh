@@ -60,7 +60,7 @@ echo "== atlas, larger instances (budget $BIG_BUDGET s)" >&2
 mv "$DATA/atlas.csv.tmp" "$DATA/atlas.csv"
 rm -f "$DATA/atlas_small.csv" "$DATA/atlas_big.csv"
 
-# (closure, issue 11) Full-size rows: every start whose solution file
+# Full-size rows: every start whose solution file
 # RULES-2xPITS-LLL.sowsol is in $TABLES (bench/solve_full.sh writes them under
 # bench/out/tables; copy them into $TABLES) is answered from the file by the
 # atlas itself and appended (docs/solutions.md).  None there: no rows.

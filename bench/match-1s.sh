@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12's strength target: the engine at 1 s per move against today's
+# The engine's strength target: the engine at 1 s per move against the
 # bounded mode (the threshold search) at 1 s per move, 100 games of oware
 # (50 balanced openings, colours swapped), one thread each, two games at
 # once.  --clock cpu: a move's second is the thinking thread's CPU time, so

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How far one machine gets: the largest level of each rule set's tables built
 # from scratch within a wall-clock limit (docs/tables.md "What one machine
-# reaches"; issue 13).  A benchmark, not a test: hours per rule set.
+# reaches").  A benchmark, not a test: hours per rule set.
 #
 # usage: bench/reach.sh [RULES...]      (default: all eight rule sets)
 #   SOW=build/src/cli/sow   the binary (the first line records the commit)

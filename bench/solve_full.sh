@@ -18,7 +18,7 @@
 #             docs/solutions.md), so that `sow solve --tables OUT/tables`,
 #             `sow tables probe --dir OUT/tables` and the atlas
 #             (bench/atlas.sh, TABLES=OUT/tables) answer from it; --moves
-#   disk    : (issue 11) the default exact mode with the closure level by level
+#   disk    : the default exact mode with the closure level by level
 #             on disk (--work OUT/GAME-2xPITS-SEEDS-disk.work --disk; docs/solver.md
 #             "Past RAM"), --moves; rerun the same command to resume
 # and the values must agree.  Per run: OUT/GAME-METHOD.json (stdout),

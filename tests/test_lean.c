@@ -1,6 +1,6 @@
 /* The lean builder: unmoves against the seed-by-seed reference rules
  * (exhaustively on small levels), and its levels byte for byte against
- * today's builder (build.c), with one and two threads. */
+ * the fast builder (build.c), with one and two threads. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <unistd.h>
@@ -254,9 +254,9 @@ Test(unmoves, worked_example_and_unsupported)
     cr_assert_eq(tb_unmoves(&rj, &q, um, 64), 0);
 }
 
-/* ---- lean levels = today's levels ------------------------------------------- */
+/* ---- lean levels = the fast builder's levels ------------------------------------------- */
 
-/* Levels 0..max_level by today's builder; from `from` up also by the lean
+/* Levels 0..max_level by the fast builder; from `from` up also by the lean
  * one, compared byte for byte. */
 static void check_identical_from(const char *name, int pits, int from, int max_level, int threads)
 {
@@ -280,7 +280,7 @@ static void check_identical_from(const char *name, int pits, int from, int max_l
         uint64_t d = 0;
         while (d < E && v[d] == w[d])
             d++;
-        cr_assert_eq(d, E, "%s 2x%d level %d (%d threads): entry %llu is %d, today's builder %d",
+        cr_assert_eq(d, E, "%s 2x%d level %d (%d threads): entry %llu is %d, the fast builder %d",
                      name, pits, n, threads, (unsigned long long)d, d < E ? w[d] : 0,
                      d < E ? v[d] : 0);
         if (tb_unmove_supported(&rs) && E >= 8 * 256) {
@@ -297,7 +297,7 @@ static void check_identical_from(const char *name, int pits, int from, int max_l
                 d++;
             cr_assert_eq(d, E,
                          "%s 2x%d level %d (%d threads, regions of 256): entry %llu is %d, "
-                         "today's builder %d",
+                         "the fast builder %d",
                          name, pits, n, threads, (unsigned long long)d, d < E ? w[d] : 0,
                          d < E ? v[d] : 0);
             if (peak2 > peak) /* the 6-byte bound below holds for both */
@@ -358,7 +358,7 @@ RELAY_TESTS(jodu_ibadan, "jodu-ibadan")
 RELAY_TESTS(jodu_starve, "jodu-starve")
 RELAY_TESTS(odu, "odu")
 RELAY_TESTS(jerin, "jerin")
-/* Levels up to RELAY_SIX are the tests above': here built by today's builder
+/* Levels up to RELAY_SIX are the tests above': here built by the fast builder
  * only (the sanitizer builds compare their last three). */
 static void relay_deep(const char *name)
 {
@@ -494,8 +494,8 @@ static char *slurp(const char *path, long *len)
     return b;
 }
 
-/* tb_build with the lean builder writes today's builder's files for levels
- * 0..top, and --builder auto picks the lean one only where today's does not
+/* tb_build with the lean builder writes the fast builder's files for levels
+ * 0..top, and --builder auto picks the lean one only where the fast one does not
  * fit the budget. */
 static void build_files_identical_and_auto_choice(const char *name, int pits, int top)
 {
@@ -522,10 +522,10 @@ static void build_files_identical_and_auto_choice(const char *name, int pits, in
         free(a);
         free(b);
     }
-    /* auto: the missing levels today's builder fits (tb_level_memory) are
+    /* auto: the missing levels the fast builder fits (tb_level_memory) are
      * its, the first that does not fit and those above go lean; the levels
      * present are kept.  Levels top-2 and top-1 missing, top over the
-     * budget for today's builder: top-2 and top-1 fast, top lean, the
+     * budget for the fast builder: top-2 and top-1 fast, top lean, the
      * same files. */
     for (int n = top - 2; n < top; n++) {
         tb_file_name(da, rs.name, rs.pits, n, err, sizeof err);
@@ -548,7 +548,7 @@ static void build_files_identical_and_auto_choice(const char *name, int pits, in
     cr_assert_eq(tb_build(&rs, db, top, &fast, &e), SOW_OK, "%s", e.msg);
     for (int n = top - 2; n <= top; n++)
         cr_assert(same_file(da, db, &rs, n), "level %d files differ", n);
-    /* only the top level missing and over the budget: lean alone (today's
+    /* only the top level missing and over the budget: lean alone (the fast
      * builder has nothing to build below it) */
     tb_file_name(da, rs.name, rs.pits, top, err, sizeof err);
     cr_assert_eq(unlink(err), 0);
@@ -559,7 +559,7 @@ static void build_files_identical_and_auto_choice(const char *name, int pits, in
     cr_assert(same_file(da, db, &rs, top), "level %d files differ", top);
     aut.level_info = note_builder;
     aut.ctx = used;
-    aut.memory_bytes = 0; /* 3/4 of RAM: today's builder */
+    aut.memory_bytes = 0; /* 3/4 of RAM: the fast builder */
     used[0] = 0;
     cr_assert_eq(tb_build(&rs, da, top + 1, &aut, &e), SOW_OK, "%s", e.msg);
     cr_assert_str_eq(used, "fast");
@@ -589,7 +589,7 @@ static void stop_at(void *ctx, int level, uint64_t entries, double frac, const c
 }
 
 /* Ctrl-C in the middle of a level (move pass or solve) loses that level
- * only; the rerun resumes there, and the files are today's builder's. */
+ * only; the rerun resumes there, and the files are the fast builder's. */
 static void interrupted_resumes(const char *name, const char *phase)
 {
     struct ruleset rs = rules(name, 6);

@@ -1,4 +1,4 @@
-/* `solve` with endgame tables equals `solve` without them (issue 4): for every
+/* `solve` with endgame tables equals `solve` without them: for every
  * rule set, tables of a small board are built into a temporary directory, and
  * random positions both inside and above the tables' levels are solved with
  * and without probing them — values and every move's value must agree, and

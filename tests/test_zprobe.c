@@ -1,4 +1,4 @@
-/* Compressed level files at probe speed (issue 13): the shared block cache.
+/* Compressed level files at probe speed: the shared block cache.
  * Compressed and raw probe identically for every rule set (every entry, and
  * every child, through caches of one set and of every block), a cold probe
  * decompresses exactly one block, eviction keeps answers right, threads

@@ -86,11 +86,11 @@ struct search_opts {
      * built in memory (level_budget) is kept there too and loaded, not
      * built, by a rerun (docs/solutions.md "Resuming long solves"). */
     const char *work;
-    /* (diskclosure, issue 11) Exact mode, with work: the closure level by
+    /* Exact mode, with work: the closure level by
      * level on disk in work, one level in memory at a time (docs/solver.md
      * "Past RAM"); the same values and node counts. */
     bool disk;
-    /* (engstrength, issue 12) Bounded mode by the engine: a solution file
+    /* Bounded mode by the engine: a solution file
      * (search_solution_open, borrowed; NULL: none) whose positions are
      * exact knowledge in the engine's probes (docs/engine.md "Solution
      * files").  The exact mode ignores it (sow solve --solution answers
@@ -155,7 +155,7 @@ SOW_API void search_counters(const struct search_ctx *s, uint64_t *nodes, uint64
 SOW_API uint64_t search_expanded(const struct search_ctx *s);
 SOW_API void search_reset_counters(struct search_ctx *s);
 
-/* ---- solution files (docs/solutions.md; closure: issue 11) ---- */
+/* ---- solution files (docs/solutions.md) ---- */
 
 /* Write the solved closure of root (the last exact solve of root by the
  * closure alone: search_opts.level_budget < 0, no tables) to path. */

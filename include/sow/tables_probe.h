@@ -176,7 +176,7 @@ SOW_API bool tb_probe_bounds(const struct tb_set *set, const sow_position *p, in
 SOW_API const int8_t *tb_level_values(const struct tb_set *set, int n, uint64_t *entries);
 SOW_API const struct tb_index *tb_set_index(const struct tb_set *set);
 
-/* ---- compressed levels: the block cache (issue 13) -----------------------
+/* ---- compressed levels: the block cache -----------------------
  * tb_open keeps compressed (version 2) levels mapped and compressed; tb_probe
  * of one reads its block through one cache per set, shared by every thread
  * probing the set (and by sets borrowing its levels: tb_mem): a hit reads

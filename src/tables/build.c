@@ -1034,7 +1034,7 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
     return rc;
 }
 
-/* Levels 0..max_level by today's builder (the directory locked by the
+/* Levels 0..max_level by the fast builder (the directory locked by the
  * caller): the missing ones must fit, refused up front otherwise. */
 static enum sow_status fast_build(const struct ruleset *rs, const char *dir, int max_level,
                                   const struct tb_build_opts *opt, struct sow_error *e)
@@ -1316,7 +1316,7 @@ static bool mem_fits(const struct tb_mem *m, int k, uint64_t used, const struct 
         return false;
     double mem = o->memory > 0 ? o->memory : 0.75 * util_phys_memory();
     *need = tb_level_memory(&m->set->ix, k) + 3.0 * (double)(used + *E);
-    /* compressed levels below: decompressed before k is built (issue 13) */
+    /* compressed levels below: decompressed before k is built */
     *need += (double)tb_set_compressed_bytes(m->set);
     *ram = mem > 0 && *need > mem;
     return !*ram;
@@ -1376,11 +1376,11 @@ enum sow_status tb_mem_extend(struct tb_mem *m, int n, const struct tb_mem_opts 
             st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", k);
             break;
         }
-        /* (closure, issue 11) a level kept by an earlier run (o->load) is
+        /* a level kept by an earlier run (o->load) is
          * taken as built, with the moves its build counted */
         uint64_t moves = 0;
         if (!o->load || !o->load(o->ctx, k, v, lohi, E, &moves)) {
-            /* (issue 13) the builder reads lower levels as arrays: compressed
+            /* the builder reads lower levels as arrays: compressed
              * ones borrowed from the tables are decompressed into the set now */
             for (int j = 0; j < k && st == SOW_OK; j++)
                 st = tb_set_inflate_level(m->set, j, o->threads, e);

@@ -92,7 +92,7 @@ void tb_file_unmap(void *map, size_t maplen)
         munmap(map, maplen);
 }
 
-/* ---- compressed files hook (issue 13; compress.h): file_load also reads
+/* ---- compressed files hook (compress.h): file_load also reads
  * version 2; with zout it keeps the file mapped and compressed in *zout,
  * else a caller asking for values gets them decompressed (an anonymous
  * mapping, released by tb_file_unmap like a file's). ---- */
@@ -437,7 +437,7 @@ void tb_set_borrow(struct tb_set *dst, const struct tb_set *src)
     }
 }
 
-/* ---- the block cache of compressed levels (issue 13; compress.h) ---- */
+/* ---- the block cache of compressed levels (compress.h) ---- */
 
 uint64_t tb_set_compressed_bytes(const struct tb_set *s)
 {

@@ -1286,7 +1286,7 @@ int tb_lean_fast_to(const struct ruleset *rs, const char *dir, int max_level,
         return max_level; /* build.c reports a bad level */
     if (want == TB_BUILDER_LEAN)
         return -1;
-    /* auto: today's builder up to the first missing level that does not
+    /* auto: the fast builder up to the first missing level that does not
      * fit it (its own check: the level's workspace and the levels below) */
     struct tb_index *ix = malloc(sizeof *ix);
     if (!ix)

@@ -4,11 +4,11 @@
 
 #include "tables/tables.h"
 
-/* lean.c: the levels today's builder (build.c) builds, the lean builder
+/* lean.c: the levels the fast builder (build.c) builds, the lean builder
  * doing the rest: max_level (all of them) for --builder fast, or under auto
  * when every missing level fits the budget with it; -1 (none) for --builder
  * lean; under auto otherwise the levels below the first missing one that
- * does not fit (today's builder is about twice as fast where it fits), or
+ * does not fit (the fast builder is about twice as fast where it fits), or
  * -1 if none of them is missing. */
 int tb_lean_fast_to(const struct ruleset *rs, const char *dir, int max_level,
                     const struct tb_build_opts *opt);
@@ -19,7 +19,7 @@ enum sow_status tb_lean_check(const struct ruleset *rs, const char *dir, int max
                               int from, const struct tb_build_opts *opt, struct sow_error *e);
 
 /* lean.c: levels 0..max_level by the lean builder within the budget; the
- * levels present up to built_to were built just before by today's builder
+ * levels present up to built_to were built just before by the fast builder
  * (tb_build's first stage), so level_done does not report them again.
  * The caller has run tb_lean_check(..., built_to, ...) first. */
 enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max_level,

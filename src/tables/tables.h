@@ -40,7 +40,7 @@ struct tb_build_opts {
     /* If not NULL, the moves the build generated (every child position made
      * and looked up) are added to *moves: the solver's node count. */
     uint64_t *moves;
-    /* ---- lean builder (issue 13; tables/tb_lean.h) ---- */
+    /* ---- lean builder (tables/tb_lean.h) ---- */
     int builder;              /* enum tb_builder: which builder tb_build uses */
     /* Called (if not NULL) before level_done of each level built: the
      * builder used and the bytes its arrays and lists reached for the level
@@ -53,7 +53,7 @@ struct tb_build_opts {
     int lean_region_shift;
 };
 
-/* TB_BUILDER_AUTO: today's builder (build.c) when every missing level fits
+/* TB_BUILDER_AUTO: the fast builder (build.c) when every missing level fits
  * the memory budget with it, else the lean one (lean.c; the relay rule sets'
  * in-level edges on disk there, lean_relay.h). */
 enum tb_builder { TB_BUILDER_AUTO = 0, TB_BUILDER_FAST, TB_BUILDER_LEAN };
@@ -117,7 +117,7 @@ struct tb_mem_opts {
     void *ctx;
     uint64_t *moves;          /* if not NULL, += moves generated (node count) */
     uint64_t *entries;        /* if not NULL, += positions built */
-    /* ---- checkpoints (closure, issue 11; sow solve --work) ----
+    /* ---- checkpoints (closure; sow solve --work) ----
      * load (may be NULL), before level k is built: fill values[entries] and
      * lohi[2 * entries] and *moves (the moves its build generated) from a
      * level kept earlier; true if it did, and the level is then not built

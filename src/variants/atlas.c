@@ -222,7 +222,7 @@ enum sow_status var_atlas_solve(const struct ruleset *rs, const struct var_atlas
         return SOW_OK;
     }
 
-    /* (closure, issue 11) a solution file of this start in the tables
+    /* a solution file of this start in the tables
      * directory (docs/solutions.md, RULES-2xPITS-LLL.sowsol) answers at
      * once: the full-size rows of the atlas */
     if (o->tables_dir) {

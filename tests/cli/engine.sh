@@ -259,7 +259,7 @@ mkdir -p "$WORK/od" "$WORK/none" && cp "$WORK/o5.sol" "$WORK/od/odu-2x5-020.sows
 check "match --balance-exact DIR: the start's solution file there, the same openings" \
     'grep -q "3 exact ($WORK/od/odu-2x5-020.sowsol)" "$WORK/me.txt" && cmp -s "$WORK/oe.txt" "$WORK/od.txt"' \
     "$(cat "$WORK/me.txt")"
-# (issue 12) Tables DIR without Solution: DIR's solution file of the start is
+# Tables DIR without Solution: DIR's solution file of the start is
 # exact knowledge, in the protocol and in a match's tables= key
 v5=$("$SOW" solve $G5 --solution "$WORK/o5.sol" 2>/dev/null | awk '/^value/ {print $3}')
 eng5='setoption name Rules value odu\nsetoption name Pits value 5\nsetoption name Seeds value 2\n'

@@ -299,7 +299,7 @@ bad 2 solve --rules odu --pits 3 --seeds 2 --save nodir/x.sol
 bad 2 solve --rules odu --pits 3 --seeds 2 --save ./
 mkdir -p sdir
 bad 2 solve --rules odu --pits 3 --seeds 2 --save sdir
-# (diskclosure, issue 11) --disk: the closure level by level in the --work directory
+# --disk: the closure level by level in the --work directory
 bad 2 solve --rules odu --pits 3 --seeds 2 --disk
 # --save from the closure on disk: a file that answers every position as
 # the in-memory closure's file does (the same start, move values and PV)
@@ -332,7 +332,7 @@ report "$why" "solve --disk: jodu 2x4/2 solved on disk within 16 MB"
 bad 2 solve --rules jodu --pits 4 --seeds 2 --work wds2 --disk --memory 0.001 --save xs.sol
 check "solve --disk --save refused by --memory: names the set's need" grep -q "for its set" "$err"
 check "solve --disk --save refused by --memory: no file written" nofiles 'xs.sol*'
-# (closure, issue 11) solution files found in a tables directory by name
+# solution files found in a tables directory by name
 mkdir -p sd && cp s.sol sd/odu-2x3-012.sowsol
 run solve --rules odu --pits 3 --seeds 2 --json --moves --solution s.sol
 v_file=$(grep -o '"value".*"nodes"' "$out" | head -c 400)
@@ -355,7 +355,7 @@ run solve --rules odu --pits 3 --seeds 2 --json --solution s.sol
 v_sol=$(grep -o '"value":-\?[0-9]*' "$out" | head -1 | cut -d: -f2)
 why=OK; case "$a_row" in "odu,3,2,$v_sol,"*",0,"*",exact") ;; *) why="atlas row '$a_row', solution value '$v_sol'" ;; esac
 report "$why" "variants atlas: a start answered from its solution file in --tables"
-# (engstrength, issue 12) --depth/--time --solution: the engine probes the
+# --depth/--time --solution: the engine probes the
 # file; darra 2x6x1's start (12 seeds, value -4) lies above the levels the
 # engine solves in memory, so at depth 1 only the file proves it
 ok solve --rules darra --pits 6 --seeds 1 --save d1.sol
@@ -443,14 +443,14 @@ ok tables stats --pits 2 --seeds 4 --dir "$TB"
 ok tables probe --pits 2 --dir "$TB" 1,1/1,1/A
 ok solve --tables "$TB" 1,1/1,1/A
 bad 2 solve --tables "$WORK/missing" 1,1/1,1/A
-# ---- lean builder and compressed files (issue 13) ----
+# ---- lean builder and compressed files ----
 samefiles() { # samefiles A B: every level file of A equals B's
     local f
     for f in "$1"/*.sowtb; do cmp -s "$f" "$2/$(basename "$f")" || return 1; done
 }
 run tables build --rules oware --pits 2 --seeds 4 --builder lean --dir "$WORK/tbl"
 check "tables build --builder lean: exit $rc, says so" grep -q "lean builder" "$out"
-check "tables build --builder lean: today's builder's files" samefiles "$WORK/tbl" "$TB"
+check "tables build --builder lean: the fast builder's files" samefiles "$WORK/tbl" "$TB"
 bad 2 tables build --seeds 3 --builder nope --dir "$WORK/tbx"
 # mpirelay: --rules A,B builds each in turn; a bad name anywhere in the list
 # is refused before anything is built
@@ -461,11 +461,11 @@ check "tables build --rules awari,oware: oware's files as alone" samefiles "$TB"
 bad 2 tables build --rules oware,nope --pits 2 --seeds 4 --dir "$WORK/tbn"
 check "tables build --rules oware,nope: nothing built" test ! -e "$WORK/tbn/oware-2x2-000.sowtb"
 bad 2 tables build --rules , --pits 2 --seeds 4 --dir "$WORK/tbn"
-# relaylean: relay rule sets in the lean builder (edges on disk), today's files
+# relaylean: relay rule sets in the lean builder (edges on disk), the fast builder's files
 run tables build --rules jodu --pits 3 --seeds 8 --builder lean --dir "$WORK/tbjl"
 check "tables build jodu --builder lean: exit $rc, says so" grep -q "lean builder" "$out"
 run tables build --rules jodu --pits 3 --seeds 8 --builder fast --dir "$WORK/tbjf"
-check "tables build jodu --builder lean: today's builder's files" samefiles "$WORK/tbjl" "$WORK/tbjf"
+check "tables build jodu --builder lean: the fast builder's files" samefiles "$WORK/tbjl" "$WORK/tbjf"
 check "tables build jodu --builder lean: no file left behind" test "$(ls -A "$WORK/tbjl" | grep -c '^\.sow-lean-relay')" -eq 0
 bad 2 tables compress --dir /etc/hostname
 bad 2 tables compress --dir "$WORK/no-such-dir"
@@ -498,7 +498,7 @@ for how in truncated header-only short-header empty trailing payload-bit header-
 done
 damaged d fixed-value
 bad 2 tables probe --pits 2 --dir "$WORK/d" 2,1/1,0/A
-# ---- compressed tables (issue 13): a damaged block, the solver above them ----
+# ---- compressed tables: a damaged block, the solver above them ----
 rm -rf "$WORK/dz"; cp -r "$WORK/tbz" "$WORK/dz"
 python3 "$HERE/spoil_table.py" "$WORK/dz/oware-2x2-004.sowtb" fixed-block
 ok tables probe --pits 2 --dir "$WORK/dz" 1,0/1,0/A  # level 2: its blocks are sound
@@ -768,7 +768,7 @@ bad 2 bench search --file "$WORK/badbench.txt"
 ok bench search --file "$WORK/bench.txt" --repeat 2
 why=OK; grep -q 'Values and nodes identical with 1 and 2 threads: yes' "$out" || why="no identity line"
 report "$why" "bench search: values and nodes identical with 1 and 2 threads"
-# bench probe (issue 13): small levels, two block sizes; raw and compressed agree
+# bench probe: small levels, two block sizes; raw and compressed agree
 bad 2 bench probe --block-shift 7
 bad 2 bench probe --block-shift 14,x
 bad 2 bench probe --rules nope

@@ -83,7 +83,7 @@ t "tables build oware 2x6 levels 0..8, 2 threads" tables build --threads 2 --see
 t "tables build darra 2x6 levels 0..6, 2 threads" tables build --rules darra --threads 2 --seeds 6 --dir "$TB"
 t "tables build jodu 2x4 levels 0..6, 2 threads" tables build --rules jodu --pits 4 --threads 2 --seeds 6 --dir "$TB"
 t "tables verify, 2 threads" tables verify --threads 2 "$TB"
-# compressed levels (issue 13): one block cache shared by the probing threads
+# compressed levels: one block cache shared by the probing threads
 TBZ="$WORK/tbz"; cp -r "$TB" "$TBZ"
 t "tables compress, 2 threads" tables compress --threads 2 --dir "$TBZ"
 

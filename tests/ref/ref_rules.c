@@ -1,7 +1,7 @@
 /* The seed-by-seed reference of every rule set (see ref_rules.h).
  *
- * Written from issue 2, the rule texts in shared/seeds and the briefing's
- * choices only, without looking at src/rules: plain int arrays, copy-make,
+ * Written from the project's rule decisions, the rule texts in shared/seeds
+ * and the briefing's choices only, without looking at src/rules: plain int arrays, copy-make,
  * one seed dropped at a time, and a relay that never ends is found by
  * remembering every (board, hole about to be lifted) state of the move in a
  * hash set -- sowing is deterministic, so a repeated state means the relay
