@@ -1,4 +1,6 @@
-/* Endgame tables: the lean retrograde builder (every rule set).
+/* Endgame tables: the lean retrograde builder (every rule set).  This file
+ * holds a level's solve; lean_moves.c its move pass, lean_run.c the levels
+ * of a build (lean_level.h).
  *
  * The retrograde game of retro/retro.h, as build.c plays it, without
  * in-level edges in memory: a node that becomes final finds its predecessors
@@ -47,37 +49,10 @@
 #include "progress.h"
 #include "tables_internal.h"
 #include "unmove.h"
-
-#define LMAX_THREADS 64
-#define SBSHIFT 14          /* seed blocks of 2^14 entries: a 256-bit value mask each */
-_Static_assert((1 << SBSHIFT) % 4096 == 0, "a move pass chunk (256 or 4096) lies in one seed block");
-#define KIND_H 0x80000000u  /* work list entry: the node's H side became final */
-#define IDX_MASK 0x7FFFFFFFu
-#define FBATCH 16           /* final nodes un-sown per batch */
-
-struct lnode {
-    int8_t be;   /* best exit, RETRO_NONE_EXIT if none; the value at the end */
-    uint8_t cnt; /* in-level out-degree, counted down */
-    int8_t xl;   /* X-value of (p,L) = lo, RETRO_UNDONE until final */
-    int8_t xh;   /* X-value of (p,H) = -hi */
-};
-_Static_assert(sizeof(struct lnode) == 4, "lean node is 4 bytes");
-_Static_assert(TB_MAX_ENTRIES <= IDX_MASK, "indices leave the top bit for the kind");
+#include "lean_level.h"
 
 /* ---- memory -------------------------------------------------------------- */
 
-/* Regions reused from level to level (pages zeroed by the kernel once). */
-struct lean_work {
-    struct retro_region nd, lfin, pend, vmask; /* RETRO_HUGE, exact sizes */
-};
-
-static void lean_work_free(struct lean_work *w)
-{
-    retro_region_free(&w->nd);
-    retro_region_free(&w->lfin);
-    retro_region_free(&w->pend);
-    retro_region_free(&w->vmask);
-}
 
 /* Updates by region (the solve's drain, below): regions of 2^shift
  * entries (LREGION unless the options ask for smaller ones, as the tests
@@ -121,7 +96,7 @@ double tb_lean_level_memory(uint64_t E, int threads)
 /* The same for any rule set: the relay ones have no work lists but the edge
  * store's buffers (lean_relay.h) and a relay memo per thread (2^16 entries
  * of 96 bytes, as build.c's move pass has). */
-static double lean_memory(const struct ruleset *rs, uint64_t E, int threads)
+double tb_lean_memory(const struct ruleset *rs, uint64_t E, int threads)
 {
     if (tb_unmove_supported(rs))
         return tb_lean_level_memory(E, threads);
@@ -130,219 +105,6 @@ static double lean_memory(const struct ruleset *rs, uint64_t E, int threads)
            lrel_memory(E, rs->pits, (int)T) + T * ((1 << 16) + 6.5e6) + (1 << 20);
 }
 
-/* ---- the level ------------------------------------------------------------ */
-
-struct lean {
-    const struct ruleset *rs;
-    const struct tb_set *lower;
-    const struct tb_index *ix;
-    const struct tb_build_opts *opt;
-    int n, threads;
-    uint64_t boards, E, chunk, nchunks, nsb;
-    struct lnode *nd;
-    uint64_t *lfin;  /* bit per entry: L node final */
-    uint64_t *pend;  /* bits 2i (L) and 2i+1 (H): final, waiting in no work list */
-    uint64_t *vmask; /* 4 words per seed block: bit be+128 set if an entry has it */
-    uint64_t gmask[4];
-    int overflow;    /* pend has bits (set by any thread) */
-    uint64_t qcap;
-    uint32_t bcap;   /* updates per bucket (0: not bucketed; "Updates by region") */
-    int rshift;      /* log2 entries per region */
-    uint64_t qpeak;  /* longest work list seen (all threads) */
-    uint64_t listbytes; /* the threads' work lists and buffers at their largest */
-    int pkbits;      /* bits per hole of a packed board, 0 if the board does not fit 63 bits */
-    uint64_t finals; /* final nodes propagated so far (progress) */
-    double expect;   /* of about this many (0: unknown) */
-    uint64_t moves;
-    bool failed;
-    struct tb_progress pr; /* progress.h */
-    /* ---- relay rule sets (lean_relay.h): NULL for the single-sowing ones ---- */
-    struct lrel *rel;
-    double sbase;    /* where the solve's progress starts (0.2; relay 0.4) */
-    /* statistics (SOW_LEAN_STATS): non-empty rounds, pend scans, blocks read
-     * whole, lists read alone */
-    uint64_t rounds, scans, reads, sreads;
-    /* in-level updates applied: decrements, claims, claims dropped by the
-     * L-final bit */
-    uint64_t decs, claims, dropped;
-    uint64_t sblocks; /* seed blocks scanned, of nsb per round */
-    double idle;      /* thread-seconds waiting at the rounds' ends */
-    double scan;      /* thread-seconds in the seed scans, their drains excluded */
-    bool stats;       /* SOW_LEAN_STATS set: the clock reads above are taken */
-};
-
-static bool lstopped(const struct lean *L)
-{
-    return tb_stopped(L->opt);
-}
-
-/* tb_position_of without recomputing the level's size (a 128-bit division). */
-static void lentry_pos(const struct lean *L, uint64_t idx, sow_position *p)
-{
-    memset(p, 0, sizeof *p);
-    int st = L->ix->states > 1 ? (int)(idx / L->boards) : 0;
-    tb_unrank(L->ix, L->n, st ? idx - (uint64_t)st * L->boards : idx, p->board.h);
-    p->state = L->ix->state_of_rel(st, SOW_A);
-}
-
-static void lentry_next(const struct lean *L, uint64_t idx, sow_position *p)
-{
-    if (!tb_index_next(L->ix, p->board.h))
-        lentry_pos(L, idx + 1, p);
-}
-
-/* Index of a position with B to move (a child or a predecessor of a
- * normalised position): rotated by N, state relative to B. */
-static inline uint64_t index_b(const struct lean *L, const sow_position *c, uint64_t boards)
-{
-    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0; /* relative to B (rules' hook) */
-    return (uint64_t)st * boards + tb_rank_side(L->ix, c->board.h, 1);
-}
-
-/* The same, N given (a constant where the solve is specialised: the loop
- * unrolls); tb_rank_side's sum, B's row first. */
-static inline __attribute__((always_inline)) uint64_t
-index_bnb(const struct lean *L, const sow_position *c, int N, uint64_t boards);
-
-static inline __attribute__((always_inline)) uint64_t index_bn(const struct lean *L,
-                                                               const sow_position *c, int N)
-{
-    return index_bnb(L, c, N, L->boards);
-}
-
-/* index_bn in a level of `boards` boards per state (a lower one's, for the
- * exits of the move pass). */
-static inline __attribute__((always_inline)) uint64_t
-index_bnb(const struct lean *L, const sow_position *c, int N, uint64_t boards)
-{
-    const uint8_t *h = c->board.h;
-    uint64_t r = 0;
-    int s = 0;
-    for (int i = 0; i < 2 * N - 1; i++) {
-        s += h[i < N ? i + N : i - N];
-        r += L->ix->t[i][s];
-    }
-    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0;
-    return (uint64_t)st * boards + r;
-}
-
-/* Move pass: best exit and in-level out-degree of every entry; the lower
- * levels' values of a group's exits are prefetched while the group is
- * generated. */
-#define LGROUP 16
-struct lprobe {
-    const int8_t *v;
-    int8_t d;
-    uint8_t j;
-};
-
-/* The move pass over entries [a, b) (one chunk, in one seed block); N =
- * holes per side, a constant where the caller makes it one. */
-static inline __attribute__((always_inline)) void
-moves_chunk(struct lean *L, uint64_t a, uint64_t b, int me, struct sow_relay_cache *cache,
-            struct sow_movelist *ml, struct lprobe *pr, int *best, int *deg, uint64_t *moves,
-            uint64_t *vm, int N)
-{
-    int n = L->n;
-    sow_position p;
-    lentry_pos(L, a, &p);
-    for (uint64_t g = a; g < b; g += LGROUP) {
-        uint64_t ge = g + LGROUP < b ? g + LGROUP : b;
-        int np = 0;
-        for (uint64_t idx = g; idx < ge; idx++) {
-            int j = (int)(idx - g);
-            L->rs->generate(L->rs, &p, ml, cache, NULL);
-            *moves += (uint64_t)ml->n;
-            best[j] = ml->n == 0 ? ml->settle[0] - ml->settle[1] : RETRO_NONE_EXIT;
-            deg[j] = 0;
-            for (int k = 0; k < ml->n; k++) {
-                const struct sow_child *c = &ml->c[k];
-                int cap = c->captured[0] + c->captured[1];
-                if (!cap) {
-                    deg[j]++;
-                    if (L->rel)
-                        lrel_put(L->rel, me, index_bn(L, &c->pos, N), (uint32_t)idx);
-                    continue;
-                }
-                int m = n - cap;
-                const int8_t *v = L->lower->lv[m].v + index_bnb(L, &c->pos, N, L->lower->boards[m]);
-                __builtin_prefetch(v);
-                pr[np].v = v;
-                pr[np].d = (int8_t)(c->captured[0] - c->captured[1]);
-                pr[np++].j = (uint8_t)j;
-            }
-            if (idx + 1 < b)
-                lentry_next(L, idx, &p);
-        }
-        for (int i = 0; i < np; i++) {
-            int e = pr[i].d - *pr[i].v;
-            if (e > best[pr[i].j])
-                best[pr[i].j] = e;
-        }
-        for (uint64_t idx = g; idx < ge; idx++) {
-            struct lnode *x = &L->nd[idx];
-            x->be = (int8_t)best[idx - g];
-            x->cnt = (uint8_t)deg[idx - g];
-            x->xl = x->xh = RETRO_UNDONE;
-            unsigned u = (unsigned)(best[idx - g] + 128);
-            vm[u >> 6] |= 1ull << (u & 63);
-        }
-    }
-}
-
-static void pass_moves(struct lean *L)
-{
-    tb_progress_phase(&L->pr, "moves", 0.0, L->rel ? 0.3 : 0.2); /* relay: edges next */
-    int N = L->ix->pits;
-#pragma omp parallel num_threads(L->threads)
-    {
-        int me = omp_get_thread_num();
-        struct lrel *rel = L->rel;
-        /* relay sowings: a memo per thread, as build.c's move pass */
-        struct sow_relay_cache *cache = L->rs->relay ? rules_cache_new(16) : NULL;
-        struct sow_movelist ml;
-        struct lprobe pr[LGROUP * (SOW_MAX_PITS + 1)];
-        int best[LGROUP], deg[LGROUP];
-        uint64_t moves = 0;
-#pragma omp for schedule(dynamic, 1)
-        for (uint64_t ch = 0; ch < L->nchunks; ch++) {
-            if (lstopped(L))
-                continue;
-            uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
-            uint64_t vm[4] = {0, 0, 0, 0}; /* the best exits seen */
-            /* 2x6 gets its own copy: the ranks unroll */
-            if (N == 6)
-                moves_chunk(L, a, b, me, cache, &ml, pr, best, deg, &moves, vm, 6);
-            else
-                moves_chunk(L, a, b, me, cache, &ml, pr, best, deg, &moves, vm, N);
-            /* A chunk lies in one seed block (both powers of two). */
-            for (int k = 0; k < 4; k++)
-                if (vm[k])
-                    __atomic_fetch_or(&L->vmask[4 * (a >> SBSHIFT) + k], vm[k], __ATOMIC_RELAXED);
-            tb_progress_add(&L->pr, b - a);
-        }
-        __atomic_fetch_add(&L->moves, moves, __ATOMIC_RELAXED);
-        if (rel)
-            lrel_flush(rel, me);
-        rules_cache_free(cache);
-    }
-}
-
-/* Which best-exit values the level holds (the move pass noted them per seed
- * block): rounds with neither t nor -t are skipped. */
-static void level_mask(struct lean *L)
-{
-    memset(L->gmask, 0, sizeof L->gmask);
-    for (uint64_t s = 0; s < L->nsb; s++)
-        for (int k = 0; k < 4; k++)
-            L->gmask[k] |= L->vmask[4 * s + k];
-}
-
-static inline bool has_value(const uint64_t *m, int v)
-{
-    unsigned u = (unsigned)(v + 128);
-    return (m[u >> 6] >> (u & 63)) & 1;
-}
 
 /* One thread's state in the solve. */
 struct lsolver {
@@ -991,14 +753,14 @@ static uint64_t finish(struct lean *L, int8_t *out)
     return bad;
 }
 
-static int lthreads(const struct tb_build_opts *opt, uint64_t E)
+int tb_lean_threads(const struct tb_build_opts *opt, uint64_t E)
 {
     return retro_threads(opt ? opt->threads : 0, E, LMAX_THREADS);
 }
 
 /* Solve level n; out may be NULL (then the values stay in the nodes' memory
  * and *values points at them). */
-static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
+enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
                       const struct tb_build_opts *opt, struct lean_work *wk, int8_t **values,
                       double *peak, double *ratio, const char *tmpdir, struct sow_error *e)
 {
@@ -1021,7 +783,7 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
     for (int m = 0; m < n; m++)
         if (!lower->lv[m].v)
             return sow_fail(e, SOW_E_INPUT, "level %d needs level %d, which is not loaded", n, m);
-    L.threads = lthreads(opt, L.E);
+    L.threads = tb_lean_threads(opt, L.E);
     L.chunk = L.E < (1u << 20) ? 256 : 4096;
     L.nchunks = (L.E + L.chunk - 1) / L.chunk;
     L.nsb = (L.E + ((uint64_t)1 << SBSHIFT) - 1) >> SBSHIFT;
@@ -1061,7 +823,7 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
                    8.0 * (double)(rel.nblocks + 1);
     }
     double t0 = util_now();
-    pass_moves(&L);
+    tb_lean_pass_moves(&L);
     double t1 = util_now();
     if (lstopped(&L)) {
         if (relay)
@@ -1078,7 +840,7 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
         if (rel.sortbytes + 8.0 * (double)(rel.nblocks + 1) > relbytes)
             relbytes = rel.sortbytes + 8.0 * (double)(rel.nblocks + 1);
     }
-    level_mask(&L);
+    tb_lean_level_mask(&L);
     double t2 = util_now();
     enum sow_status rc = solve(&L);
     double t3 = util_now();
@@ -1127,186 +889,4 @@ static enum sow_status lean_level(const struct ruleset *rs, const struct tb_set 
     if (opt && opt->moves)
         *opt->moves += L.moves;
     return 0;
-}
-
-enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n,
-                                    int8_t *out, const struct tb_build_opts *opt,
-                                    double *peak_bytes, struct sow_error *e)
-{
-    struct lean_work wk;
-    memset(&wk, 0, sizeof wk);
-    enum sow_status rc = lean_level(rs, lower, n, out, opt, &wk, NULL, peak_bytes, NULL, NULL, e);
-    lean_work_free(&wk);
-    return rc;
-}
-
-/* A lower level, read at random by the exits of every level above it: kept
- * in anonymous memory on huge pages instead of the file's 4 KB page-cache
- * pages (over GBs of lower levels the TLB misses grow with the level).  Same
- * bytes as the mapping (the budget counts one per entry either way); left
- * mapped when the copy cannot be had. */
-static void lean_pin_level(struct tb_set *set, int n)
-{
-    struct tb_level *lv = &set->lv[n];
-    const size_t huge = (size_t)2 << 20;
-    if (!lv->v || lv->own || lv->entries < huge)
-        return;
-    size_t len = (lv->entries + huge - 1) & ~(huge - 1);
-    void *m = NULL;
-    if (posix_memalign(&m, huge, len) != 0)
-        return;
-    madvise(m, len, MADV_HUGEPAGE);
-    memcpy(m, lv->v, lv->entries);
-    tb_set_own_level(set, n, m, NULL, lv->entries);
-}
-
-/* ---- the build (tb_build's lean path) --------------------------------------- */
-
-static double budget(const struct tb_build_opts *opt)
-{
-    double ram = util_phys_memory();
-    return opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * (ram > 0 ? ram : 4e9);
-}
-
-static bool level_missing(const struct ruleset *rs, const char *dir, int n)
-{
-    char path[4200];
-    tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
-    return access(path, F_OK) != 0;
-}
-
-/* The up-front refusal of a missing level n of E entries over `lower`
- * entries below it. */
-static enum sow_status lean_refuse(const struct ruleset *rs, int n, uint64_t E, double lower,
-                                   const struct tb_build_opts *opt, double limit,
-                                   struct sow_error *e)
-{
-    if (E > TB_MAX_ENTRIES)
-        return sow_fail(e, SOW_E_TOO_BIG,
-                        "level %d has %llu entries, more than one process indexes (%llu); "
-                        "build up to level %d",
-                        n, (unsigned long long)E, (unsigned long long)TB_MAX_ENTRIES, n - 1);
-    double need = lean_memory(rs, E, lthreads(opt, E)) + lower;
-    if (need > limit)
-        return sow_fail(e, SOW_E_TOO_BIG,
-                        "level %d needs about %.1f GB with the lean builder but the memory "
-                        "limit is %.1f GB (--memory); levels up to %d fit: use --seeds %d "
-                        "or raise --memory",
-                        n, need / 1e9, limit / 1e9, n - 1, n - 1);
-    return SOW_OK;
-}
-
-enum sow_status tb_lean_check(const struct ruleset *rs, const char *dir, int max_level,
-                              int from, const struct tb_build_opts *opt, struct sow_error *e)
-{
-    struct tb_index *ix = malloc(sizeof *ix);
-    if (!ix)
-        return sow_fail(e, SOW_E_NOMEM, "out of memory");
-    tb_index_init(ix, rs);
-    double limit = budget(opt), lower = 0;
-    enum sow_status rc = SOW_OK;
-    for (int n = 0; n <= max_level && rc == SOW_OK; n++) {
-        uint64_t E = tb_level_entries(ix, n);
-        if (n > from && level_missing(rs, dir, n))
-            rc = lean_refuse(rs, n, E, lower, opt, limit, e);
-        lower += (double)E;
-    }
-    free(ix);
-    return rc;
-}
-
-enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max_level,
-                              int built_to, const struct tb_build_opts *opt,
-                              struct sow_error *e)
-{
-    struct tb_set *set = tb_set_new(rs, dir);
-    if (!set)
-        return sow_fail(e, SOW_E_NOMEM, "out of memory");
-    struct lean_work wk;
-    memset(&wk, 0, sizeof wk);
-    enum sow_status rc = SOW_OK;
-    bool missing[TB_MAX_LEVEL + 1] = {0};
-    double ratio = 0;
-    /* Existing levels are checked completely (the missing ones were checked
-     * to fit by tb_lean_check, lower levels counted). */
-    for (int n = 0; n <= max_level; n++) {
-        if (!level_missing(rs, dir, n)) {
-            rc = tb_set_load_level(set, n, e);
-            if (rc == SOW_OK)
-                lean_pin_level(set, n);
-            if (rc != SOW_OK) {
-                if (e) {
-                    size_t l = strlen(e->msg);
-                    snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
-                }
-                goto out;
-            }
-        } else {
-            missing[n] = true;
-        }
-    }
-    for (int n = 0; n <= max_level; n++) {
-        uint64_t E = tb_level_entries(&set->ix, n);
-        if (!missing[n]) {
-            if (opt && opt->level_done && n > built_to)
-                opt->level_done(opt->ctx, n, E, 0, false);
-            continue;
-        }
-        double t0 = util_now(), peak = 0;
-        int8_t *v = NULL;
-        rc = lean_level(rs, set, n, NULL, opt, &wk, &v, &peak, &ratio, dir, e);
-        if (rc == SOW_OK)
-            rc = tb_file_write(dir, rs, n, v, E, e);
-        /* The levels above read this one from its file (mapped, checked). */
-        if (rc == SOW_OK)
-            rc = tb_set_load_level(set, n, e);
-        if (rc != SOW_OK)
-            goto out;
-        lean_pin_level(set, n);
-        if (opt && opt->level_info)
-            opt->level_info(opt->ctx, n, E, "lean", peak);
-        if (opt && opt->level_done)
-            opt->level_done(opt->ctx, n, E, util_now() - t0, true);
-        if (tb_stopped(opt)) {
-            rc = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
-            goto out;
-        }
-    }
-out:
-    tb_close(set);
-    lean_work_free(&wk);
-    return rc;
-}
-
-int tb_lean_fast_to(const struct ruleset *rs, const char *dir, int max_level,
-                    const struct tb_build_opts *opt)
-{
-    int want = opt ? opt->builder : TB_BUILDER_AUTO;
-    if (want == TB_BUILDER_FAST || max_level < 0 || max_level > TB_MAX_LEVEL)
-        return max_level; /* build.c reports a bad level */
-    if (want == TB_BUILDER_LEAN)
-        return -1;
-    /* auto: the fast builder up to the first missing level that does not
-     * fit it (its own check: the level's workspace and the levels below) */
-    struct tb_index *ix = malloc(sizeof *ix);
-    if (!ix)
-        return -1;
-    tb_index_init(ix, rs);
-    double limit = budget(opt), lower = 0;
-    int fast_to = max_level;
-    bool any = false; /* a missing level below it */
-    for (int n = 0; n <= max_level; n++) {
-        uint64_t E = tb_level_entries(ix, n);
-        if (E > TB_MAX_ENTRIES)
-            break; /* both refuse it; build.c says so */
-        bool miss = level_missing(rs, dir, n);
-        if (miss && tb_level_memory(ix, n) + lower > limit) {
-            fast_to = n - 1;
-            break;
-        }
-        any |= miss;
-        lower += (double)E;
-    }
-    free(ix);
-    return fast_to < max_level && !any ? -1 : fast_to;
 }

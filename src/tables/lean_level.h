@@ -1,0 +1,161 @@
+/* The lean builder's parts (not part of the API): what lean.c (the level's
+ * solve), lean_moves.c (its move pass) and lean_run.c (the levels of a
+ * build) share.  How it works: lean.c's header; the game: retro/retro.h.
+ *
+ * Thread-safety: a struct lean belongs to one level's solve; the passes
+ * start their own OpenMP threads and return when they have joined; a struct
+ * lean_work belongs to one build.
+ */
+#ifndef SOW_TABLES_LEAN_LEVEL_H
+#define SOW_TABLES_LEAN_LEVEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lean_relay.h"
+#include "progress.h"
+#include "retro/retro.h"
+#include "tables/tables.h"
+#include "tables/tb_lean.h"
+#include "tables_internal.h"
+
+#define LMAX_THREADS 64
+#define SBSHIFT 14          /* seed blocks of 2^14 entries: a 256-bit value mask each */
+_Static_assert((1 << SBSHIFT) % 4096 == 0, "a move pass chunk (256 or 4096) lies in one seed block");
+#define KIND_H 0x80000000u  /* work list entry: the node's H side became final */
+#define IDX_MASK 0x7FFFFFFFu
+#define FBATCH 16           /* final nodes un-sown per batch */
+
+struct lnode {
+    int8_t be;   /* best exit, RETRO_NONE_EXIT if none; the value at the end */
+    uint8_t cnt; /* in-level out-degree, counted down */
+    int8_t xl;   /* X-value of (p,L) = lo, RETRO_UNDONE until final */
+    int8_t xh;   /* X-value of (p,H) = -hi */
+};
+_Static_assert(sizeof(struct lnode) == 4, "lean node is 4 bytes");
+_Static_assert(TB_MAX_ENTRIES <= IDX_MASK, "indices leave the top bit for the kind");
+
+/* Regions reused from level to level (pages zeroed by the kernel once). */
+struct lean_work {
+    struct retro_region nd, lfin, pend, vmask; /* RETRO_HUGE, exact sizes */
+};
+
+/* ---- the level ------------------------------------------------------------ */
+
+struct lean {
+    const struct ruleset *rs;
+    const struct tb_set *lower;
+    const struct tb_index *ix;
+    const struct tb_build_opts *opt;
+    int n, threads;
+    uint64_t boards, E, chunk, nchunks, nsb;
+    struct lnode *nd;
+    uint64_t *lfin;  /* bit per entry: L node final */
+    uint64_t *pend;  /* bits 2i (L) and 2i+1 (H): final, waiting in no work list */
+    uint64_t *vmask; /* 4 words per seed block: bit be+128 set if an entry has it */
+    uint64_t gmask[4];
+    int overflow;    /* pend has bits (set by any thread) */
+    uint64_t qcap;
+    uint32_t bcap;   /* updates per bucket (0: not bucketed; "Updates by region") */
+    int rshift;      /* log2 entries per region */
+    uint64_t qpeak;  /* longest work list seen (all threads) */
+    uint64_t listbytes; /* the threads' work lists and buffers at their largest */
+    int pkbits;      /* bits per hole of a packed board, 0 if the board does not fit 63 bits */
+    uint64_t finals; /* final nodes propagated so far (progress) */
+    double expect;   /* of about this many (0: unknown) */
+    uint64_t moves;
+    bool failed;
+    struct tb_progress pr; /* progress.h */
+    /* ---- relay rule sets (lean_relay.h): NULL for the single-sowing ones ---- */
+    struct lrel *rel;
+    double sbase;    /* where the solve's progress starts (0.2; relay 0.4) */
+    /* statistics (SOW_LEAN_STATS): non-empty rounds, pend scans, blocks read
+     * whole, lists read alone */
+    uint64_t rounds, scans, reads, sreads;
+    /* in-level updates applied: decrements, claims, claims dropped by the
+     * L-final bit */
+    uint64_t decs, claims, dropped;
+    uint64_t sblocks; /* seed blocks scanned, of nsb per round */
+    double idle;      /* thread-seconds waiting at the rounds' ends */
+    double scan;      /* thread-seconds in the seed scans, their drains excluded */
+    bool stats;       /* SOW_LEAN_STATS set: the clock reads above are taken */
+};
+
+static inline bool lstopped(const struct lean *L)
+{
+    return tb_stopped(L->opt);
+}
+
+/* tb_position_of without recomputing the level's size (a 128-bit division). */
+static inline void lentry_pos(const struct lean *L, uint64_t idx, sow_position *p)
+{
+    memset(p, 0, sizeof *p);
+    int st = L->ix->states > 1 ? (int)(idx / L->boards) : 0;
+    tb_unrank(L->ix, L->n, st ? idx - (uint64_t)st * L->boards : idx, p->board.h);
+    p->state = L->ix->state_of_rel(st, SOW_A);
+}
+
+static inline void lentry_next(const struct lean *L, uint64_t idx, sow_position *p)
+{
+    if (!tb_index_next(L->ix, p->board.h))
+        lentry_pos(L, idx + 1, p);
+}
+
+/* Index of a position with B to move (a child or a predecessor of a
+ * normalised position): rotated by N, state relative to B. */
+static inline uint64_t index_b(const struct lean *L, const sow_position *c, uint64_t boards)
+{
+    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0; /* relative to B (rules' hook) */
+    return (uint64_t)st * boards + tb_rank_side(L->ix, c->board.h, 1);
+}
+
+/* The same, N given (a constant where the solve is specialised: the loop
+ * unrolls); tb_rank_side's sum, B's row first. */
+static inline __attribute__((always_inline)) uint64_t
+index_bnb(const struct lean *L, const sow_position *c, int N, uint64_t boards);
+
+static inline __attribute__((always_inline)) uint64_t index_bn(const struct lean *L,
+                                                               const sow_position *c, int N)
+{
+    return index_bnb(L, c, N, L->boards);
+}
+
+/* index_bn in a level of `boards` boards per state (a lower one's, for the
+ * exits of the move pass). */
+static inline __attribute__((always_inline)) uint64_t
+index_bnb(const struct lean *L, const sow_position *c, int N, uint64_t boards)
+{
+    const uint8_t *h = c->board.h;
+    uint64_t r = 0;
+    int s = 0;
+    for (int i = 0; i < 2 * N - 1; i++) {
+        s += h[i < N ? i + N : i - N];
+        r += L->ix->t[i][s];
+    }
+    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0;
+    return (uint64_t)st * boards + r;
+}
+
+static inline bool has_value(const uint64_t *m, int v)
+{
+    unsigned u = (unsigned)(v + 128);
+    return (m[u >> 6] >> (u & 63)) & 1;
+}
+
+/* The move pass (best exits, out-degrees, the seed blocks' value masks) and
+ * the level's mask of best-exit values. */
+void tb_lean_pass_moves(struct lean *L);
+void tb_lean_level_mask(struct lean *L);
+
+void tb_lean_work_free(struct lean_work *w);
+/* Bytes a level of E entries needs with T threads (the budget's model). */
+double tb_lean_memory(const struct ruleset *rs, uint64_t E, int threads);
+/* The threads level E is solved with (opt->threads, retro_threads). */
+int tb_lean_threads(const struct tb_build_opts *opt, uint64_t E);
+/* Solve level n; out may be NULL (then the values stay in the nodes' memory
+ * and *values points at them). */
+enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
+                      const struct tb_build_opts *opt, struct lean_work *wk, int8_t **values,
+                      double *peak, double *ratio, const char *tmpdir, struct sow_error *e);
+
+#endif

@@ -1,0 +1,207 @@
+/* The lean builder's levels 0..max into a directory (tb_build's lean path,
+ * tables/tb_lean.h): the memory planned up front, lower levels pinned on huge
+ * pages, each level solved by lean.c and written whole. */
+#include <errno.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lean_level.h"
+#include "fileio.h"
+#include "lean.h"
+#include "util.h"
+
+void tb_lean_work_free(struct lean_work *w)
+{
+    retro_region_free(&w->nd);
+    retro_region_free(&w->lfin);
+    retro_region_free(&w->pend);
+    retro_region_free(&w->vmask);
+}
+
+/* One level solved alone (tables/tb_lean.h). */
+enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n,
+                                    int8_t *out, const struct tb_build_opts *opt,
+                                    double *peak_bytes, struct sow_error *e)
+{
+    struct lean_work wk;
+    memset(&wk, 0, sizeof wk);
+    enum sow_status rc = tb_lean_level(rs, lower, n, out, opt, &wk, NULL, peak_bytes, NULL, NULL, e);
+    tb_lean_work_free(&wk);
+    return rc;
+}
+
+/* A lower level, read at random by the exits of every level above it: kept
+ * in anonymous memory on huge pages instead of the file's 4 KB page-cache
+ * pages (over GBs of lower levels the TLB misses grow with the level).  Same
+ * bytes as the mapping (the budget counts one per entry either way); left
+ * mapped when the copy cannot be had. */
+static void lean_pin_level(struct tb_set *set, int n)
+{
+    struct tb_level *lv = &set->lv[n];
+    const size_t huge = (size_t)2 << 20;
+    if (!lv->v || lv->own || lv->entries < huge)
+        return;
+    size_t len = (lv->entries + huge - 1) & ~(huge - 1);
+    void *m = NULL;
+    if (posix_memalign(&m, huge, len) != 0)
+        return;
+    madvise(m, len, MADV_HUGEPAGE);
+    memcpy(m, lv->v, lv->entries);
+    tb_set_own_level(set, n, m, NULL, lv->entries);
+}
+
+/* ---- the build (tb_build's lean path) --------------------------------------- */
+
+static double budget(const struct tb_build_opts *opt)
+{
+    double ram = util_phys_memory();
+    return opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * (ram > 0 ? ram : 4e9);
+}
+
+static bool level_missing(const struct ruleset *rs, const char *dir, int n)
+{
+    char path[4200];
+    tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
+    return access(path, F_OK) != 0;
+}
+
+/* The up-front refusal of a missing level n of E entries over `lower`
+ * entries below it. */
+static enum sow_status lean_refuse(const struct ruleset *rs, int n, uint64_t E, double lower,
+                                   const struct tb_build_opts *opt, double limit,
+                                   struct sow_error *e)
+{
+    if (E > TB_MAX_ENTRIES)
+        return sow_fail(e, SOW_E_TOO_BIG,
+                        "level %d has %llu entries, more than one process indexes (%llu); "
+                        "build up to level %d",
+                        n, (unsigned long long)E, (unsigned long long)TB_MAX_ENTRIES, n - 1);
+    double need = tb_lean_memory(rs, E, tb_lean_threads(opt, E)) + lower;
+    if (need > limit)
+        return sow_fail(e, SOW_E_TOO_BIG,
+                        "level %d needs about %.1f GB with the lean builder but the memory "
+                        "limit is %.1f GB (--memory); levels up to %d fit: use --seeds %d "
+                        "or raise --memory",
+                        n, need / 1e9, limit / 1e9, n - 1, n - 1);
+    return SOW_OK;
+}
+
+enum sow_status tb_lean_check(const struct ruleset *rs, const char *dir, int max_level,
+                              int from, const struct tb_build_opts *opt, struct sow_error *e)
+{
+    struct tb_index *ix = malloc(sizeof *ix);
+    if (!ix)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
+    tb_index_init(ix, rs);
+    double limit = budget(opt), lower = 0;
+    enum sow_status rc = SOW_OK;
+    for (int n = 0; n <= max_level && rc == SOW_OK; n++) {
+        uint64_t E = tb_level_entries(ix, n);
+        if (n > from && level_missing(rs, dir, n))
+            rc = lean_refuse(rs, n, E, lower, opt, limit, e);
+        lower += (double)E;
+    }
+    free(ix);
+    return rc;
+}
+
+enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max_level,
+                              int built_to, const struct tb_build_opts *opt,
+                              struct sow_error *e)
+{
+    struct tb_set *set = tb_set_new(rs, dir);
+    if (!set)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
+    struct lean_work wk;
+    memset(&wk, 0, sizeof wk);
+    enum sow_status rc = SOW_OK;
+    bool missing[TB_MAX_LEVEL + 1] = {0};
+    double ratio = 0;
+    /* Existing levels are checked completely (the missing ones were checked
+     * to fit by tb_lean_check, lower levels counted). */
+    for (int n = 0; n <= max_level; n++) {
+        if (!level_missing(rs, dir, n)) {
+            rc = tb_set_load_level(set, n, e);
+            if (rc == SOW_OK)
+                lean_pin_level(set, n);
+            if (rc != SOW_OK) {
+                if (e) {
+                    size_t l = strlen(e->msg);
+                    snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
+                }
+                goto out;
+            }
+        } else {
+            missing[n] = true;
+        }
+    }
+    for (int n = 0; n <= max_level; n++) {
+        uint64_t E = tb_level_entries(&set->ix, n);
+        if (!missing[n]) {
+            if (opt && opt->level_done && n > built_to)
+                opt->level_done(opt->ctx, n, E, 0, false);
+            continue;
+        }
+        double t0 = util_now(), peak = 0;
+        int8_t *v = NULL;
+        rc = tb_lean_level(rs, set, n, NULL, opt, &wk, &v, &peak, &ratio, dir, e);
+        if (rc == SOW_OK)
+            rc = tb_file_write(dir, rs, n, v, E, e);
+        /* The levels above read this one from its file (mapped, checked). */
+        if (rc == SOW_OK)
+            rc = tb_set_load_level(set, n, e);
+        if (rc != SOW_OK)
+            goto out;
+        lean_pin_level(set, n);
+        if (opt && opt->level_info)
+            opt->level_info(opt->ctx, n, E, "lean", peak);
+        if (opt && opt->level_done)
+            opt->level_done(opt->ctx, n, E, util_now() - t0, true);
+        if (tb_stopped(opt)) {
+            rc = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
+            goto out;
+        }
+    }
+out:
+    tb_close(set);
+    tb_lean_work_free(&wk);
+    return rc;
+}
+
+int tb_lean_fast_to(const struct ruleset *rs, const char *dir, int max_level,
+                    const struct tb_build_opts *opt)
+{
+    int want = opt ? opt->builder : TB_BUILDER_AUTO;
+    if (want == TB_BUILDER_FAST || max_level < 0 || max_level > TB_MAX_LEVEL)
+        return max_level; /* build.c reports a bad level */
+    if (want == TB_BUILDER_LEAN)
+        return -1;
+    /* auto: the fast builder up to the first missing level that does not
+     * fit it (its own check: the level's workspace and the levels below) */
+    struct tb_index *ix = malloc(sizeof *ix);
+    if (!ix)
+        return -1;
+    tb_index_init(ix, rs);
+    double limit = budget(opt), lower = 0;
+    int fast_to = max_level;
+    bool any = false; /* a missing level below it */
+    for (int n = 0; n <= max_level; n++) {
+        uint64_t E = tb_level_entries(ix, n);
+        if (E > TB_MAX_ENTRIES)
+            break; /* both refuse it; build.c says so */
+        bool miss = level_missing(rs, dir, n);
+        if (miss && tb_level_memory(ix, n) + lower > limit) {
+            fast_to = n - 1;
+            break;
+        }
+        any |= miss;
+        lower += (double)E;
+    }
+    free(ix);
+    return fast_to < max_level && !any ? -1 : fast_to;
+}
+
