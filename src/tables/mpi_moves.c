@@ -1,0 +1,270 @@
+/* The distributed builder's passes before the solve (mpi_level.h;
+ * mpi_build.c's header says what each does): the move pass over the rank's
+ * slice, the exchange of in-level edges (stored or, for the relay rule sets,
+ * to each rank's disk) and the probes of owned lower levels. */
+#include <mpi.h>
+#include <omp.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpi_level.h"
+#include "tables/tb_lean.h"
+#include "util.h"
+#include "unmove.h"
+
+/* Moves of the slice; fast: each thread's edges (q, p) go to eb[w][owner(q)].
+ * Owned lower levels: each capture's probe goes as the request (m, q) to
+ * rq[w][owner of q in level m], and (own entry, captured difference + 128)
+ * to rr[w][same owner], in the same order (probe_owned answers them). */
+bool tbm_pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: lean */,
+                       struct vec *rq, struct vec *rr, uint64_t from, uint64_t to /* own entries */)
+{
+    int size = L->M->size, n = L->n;
+    uint64_t nchunks = (to - from + MCHUNK - 1) / MCHUNK;
+    bool ok = true;
+    uint64_t moves = 0;
+#pragma omp parallel num_threads(L->threads) reduction(+ : moves)
+    {
+        int w = omp_get_thread_num();
+        struct vec *mine = eb ? eb + (size_t)w * (size_t)size : NULL;
+        struct vec *myrq = rq ? rq + (size_t)w * (size_t)size : NULL;
+        struct vec *myrr = rr ? rr + (size_t)w * (size_t)size : NULL;
+        struct sow_relay_cache *cache = L->rs->relay ? rules_cache_new(16) : NULL;
+        struct sow_movelist ml;
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t ch = 0; ch < nchunks; ch++) {
+            if (!__atomic_load_n(&ok, __ATOMIC_RELAXED) || stop_requested(L))
+                continue;
+            uint64_t a = L->lo + from + ch * MCHUNK,
+                     b = a + MCHUNK < L->lo + to ? a + MCHUNK : L->lo + to;
+            sow_position p;
+            entry_pos(L, a, &p);
+            for (uint64_t idx = a; idx < b; idx++) {
+                uint64_t i = idx - L->lo;
+                L->rs->generate(L->rs, &p, &ml, cache, NULL);
+                moves += (uint64_t)ml.n;
+                int best = ml.n == 0 ? ml.settle[0] - ml.settle[1] : RETRO_NONE_EXIT, deg = 0;
+                for (int k = 0; k < ml.n; k++) {
+                    const struct sow_child *c = &ml.c[k];
+                    int cap = c->captured[0] + c->captured[1];
+                    if (cap) {
+                        int m = n - cap;
+                        uint64_t q = child_index(L->ix, &c->pos, L->lower->boards[m]);
+                        int d = c->captured[0] - c->captured[1];
+                        if (myrq) {
+                            int o = owner_of(tb_level_entries(L->ix, m), size, q);
+                            if (!vec_push(&myrq[o], (uint32_t)m) || !vec_push(&myrq[o], (uint32_t)q) ||
+                                !vec_push(&myrr[o], (uint32_t)i) ||
+                                !vec_push(&myrr[o], (uint32_t)(d + 128))) {
+#pragma omp atomic write
+                                ok = false;
+                            }
+                            continue;
+                        }
+                        int ev = d - L->lower->lv[m].v[q];
+                        if (ev > best)
+                            best = ev;
+                    } else {
+                        deg++;
+                        if (!mine)
+                            continue;
+                        uint64_t q = child_index(L->ix, &c->pos, L->boards);
+                        struct vec *d = &mine[owner_of(L->E, size, q)];
+                        if (!vec_push(d, (uint32_t)q) || !vec_push(d, (uint32_t)idx)) {
+#pragma omp atomic write
+                            ok = false;
+                        }
+                    }
+                }
+                L->be[i] = (int8_t)best;
+                L->cnt[i] = (uint8_t)deg;
+                L->xl[i] = L->xh[i] = RETRO_UNDONE;
+                if (idx + 1 < b && !tb_index_next(L->ix, p.board.h))
+                    entry_pos(L, idx + 1, &p);
+            }
+        }
+        rules_cache_free(cache);
+    }
+    L->moves += moves;
+    return ok;
+}
+
+/* Edges (fast): send the pairs to their targets' owners, build the reverse lists. */
+bool tbm_pass_edges(struct mlvl *L, struct vec *eb)
+{
+    int size = L->M->size, T = L->threads;
+    struct vec *send = calloc((size_t)size, sizeof *send);
+    if (!send)
+        return false;
+    bool ok = true;
+    for (int r = 0; r < size && ok; r++)
+        for (int w = 0; w < T && ok; w++)
+            ok = tbm_vec_take(&send[r], &eb[(size_t)w * size + r]);
+    for (size_t k = 0; k < (size_t)T * size; k++) {
+        free(eb[k].v);
+        eb[k] = (struct vec){0};
+    }
+    uint32_t *rb = NULL;
+    size_t nr = 0;
+    if (!ok) /* take part in the collective with nothing to send, then fail */
+        for (int r = 0; r < size; r++)
+            send[r].n = 0;
+    tbm_exchange(L, send, NULL, &rb, &nr, NULL);
+    for (int r = 0; r < size; r++)
+        free(send[r].v);
+    free(send);
+    if (!ok) {
+        free(rb);
+        return false;
+    }
+    size_t ne = nr / 2;
+    L->off = calloc(L->Es + 1, sizeof *L->off);
+    L->rev = malloc((ne ? ne : 1) * sizeof *L->rev);
+    uint64_t *at = malloc((L->Es + 1) * sizeof *at);
+    if (!L->off || !L->rev || !at) {
+        free(at);
+        free(rb);
+        return false;
+    }
+    for (size_t k = 0; k < ne; k++)
+        L->off[rb[2 * k] - L->lo + 1]++;
+    for (uint64_t i = 0; i < L->Es; i++)
+        L->off[i + 1] += L->off[i];
+    memcpy(at, L->off, (L->Es + 1) * sizeof *at);
+    for (size_t k = 0; k < ne; k++)
+        L->rev[at[rb[2 * k] - L->lo]++] = rb[2 * k + 1];
+    free(at);
+    free(rb);
+    return true;
+}
+
+/* Edges (lean relay), after each piece of the move pass: the piece's pairs
+ * (q, p) to q's owner (one MPI_Alltoallv, as pass_edges), which appends them
+ * to its edge store on local disk (lean_relay.h, q as the local index q -
+ * lo); the threads' buffers are emptied for the next piece.  False: out of
+ * memory here (the collective is taken part in all the same) or a write
+ * error (L->rel->err). */
+bool tbm_relay_edges(struct mlvl *L, struct vec *eb, bool ok)
+{
+    int size = L->M->size, T = L->threads;
+    struct vec *send = calloc((size_t)size, sizeof *send);
+    if (!send)
+        MPI_Abort(MPI_COMM_WORLD, 1); /* the peers wait in the exchange */
+    for (int r = 0; r < size && ok; r++)
+        for (int w = 0; w < T && ok; w++)
+            ok = tbm_vec_take(&send[r], &eb[(size_t)w * size + r]);
+    for (size_t k = 0; k < (size_t)T * size; k++)
+        eb[k].n = 0;
+    if (!ok)
+        for (int r = 0; r < size; r++)
+            send[r].n = 0;
+    uint32_t *rb = NULL;
+    size_t nr = 0;
+    tbm_exchange(L, send, NULL, &rb, &nr, NULL);
+    for (int r = 0; r < size; r++)
+        free(send[r].v);
+    free(send);
+    if (ok) {
+        struct lrel *rel = L->rel;
+        uint64_t lo = L->lo;
+        size_t ne = nr / 2;
+#pragma omp parallel num_threads(T) if (T > 1 && ne >= 65536)
+        {
+            int w = omp_get_thread_num();
+#pragma omp for schedule(static)
+            for (size_t k = 0; k < ne; k++)
+                lrel_put(rel, w, rb[2 * k] - lo, rb[2 * k + 1]);
+        }
+    }
+    free(rb);
+    return ok && !L->rel->err;
+}
+
+/* Owned lower levels: the move pass's probes, batched by owner.  One
+ * MPI_Alltoallv of the requests (m, q), each owner answers from its slices
+ * (a word per probe, in the order asked), one MPI_Alltoallv of the answers;
+ * then each entry's best exit takes its captures into account.  The
+ * requests of the whole slice go at once (16 bytes per capture move of the
+ * slice while they are in flight). */
+bool tbm_probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
+{
+    int size = L->M->size, T = L->threads, me = L->M->rank;
+    struct vec *send = calloc((size_t)size, sizeof *send), *rec = calloc((size_t)size, sizeof *rec),
+               *ans = calloc((size_t)size, sizeof *ans);
+    int *cnt = malloc((size_t)size * sizeof *cnt), *back = malloc((size_t)size * sizeof *back);
+    bool ok = send && rec && ans && cnt && back;
+    for (int r = 0; r < size && ok; r++)
+        for (int w = 0; w < T && ok; w++)
+            ok = tbm_vec_take(&send[r], &rq[(size_t)w * size + r]) &&
+                 tbm_vec_take(&rec[r], &rr[(size_t)w * size + r]);
+    for (size_t k = 0; k < (size_t)T * size; k++) {
+        free(rq[k].v);
+        free(rr[k].v);
+        rq[k] = rr[k] = (struct vec){0};
+    }
+    int f = !ok, g = 0;
+    tbm_allreduce(L->M, &f, &g, 1, MPI_INT, MPI_MAX);
+    uint32_t *rb = NULL, *ab = NULL;
+    size_t nr = 0, na = 0;
+    if (g)
+        goto out;
+    tbm_exchange(L, send, NULL, &rb, &nr, cnt);
+    /* answer, source by source, in the order asked: one byte per probe,
+     * four to a word (answer j of a source in byte j % 4 of word j / 4) */
+    size_t at = 0;
+    for (int r = 0; r < size && ok; r++) {
+        size_t na_r = (size_t)cnt[r] / 2;
+        ok = tbm_vec_reserve(&ans[r], (na_r + 3) / 4);
+        if (ok)
+            memset(ans[r].v, 0, (na_r + 3) / 4 * sizeof *ans[r].v);
+        for (size_t j = 0; ok && j < na_r; j++, at += 2) {
+            int m = (int)rb[at];
+            uint64_t q = rb[at + 1];
+            ans[r].v[j / 4] |= (uint32_t)(uint8_t)L->own[m][q - L->own_lo[m]] << (8 * (j % 4));
+        }
+        if (ok)
+            ans[r].n = (na_r + 3) / 4;
+    }
+    free(rb);
+    f = !ok;
+    tbm_allreduce(L->M, &f, &g, 1, MPI_INT, MPI_MAX);
+    if (g)
+        goto out;
+    for (int r = 0; r < size; r++)
+        back[r] = (int)((send[r].n / 2 + 3) / 4);
+    tbm_exchange(L, ans, back, &ab, &na, NULL);
+    at = 0; /* first word of the current source's answers */
+    for (int r = 0; r < size; r++) {
+        for (size_t k = 0, j = 0; k < rec[r].n; k += 2, j++) {
+            uint64_t i = rec[r].v[k];
+            int8_t v = (int8_t)(uint8_t)(ab[at + j / 4] >> (8 * (j % 4)));
+            int ev = (int)rec[r].v[k + 1] - 128 - v;
+            if (ev > L->be[i])
+                L->be[i] = (int8_t)ev;
+        }
+        at += (size_t)back[r];
+    }
+    free(ab);
+    (void)me;
+out:
+    for (int r = 0; send && r < size; r++)
+        free(send[r].v);
+    for (int r = 0; rec && r < size; r++)
+        free(rec[r].v);
+    for (int r = 0; ans && r < size; r++)
+        free(ans[r].v);
+    free(send);
+    free(rec);
+    free(ans);
+    free(cnt);
+    free(back);
+    return !g;
+}
+

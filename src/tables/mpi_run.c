@@ -1,0 +1,373 @@
+/* The distributed build (tables/tables_mpi.h tb_build_mpi): levels 0..max,
+ * each solved by every rank on its slice (mpi_build.c) and written into one
+ * level file by all ranks at their offsets, checksum chained, renamed by
+ * rank 0. */
+#include <mpi.h>
+#include <omp.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpi_level.h"
+#include "fileio.h"
+#include "tables/tables_mpi.h"
+#include "tables/tb_lean.h"
+#include "util.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+bool tb_mpi_launched(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
+}
+
+/* ---- the level file ---------------------------------------------------------- */
+
+/* XXH3-64 of the level's payload, E bytes in index order spread over the
+ * ranks' slices, without moving the slices: the streaming state is handed
+ * from rank to rank (rank r hashes its slice after rank r - 1's, a message
+ * of sizeof(XXH3_state_t) bytes each), the last rank's digest is broadcast.
+ * The streaming API's result does not depend on how the input is cut, so
+ * the sum is XXH3_64bits of the whole payload, as tb_file_write computes it.
+ * The state is xxhash.h's plain struct; its one pointer, extSecret (the
+ * default secret, a static array of each process), is this process's own
+ * after the copy.  Sequential, but each rank's share is its slice in
+ * memory: about 1/10 s per GB. */
+static uint64_t chain_checksum(const struct mpi *M, const int8_t *slice, uint64_t Es)
+{
+    XXH3_state_t st;
+    XXH3_64bits_reset(&st);
+    if (M->rank > 0) {
+        XXH3_state_t in;
+        MPI_Request rq;
+        MPI_Irecv(&in, (int)sizeof in, MPI_BYTE, M->rank - 1, 7, MPI_COMM_WORLD, &rq);
+        tbm_coll_wait(M, &rq);
+        const unsigned char *secret = st.extSecret;
+        st = in;
+        st.extSecret = secret;
+    }
+    XXH3_64bits_update(&st, slice, (size_t)Es);
+    if (M->rank + 1 < M->size)
+        MPI_Send(&st, (int)sizeof st, MPI_BYTE, M->rank + 1, 7, MPI_COMM_WORLD);
+    uint64_t sum = M->rank + 1 == M->size ? XXH3_64bits_digest(&st) : 0;
+    tbm_bcast(M, &sum, 1, MPI_UINT64_T, M->size - 1);
+    return sum;
+}
+
+static enum sow_status mpi_io_fail(int rc, const char *what, const char *path,
+                                   struct sow_error *e)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    msg[len < MPI_MAX_ERROR_STRING ? len : MPI_MAX_ERROR_STRING - 1] = 0;
+    return sow_fail(e, SOW_E_IO, "%s %s: %s", what, path, msg);
+}
+
+/* Level n's file, written once, by all ranks (no rank holds the level):
+ *
+ *   rank 0   PATH.tmp created (fio_out_begin: the fixed name this job owns
+ *            under the directory lock, a leftover removed), sized 128 + E
+ *   every r  writes its slice at offset 128 + lo(r) (MPI-IO, the file
+ *            opened on MPI_COMM_SELF, independent writes: each rank's part
+ *            is one contiguous range), MPI_File_sync, close
+ *   chain    the payload's XXH3-64 (chain_checksum)
+ *   rank 0   the header (tb_header_encode, as tb_file_write), then
+ *            fio_out_commit: fsync, rename to PATH, fsync of the directory
+ *
+ * so the file is byte-identical to tb_file_write's, and appears whole or
+ * not at all.  Any rank's failure is agreed on and rank 0 removes the
+ * temporary file; a rank killed meanwhile makes mpirun end the job, which
+ * may leave PATH.tmp (as a single process killed while writing does): it is
+ * never read as a level (`tables info` lists it), and the rerun removes it
+ * before writing the level again. */
+static enum sow_status write_level(const struct mpi *M, const struct ruleset *rs,
+                                   const char *dir, int n, const int8_t *slice, uint64_t E,
+                                   struct sow_error *e)
+{
+    char path[4096], tmp[4200];
+    tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    uint64_t lo = slice_lo(E, M->size, M->rank), Es = slice_lo(E, M->size, M->rank + 1) - lo;
+    struct fio_out o = {.fd = -1};
+    enum sow_status st = SOW_OK;
+    if (M->rank == 0) {
+        st = fio_out_begin(&o, path, tmp, e);
+        if (st == SOW_OK && ftruncate(o.fd, (off_t)(TB_HEADER_SIZE + E)) < 0)
+            st = sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
+    }
+    st = tbm_agree(M, st, e);
+    if (st == SOW_OK) {
+        tbm_test_kill(M, n, 'w');
+        MPI_File fh;
+        int rc = MPI_File_open(MPI_COMM_SELF, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+        if (rc != MPI_SUCCESS) {
+            st = mpi_io_fail(rc, "cannot open", tmp, e);
+        } else {
+            /* (counts are ints: E < 2^31) */
+            rc = MPI_File_write_at(fh, (MPI_Offset)(TB_HEADER_SIZE + lo), slice, (int)Es,
+                                   MPI_BYTE, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_File_sync(fh);
+            int rc2 = MPI_File_close(&fh);
+            rc = rc == MPI_SUCCESS ? rc2 : rc;
+            if (rc != MPI_SUCCESS)
+                st = mpi_io_fail(rc, "writing", tmp, e);
+        }
+    }
+    st = tbm_agree(M, st, e);
+    uint64_t sum = st == SOW_OK ? chain_checksum(M, slice, Es) : 0;
+    if (M->rank == 0 && st == SOW_OK) {
+        uint8_t h[TB_HEADER_SIZE];
+        tb_header_encode(h, rs, n, TB_FORMAT_VERSION, E, sum);
+        tb_header_seal(h);
+        st = fio_write_all(&o, h, TB_HEADER_SIZE, e); /* at offset 0: nothing written by o yet */
+        if (st == SOW_OK)
+            st = fio_out_commit(&o, e);
+    }
+    if (M->rank == 0)
+        fio_out_abort(&o); /* the temporary file, if not renamed (safe after commit) */
+    return tbm_agree(M, st, e);
+}
+
+/* Bytes one rank needs for level n on top of the (mapped) lower levels:
+ * 4 bytes of node state per own entry (no rank holds the whole level:
+ * write_level) and, fast: an 8-byte list offset and per
+ * in-level move (<= N per entry) 8 bytes in the send buffers, 8 received and
+ * 4 in the reverse lists; lean: the updates of a wave and of a superstep,
+ * about 8 bytes per own entry at their largest (bench/mpi-tables.sh measures
+ * it); owned lower levels: 16 bytes per probe in flight, taken as one per
+ * entry of a piece (0.37 measured on oware 2x6 at levels <= 12); lean
+ * relay: the pend bits (2 per own entry), the edge store's largest phase
+ * (lrel_memory: its buffers or its sort) and the edges of a piece in flight
+ * (<= N per entry, 8 bytes sent, 8 received, 8 while gathered). */
+static double rank_memory(const struct tb_index *ix, int n, int size, bool lean, bool relay,
+                          int threads, bool owned)
+{
+    double Es = (double)tb_level_entries(ix, n) / size + 1;
+    double piece = Es < (double)PROBE_PIECE ? Es : (double)PROBE_PIECE;
+    double rpiece = Es < (double)RELAY_PIECE ? Es : (double)RELAY_PIECE;
+    double rel = relay && lean ? 0.25 * Es + lrel_memory((uint64_t)Es, ix->pits, threads) +
+                                     24.0 * ix->pits * rpiece
+                               : 0.0;
+    return Es * (lean ? 4.0 + 8.0 : 12.0 + 20.0 * ix->pits) + (owned ? 16.0 * piece : 0.0) +
+           rel + (1 << 22);
+}
+
+enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_level,
+                             const struct tb_build_opts *opt, int *rankp, struct sow_error *e)
+{
+    int inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited) {
+        int prov;
+        MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &prov);
+    }
+    struct mpi M;
+    MPI_Comm_rank(MPI_COMM_WORLD, &M.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &M.size);
+    {
+        const char *nap = getenv("SOW_MPI_NAP_US"); /* coll_wait; the same on every rank */
+        M.nap_ns = nap && *nap ? 1000 * atol(nap) : 20000;
+        if (M.nap_ns < 0 || M.nap_ns > 999999999)
+            M.nap_ns = 20000;
+    }
+    *rankp = M.rank;
+    /* progress and level lines on rank 0 only */
+    struct tb_build_opts o = opt ? *opt : (struct tb_build_opts){0};
+    if (M.rank != 0) {
+        o.progress = NULL;
+        o.level_done = NULL;
+        o.level_info = NULL;
+    }
+    enum sow_status st = SOW_OK;
+    struct fio_lock lock = {-1};
+    struct tb_set *set = NULL;
+    int8_t *vals = NULL; /* this rank's slice of the level being written */
+    int8_t *own[TB_MAX_LEVEL + 1] = {0}; /* owned lower levels: this rank's slices */
+    uint64_t own_lo[TB_MAX_LEVEL + 1] = {0};
+    unsigned char missing[TB_MAX_LEVEL + 1] = {0};
+    if (max_level < 0 || max_level > TB_MAX_LEVEL)
+        st = sow_fail(e, SOW_E_INPUT, "--seeds %d: levels go up to %d", max_level, TB_MAX_LEVEL);
+    else if (!(set = tb_set_new(rs, dir)))
+        st = sow_fail(e, SOW_E_NOMEM, "out of memory");
+    /* As tb_build (fileio.h rules 3 and 4), on rank 0 for the job: the
+     * directory exists, this job alone builds in it, it can be written. */
+    if (st == SOW_OK && M.rank == 0 &&
+        ((st = fio_mkdir_p(dir, e)) || (st = fio_lock_dir(dir, &lock, o.stop, NULL, NULL, e)) ||
+         (st = fio_dir_writable(dir, e))))
+        fio_unlock(&lock);
+    st = tbm_agree(&M, st, e);
+    if (st != SOW_OK)
+        goto out;
+    /* rank 0 decides which levels exist; every rank loads (and checks) them */
+    if (M.rank == 0)
+        for (int n = 0; n <= max_level; n++) {
+            char path[4200];
+            tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
+            missing[n] = !fio_exists(path);
+        }
+    MPI_Bcast(missing, TB_MAX_LEVEL + 1, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
+    double limit = o.memory_bytes > 0 ? o.memory_bytes : 0.75 * util_phys_memory();
+    /* The builder, as tb_build picks it: lean if asked for, or (auto) if
+     * the stored edges do not fit (relay rule sets: lean with the edges on
+     * each rank's disk, relay_edges). */
+    bool lean = o.builder == TB_BUILDER_LEAN, relay = !tb_unmove_supported(rs);
+    int rthreads = o.threads > 0 ? o.threads : omp_get_max_threads();
+    if (o.builder == TB_BUILDER_AUTO) {
+        double lower = 0;
+        for (int n = 0; n <= max_level; n++) {
+            uint64_t E = tb_level_entries(&set->ix, n);
+            if (E > TB_MAX_ENTRIES)
+                break;
+            if (missing[n] && lower + rank_memory(&set->ix, n, M.size, false, relay, rthreads, false) >
+                                 limit)
+                lean = true;
+            lower += (double)E;
+        }
+    }
+    /* Lower levels: mapped whole on every rank (the page cache holds what
+     * is probed), or owned: each rank keeps its slice of each level and the
+     * probes go to the owners in batches (probe_owned).  Owned when the
+     * lower levels of the top level would take more than half of a rank's
+     * budget; SOW_MPI_LOWER=owned|mapped decides instead (tests, bench). */
+    bool owned;
+    {
+        double all = 0;
+        for (int n = 0; n < max_level; n++)
+            all += (double)tb_level_entries(&set->ix, n);
+        const char *how = getenv("SOW_MPI_LOWER");
+        owned = how && strcmp(how, "owned") == 0 ? true
+                : how && strcmp(how, "mapped") == 0 ? false
+                                                    : all > limit / 2;
+    }
+    double lower = 0;
+    for (int n = 0; n <= max_level && st == SOW_OK; n++) {
+        uint64_t E = tb_level_entries(&set->ix, n);
+        if (!missing[n]) {
+            st = tb_set_load_level(set, n, e);
+            if (st != SOW_OK && e) {
+                size_t l = strlen(e->msg);
+                snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
+            }
+            if (st == SOW_OK && owned) { /* keep the slice, drop the rest */
+                uint64_t a = slice_lo(E, M.size, M.rank), b = slice_lo(E, M.size, M.rank + 1);
+                own_lo[n] = a;
+                own[n] = malloc(b > a ? b - a : 1);
+                if (!own[n])
+                    st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
+                else
+                    memcpy(own[n], set->lv[n].v + a, b - a);
+                tb_set_own_level(set, n, NULL, NULL, 0);
+            }
+        } else if (E > TB_MAX_ENTRIES) {
+            st = sow_fail(e, SOW_E_TOO_BIG, "level %d has %llu entries, more than 31-bit indices",
+                          n, (unsigned long long)E);
+        } else {
+            double need = (owned ? lower / M.size : lower) +
+                          rank_memory(&set->ix, n, M.size, lean, relay, rthreads, owned);
+            if (need > limit)
+                st = sow_fail(e, SOW_E_TOO_BIG,
+                              "level %d needs about %.1f GB per rank (%s) but the memory limit "
+                              "is %.1f GB (--memory); levels up to %d fit",
+                              n, need / 1e9, lean ? "lean" : "stored edges", limit / 1e9, n - 1);
+        }
+        lower += (double)E;
+    }
+    st = tbm_agree(&M, st, e);
+    if (st != SOW_OK)
+        goto out;
+    uint64_t stats[3] = {0, 0, 0}; /* words sent to other ranks, supersteps, level bytes */
+    uint64_t peak_level = 0;
+    for (int n = 0; n <= max_level; n++) {
+        uint64_t E = tb_level_entries(&set->ix, n);
+        if (!missing[n]) {
+            if (o.level_done)
+                o.level_done(o.ctx, n, E, 0, false);
+            continue;
+        }
+        double t0 = util_now();
+        st = tbm_level(&M, rs, set, n, lean, owned ? own : NULL, own_lo, &vals, &o, stats, e);
+        own_lo[n] = slice_lo(E, M.size, M.rank);
+        if (st != SOW_OK)
+            goto out;
+        /* every rank writes its slice into the one file (write_level) */
+        st = write_level(&M, rs, dir, n, vals, E, e);
+        if (owned) { /* the slice is this rank's part of the lower level now */
+            own[n] = vals;
+            vals = NULL;
+        }
+        free(vals);
+        vals = NULL;
+        /* mapped: every rank maps the new level from the shared directory
+         * (and checks it): the levels above probe it there */
+        if (st == SOW_OK && !owned)
+            st = tbm_agree(&M, tb_set_load_level(set, n, e), e);
+        if (st != SOW_OK)
+            goto out;
+        uint64_t lb = stats[2], mb = 0;
+        tbm_allreduce(&M, &lb, &mb, 1, MPI_UINT64_T, MPI_MAX);
+        if (mb > peak_level)
+            peak_level = mb;
+        if (o.level_info) /* the largest rank's bytes for the level */
+            o.level_info(o.ctx, n, E,
+                         owned ? (lean ? "mpi lean/owned" : "mpi fast/owned")
+                               : (lean ? "mpi lean" : "mpi fast"),
+                         (double)mb);
+        if (o.level_done)
+            o.level_done(o.ctx, n, E, util_now() - t0, true);
+        int s = o.stop && *o.stop, g = 0;
+        tbm_allreduce(&M, &s, &g, 1, MPI_INT, MPI_MAX);
+        if (g) {
+            st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
+            goto out;
+        }
+    }
+    if (getenv("SOW_MPI_STATS")) {
+        /* sow bench tables --mpi, bench/mpi-tables.sh: bytes between ranks,
+         * supersteps, peak memory */
+        uint64_t all = 0, pos = 0, rss, maxrss = 0;
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        rss = (uint64_t)ru.ru_maxrss * 1024;
+        for (int n = 0; n <= max_level; n++)
+            pos += missing[n] ? tb_level_entries(&set->ix, n) : 0;
+        MPI_Reduce(&stats[0], &all, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(&rss, &maxrss, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (M.rank == 0)
+            fprintf(stderr,
+                    "mpi: %d ranks, %s, %llu positions built, %llu bytes sent between ranks "
+                    "(%.2f per position), %llu supersteps, peak memory per rank %.1f MB "
+                    "(rss), %.1f MB (level arrays and buffers)\n",
+                    M.size,
+                    owned ? (lean ? "lean-owned" : "fast-owned") : (lean ? "lean" : "fast"),
+                    (unsigned long long)pos,
+                    (unsigned long long)(4 * all),
+                    pos ? 4.0 * (double)all / (double)pos : 0.0, (unsigned long long)stats[1],
+                    (double)maxrss / 1e6, (double)peak_level / 1e6);
+    }
+out:
+    tb_close(set);
+    fio_unlock(&lock);
+    free(vals);
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        free(own[n]);
+    return st;
+}
+
+void tb_mpi_finish(void)
+{
+    int inited = 0, done = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&done);
+    if (inited && !done)
+        MPI_Finalize();
+}
+
