@@ -6,7 +6,7 @@
  *                     speaking the engine protocol over pipes
  *   match_openings.c  the openings: chosen and balanced, or read from a file
  *   match_play.c      one game, and the worker threads that play them
- *   match_report.c    --resume's reading of --out, the Elo estimate
+ *   match_report.c    --resume's reading of --out, the summary and its Elo
  *
  * Thread-safety: struct mctx is shared by the workers; its `next` is taken
  * atomically, `score`/`text` are per game, the rest is written under `lock`
@@ -102,8 +102,17 @@ int match_read_openings(struct mctx *M, const char *path, char *err, int errlen)
 void match_on_sigint(int sig);
 void *match_worker(void *arg); /* arg: the struct mctx */
 
+/* The results of the games played (cmd_match.c counts, match_report.c
+ * prints). */
+struct match_tally {
+    int played, w, d, l; /* games, and a's wins, draws, losses */
+    double sum, sum2;    /* a's points, and the sum of their squares */
+};
+
 /* match_report.c */
 double match_elo(double s);
+void match_print_report(const struct mctx *M, const struct match_tally *t, const char *openings,
+                        double secs);
 int match_resume_read(struct mctx *M, const char *path, const char *head, char **heads,
                       char *err, int errlen);
 

@@ -105,3 +105,48 @@ int match_resume_read(struct mctx *M, const char *path, const char *head, char *
     fprintf(stderr, "sow match: resuming: %d of %d games in %s\n", found, M->games, path);
     return 0;
 }
+
+/* The summary on stdout: the players, the games, the openings, the
+ * result of a and its Elo difference over b with a 95% interval. */
+void match_print_report(const struct mctx *M, const struct match_tally *t, const char *openings,
+                        double secs)
+{
+    int played = t->played;
+    double sum = t->sum;
+    double s = played ? sum / played : 0, var = played ? t->sum2 / played - s * s : 0;
+    /* All games with one result: no spread to measure; count one more game
+     * half won (the usual correction) so that the interval is not empty. */
+    if (played && var <= 0) {
+        double s1 = (sum + 0.5) / (played + 1);
+        var = s1 * (1 - s1);
+    }
+    double se = played ? sqrt(var / played) : 0;
+    printf("rules    : %s 2x%d\n", M->rs.name, M->rs.pits);
+    printf("a        : %s\n", M->spec[0].text);
+    printf("b        : %s\n", M->spec[1].text);
+    if (M->cpu_clock)
+        printf("clock    : CPU time of the thinking thread (--clock cpu)\n");
+    char plies[32];
+    if (M->maxoplies > M->oplies)
+        snprintf(plies, sizeof plies, "%d-%d", M->oplies, M->maxoplies);
+    else
+        snprintf(plies, sizeof plies, "%d", M->oplies);
+    printf("games    : %d (%d openings of %s moves, colours swapped; %.0f s)\n", played,
+           M->games / 2, plies, secs);
+    if (openings)
+        printf("openings : from %s\n", openings);
+    else if (M->bsol)
+        printf("openings : South within +-%g seeds: %d exact (%s), %d at depth %d (%ld "
+               "candidates tried)\n",
+               M->balance, M->nexact, M->bsol_path, M->games / 2 - M->nexact, M->bdepth,
+               M->ncand);
+    else if (M->balance >= 0)
+        printf("openings : South within +-%g seeds at depth %d (%ld candidates tried)\n",
+               M->balance, M->bdepth, M->ncand);
+    else
+        printf("openings : not checked for balance\n");
+    printf("a W/D/L  : %d / %d / %d\n", t->w, t->d, t->l);
+    printf("score a  : %.1f / %d (%.1f%%)\n", sum, played, played ? 100 * s : 0);
+    printf("elo a-b  : %+.1f (95%%: %+.1f .. %+.1f)\n", match_elo(s), match_elo(s - 1.96 * se),
+           match_elo(s + 1.96 * se));
+}
