@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fileio.h"
 #include "match.h"
 #include "sow/search.h"
 #include "sow/version.h"
@@ -231,11 +232,23 @@ static int match_alloc(struct mctx *M, const struct match_args *a)
 }
 
 /* --save-openings: the openings, one a line, with their balance as a
- * comment.  0 or CLI_FAIL after one line on stderr. */
+ * comment; through fileio (a regular file replaced whole: temporary file,
+ * fsync, rename).  0 or an exit status after one line on stderr. */
 static int match_save_openings(const struct mctx *M, const struct match_args *a)
 {
-    FILE *fs = fopen(a->save_open, "w");
-    for (int i = 0; fs && i < M->games / 2; i++) {
+    struct fio_out o;
+    struct sow_error fe;
+    if (fio_out_begin(&o, a->save_open, NULL, &fe)) {
+        fprintf(stderr, "sow match: --save-openings: %s\n", fe.msg);
+        return cli_exit_code(fe.status);
+    }
+    FILE *fs = fio_out_stream(&o);
+    if (!fs) {
+        fio_out_abort(&o);
+        fprintf(stderr, "sow match: --save-openings %s: out of memory\n", a->save_open);
+        return CLI_FAIL;
+    }
+    for (int i = 0; i < M->games / 2; i++) {
         char pos[SOW_POS_MAXLEN];
         pos_format(&M->rs, &M->open[i], pos, sizeof pos);
         fprintf(fs, "%s", pos);
@@ -245,9 +258,9 @@ static int match_save_openings(const struct mctx *M, const struct match_args *a)
             fprintf(fs, "  # South %+.2f at depth %d", M->omargin[i] / 100.0, M->bdepth);
         fputc('\n', fs);
     }
-    if (!fs || fclose(fs) != 0) {
-        fprintf(stderr, "sow match: --save-openings %s: %s\n", a->save_open, strerror(errno));
-        return CLI_FAIL;
+    if (fio_out_commit(&o, &fe)) {
+        fprintf(stderr, "sow match: --save-openings: %s\n", fe.msg);
+        return cli_exit_code(fe.status);
     }
     return 0;
 }
@@ -268,6 +281,16 @@ static int match_out_open(struct mctx *M, const struct match_args *a, char *head
     *heads = NULL;
     if (a->resume && match_resume_read(M, a->out, head, heads, err, sizeof err) < 0)
         return cli_bad("match", "--resume %s: %s", a->out, err);
+    /* The games go to FILE itself as they end (a killed match resumes from
+     * it), so this file is opened in place, not through fio_out; but the
+     * target is checked as fileio's outputs are: a link, FIFO (which would
+     * block here), device or directory is refused. */
+    struct sow_error fe;
+    if (a->out && fio_check_target(a->out, &fe)) {
+        free(*heads);
+        fprintf(stderr, "sow match: --out: %s\n", fe.msg);
+        return cli_exit_code(fe.status);
+    }
     if (a->out && !(M->fo = fopen(a->out, a->resume ? "a" : "w"))) {
         free(*heads);
         return cli_bad("match", "--out %s: %s", a->out, strerror(errno));
@@ -292,31 +315,37 @@ static void match_run(struct mctx *M, long conc)
 }
 
 /* After the games: the --out FILE rewritten in game order (every header
- * line first, temp + rename), and the results counted into t.  0 or
- * CLI_FAIL after one line on stderr. */
+ * line first, through fileio), and the results counted into t.  0 or an
+ * exit status after one line on stderr. */
 static int match_finish(struct mctx *M, const struct match_args *a, const char *head,
                         char *heads, struct match_tally *t)
 {
+    struct fio_out o;
+    struct sow_error fe;
     FILE *fo = NULL;
     if (M->fo) {
-        /* in game order now, every header line first (temp + rename) */
+        /* in game order now, every header line first (fileio: temporary
+         * file, fsync, rename) */
         fclose(M->fo);
         M->fo = NULL;
-        static char tmp[4200];
-        snprintf(tmp, sizeof tmp, "%s.tmp", a->out);
-        fo = fopen(tmp, "w");
-        if (fo)
+        if (!M->failed) {
+            if (fio_out_begin(&o, a->out, NULL, &fe)) {
+                free(heads);
+                fprintf(stderr, "sow match: --out: %s\n", fe.msg);
+                return cli_exit_code(fe.status);
+            }
+            if (!(fo = fio_out_stream(&o))) {
+                fio_out_abort(&o);
+                free(heads);
+                fprintf(stderr, "sow match: --out %s: out of memory\n", a->out);
+                return CLI_FAIL;
+            }
             fprintf(fo, "%s%s (sow %s %s%s)\n", heads ? heads : "", head, sow_version(),
                     sow_commit(), a->resume ? ", resumed" : "");
+        }
     }
     free(heads);
     if (M->failed) {
-        if (fo) {
-            char err[400];
-            fclose(fo);
-            snprintf(err, sizeof err, "%s.tmp", a->out);
-            unlink(err);
-        }
         fprintf(stderr, "sow match: %s\n", M->why);
         return CLI_FAIL;
     }
@@ -335,14 +364,9 @@ static int match_finish(struct mctx *M, const struct match_args *a, const char *
             fprintf(fo, "%s\n", M->text[i]);
         free(M->text[i]);
     }
-    if (fo) {
-        char tmp[4200];
-        snprintf(tmp, sizeof tmp, "%s.tmp", a->out);
-        if (fclose(fo) != 0 || rename(tmp, a->out) != 0) {
-            fprintf(stderr, "sow match: --out %s: %s\n", a->out, strerror(errno));
-            unlink(tmp);
-            return CLI_FAIL;
-        }
+    if (fo && fio_out_commit(&o, &fe)) {
+        fprintf(stderr, "sow match: --out: %s\n", fe.msg);
+        return cli_exit_code(fe.status);
     }
     return 0;
 }

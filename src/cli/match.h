@@ -93,6 +93,11 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
                      const sow_position *hist, int nh, const sow_position *open,
                      const sow_move *mv, int nm);
 
+/* An input file (--openings, --resume's --out) through fileio: a regular
+ * file, or NULL with the reason in why (a FIFO, device or directory is
+ * refused, never waited on). */
+FILE *match_open_input(const char *path, char *why, int whylen);
+
 /* match_openings.c: M->open[0..games/2-1] and their margins; 0, or -1 with
  * a message in err (match_stop set: interrupted). */
 int match_choose_openings(struct mctx *M, char *err, int errlen);

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "fileio.h"
 #include "match.h"
 #include "sow/engine.h"
 #include "sow/search.h"
@@ -162,13 +164,35 @@ int match_choose_openings(struct mctx *M, char *err, int errlen)
     return 0;
 }
 
+FILE *match_open_input(const char *path, char *why, int whylen)
+{
+    int fd;
+    struct sow_error fe;
+    if (fio_open_input(path, &fd, &fe) != SOW_OK) {
+        /* fileio's messages begin with the path, which the callers name */
+        const char *m = fe.msg;
+        size_t n = strlen(path);
+        if (!strncmp(m, path, n) && m[n] == ':' && m[n + 1] == ' ')
+            m += n + 2;
+        snprintf(why, (size_t)whylen, "%s", m);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        snprintf(why, (size_t)whylen, "%s", strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
 /* Openings from a file (--openings): one position per line, text after
  * '#' ignored, blank lines skipped; the first games/2 are used as given. */
 int match_read_openings(struct mctx *M, const char *path, char *err, int errlen)
 {
-    FILE *f = fopen(path, "r");
+    char why[300];
+    FILE *f = match_open_input(path, why, sizeof why);
     if (!f) {
-        snprintf(err, (size_t)errlen, "--openings %s: %s", path, strerror(errno));
+        snprintf(err, (size_t)errlen, "--openings %s: %s", path, why);
         return -1;
     }
     char line[4096];

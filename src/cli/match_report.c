@@ -1,6 +1,5 @@
 /* sow match: the Elo estimate of a score, and --resume's reading of an
  * earlier run's --out FILE (match.h). */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +24,9 @@ double match_elo(double s)
 int match_resume_read(struct mctx *M, const char *path, const char *head, char **heads, char *err,
                        int errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, (size_t)errlen, "%s", strerror(errno));
+    FILE *f = match_open_input(path, err, errlen);
+    if (!f)
         return -1;
-    }
     size_t hl = strlen(head), cap = 0, n = 0;
     *heads = NULL;
     char *line = NULL;
