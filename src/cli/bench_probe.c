@@ -81,6 +81,134 @@ static void print_pass(const char *what, const struct pass *p, size_t n, const c
            n, p->wall, p->cpu, extra);
 }
 
+/* Levels 0..seeds of raw compressed into zdir with blocks of 2^bs values,
+ * their raw and stored bytes printed.  false after a message. */
+static bool compress_levels(const struct ruleset *rs, const struct tb_set *raw, const char *zdir,
+                            int seeds, unsigned bs, int threads)
+{
+    struct sow_error e;
+    uint64_t sraw = 0, sz = 0;
+    for (int n = 0; n <= seeds; n++) {
+        uint64_t E;
+        const int8_t *v = tb_level_values(raw, n, &E);
+        enum sow_status st = tbz_write_b(zdir, rs, n, v, E, TBZ_LEVEL, bs, threads, &e);
+        char path[4200];
+        tb_file_name(zdir, rs->name, rs->pits, n, path, sizeof path);
+        struct tb_header h;
+        if (st == SOW_OK)
+            st = tb_file_load(path, rs, n, &h, NULL, NULL, NULL, &e);
+        if (st != SOW_OK) {
+            fprintf(stderr, "sow bench probe: %s\n", e.msg);
+            return false;
+        }
+        sraw += TB_HEADER_SIZE + E;
+        sz += h.stored;
+        printf("  level %3d %12llu raw bytes %12llu stored %6.2fx\n", n,
+               (unsigned long long)(TB_HEADER_SIZE + E), (unsigned long long)h.stored,
+               (double)(TB_HEADER_SIZE + E) / (double)h.stored);
+    }
+    printf("  levels 0..%d %12llu raw bytes %12llu stored %6.2fx\n", seeds,
+           (unsigned long long)sraw, (unsigned long long)sz, (double)sraw / (double)sz);
+    return true;
+}
+
+/* Every block of the top level of zdir decompressed once, as a miss does
+ * it (zstd, then the block's checksum and value range), and the time a
+ * block printed.  false after a message. */
+static bool time_top_blocks(const struct ruleset *rs, const struct tb_index *ix, const char *zdir,
+                            int seeds, unsigned bs)
+{
+    struct sow_error e;
+    char path[4200];
+    tb_file_name(zdir, rs->name, rs->pits, seeds, path, sizeof path);
+    size_t size = 0;
+    uint8_t *m = read_file(path, &size);
+    struct tbz z;
+    int8_t *buf = malloc((size_t)1 << bs);
+    ZSTD_DCtx *dc = ZSTD_createDCtx();
+    if (!m || !buf || !dc ||
+        tbz_parse(m, size, tb_level_entries(ix, seeds), seeds, path, &z, &e)) {
+        fprintf(stderr, "sow bench probe: cannot read back %s\n", path);
+        free(m);
+        free(buf);
+        ZSTD_freeDCtx(dc);
+        return false;
+    }
+    double w0 = util_now(), c0 = thread_cpu();
+    bool bad = false;
+    for (uint64_t k = 0; k < z.nblocks; k++)
+        bad |= tbz_block_dctx(&z, k, buf, dc, &e) < 0;
+    double w = util_now() - w0, c = thread_cpu() - c0;
+    printf("  level %d: %llu blocks, %.2f us a block wall, %.2f us cpu (%.0f MB/s "
+           "cpu)%s\n",
+           seeds, (unsigned long long)z.nblocks, 1e6 * w / (double)z.nblocks,
+           1e6 * c / (double)z.nblocks, c > 0 ? (double)z.entries / c / 1e6 : 0.0,
+           bad ? " DAMAGED" : "");
+    free(m);
+    free(buf);
+    ZSTD_freeDCtx(dc);
+    return true;
+}
+
+/* One block shift: levels 0..seeds of raw compressed into a temporary
+ * directory, the top level's blocks timed, then the probes pos[0..np-1]
+ * cold and warm, checked against the raw pass rp.  false after a message
+ * (or values that differ). */
+static bool bench_shift(const struct ruleset *rs, const struct tb_set *raw,
+                        const sow_position *pos, size_t np, int seeds, unsigned bs, int threads,
+                        double cache_mb, const struct pass *rp)
+{
+    struct sow_error e;
+    char zdir[] = "/tmp/sow-bench-probe-XXXXXX";
+    if (!mkdtemp(zdir)) {
+        fprintf(stderr, "sow bench probe: cannot create a temporary directory\n");
+        return false;
+    }
+    printf("block shift %u (%u values a block), zstd level %d:\n", bs, 1u << bs, TBZ_LEVEL);
+    if (!compress_levels(rs, raw, zdir, seeds, bs, threads)) {
+        util_rmdir_flat(zdir);
+        return false;
+    }
+    struct tb_set *zs;
+    enum sow_status st = tb_open(rs, zdir, &zs, &e);
+    if (st == SOW_OK && cache_mb > 0)
+        st = tb_set_cache(zs, (uint64_t)(cache_mb * 1e6), &e);
+    if (st != SOW_OK) {
+        fprintf(stderr, "sow bench probe: %s\n", e.msg);
+        util_rmdir_flat(zdir);
+        return false;
+    }
+    if (!time_top_blocks(rs, tb_set_index(raw), zdir, seeds, bs)) {
+        tb_close(zs);
+        util_rmdir_flat(zdir);
+        return false;
+    }
+    struct pass cold = probe_pass(zs, pos, np);
+    struct tb_cache_stats cs0, cs1;
+    tb_set_cache_stats(zs, &cs0);
+    struct pass warm = probe_pass(zs, pos, np);
+    tb_set_cache_stats(zs, &cs1);
+    char x[200];
+    /* what the misses added to the same probes, per miss */
+    double miss_us = cs0.misses ? 1e6 * (cold.cpu - warm.cpu) / (double)cs0.misses : 0.0;
+    snprintf(x, sizeof x,
+             "\n  %-22s %llu blocks decompressed (%.3f a probe, ~%.1f us cpu each), "
+             "cache %.1f MB",
+             "", (unsigned long long)cs0.misses, (double)cs0.misses / (double)np, miss_us,
+             (double)cs0.bytes / 1e6);
+    print_pass("compressed, cold cache", &cold, np, x);
+    snprintf(x, sizeof x, "\n  %-22s %llu blocks decompressed (%.4f a probe)", "",
+             (unsigned long long)(cs1.misses - cs0.misses),
+             (double)(cs1.misses - cs0.misses) / (double)np);
+    print_pass("compressed, warm cache", &warm, np, x);
+    bool same = cold.sum == rp->sum && warm.sum == rp->sum && !cold.fails && !warm.fails &&
+                cold.fails == rp->fails;
+    printf("  values: %s\n", same ? "compressed and raw agree" : "DIFFER");
+    tb_close(zs);
+    util_rmdir_flat(zdir);
+    return same;
+}
+
 int bench_probe(int argc, char **argv)
 {
     const char *rules = "oware", *dir = NULL, *shifts = "14";
@@ -188,106 +316,9 @@ int bench_probe(int argc, char **argv)
     printf("random probes over levels 0..%ld (%llu positions):\n", seeds,
            (unsigned long long)total);
     print_pass("raw", &rp, np, "");
-    for (int b = 0; b < nbs; b++) {
-        char zdir[] = "/tmp/sow-bench-probe-XXXXXX";
-        if (!mkdtemp(zdir)) {
-            fprintf(stderr, "sow bench probe: cannot create a temporary directory\n");
+    for (int b = 0; b < nbs; b++)
+        if (!bench_shift(&rs, raw, pos, np, (int)seeds, bs[b], (int)threads, cache_mb, &rp))
             goto out;
-        }
-        printf("block shift %u (%u values a block), zstd level %d:\n", bs[b], 1u << bs[b],
-               TBZ_LEVEL);
-        uint64_t sraw = 0, sz = 0;
-        for (int n = 0; n <= seeds; n++) {
-            uint64_t E;
-            const int8_t *v = tb_level_values(raw, n, &E);
-            st = tbz_write_b(zdir, &rs, n, v, E, TBZ_LEVEL, bs[b], (int)threads, &e);
-            char path[4200];
-            tb_file_name(zdir, rs.name, rs.pits, n, path, sizeof path);
-            struct tb_header h;
-            if (st == SOW_OK)
-                st = tb_file_load(path, &rs, n, &h, NULL, NULL, NULL, &e);
-            if (st != SOW_OK) {
-                fprintf(stderr, "sow bench probe: %s\n", e.msg);
-                util_rmdir_flat(zdir);
-                goto out;
-            }
-            sraw += TB_HEADER_SIZE + E;
-            sz += h.stored;
-            printf("  level %3d %12llu raw bytes %12llu stored %6.2fx\n", n,
-                   (unsigned long long)(TB_HEADER_SIZE + E), (unsigned long long)h.stored,
-                   (double)(TB_HEADER_SIZE + E) / (double)h.stored);
-        }
-        printf("  levels 0..%ld %12llu raw bytes %12llu stored %6.2fx\n", seeds,
-               (unsigned long long)sraw, (unsigned long long)sz, (double)sraw / (double)sz);
-        struct tb_set *zs;
-        st = tb_open(&rs, zdir, &zs, &e);
-        if (st == SOW_OK && cache_mb > 0)
-            st = tb_set_cache(zs, (uint64_t)(cache_mb * 1e6), &e);
-        if (st != SOW_OK) {
-            fprintf(stderr, "sow bench probe: %s\n", e.msg);
-            util_rmdir_flat(zdir);
-            goto out;
-        }
-        /* Every block of the top level decompressed once, as a miss does
-         * it (zstd, then the block's checksum and value range). */
-        {
-            char path[4200];
-            tb_file_name(zdir, rs.name, rs.pits, (int)seeds, path, sizeof path);
-            size_t size = 0;
-            uint8_t *m = read_file(path, &size);
-            struct tbz z;
-            int8_t *buf = malloc((size_t)1 << bs[b]);
-            ZSTD_DCtx *dc = ZSTD_createDCtx();
-            if (!m || !buf || !dc ||
-                tbz_parse(m, size, tb_level_entries(ix, (int)seeds), (int)seeds, path, &z, &e)) {
-                fprintf(stderr, "sow bench probe: cannot read back %s\n", path);
-                free(m);
-                free(buf);
-                ZSTD_freeDCtx(dc);
-                tb_close(zs);
-                util_rmdir_flat(zdir);
-                goto out;
-            }
-            double w0 = util_now(), c0 = thread_cpu();
-            bool bad = false;
-            for (uint64_t k = 0; k < z.nblocks; k++)
-                bad |= tbz_block_dctx(&z, k, buf, dc, &e) < 0;
-            double w = util_now() - w0, c = thread_cpu() - c0;
-            printf("  level %ld: %llu blocks, %.2f us a block wall, %.2f us cpu (%.0f MB/s "
-                   "cpu)%s\n",
-                   seeds, (unsigned long long)z.nblocks, 1e6 * w / (double)z.nblocks,
-                   1e6 * c / (double)z.nblocks,
-                   c > 0 ? (double)z.entries / c / 1e6 : 0.0, bad ? " DAMAGED" : "");
-            free(m);
-            free(buf);
-            ZSTD_freeDCtx(dc);
-        }
-        struct pass cold = probe_pass(zs, pos, np);
-        struct tb_cache_stats cs0, cs1;
-        tb_set_cache_stats(zs, &cs0);
-        struct pass warm = probe_pass(zs, pos, np);
-        tb_set_cache_stats(zs, &cs1);
-        char x[200];
-        /* what the misses added to the same probes, per miss */
-        double miss_us = cs0.misses ? 1e6 * (cold.cpu - warm.cpu) / (double)cs0.misses : 0.0;
-        snprintf(x, sizeof x,
-                 "\n  %-22s %llu blocks decompressed (%.3f a probe, ~%.1f us cpu each), "
-                 "cache %.1f MB",
-                 "", (unsigned long long)cs0.misses, (double)cs0.misses / (double)np, miss_us,
-                 (double)cs0.bytes / 1e6);
-        print_pass("compressed, cold cache", &cold, np, x);
-        snprintf(x, sizeof x, "\n  %-22s %llu blocks decompressed (%.4f a probe)", "",
-                 (unsigned long long)(cs1.misses - cs0.misses),
-                 (double)(cs1.misses - cs0.misses) / (double)np);
-        print_pass("compressed, warm cache", &warm, np, x);
-        bool same = cold.sum == rp.sum && warm.sum == rp.sum && !cold.fails && !warm.fails &&
-                    cold.fails == rp.fails;
-        printf("  values: %s\n", same ? "compressed and raw agree" : "DIFFER");
-        tb_close(zs);
-        util_rmdir_flat(zdir);
-        if (!same)
-            goto out;
-    }
     rc = CLI_OK;
 out:
     free(pos);

@@ -330,6 +330,81 @@ static int solve_print(const struct solve_args *a, struct search_ctx *s,
     return 0;
 }
 
+/* The files cmd_solve reads before it searches: --tables DIR (and its
+ * block cache), the engine's solution file (--solution with --depth or
+ * --time), or DIR's solution file holding the position.  0, or an exit
+ * status after one line on stderr (nothing left open). */
+static int solve_open(struct solve_args *a, struct cli_game *g, struct tb_set **tb,
+                      struct sol **esol)
+{
+    struct sow_error e;
+    if (a->tables && tb_open(&g->rs, a->tables, tb, &e) != SOW_OK) {
+        cli_bad("solve", "--tables %s: %s", a->tables, e.msg);
+        return cli_exit_code(e.status); /* missing or damaged: bad input */
+    }
+    /* (issue 13) the block cache of compressed levels within --memory */
+    if (*tb && a->memgb > 0 &&
+        tb_set_cache(*tb, tb_cache_default(*tb, a->memgb * 1e9), &e) != SOW_OK) {
+        tb_close(*tb);
+        cli_bad("solve", "--tables %s: %s", a->tables, e.msg);
+        return cli_exit_code(e.status);
+    }
+    /* (engstrength, issue 12) the engine's solution file */
+    if (a->solution && (a->have_depth || a->have_time)) {
+        enum sow_status st0 = search_solution_open(&g->rs, a->solution, esol, &e);
+        if (st0 != SOW_OK) {
+            tb_close(*tb);
+            cli_bad("solve", "%s", e.msg);
+            return cli_exit_code(st0);
+        }
+        a->solution = NULL; /* not the exact mode's answer from the file */
+    }
+    /* (engstr, issue 12) the engine with --tables DIR and no --solution: a
+     * solution file in DIR holding the position is its exact knowledge, as
+     * the exact mode answers from it (docs/engine.md "Solution files") */
+    if (a->tables && !*esol && !a->solution && (a->have_depth || a->have_time) &&
+        !a->threshold) {
+        struct sow_error se = {0};
+        char epath[4096];
+        enum sow_status st0 =
+            search_solution_find(&g->rs, a->tables, &g->p, esol, epath, sizeof epath, &se);
+        if (st0 != SOW_OK) {
+            tb_close(*tb);
+            cli_bad("solve", "--tables %s: %s", a->tables, se.msg);
+            return cli_exit_code(st0);
+        }
+        if (*esol)
+            fprintf(stderr, "sow solve: the engine probes the solution file %s\n", epath);
+    }
+    return 0;
+}
+
+/* The answer of a solution file (dsol, else the file at path) for g's
+ * position: value and best move into r, *nmv move values into vals. */
+static enum sow_status solve_from_file(const struct cli_game *g, const char *path,
+                                       struct sol *dsol, struct search_result *r, int *vals,
+                                       int *nmv, struct sow_error *se)
+{
+    struct sol *sol = dsol;
+    enum sow_status st = dsol ? SOW_OK : search_solution_open(&g->rs, path, &sol, se);
+    if (st == SOW_OK) {
+        *nmv = search_solution_answer(sol, &g->p, r, vals);
+        search_solution_close(sol);
+        if (*nmv < 0)
+            st = sow_fail(se, SOW_E_INPUT, "%s: the position is not in this solution", path);
+    }
+    return st;
+}
+
+/* cmd_solve's end once the search exists: everything closed, rc returned. */
+static int solve_end(int rc, struct search_ctx *s, struct tb_set *tb, struct sol *esol)
+{
+    search_free(s);
+    tb_close(tb);
+    search_solution_close(esol);
+    return rc;
+}
+
 int cmd_solve(int argc, char **argv)
 {
     struct solve_args a;
@@ -341,43 +416,10 @@ int cmd_solve(int argc, char **argv)
     bool moves = a.moves;
     struct tb_set *tb = NULL;
     struct sow_error e;
-    if (tables && tb_open(&g.rs, tables, &tb, &e) != SOW_OK) {
-        cli_bad("solve", "--tables %s: %s", tables, e.msg);
-        return cli_exit_code(e.status); /* missing or damaged: bad input */
-    }
-    /* (issue 13) the block cache of compressed levels within --memory */
-    if (tb && a.memgb > 0 && tb_set_cache(tb, tb_cache_default(tb, a.memgb * 1e9), &e) != SOW_OK) {
-        tb_close(tb);
-        cli_bad("solve", "--tables %s: %s", tables, e.msg);
-        return cli_exit_code(e.status);
-    }
-    /* (engstrength, issue 12) the engine's solution file */
     struct sol *esol = NULL;
-    if (a.solution && (a.have_depth || a.have_time)) {
-        enum sow_status st0 = search_solution_open(&g.rs, a.solution, &esol, &e);
-        if (st0 != SOW_OK) {
-            tb_close(tb);
-            cli_bad("solve", "%s", e.msg);
-            return cli_exit_code(st0);
-        }
-        a.solution = NULL; /* not the exact mode's answer from the file */
-    }
-    /* (engstr, issue 12) the engine with --tables DIR and no --solution: a
-     * solution file in DIR holding the position is its exact knowledge, as
-     * the exact mode answers from it (docs/engine.md "Solution files") */
-    if (tables && !esol && !a.solution && (a.have_depth || a.have_time) && !a.threshold) {
-        struct sow_error se = {0};
-        char epath[4096];
-        enum sow_status st0 =
-            search_solution_find(&g.rs, tables, &g.p, &esol, epath, sizeof epath, &se);
-        if (st0 != SOW_OK) {
-            tb_close(tb);
-            cli_bad("solve", "--tables %s: %s", tables, se.msg);
-            return cli_exit_code(st0);
-        }
-        if (esol)
-            fprintf(stderr, "sow solve: the engine probes the solution file %s\n", epath);
-    }
+    int orc = solve_open(&a, &g, &tb, &esol);
+    if (orc)
+        return orc;
     /* A second Ctrl-C ends the process at once: solve writes no file. */
     volatile sig_atomic_t *stop = cli_catch_signals(true);
     struct prog pr = {util_now()};
@@ -417,10 +459,7 @@ int cmd_solve(int argc, char **argv)
         st = search_solution_find(&g.rs, tables, &g.p, &dsol, found, sizeof found, &se);
         if (st != SOW_OK) {
             cli_bad("solve", "--tables %s: %s", tables, se.msg);
-            search_free(s);
-            tb_close(tb);
-            search_solution_close(esol);
-            return cli_exit_code(st);
+            return solve_end(cli_exit_code(st), s, tb, esol);
         }
         if (dsol) {
             a.solution = found;
@@ -428,22 +467,11 @@ int cmd_solve(int argc, char **argv)
         }
     }
     if (a.solution) {
-        struct sol *sol = dsol;
         struct sow_error se = {0};
-        st = dsol ? SOW_OK : search_solution_open(&g.rs, a.solution, &sol, &se);
-        if (st == SOW_OK) {
-            nmv = search_solution_answer(sol, &g.p, &r, vals);
-            search_solution_close(sol);
-            if (nmv < 0)
-                st = sow_fail(&se, SOW_E_INPUT, "%s: the position is not in this solution",
-                              a.solution);
-        }
+        st = solve_from_file(&g, a.solution, dsol, &r, vals, &nmv, &se);
         if (st != SOW_OK) {
             cli_bad("solve", "%s", se.msg);
-            search_free(s);
-            tb_close(tb);
-            search_solution_close(esol);
-            return cli_exit_code(st);
+            return solve_end(cli_exit_code(st), s, tb, esol);
         }
     } else {
         st = search_solve(s, &g.p, &r);
@@ -457,10 +485,7 @@ int cmd_solve(int argc, char **argv)
             st = search_save(s, &g.p, a.save, &se);
             if (st != SOW_OK) {
                 cli_bad("solve", "%s", se.msg);
-                search_free(s);
-                tb_close(tb);
-                search_solution_close(esol);
-                return cli_exit_code(st);
+                return solve_end(cli_exit_code(st), s, tb, esol);
             }
         }
     }
@@ -473,20 +498,14 @@ int cmd_solve(int argc, char **argv)
     struct sow_error de;
     if (st != SOW_E_INTERRUPTED && tb && tb_set_damaged(tb, &de)) {
         cli_bad("solve", "--tables %s: %s", tables, de.msg);
-        search_free(s);
-        tb_close(tb);
-        search_solution_close(esol);
-        return cli_exit_code(SOW_E_INPUT);
+        return solve_end(cli_exit_code(SOW_E_INPUT), s, tb, esol);
     }
     if (st != SOW_OK) {
         if (st == SOW_E_INTERRUPTED)
             fprintf(stderr, "sow solve: interrupted\n");
         else
             cli_bad("solve", "%s", search_last_error(s)->msg);
-        search_free(s);
-        tb_close(tb);
-        search_solution_close(esol);
-        return cli_exit_code(st);
+        return solve_end(cli_exit_code(st), s, tb, esol);
     }
     int pr_rc = solve_print(&a, s, &r, vals, nmv, pr.t0, stop);
     search_free(s);

@@ -1,0 +1,124 @@
+/* sow match, inside: the parts of cmd_match.c's command, shared by its files
+ * (docs/engine.md "Matches").
+ *
+ *   cmd_match.c       options, checks, the run from setup to summary
+ *   match_player.c    the players: SPEC text, engines in process, programs
+ *                     speaking the engine protocol over pipes
+ *   match_openings.c  the openings: chosen and balanced, or read from a file
+ *   match_play.c      one game, and the worker threads that play them
+ *   match_report.c    --resume's reading of --out, the summary and its Elo
+ *
+ * Thread-safety: struct mctx is shared by the workers; its `next` is taken
+ * atomically, `score`/`text` are per game, the rest is written under `lock`
+ * or before the workers start. */
+#ifndef SOW_CLI_MATCH_H
+#define SOW_CLI_MATCH_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "sow/engine.h"
+#include "sow/search.h"
+
+#define MAXG 4096
+
+enum pkind { P_SOW, P_THRESHOLD, P_GREEDY, P_CMD };
+
+struct pspec {
+    enum pkind kind;
+    int depth, threads;
+    double ms;
+    unsigned hash;
+    const char *tables;
+    const char *solution;      /* a solution file (sow solve --save) */
+    bool have_weights;
+    struct eval_weights w;
+    char cmd[1024];
+    char text[1100];
+};
+
+struct mctx {
+    struct ruleset rs;
+    struct pspec spec[2];
+    struct tb_set *tb[2];
+    struct sol *sol[2];
+    int games, oplies, maxplies;
+    double defms;
+    bool cpu_clock;            /* --clock cpu: times are the thinking thread's CPU time */
+    double balance;            /* seeds; < 0: openings not balanced */
+    int bdepth;                /* depth of the balancing search */
+    sow_position *open;        /* per pair of games: the opening */
+    int *omargin;              /* its estimated margin for South, centi-seeds */
+    long ncand;                /* candidates tried */
+    int maxoplies;             /* the longest opening used */
+    bool have_margin;          /* omargin holds the balancing search's estimates */
+    /* (engstr) --balance-exact: candidates judged by their exact value */
+    struct sol *bsol;          /* a solution file holding the openings, or NULL */
+    const char *bsol_path;
+    bool *oexact;              /* per opening: omargin is exact (seeds x 100) */
+    int nexact;                /* openings judged exactly */
+    int next;                  /* next game to play (atomic) */
+    FILE *fo;                  /* --out: each game appended as it ends */
+    double *score;             /* per game: points of player a */
+    char **text;               /* per game: the line for --out */
+    bool failed;
+    char why[400];
+    pthread_mutex_t lock;
+};
+
+/* Set by SIGINT (match_on_sigint) while a match runs: the workers stop
+ * taking games, the openings' search stops. */
+extern volatile sig_atomic_t match_stop;
+
+struct player {
+    const struct pspec *sp;
+    struct engine *e;
+    struct search_ctx *s;
+    pid_t pid;
+    FILE *to, *from;
+};
+
+/* match_player.c */
+int match_parse_spec(const char *s, struct pspec *sp, char *err, int errlen);
+int player_open(struct mctx *M, int who, struct player *pl, char *err, int errlen);
+void player_close(struct player *pl);
+void player_newgame(struct player *pl);
+/* The move of the player at position p (history hist[0..nh-1], the game
+ * from its opening position `open` by moves mv[0..nm-1]).  SOW_MOVE_NONE if
+ * the player failed. */
+sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
+                     const sow_position *hist, int nh, const sow_position *open,
+                     const sow_move *mv, int nm);
+
+/* An input file (--openings, --resume's --out) through fileio: a regular
+ * file, or NULL with the reason in why (a FIFO, device or directory is
+ * refused, never waited on). */
+FILE *match_open_input(const char *path, char *why, int whylen);
+
+/* match_openings.c: M->open[0..games/2-1] and their margins; 0, or -1 with
+ * a message in err (match_stop set: interrupted). */
+int match_choose_openings(struct mctx *M, char *err, int errlen);
+int match_read_openings(struct mctx *M, const char *path, char *err, int errlen);
+
+/* match_play.c */
+void match_on_sigint(int sig);
+void *match_worker(void *arg); /* arg: the struct mctx */
+
+/* The results of the games played (cmd_match.c counts, match_report.c
+ * prints). */
+struct match_tally {
+    int played, w, d, l; /* games, and a's wins, draws, losses */
+    double sum, sum2;    /* a's points, and the sum of their squares */
+};
+
+/* match_report.c */
+double match_elo(double s);
+void match_print_report(const struct mctx *M, const struct match_tally *t, const char *openings,
+                        double secs);
+int match_resume_read(struct mctx *M, const char *path, const char *head, char **heads,
+                      char *err, int errlen);
+
+#endif
