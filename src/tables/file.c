@@ -14,6 +14,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "container.h"
 #include "compress.h"
 #include "fileio.h"
 #include "util.h"
@@ -22,10 +23,6 @@
 
 static const char MAGIC[8] = {'S', 'O', 'W', 'T', 'B', 'L', '\r', '\n'};
 
-static void put32(uint8_t *b, uint32_t v) { memcpy(b, &v, 4); }
-static void put64(uint8_t *b, uint64_t v) { memcpy(b, &v, 8); }
-static uint32_t get32(const uint8_t *b) { uint32_t v; memcpy(&v, b, 4); return v; }
-static uint64_t get64(const uint8_t *b) { uint64_t v; memcpy(&v, b, 8); return v; }
 
 const char *tb_default_dir(void)
 {
@@ -68,22 +65,22 @@ void tb_header_encode(uint8_t *h, const struct ruleset *rs, int level, uint32_t 
 {
     memset(h, 0, TB_HEADER_SIZE);
     memcpy(h + TBH_MAGIC, MAGIC, 8);
-    put32(h + TBH_VERSION, version);
-    put32(h + TBH_HSIZE, TB_HEADER_SIZE);
+    ct_put32(h + TBH_VERSION, version);
+    ct_put32(h + TBH_HSIZE, TB_HEADER_SIZE);
     snprintf((char *)h + TBH_RULES, 24, "%s", rs->name);
-    put32(h + TBH_PITS, (uint32_t)rs->pits);
-    put32(h + TBH_LEVEL, (uint32_t)level);
-    put32(h + TBH_SCHEME, TB_INDEX_SCHEME);
-    put32(h + TBH_STATES, (uint32_t)rs->index_states);
-    put64(h + TBH_ENTRIES, entries);
-    put32(h + TBH_ENCODING, TB_VALUE_INT8);
-    put64(h + TBH_CHECKSUM, payload_sum);
-    put64(h + TBH_PAYLOAD, TB_HEADER_SIZE);
+    ct_put32(h + TBH_PITS, (uint32_t)rs->pits);
+    ct_put32(h + TBH_LEVEL, (uint32_t)level);
+    ct_put32(h + TBH_SCHEME, TB_INDEX_SCHEME);
+    ct_put32(h + TBH_STATES, (uint32_t)rs->index_states);
+    ct_put64(h + TBH_ENTRIES, entries);
+    ct_put32(h + TBH_ENCODING, TB_VALUE_INT8);
+    ct_put64(h + TBH_CHECKSUM, payload_sum);
+    ct_put64(h + TBH_PAYLOAD, TB_HEADER_SIZE);
 }
 
 void tb_header_seal(uint8_t *h)
 {
-    put64(h + TBH_HCHECK, XXH3_64bits(h, TBH_HCHECK));
+    ct_seal(h, TBH_HCHECK);
 }
 
 void tb_file_unmap(void *map, size_t maplen)
@@ -138,25 +135,25 @@ static enum sow_status file_load(const char *path, const struct ruleset *rs, int
     const uint8_t *h = map;
     if (memcmp(h + TBH_MAGIC, MAGIC, 8) != 0)
         BAD("%s: not a sow table file (bad magic)", path);
-    if (XXH3_64bits(h, TBH_HCHECK) != get64(h + TBH_HCHECK))
+    if (!ct_sealed(h, TBH_HCHECK))
         BAD("%s: header damaged (header checksum mismatch)", path);
     struct tb_header hd;
     memset(&hd, 0, sizeof hd);
-    hd.version = get32(h + TBH_VERSION);
+    hd.version = ct_get32(h + TBH_VERSION);
     if (hd.version != TB_FORMAT_VERSION && hd.version != TBZ_VERSION)
         BAD("%s: format version %u, this sow reads versions %d and %d", path, hd.version,
             TB_FORMAT_VERSION, TBZ_VERSION);
-    if (get32(h + TBH_HSIZE) != TB_HEADER_SIZE || get64(h + TBH_PAYLOAD) != TB_HEADER_SIZE)
+    if (ct_get32(h + TBH_HSIZE) != TB_HEADER_SIZE || ct_get64(h + TBH_PAYLOAD) != TB_HEADER_SIZE)
         BAD("%s: unexpected header size", path);
     memcpy(hd.rules, h + TBH_RULES, 24);
     hd.rules[23] = 0;
-    hd.pits = get32(h + TBH_PITS);
-    hd.level = get32(h + TBH_LEVEL);
-    hd.index_scheme = get32(h + TBH_SCHEME);
-    hd.states = get32(h + TBH_STATES);
-    hd.entries = get64(h + TBH_ENTRIES);
-    hd.value_encoding = get32(h + TBH_ENCODING);
-    hd.checksum = get64(h + TBH_CHECKSUM);
+    hd.pits = ct_get32(h + TBH_PITS);
+    hd.level = ct_get32(h + TBH_LEVEL);
+    hd.index_scheme = ct_get32(h + TBH_SCHEME);
+    hd.states = ct_get32(h + TBH_STATES);
+    hd.entries = ct_get64(h + TBH_ENTRIES);
+    hd.value_encoding = ct_get32(h + TBH_ENCODING);
+    hd.checksum = ct_get64(h + TBH_CHECKSUM);
     if (hd.index_scheme != TB_INDEX_SCHEME)
         BAD("%s: unknown index scheme %u", path, hd.index_scheme);
     if (hd.value_encoding != TB_VALUE_INT8)

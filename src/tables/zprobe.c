@@ -14,39 +14,38 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "container.h"
 #include "compress.h"
 #include "tables_internal.h" /* the header layout */
 #include "tables/tables.h"
 
 
-static uint32_t get32(const uint8_t *b) { uint32_t v; memcpy(&v, b, 4); return v; }
-static uint64_t get64(const uint8_t *b) { uint64_t v; memcpy(&v, b, 8); return v; }
 
 enum sow_status tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int level,
                           const char *path, struct tbz *z, struct sow_error *e)
 {
 #define ZBAD(...) return sow_fail(e, SOW_E_INPUT, __VA_ARGS__)
-    if (get32(map + TBH_COMPRESSION) != TBZ_ZSTD)
-        ZBAD("%s: unknown compression %u", path, get32(map + TBH_COMPRESSION));
-    unsigned b = get32(map + TBH_BSHIFT);
-    uint64_t K = get64(map + TBH_NBLOCKS);
+    if (ct_get32(map + TBH_COMPRESSION) != TBZ_ZSTD)
+        ZBAD("%s: unknown compression %u", path, ct_get32(map + TBH_COMPRESSION));
+    unsigned b = ct_get32(map + TBH_BSHIFT);
+    uint64_t K = ct_get64(map + TBH_NBLOCKS);
     if (b < TBZ_BSHIFT_MIN || b > TBZ_BSHIFT_MAX || K != (entries + ((uint64_t)1 << b) - 1) >> b)
         ZBAD("%s: bad block layout (shift %u, %llu blocks for %llu values)", path, b,
              (unsigned long long)K, (unsigned long long)entries);
     uint64_t ilen = (K + 1) * TBZ_INDEX_ENTRY;
     if (size < TB_HEADER_SIZE + ilen)
         ZBAD("%s: truncated (index needs %llu bytes)", path, (unsigned long long)ilen);
-    if (XXH3_64bits(map + TB_HEADER_SIZE, size - TB_HEADER_SIZE) != get64(map + TBH_CHECKSUM))
+    if (XXH3_64bits(map + TB_HEADER_SIZE, size - TB_HEADER_SIZE) != ct_get64(map + TBH_CHECKSUM))
         ZBAD("%s: payload damaged (checksum mismatch)", path);
     const uint8_t *ix = map + TB_HEADER_SIZE;
     uint64_t prev = TB_HEADER_SIZE + ilen;
     for (uint64_t k = 0; k <= K; k++) {
-        uint64_t off = get64(ix + k * TBZ_INDEX_ENTRY);
+        uint64_t off = ct_get64(ix + k * TBZ_INDEX_ENTRY);
         if (off < prev || off > size)
             ZBAD("%s: block index damaged (block %llu)", path, (unsigned long long)k);
         prev = off;
     }
-    if (get64(ix + K * TBZ_INDEX_ENTRY) != size)
+    if (ct_get64(ix + K * TBZ_INDEX_ENTRY) != size)
         ZBAD("%s: %s", path, "trailing bytes after the last block");
     z->base = map;
     z->size = size;
@@ -54,7 +53,7 @@ enum sow_status tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int
     z->nblocks = K;
     z->bshift = b;
     z->level = level;
-    z->rawsum = get64(map + TBH_RAWSUM);
+    z->rawsum = ct_get64(map + TBH_RAWSUM);
     z->cache = NULL;
     z->gbase = 0;
     return SOW_OK;
@@ -69,7 +68,7 @@ int64_t tbz_block_dctx(const struct tbz *z, uint64_t k, int8_t *out, ZSTD_DCtx *
         return -1;
     }
     const uint8_t *ix = z->base + TB_HEADER_SIZE + k * TBZ_INDEX_ENTRY;
-    uint64_t a = get64(ix), end = get64(ix + TBZ_INDEX_ENTRY), sum = get64(ix + 8);
+    uint64_t a = ct_get64(ix), end = ct_get64(ix + TBZ_INDEX_ENTRY), sum = ct_get64(ix + 8);
     uint64_t bs = (uint64_t)1 << z->bshift, first = k << z->bshift;
     uint64_t want = first + bs < z->entries ? bs : z->entries - first;
     size_t r = dc ? ZSTD_decompressDCtx(dc, out, (size_t)bs, z->base + a, (size_t)(end - a))

@@ -13,14 +13,13 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "container.h"
 #include "compress.h"
 #include "tables/tables.h"
 #include "tables/tb_lean.h"
 #include "tables_internal.h"
 
 
-static void put32(uint8_t *b, uint32_t v) { memcpy(b, &v, 4); }
-static void put64(uint8_t *b, uint64_t v) { memcpy(b, &v, 8); }
 
 static int write_all(int fd, const void *buf, size_t len, off_t at)
 {
@@ -91,7 +90,7 @@ enum sow_status tbz_write_b(const char *dir, const struct ruleset *rs, int level
             size_t z = ZSTD_compressCCtx(cc[omp_get_thread_num()], out + (k - k0) * cap, cap,
                                          values + a, (size_t)len, zlevel);
             clen[k - k0] = z;
-            put64(index + k * TBZ_INDEX_ENTRY + 8, XXH3_64bits(values + a, (size_t)len));
+            ct_put64(index + k * TBZ_INDEX_ENTRY + 8, XXH3_64bits(values + a, (size_t)len));
         }
         for (uint64_t k = k0; k < k1 && !bad; k++) {
             if (ZSTD_isError(clen[k - k0])) {
@@ -100,7 +99,7 @@ enum sow_status tbz_write_b(const char *dir, const struct ruleset *rs, int level
                 bad = true;
                 break;
             }
-            put64(index + k * TBZ_INDEX_ENTRY, at);
+            ct_put64(index + k * TBZ_INDEX_ENTRY, at);
             if (write_all(fd, out + (k - k0) * cap, clen[k - k0], (off_t)at) < 0) {
                 sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
                 bad = true;
@@ -110,7 +109,7 @@ enum sow_status tbz_write_b(const char *dir, const struct ruleset *rs, int level
     }
     if (bad)
         goto done;
-    put64(index + K * TBZ_INDEX_ENTRY, at);
+    ct_put64(index + K * TBZ_INDEX_ENTRY, at);
     /* The stored payload's checksum: the index, then the blocks as written. */
     XXH3_state_t *st = XXH3_createState();
     if (!st) {
@@ -141,10 +140,10 @@ enum sow_status tbz_write_b(const char *dir, const struct ruleset *rs, int level
     XXH3_freeState(st);
     uint8_t h[TB_HEADER_SIZE];
     tb_header_encode(h, rs, level, TBZ_VERSION, entries, sum);
-    put32(h + TBH_COMPRESSION, TBZ_ZSTD);
-    put32(h + TBH_BSHIFT, b);
-    put64(h + TBH_NBLOCKS, K);
-    put64(h + TBH_RAWSUM, XXH3_64bits(values, (size_t)entries));
+    ct_put32(h + TBH_COMPRESSION, TBZ_ZSTD);
+    ct_put32(h + TBH_BSHIFT, b);
+    ct_put64(h + TBH_NBLOCKS, K);
+    ct_put64(h + TBH_RAWSUM, XXH3_64bits(values, (size_t)entries));
     tb_header_seal(h);
     if (write_all(fd, h, sizeof h, 0) < 0 || fsync(fd) < 0) {
         sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
