@@ -161,8 +161,25 @@ static double rank_memory(const struct tb_index *ix, int n, int size, bool lean,
            rel + (1 << 22);
 }
 
-enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_level,
-                             const struct tb_build_opts *opt, int *rankp, struct sow_error *e)
+/* One distributed build on one rank: what tb_build_mpi's steps share. */
+struct mrun {
+    struct mpi M;
+    struct tb_build_opts o; /* the caller's, progress on rank 0 only */
+    const struct ruleset *rs;
+    const char *dir;
+    int max_level;
+    struct tb_set *set;
+    double limit;                         /* --memory, or 3/4 of RAM */
+    bool lean, relay, owned;              /* the builder and the lower levels' place */
+    unsigned char missing[TB_MAX_LEVEL + 1];
+    int8_t *own[TB_MAX_LEVEL + 1];        /* owned lower levels: this rank's slices */
+    uint64_t own_lo[TB_MAX_LEVEL + 1];
+    uint64_t stats[3];                    /* words sent to other ranks, supersteps, level bytes */
+    uint64_t peak_level;
+};
+
+/* MPI started (once per process), this rank's place, the collectives' nap. */
+static void mpi_start(struct mpi *M)
 {
     int inited = 0;
     MPI_Initialized(&inited);
@@ -170,66 +187,42 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
         int prov;
         MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &prov);
     }
-    struct mpi M;
-    MPI_Comm_rank(MPI_COMM_WORLD, &M.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &M.size);
-    {
-        const char *nap = getenv("SOW_MPI_NAP_US"); /* coll_wait; the same on every rank */
-        M.nap_ns = nap && *nap ? 1000 * atol(nap) : 20000;
-        if (M.nap_ns < 0 || M.nap_ns > 999999999)
-            M.nap_ns = 20000;
-    }
-    *rankp = M.rank;
-    /* progress and level lines on rank 0 only */
-    struct tb_build_opts o = opt ? *opt : (struct tb_build_opts){0};
-    if (M.rank != 0) {
-        o.progress = NULL;
-        o.level_done = NULL;
-        o.level_info = NULL;
-    }
-    enum sow_status st = SOW_OK;
-    struct fio_lock lock = {-1};
-    struct tb_set *set = NULL;
-    int8_t *vals = NULL; /* this rank's slice of the level being written */
-    int8_t *own[TB_MAX_LEVEL + 1] = {0}; /* owned lower levels: this rank's slices */
-    uint64_t own_lo[TB_MAX_LEVEL + 1] = {0};
-    unsigned char missing[TB_MAX_LEVEL + 1] = {0};
-    if (max_level < 0 || max_level > TB_MAX_LEVEL)
-        st = sow_fail(e, SOW_E_INPUT, "--seeds %d: levels go up to %d", max_level, TB_MAX_LEVEL);
-    else if (!(set = tb_set_new(rs, dir)))
-        st = sow_fail(e, SOW_E_NOMEM, "out of memory");
-    /* As tb_build (fileio.h rules 3 and 4), on rank 0 for the job: the
-     * directory exists, this job alone builds in it, it can be written. */
-    if (st == SOW_OK && M.rank == 0 &&
-        ((st = fio_mkdir_p(dir, e)) || (st = fio_lock_dir(dir, &lock, o.stop, NULL, NULL, e)) ||
-         (st = fio_dir_writable(dir, e))))
-        fio_unlock(&lock);
-    st = tbm_agree(&M, st, e);
-    if (st != SOW_OK)
-        goto out;
-    /* rank 0 decides which levels exist; every rank loads (and checks) them */
-    if (M.rank == 0)
-        for (int n = 0; n <= max_level; n++) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &M->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &M->size);
+    const char *nap = getenv("SOW_MPI_NAP_US"); /* coll_wait; the same on every rank */
+    M->nap_ns = nap && *nap ? 1000 * atol(nap) : 20000;
+    if (M->nap_ns < 0 || M->nap_ns > 999999999)
+        M->nap_ns = 20000;
+}
+
+/* Which levels are missing (rank 0 decides, every rank learns it), which
+ * builder builds them and where the lower levels live. */
+static void mrun_plan(struct mrun *R)
+{
+    if (R->M.rank == 0)
+        for (int n = 0; n <= R->max_level; n++) {
             char path[4200];
-            tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
-            missing[n] = !fio_exists(path);
+            tb_file_name(R->dir, R->rs->name, R->rs->pits, n, path, sizeof path);
+            R->missing[n] = !fio_exists(path);
         }
-    MPI_Bcast(missing, TB_MAX_LEVEL + 1, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
-    double limit = o.memory_bytes > 0 ? o.memory_bytes : 0.75 * util_phys_memory();
+    MPI_Bcast(R->missing, TB_MAX_LEVEL + 1, MPI_UNSIGNED_CHAR, 0, MPI_COMM_WORLD);
+    R->limit = R->o.memory_bytes > 0 ? R->o.memory_bytes : 0.75 * util_phys_memory();
     /* The builder, as tb_build picks it: lean if asked for, or (auto) if
      * the stored edges do not fit (relay rule sets: lean with the edges on
      * each rank's disk, relay_edges). */
-    bool lean = o.builder == TB_BUILDER_LEAN, relay = !tb_unmove_supported(rs);
-    int rthreads = o.threads > 0 ? o.threads : omp_get_max_threads();
-    if (o.builder == TB_BUILDER_AUTO) {
+    R->lean = R->o.builder == TB_BUILDER_LEAN;
+    R->relay = !tb_unmove_supported(R->rs);
+    int rthreads = R->o.threads > 0 ? R->o.threads : omp_get_max_threads();
+    if (R->o.builder == TB_BUILDER_AUTO) {
         double lower = 0;
-        for (int n = 0; n <= max_level; n++) {
-            uint64_t E = tb_level_entries(&set->ix, n);
+        for (int n = 0; n <= R->max_level; n++) {
+            uint64_t E = tb_level_entries(&R->set->ix, n);
             if (E > TB_MAX_ENTRIES)
                 break;
-            if (missing[n] && lower + rank_memory(&set->ix, n, M.size, false, relay, rthreads, false) >
-                                 limit)
-                lean = true;
+            if (R->missing[n] &&
+                lower + rank_memory(&R->set->ix, n, R->M.size, false, R->relay, rthreads, false) >
+                    R->limit)
+                R->lean = true;
             lower += (double)E;
         }
     }
@@ -238,127 +231,178 @@ enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_
      * probes go to the owners in batches (probe_owned).  Owned when the
      * lower levels of the top level would take more than half of a rank's
      * budget; SOW_MPI_LOWER=owned|mapped decides instead (tests, bench). */
-    bool owned;
-    {
-        double all = 0;
-        for (int n = 0; n < max_level; n++)
-            all += (double)tb_level_entries(&set->ix, n);
-        const char *how = getenv("SOW_MPI_LOWER");
-        owned = how && strcmp(how, "owned") == 0 ? true
-                : how && strcmp(how, "mapped") == 0 ? false
-                                                    : all > limit / 2;
-    }
+    double all = 0;
+    for (int n = 0; n < R->max_level; n++)
+        all += (double)tb_level_entries(&R->set->ix, n);
+    const char *how = getenv("SOW_MPI_LOWER");
+    R->owned = how && strcmp(how, "owned") == 0    ? true
+               : how && strcmp(how, "mapped") == 0 ? false
+                                                   : all > R->limit / 2;
+}
+
+/* The levels present loaded and checked (owned: this rank's slice kept),
+ * each missing one's memory checked against the budget, before any is
+ * built. */
+static enum sow_status mrun_check(struct mrun *R, struct sow_error *e)
+{
+    enum sow_status st = SOW_OK;
+    int rthreads = R->o.threads > 0 ? R->o.threads : omp_get_max_threads();
     double lower = 0;
-    for (int n = 0; n <= max_level && st == SOW_OK; n++) {
-        uint64_t E = tb_level_entries(&set->ix, n);
-        if (!missing[n]) {
-            st = tb_set_load_level(set, n, e);
+    for (int n = 0; n <= R->max_level && st == SOW_OK; n++) {
+        uint64_t E = tb_level_entries(&R->set->ix, n);
+        if (!R->missing[n]) {
+            st = tb_set_load_level(R->set, n, e);
             if (st != SOW_OK && e) {
                 size_t l = strlen(e->msg);
                 snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
             }
-            if (st == SOW_OK && owned) { /* keep the slice, drop the rest */
-                uint64_t a = slice_lo(E, M.size, M.rank), b = slice_lo(E, M.size, M.rank + 1);
-                own_lo[n] = a;
-                own[n] = malloc(b > a ? b - a : 1);
-                if (!own[n])
+            if (st == SOW_OK && R->owned) { /* keep the slice, drop the rest */
+                uint64_t a = slice_lo(E, R->M.size, R->M.rank),
+                         b = slice_lo(E, R->M.size, R->M.rank + 1);
+                R->own_lo[n] = a;
+                R->own[n] = malloc(b > a ? b - a : 1);
+                if (!R->own[n])
                     st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
                 else
-                    memcpy(own[n], set->lv[n].v + a, b - a);
-                tb_set_own_level(set, n, NULL, NULL, 0);
+                    memcpy(R->own[n], R->set->lv[n].v + a, b - a);
+                tb_set_own_level(R->set, n, NULL, NULL, 0);
             }
         } else if (E > TB_MAX_ENTRIES) {
             st = sow_fail(e, SOW_E_TOO_BIG, "level %d has %llu entries, more than 31-bit indices",
                           n, (unsigned long long)E);
         } else {
-            double need = (owned ? lower / M.size : lower) +
-                          rank_memory(&set->ix, n, M.size, lean, relay, rthreads, owned);
-            if (need > limit)
+            double need = (R->owned ? lower / R->M.size : lower) +
+                          rank_memory(&R->set->ix, n, R->M.size, R->lean, R->relay, rthreads,
+                                      R->owned);
+            if (need > R->limit)
                 st = sow_fail(e, SOW_E_TOO_BIG,
                               "level %d needs about %.1f GB per rank (%s) but the memory limit "
                               "is %.1f GB (--memory); levels up to %d fit",
-                              n, need / 1e9, lean ? "lean" : "stored edges", limit / 1e9, n - 1);
+                              n, need / 1e9, R->lean ? "lean" : "stored edges", R->limit / 1e9,
+                              n - 1);
         }
         lower += (double)E;
     }
-    st = tbm_agree(&M, st, e);
-    if (st != SOW_OK)
-        goto out;
-    uint64_t stats[3] = {0, 0, 0}; /* words sent to other ranks, supersteps, level bytes */
-    uint64_t peak_level = 0;
-    for (int n = 0; n <= max_level; n++) {
-        uint64_t E = tb_level_entries(&set->ix, n);
-        if (!missing[n]) {
-            if (o.level_done)
-                o.level_done(o.ctx, n, E, 0, false);
-            continue;
-        }
-        double t0 = util_now();
-        st = tbm_level(&M, rs, set, n, lean, owned ? own : NULL, own_lo, &vals, &o, stats, e);
-        own_lo[n] = slice_lo(E, M.size, M.rank);
-        if (st != SOW_OK)
-            goto out;
-        /* every rank writes its slice into the one file (write_level) */
-        st = write_level(&M, rs, dir, n, vals, E, e);
-        if (owned) { /* the slice is this rank's part of the lower level now */
-            own[n] = vals;
-            vals = NULL;
-        }
+    return tbm_agree(&R->M, st, e);
+}
+
+/* Missing level n built by every rank on its slice and written into its
+ * file; then a lower level (owned: the slice kept; mapped: the file mapped
+ * and checked by every rank). */
+static enum sow_status mrun_level(struct mrun *R, int n, struct sow_error *e)
+{
+    struct tb_build_opts *o = &R->o;
+    uint64_t E = tb_level_entries(&R->set->ix, n);
+    double t0 = util_now();
+    int8_t *vals = NULL; /* this rank's slice of the level being written */
+    enum sow_status st = tbm_level(&R->M, R->rs, R->set, n, R->lean, R->owned ? R->own : NULL,
+                                   R->own_lo, &vals, o, R->stats, e);
+    R->own_lo[n] = slice_lo(E, R->M.size, R->M.rank);
+    if (st != SOW_OK) {
         free(vals);
+        return st;
+    }
+    /* every rank writes its slice into the one file (write_level) */
+    st = write_level(&R->M, R->rs, R->dir, n, vals, E, e);
+    if (R->owned) { /* the slice is this rank's part of the lower level now */
+        R->own[n] = vals;
         vals = NULL;
-        /* mapped: every rank maps the new level from the shared directory
-         * (and checks it): the levels above probe it there */
-        if (st == SOW_OK && !owned)
-            st = tbm_agree(&M, tb_set_load_level(set, n, e), e);
-        if (st != SOW_OK)
-            goto out;
-        uint64_t lb = stats[2], mb = 0;
-        tbm_allreduce(&M, &lb, &mb, 1, MPI_UINT64_T, MPI_MAX);
-        if (mb > peak_level)
-            peak_level = mb;
-        if (o.level_info) /* the largest rank's bytes for the level */
-            o.level_info(o.ctx, n, E,
-                         owned ? (lean ? "mpi lean/owned" : "mpi fast/owned")
-                               : (lean ? "mpi lean" : "mpi fast"),
-                         (double)mb);
-        if (o.level_done)
-            o.level_done(o.ctx, n, E, util_now() - t0, true);
-        int s = o.stop && *o.stop, g = 0;
-        tbm_allreduce(&M, &s, &g, 1, MPI_INT, MPI_MAX);
-        if (g) {
-            st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
-            goto out;
-        }
     }
-    if (getenv("SOW_MPI_STATS")) {
-        /* sow bench tables --mpi, bench/mpi-tables.sh: bytes between ranks,
-         * supersteps, peak memory */
-        uint64_t all = 0, pos = 0, rss, maxrss = 0;
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        rss = (uint64_t)ru.ru_maxrss * 1024;
-        for (int n = 0; n <= max_level; n++)
-            pos += missing[n] ? tb_level_entries(&set->ix, n) : 0;
-        MPI_Reduce(&stats[0], &all, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&rss, &maxrss, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-        if (M.rank == 0)
-            fprintf(stderr,
-                    "mpi: %d ranks, %s, %llu positions built, %llu bytes sent between ranks "
-                    "(%.2f per position), %llu supersteps, peak memory per rank %.1f MB "
-                    "(rss), %.1f MB (level arrays and buffers)\n",
-                    M.size,
-                    owned ? (lean ? "lean-owned" : "fast-owned") : (lean ? "lean" : "fast"),
-                    (unsigned long long)pos,
-                    (unsigned long long)(4 * all),
-                    pos ? 4.0 * (double)all / (double)pos : 0.0, (unsigned long long)stats[1],
-                    (double)maxrss / 1e6, (double)peak_level / 1e6);
-    }
-out:
-    tb_close(set);
-    fio_unlock(&lock);
     free(vals);
+    /* mapped: every rank maps the new level from the shared directory
+     * (and checks it): the levels above probe it there */
+    if (st == SOW_OK && !R->owned)
+        st = tbm_agree(&R->M, tb_set_load_level(R->set, n, e), e);
+    if (st != SOW_OK)
+        return st;
+    uint64_t lb = R->stats[2], mb = 0;
+    tbm_allreduce(&R->M, &lb, &mb, 1, MPI_UINT64_T, MPI_MAX);
+    if (mb > R->peak_level)
+        R->peak_level = mb;
+    if (o->level_info) /* the largest rank's bytes for the level */
+        o->level_info(o->ctx, n, E,
+                      R->owned ? (R->lean ? "mpi lean/owned" : "mpi fast/owned")
+                               : (R->lean ? "mpi lean" : "mpi fast"),
+                      (double)mb);
+    if (o->level_done)
+        o->level_done(o->ctx, n, E, util_now() - t0, true);
+    int s = o->stop && *o->stop, g = 0;
+    tbm_allreduce(&R->M, &s, &g, 1, MPI_INT, MPI_MAX);
+    return g ? sow_fail(e, SOW_E_INTERRUPTED, "interrupted") : SOW_OK;
+}
+
+/* sow bench tables --mpi, bench/mpi-tables.sh (SOW_MPI_STATS): bytes
+ * between ranks, supersteps, peak memory, on rank 0's stderr. */
+static void mrun_stats(const struct mrun *R)
+{
+    uint64_t all = 0, pos = 0, rss, maxrss = 0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    rss = (uint64_t)ru.ru_maxrss * 1024;
+    for (int n = 0; n <= R->max_level; n++)
+        pos += R->missing[n] ? tb_level_entries(&R->set->ix, n) : 0;
+    MPI_Reduce(&R->stats[0], &all, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&rss, &maxrss, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (R->M.rank == 0)
+        fprintf(stderr,
+                "mpi: %d ranks, %s, %llu positions built, %llu bytes sent between ranks "
+                "(%.2f per position), %llu supersteps, peak memory per rank %.1f MB "
+                "(rss), %.1f MB (level arrays and buffers)\n",
+                R->M.size,
+                R->owned ? (R->lean ? "lean-owned" : "fast-owned") : (R->lean ? "lean" : "fast"),
+                (unsigned long long)pos, (unsigned long long)(4 * all),
+                pos ? 4.0 * (double)all / (double)pos : 0.0, (unsigned long long)R->stats[1],
+                (double)maxrss / 1e6, (double)R->peak_level / 1e6);
+}
+
+enum sow_status tb_build_mpi(const struct ruleset *rs, const char *dir, int max_level,
+                             const struct tb_build_opts *opt, int *rankp, struct sow_error *e)
+{
+    struct mrun *R = calloc(1, sizeof *R);
+    if (!R)
+        return sow_fail(e, SOW_E_NOMEM, "out of memory");
+    mpi_start(&R->M);
+    *rankp = R->M.rank;
+    R->rs = rs;
+    R->dir = dir;
+    R->max_level = max_level;
+    /* progress and level lines on rank 0 only */
+    R->o = opt ? *opt : (struct tb_build_opts){0};
+    if (R->M.rank != 0) {
+        R->o.progress = NULL;
+        R->o.level_done = NULL;
+        R->o.level_info = NULL;
+    }
+    enum sow_status st = SOW_OK;
+    struct fio_lock lock = {-1};
+    if (max_level < 0 || max_level > TB_MAX_LEVEL)
+        st = sow_fail(e, SOW_E_INPUT, "--seeds %d: levels go up to %d", max_level, TB_MAX_LEVEL);
+    else if (!(R->set = tb_set_new(rs, dir)))
+        st = sow_fail(e, SOW_E_NOMEM, "out of memory");
+    /* As tb_build (fileio.h rules 3 and 4), on rank 0 for the job: the
+     * directory exists, this job alone builds in it, it can be written. */
+    if (st == SOW_OK && R->M.rank == 0 &&
+        ((st = fio_mkdir_p(dir, e)) || (st = fio_lock_dir(dir, &lock, R->o.stop, NULL, NULL, e)) ||
+         (st = fio_dir_writable(dir, e))))
+        fio_unlock(&lock);
+    st = tbm_agree(&R->M, st, e);
+    if (st == SOW_OK) {
+        mrun_plan(R);
+        st = mrun_check(R, e);
+    }
+    for (int n = 0; n <= max_level && st == SOW_OK; n++) {
+        if (R->missing[n])
+            st = mrun_level(R, n, e);
+        else if (R->o.level_done)
+            R->o.level_done(R->o.ctx, n, tb_level_entries(&R->set->ix, n), 0, false);
+    }
+    if (st == SOW_OK && getenv("SOW_MPI_STATS"))
+        mrun_stats(R);
+    tb_close(R->set);
+    fio_unlock(&lock);
     for (int n = 0; n <= TB_MAX_LEVEL; n++)
-        free(own[n]);
+        free(R->own[n]);
+    free(R);
     return st;
 }
 
