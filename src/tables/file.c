@@ -104,163 +104,192 @@ enum sow_status tb_file_load(const char *path, const struct ruleset *rs, int lev
     return file_load(path, rs, level, out, values, mapout, maplen, NULL, e);
 }
 
-static enum sow_status file_load(const char *path, const struct ruleset *rs, int level,
-                                 struct tb_header *out, const int8_t **values, void **mapout,
-                                 size_t *maplen, struct tbz *zout, struct sow_error *e)
+/* The header of the level file `path` mapped at h (size bytes, at least
+ * the header's): decoded into *hd and checked (magic, seal, version, sizes,
+ * a known table, the one expected if rs is given, entries and states as the
+ * index counts them).  SOW_E_INPUT (bad content) or SOW_E_NOMEM. */
+static enum sow_status header_decode(const uint8_t *h, size_t size, const char *path,
+                                     const struct ruleset *rs, int level, struct tb_header *hd,
+                                     struct sow_error *e)
 {
-    /* BAD: the file's content is wrong (bad input); FAIL: the system failed. */
-    enum sow_status st = SOW_E_INPUT;
-#define BAD(...) do { sow_fail(e, st = SOW_E_INPUT, __VA_ARGS__); goto fail; } while (0)
-#define FAIL(kind, ...) do { sow_fail(e, st = (kind), __VA_ARGS__); goto fail; } while (0)
-    int fd;
-    void *map = NULL;
-    struct stat sb;
-    size_t size = 0;
-    /* Not a plain open: a FIFO named like a level must not hang the reader;
-     * missing, unreadable or not a regular file is bad input (fileio.h). */
-    enum sow_status ost = fio_open_input(path, &fd, e);
-    if (ost != SOW_OK)
-        return ost;
-    if (fstat(fd, &sb) < 0)
-        FAIL(SOW_E_IO, "%s: cannot stat: %s", path, strerror(errno));
-    size = (size_t)sb.st_size;
-    if (size < TB_HEADER_SIZE)
-        BAD("%s: truncated or not a table file (%zu bytes, header needs %d)", path, size,
-            TB_HEADER_SIZE);
-    map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) {
-        map = NULL;
-        FAIL(SOW_E_IO, "%s: cannot map: %s", path, strerror(errno));
-    }
-    const uint8_t *h = map;
+#define BAD(...) return sow_fail(e, SOW_E_INPUT, __VA_ARGS__)
     if (memcmp(h + TBH_MAGIC, MAGIC, 8) != 0)
         BAD("%s: not a sow table file (bad magic)", path);
     if (!ct_sealed(h, TBH_HCHECK))
         BAD("%s: header damaged (header checksum mismatch)", path);
-    struct tb_header hd;
-    memset(&hd, 0, sizeof hd);
-    hd.version = ct_get32(h + TBH_VERSION);
-    if (hd.version != TB_FORMAT_VERSION && hd.version != TBZ_VERSION)
-        BAD("%s: format version %u, this sow reads versions %d and %d", path, hd.version,
+    memset(hd, 0, sizeof *hd);
+    hd->version = ct_get32(h + TBH_VERSION);
+    if (hd->version != TB_FORMAT_VERSION && hd->version != TBZ_VERSION)
+        BAD("%s: format version %u, this sow reads versions %d and %d", path, hd->version,
             TB_FORMAT_VERSION, TBZ_VERSION);
     if (ct_get32(h + TBH_HSIZE) != TB_HEADER_SIZE || ct_get64(h + TBH_PAYLOAD) != TB_HEADER_SIZE)
         BAD("%s: unexpected header size", path);
-    memcpy(hd.rules, h + TBH_RULES, 24);
-    hd.rules[23] = 0;
-    hd.pits = ct_get32(h + TBH_PITS);
-    hd.level = ct_get32(h + TBH_LEVEL);
-    hd.index_scheme = ct_get32(h + TBH_SCHEME);
-    hd.states = ct_get32(h + TBH_STATES);
-    hd.entries = ct_get64(h + TBH_ENTRIES);
-    hd.value_encoding = ct_get32(h + TBH_ENCODING);
-    hd.checksum = ct_get64(h + TBH_CHECKSUM);
-    if (hd.index_scheme != TB_INDEX_SCHEME)
-        BAD("%s: unknown index scheme %u", path, hd.index_scheme);
-    if (hd.value_encoding != TB_VALUE_INT8)
-        BAD("%s: unknown value encoding %u", path, hd.value_encoding);
+    memcpy(hd->rules, h + TBH_RULES, 24);
+    hd->rules[23] = 0;
+    hd->pits = ct_get32(h + TBH_PITS);
+    hd->level = ct_get32(h + TBH_LEVEL);
+    hd->index_scheme = ct_get32(h + TBH_SCHEME);
+    hd->states = ct_get32(h + TBH_STATES);
+    hd->entries = ct_get64(h + TBH_ENTRIES);
+    hd->value_encoding = ct_get32(h + TBH_ENCODING);
+    hd->checksum = ct_get64(h + TBH_CHECKSUM);
+    if (hd->index_scheme != TB_INDEX_SCHEME)
+        BAD("%s: unknown index scheme %u", path, hd->index_scheme);
+    if (hd->value_encoding != TB_VALUE_INT8)
+        BAD("%s: unknown value encoding %u", path, hd->value_encoding);
     struct ruleset frs;
-    if (hd.pits < 1 || hd.pits > SOW_MAX_PITS || hd.level > TB_MAX_LEVEL ||
-        rules_init(&frs, hd.rules, (int)hd.pits, 0, NULL) != SOW_OK ||
-        strcmp(frs.name, hd.rules) != 0)
-        BAD("%s: header names an unknown table (rules '%s', 2x%u, level %u)", path, hd.rules,
-            hd.pits, hd.level);
-    if (rs && (strcmp(rs->name, hd.rules) != 0 || (int)hd.pits != rs->pits ||
-               (int)hd.level != level))
+    if (hd->pits < 1 || hd->pits > SOW_MAX_PITS || hd->level > TB_MAX_LEVEL ||
+        rules_init(&frs, hd->rules, (int)hd->pits, 0, NULL) != SOW_OK ||
+        strcmp(frs.name, hd->rules) != 0)
+        BAD("%s: header names an unknown table (rules '%s', 2x%u, level %u)", path, hd->rules,
+            hd->pits, hd->level);
+    if (rs && (strcmp(rs->name, hd->rules) != 0 || (int)hd->pits != rs->pits ||
+               (int)hd->level != level))
         BAD("%s: foreign table: holds %s 2x%u level %u, expected %s 2x%d level %d", path,
-            hd.rules, hd.pits, hd.level, rs->name, rs->pits, level);
+            hd->rules, hd->pits, hd->level, rs->name, rs->pits, level);
     struct tb_index *ix = malloc(sizeof *ix);
     if (!ix)
-        FAIL(SOW_E_NOMEM, "%s: out of memory", path);
+        return sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
     tb_index_init(ix, &frs);
-    uint64_t want = tb_level_entries(ix, (int)hd.level);
+    uint64_t want = tb_level_entries(ix, (int)hd->level);
     uint32_t wstates = (uint32_t)ix->states;
     free(ix);
-    if (hd.states != wstates || hd.entries != want)
+    if (hd->states != wstates || hd->entries != want)
         BAD("%s: header says %llu entries x %u states, %s 2x%u level %u has %llu x %u", path,
-            (unsigned long long)hd.entries, hd.states, hd.rules, hd.pits, hd.level,
+            (unsigned long long)hd->entries, hd->states, hd->rules, hd->pits, hd->level,
             (unsigned long long)want, wstates);
-    hd.stored = size;
-    if (hd.version == TBZ_VERSION) {
-        /* compressed: the stored payload's checksum and the index now, each
-         * block's own checksum and range when it is decompressed */
-        struct tbz z;
-        enum sow_status zs = tbz_parse(h, size, hd.entries, (int)hd.level, path, &z, e);
-        if (zs != SOW_OK) {
-            st = zs;
-            goto fail;
-        }
-        hd.checksum = z.rawsum; /* the values' checksum, as version 1's */
-        close(fd);
-        *out = hd;
-        if (zout) {
-            *zout = z;
-            *mapout = map;
-            *maplen = size;
-        } else if (values) {
-            size_t len = hd.entries ? (size_t)hd.entries : 1;
-            void *raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (raw == MAP_FAILED) {
-                munmap(map, size);
-                return sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
-            }
-            for (uint64_t k = 0; k < z.nblocks; k++)
-                if (tbz_block(&z, k, (int8_t *)raw + (k << z.bshift), e) < 0) {
-                    munmap(raw, len);
-                    munmap(map, size);
-                    return SOW_E_INPUT;
-                }
-            munmap(map, size);
-            if (XXH3_64bits(raw, (size_t)hd.entries) != z.rawsum) {
-                munmap(raw, len);
-                return sow_fail(e, SOW_E_INPUT, "%s: values damaged (checksum mismatch)", path);
-            }
-            *values = raw;
-            *mapout = raw;
-            *maplen = len;
-        } else {
-            munmap(map, size);
-        }
+    hd->stored = size;
+    return SOW_OK;
+#undef BAD
+}
+
+/* A compressed level (version 2) mapped at map: its index parsed (each
+ * block's own checksum and range are checked when it is decompressed);
+ * handed over as such (zout), or decompressed whole into *values, or only
+ * checked.  The mapping is the callee's from here (kept or unmapped). */
+static enum sow_status zload(void *map, size_t size, const char *path, struct tb_header *hd,
+                             const int8_t **values, void **mapout, size_t *maplen,
+                             struct tbz *zout, struct sow_error *e)
+{
+    struct tbz z;
+    enum sow_status zs = tbz_parse(map, size, hd->entries, (int)hd->level, path, &z, e);
+    if (zs != SOW_OK) {
+        munmap(map, size);
+        return zs;
+    }
+    hd->checksum = z.rawsum; /* the values' checksum, as version 1's */
+    if (zout) {
+        *zout = z;
+        *mapout = map;
+        *maplen = size;
         return SOW_OK;
     }
-    /* ---- end of the compressed files hook ---- */
-    if (size != TB_HEADER_SIZE + hd.entries)
-        BAD("%s: %s (%zu bytes, expected %llu)", path,
-            size < TB_HEADER_SIZE + hd.entries ? "truncated" : "trailing bytes", size,
-            (unsigned long long)(TB_HEADER_SIZE + hd.entries));
-    if (XXH3_64bits(h + TB_HEADER_SIZE, (size_t)hd.entries) != hd.checksum)
-        BAD("%s: payload damaged (checksum mismatch)", path);
-    {
-        /* A value of level n lies in [-n, n]: a file that passes its checksums
-         * but breaks this was written wrongly, and the solver must not trust it. */
-        const int8_t *val = (const int8_t *)(h + TB_HEADER_SIZE);
-        int lo = 0, hi = 0;
-        for (uint64_t i = 0; i < hd.entries; i++) {
-            lo = val[i] < lo ? val[i] : lo;
-            hi = val[i] > hi ? val[i] : hi;
-        }
-        if (lo < -(int)hd.level || hi > (int)hd.level)
-            BAD("%s: values out of range (%d..%d, level %u allows -%u..%u)", path, lo, hi,
-                hd.level, hd.level, hd.level);
+    if (!values) {
+        munmap(map, size);
+        return SOW_OK;
     }
-    close(fd);
+    size_t len = hd->entries ? (size_t)hd->entries : 1;
+    void *raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) {
+        munmap(map, size);
+        return sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
+    }
+    for (uint64_t k = 0; k < z.nblocks; k++)
+        if (tbz_block(&z, k, (int8_t *)raw + (k << z.bshift), e) < 0) {
+            munmap(raw, len);
+            munmap(map, size);
+            return SOW_E_INPUT;
+        }
+    munmap(map, size);
+    if (XXH3_64bits(raw, (size_t)hd->entries) != z.rawsum) {
+        munmap(raw, len);
+        return sow_fail(e, SOW_E_INPUT, "%s: values damaged (checksum mismatch)", path);
+    }
+    *values = raw;
+    *mapout = raw;
+    *maplen = len;
+    return SOW_OK;
+}
+
+/* A raw level's payload: its size, its checksum, and every value of level
+ * n within [-n, n] (a file that passes its checksums but breaks this was
+ * written wrongly, and the solver must not trust it). */
+static enum sow_status raw_check(const uint8_t *h, size_t size, const char *path,
+                                 const struct tb_header *hd, struct sow_error *e)
+{
+    if (size != TB_HEADER_SIZE + hd->entries)
+        return sow_fail(e, SOW_E_INPUT, "%s: %s (%zu bytes, expected %llu)", path,
+                        size < TB_HEADER_SIZE + hd->entries ? "truncated" : "trailing bytes",
+                        size, (unsigned long long)(TB_HEADER_SIZE + hd->entries));
+    if (XXH3_64bits(h + TB_HEADER_SIZE, (size_t)hd->entries) != hd->checksum)
+        return sow_fail(e, SOW_E_INPUT, "%s: payload damaged (checksum mismatch)", path);
+    const int8_t *val = (const int8_t *)(h + TB_HEADER_SIZE);
+    int lo = 0, hi = 0;
+    for (uint64_t i = 0; i < hd->entries; i++) {
+        lo = val[i] < lo ? val[i] : lo;
+        hi = val[i] > hi ? val[i] : hi;
+    }
+    if (lo < -(int)hd->level || hi > (int)hd->level)
+        return sow_fail(e, SOW_E_INPUT, "%s: values out of range (%d..%d, level %u allows -%u..%u)",
+                        path, lo, hi, hd->level, hd->level, hd->level);
+    return SOW_OK;
+}
+
+static enum sow_status file_load(const char *path, const struct ruleset *rs, int level,
+                                 struct tb_header *out, const int8_t **values, void **mapout,
+                                 size_t *maplen, struct tbz *zout, struct sow_error *e)
+{
+    int fd;
+    struct stat sb;
+    /* Not a plain open: a FIFO named like a level must not hang the reader;
+     * missing, unreadable or not a regular file is bad input (fileio.h). */
+    enum sow_status st = fio_open_input(path, &fd, e);
+    if (st != SOW_OK)
+        return st;
+    if (fstat(fd, &sb) < 0) {
+        st = sow_fail(e, SOW_E_IO, "%s: cannot stat: %s", path, strerror(errno));
+        close(fd);
+        return st;
+    }
+    size_t size = (size_t)sb.st_size;
+    if (size < TB_HEADER_SIZE) {
+        close(fd);
+        return sow_fail(e, SOW_E_INPUT,
+                        "%s: truncated or not a table file (%zu bytes, header needs %d)", path,
+                        size, TB_HEADER_SIZE);
+    }
+    void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        st = sow_fail(e, SOW_E_IO, "%s: cannot map: %s", path, strerror(errno));
+        close(fd);
+        return st;
+    }
+    close(fd); /* the mapping stays */
+    /* (sow_fail keeps the messages one printable line: they may quote the
+     * file's rule-set name.) */
+    struct tb_header hd;
+    st = header_decode(map, size, path, rs, level, &hd, e);
+    if (st == SOW_OK && hd.version == TBZ_VERSION) {
+        st = zload(map, size, path, &hd, values, mapout, maplen, zout, e);
+        if (st == SOW_OK)
+            *out = hd;
+        return st;
+    }
+    if (st == SOW_OK)
+        st = raw_check(map, size, path, &hd, e);
+    if (st != SOW_OK) {
+        munmap(map, size);
+        return st;
+    }
     *out = hd;
     if (values) {
-        *values = (const int8_t *)(h + TB_HEADER_SIZE);
+        *values = (const int8_t *)((const uint8_t *)map + TB_HEADER_SIZE);
         *mapout = map;
         *maplen = size;
     } else {
         munmap(map, size);
     }
     return SOW_OK;
-fail:
-    /* (sow_fail keeps the message one printable line: it may quote the
-     * file's rule-set name.) */
-    if (map)
-        munmap(map, size);
-    close(fd);
-    return st;
-#undef BAD
-#undef FAIL
 }
 
 /* ---- sets ---------------------------------------------------------------- */
