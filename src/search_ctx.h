@@ -1,4 +1,4 @@
-/* The solver's files share this (not part of the API): the context, the
+/* The searchers share this (not part of the API): the context, the
  * per-thread state, and what each method file offers the entry points.
  *
  *   search.c      public entry points (sow/search.h), the PV walk
@@ -10,8 +10,8 @@
  * Thread-safety: as sow/search.h; the functions below run on the caller's
  * thread and start their own OpenMP threads where they say so.
  */
-#ifndef SOW_SEARCH_INTERNAL_H
-#define SOW_SEARCH_INTERNAL_H
+#ifndef SOW_SEARCH_CTX_H
+#define SOW_SEARCH_CTX_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -77,7 +77,7 @@ static inline int clampi(int x, int lo, int hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
-/* ---- search.c ---- */
+/* ---- search_ctx.c ---- */
 
 /* A progress line through o.progress (unless quiet). */
 void search_progress(struct search_ctx *s, const char *fmt, ...)
