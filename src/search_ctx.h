@@ -95,27 +95,6 @@ int exact_move_values(struct search_ctx *s, const sow_position *p, int *vals);
 bool exact_pick(struct search_ctx *s, const sow_position *p, const struct sow_movelist *ml, int v,
                 int *pick);
 
-/* ---- threshold.c: the threshold (attractor) method and the bounded mode ---- */
-
-/* Per-thread work areas of the level tests: [MAX_LEVELS], NULL if out of
- * memory; freed with threshold_levels_free. */
-struct level *threshold_levels_new(void);
-void threshold_levels_free(struct level *levels);
-/* V(p), and the value of p's move ch, by MTD(f)-driven exact tests; false if
- * stopped or failed. */
-bool threshold_value(struct search_ctx *s, const sow_position *p, int *v);
-bool threshold_move_value(struct search_ctx *s, const sow_position *p, const struct sow_child *ch,
-                          int *v);
-/* The table's move if it reaches v, else the first (generation order) that
- * does, each by one exact test; false if stopped. */
-bool threshold_pick(struct search_ctx *s, const sow_position *p, const struct sow_movelist *ml,
-                    int v, int *pick);
-/* Bounded mode from p (moves ml, not empty; started at t0): iterative
- * deepening to o.depth or o.time_limit, filling r's bounds, heuristic value,
- * best move and depth.  false if stopped or failed (flags in s). */
-bool threshold_bounded(struct search_ctx *s, const sow_position *p,
-                       const struct sow_movelist *ml, double t0, struct search_result *r);
-
 /* ---- search_engine.c: bounded mode by the alpha-beta engine ---- */
 
 /* o.depth / o.time_limit by the engine (docs/engine.md): r filled with its

@@ -15,6 +15,7 @@
 #include "util.h"
 #include "closure.h"
 #include "search_ctx.h"
+#include "threshold/threshold.h"
 
 /* ---- public API ---- */
 
