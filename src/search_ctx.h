@@ -85,16 +85,6 @@ void search_progress(struct search_ctx *s, const char *fmt, ...)
 /* Nodes (positions visited) over every method and thread. */
 uint64_t search_total_nodes(const struct search_ctx *s);
 
-/* ---- levels.c: exact mode ---- */
-
-/* V(p); false if stopped or failed (flags in s). */
-bool exact_value(struct search_ctx *s, const sow_position *p, int *v);
-/* Every move's value (rules_generate order); -1 if stopped or failed. */
-int exact_move_values(struct search_ctx *s, const sow_position *p, int *vals);
-/* The first move of ml (generation order) worth v into *pick; false if stopped. */
-bool exact_pick(struct search_ctx *s, const sow_position *p, const struct sow_movelist *ml, int v,
-                int *pick);
-
 /* ---- search_engine.c: bounded mode by the alpha-beta engine ---- */
 
 /* o.depth / o.time_limit by the engine (docs/engine.md): r filled with its

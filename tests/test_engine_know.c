@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "search/solution.h"
+#include "solver/solution.h"
 #include "sow/engine.h"
 #include "sow/search.h"
 

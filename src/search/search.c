@@ -13,8 +13,8 @@
 #include "tables/tables.h"
 #include "tt.h"
 #include "util.h"
-#include "closure.h"
 #include "search_ctx.h"
+#include "solver/solver.h"
 #include "threshold/threshold.h"
 
 /* ---- public API ---- */

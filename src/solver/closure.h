@@ -3,7 +3,7 @@
  * once, then solved level by level (fewest seeds first) with a bucket-queue
  * retrograde over the in-level graph.  docs/solver.md "Algorithm" explains
  * why this is the value of docs/rules.md, "Memory" what each byte is;
- * closure.c says how.  Internal to src/search.
+ * closure.c says how.  Internal to src/solver.
  *
  * A position is kept as a key of K 64-bit words (K = 1 on 2x6 up to 62
  * seeds), mover-normalised (the mover's holes first, side A, darra's state
@@ -40,8 +40,8 @@
  * cell, index published with release; see closure.c).  clos_find and the
  * other readers are read-only.
  */
-#ifndef SOW_SEARCH_CLOSURE_H
-#define SOW_SEARCH_CLOSURE_H
+#ifndef SOW_SOLVER_CLOSURE_H
+#define SOW_SOLVER_CLOSURE_H
 
 #include <signal.h>
 #include <stdbool.h>
