@@ -1,14 +1,26 @@
-/* The searchers share this (not part of the API): the context, the
- * per-thread state, and what each method file offers the entry points.
+/* The searchers' shared context (not part of the API): the context, the
+ * per-thread state, progress lines.  It is the floor the rooms stand on:
  *
- *   search.c      public entry points (sow/search.h), the PV walk
- *      |-- levels.c     exact mode: levels in memory (tables.h tb_mem), then
- *      |                the position's closure (closure.h)
- *      `-- threshold.c  threshold (attractor) tests, their MTD(f) driver and
- *                       the bounded mode; move order from movepick.c
+ *   search/search.c          dispatcher: sow/search.h entry points, PV walk
+ *      |                     (calls each room through its own header)
+ *      |-- solver/solver.h           the exact mode: levels in memory
+ *      |                             (tables.h tb_mem), then the position's
+ *      |                             closure (closure.h), solution files
+ *      |-- threshold/threshold.h     threshold (attractor) tests, their
+ *      |                             MTD(f) driver and the bounded mode;
+ *      |                             move order from movepick.c
+ *      `-- engine/search_engine.h    the bounded mode by the alpha-beta
+ *              |                     engine (sow/engine.h)
+ *   search_ctx.h, search_ctx.c  this file: struct search_ctx, struct thr,
+ *                               search_progress, search_total_nodes
  *
- * Thread-safety: as sow/search.h; the functions below run on the caller's
- * thread and start their own OpenMP threads where they say so.
+ * Includes and calls go down only: the rooms include this file and the
+ * modules below it (tables, tt, util, rules), never the dispatcher nor each
+ * other, except the engine reading solution files (engine/engine_know.c ->
+ * solver/solution.h).  Each room's header maps its own files.
+ *
+ * Thread-safety: as sow/search.h; the rooms' functions run on the caller's
+ * thread and start their own threads where they say so.
  */
 #ifndef SOW_SEARCH_CTX_H
 #define SOW_SEARCH_CTX_H
@@ -84,13 +96,5 @@ void search_progress(struct search_ctx *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Nodes (positions visited) over every method and thread. */
 uint64_t search_total_nodes(const struct search_ctx *s);
-
-/* ---- search_engine.c: bounded mode by the alpha-beta engine ---- */
-
-/* o.depth / o.time_limit by the engine (docs/engine.md): r filled with its
- * score, best move, PV, depth and counters.  false if stopped or failed
- * (flags in s). */
-bool engine_bounded(struct search_ctx *s, const sow_position *p, double t0,
-                    struct search_result *r);
 
 #endif

@@ -1,5 +1,5 @@
 /* The transposition table's struct and the engine's hot paths, inline
- * (private to libsow: tt.c and src/search/engine.c).  Layout, replacement
+ * (private to libsow: tt.c and src/engine/engine.c).  Layout, replacement
  * and races: include/tt.h; the exported tt_key, tte_probe, tte_store
  * and tte_prefetch are these functions.  The engine calls them once or
  * more per node, where a call across files (no LTO) and an unpacked

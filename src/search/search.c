@@ -1,8 +1,9 @@
 /* The solver's public entry points (sow/search.h) and the principal
- * variation; the methods live beside this file (search_internal.h):
- * levels.c the exact mode (levels in memory, then the closure), threshold.c
- * the threshold (attractor) tests with their MTD(f) driver and the bounded
- * mode.  docs/solver.md explains the algorithms.
+ * variation: the dispatcher over the searchers' rooms, each reached through
+ * its own header (search_ctx.h maps them): solver/ the exact mode (levels
+ * in memory, then the closure), threshold/ the threshold (attractor) tests
+ * with their MTD(f) driver and bounded mode, engine/ the bounded mode by the
+ * alpha-beta engine.  docs/solver.md explains the algorithms.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "search_ctx.h"
 #include "solver/solver.h"
 #include "threshold/threshold.h"
+#include "engine/search_engine.h"
 
 /* ---- public API ---- */
 
