@@ -15,7 +15,7 @@
  *    48     8  N: positions
  *    56     8  S: set cells (S > N)
  *    64     4  root level (seeds on the root's board)
- *    68     4  hash scheme (1: closure.c's clos_hash, slot = hash * S >> 64,
+ *    68     4  hash scheme (1: closure_keys.c's clos_hash, slot = hash * S >> 64,
  *              linear probing)
  *    72     8  XXH3-64 of the payload
  *    80     8  payload bytes
