@@ -7,7 +7,9 @@
  *   engine/search_engine.c   bounded mode through the public engine API
  *      |
  *   engine/engine.c          the alpha-beta engine (sow/engine.h; the CLI's
- *      |                     engine and match commands use it directly)
+ *      |                     engine and match commands use it directly);
+ *      |                     engine_iterate.c, engine_tree.c and
+ *      |                     engine_lockstep.c beside it (engine_internal.h)
  *      |-- engine_pick.c/.h  move ordering: killers, history
  *      |-- engine_fast.h     fast paths of the rules for the hot leaves
  *      |-- eval.c            static evaluation (weights per rule family)
