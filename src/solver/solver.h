@@ -7,8 +7,9 @@
  *      |                   then the position's closure; search_save
  *   solver/solution.c      solution files: a solved closure on disk
  *      |                   (solution.h; search_solution_*)
- *   solver/closure*.c      the closure: reach, retrograde, in memory or on
- *      |                   disk (closure.h)
+ *   solver/closure*.c      the closure: expansion, retrograde, checkpoints,
+ *      |                   in memory or on disk (closure.h; the files, one
+ *      |                   idea each, mapped in closure_internal.h)
  *   search_ctx.h           the shared context (struct search_ctx),
  *                          progress lines; tables.h, util.h, rules
  *
