@@ -1,9 +1,9 @@
 /* The transposition table's struct and the engine's hot paths, inline
- * (private to libsow: tt.c and src/search/engine.c).  Layout, replacement
- * and races: include/tt.h; the exported tt_key, tte_probe, tte_store
- * and tte_prefetch are these functions.  The engine calls them once or
- * more per node, where a call across files (no LTO) and an unpacked
- * struct tte_info cost more than the work. */
+ * (private to libsow: tt.c and the engine, src/engine/engine_internal.h).
+ * Layout, replacement and races: include/tt.h; the exported tt_key,
+ * tte_probe, tte_store and tte_prefetch are these functions.  The engine
+ * calls them once or more per node, where a call across files (no LTO) and
+ * an unpacked struct tte_info cost more than the work. */
 #ifndef SOW_TT_IMPL_H
 #define SOW_TT_IMPL_H
 

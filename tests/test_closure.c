@@ -1,5 +1,5 @@
-/* The compact closure (src/search/closure.h) and solution files
- * (src/search/solution.h): key layout, memory budget, files. */
+/* The compact closure (src/solver/closure.h) and solution files
+ * (src/solver/solution.h): key layout, memory budget, files. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "search/closure.h"
-#include "search/solution.h"
+#include "solver/closure.h"
+#include "solver/solution.h"
 #include "test_scale.h"
 #include "sow/position.h"
 #include "sow/search.h"

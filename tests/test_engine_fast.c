@@ -7,8 +7,8 @@
 #include "sow/engine.h"
 #include "tt.h"
 #include "test_scale.h"
-#include "search/engine_fast.h"
-#include "search/engine_pick.h"
+#include "engine/engine_fast.h"
+#include "engine/engine_pick.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 
@@ -261,7 +261,7 @@ Test(engine_fast, abdada_defers_with_threads)
     }
 }
 
-/* efast_eval equals eval_position (src/search/eval.c) wherever the engine
+/* efast_eval equals eval_position (src/engine/eval.c) wherever the engine
  * uses it: every non-relay rule set, sizes 1..18, default and random
  * weights.  If eval.c's terms change, this fails until efast_eval_init
  * follows. */

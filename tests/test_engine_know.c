@@ -1,4 +1,4 @@
-/* The engine's exact knowledge from solution files (src/search/engine_know.h):
+/* The engine's exact knowledge from solution files (src/engine/engine_know.h):
  * on every position of small solved games, the engine's value is proven and
  * equals the exact solver's, its move is worth that value, and a search
  * whose root cannot be answered directly gets proven values from the
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "search/solution.h"
+#include "solver/solution.h"
 #include "sow/engine.h"
 #include "sow/search.h"
 

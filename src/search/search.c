@@ -1,8 +1,9 @@
 /* The solver's public entry points (sow/search.h) and the principal
- * variation; the methods live beside this file (search_internal.h):
- * levels.c the exact mode (levels in memory, then the closure), threshold.c
- * the threshold (attractor) tests with their MTD(f) driver and the bounded
- * mode.  docs/solver.md explains the algorithms.
+ * variation: the dispatcher over the searchers' rooms, each reached through
+ * its own header (search_ctx.h maps them): solver/ the exact mode (levels
+ * in memory, then the closure), threshold/ the threshold (attractor) tests
+ * with their MTD(f) driver and bounded mode, engine/ the bounded mode by the
+ * alpha-beta engine.  docs/solver.md explains the algorithms.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,28 +14,10 @@
 #include "tables/tables.h"
 #include "tt.h"
 #include "util.h"
-#include "closure.h"
-#include "search_internal.h"
-
-void search_progress(struct search_ctx *s, const char *fmt, ...)
-{
-    if (!s->o.progress || s->quiet)
-        return;
-    char line[640];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    s->o.progress(s->o.progress_arg, line);
-}
-
-uint64_t search_total_nodes(const struct search_ctx *s)
-{
-    uint64_t n = s->dmoves + s->engine_nodes;
-    for (int i = 0; i < s->nthreads; i++)
-        n += s->th[i]->visits + s->cvisits[i];
-    return n;
-}
+#include "search_ctx.h"
+#include "solver/solver.h"
+#include "threshold/threshold.h"
+#include "engine/search_engine.h"
 
 /* ---- public API ---- */
 

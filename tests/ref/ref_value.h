@@ -1,7 +1,7 @@
 /* The obvious twin of the solver: values by the definition, level by level.
  *
  * docs/rules.md "Value of a position", computed as literally as possible and
- * sharing no code with src/search (moves come from the seed-by-seed reference
+ * sharing no code with src/solver (moves come from the seed-by-seed reference
  * rules, ref_rules.h): for a position, collect every position its level can
  * reach by moves that keep the seed count; give every exit its value (lower
  * levels first, recursively, memoised); then for every threshold t compute the

@@ -18,7 +18,7 @@
 #include "util.h"
 #include "closure.h"
 #include "solution.h"
-#include "search_internal.h"
+#include "solver.h"
 
 /* ---- exact mode: the levels solved in memory (tables.h) ---- */
 

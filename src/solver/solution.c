@@ -56,7 +56,7 @@ static uint32_t get32(const uint8_t *p) { uint32_t x; memcpy(&x, p, 4); return x
 static uint64_t get64(const uint8_t *p) { uint64_t x; memcpy(&x, p, 8); return x; }
 
 /* The set's first cell for hash h of S cells (then linear probing), as the
- * closure's own set (closure.c slot_of). */
+ * closure's own set (closure_internal.h slot_of). */
 static inline uint64_t cell_of(uint64_t h, uint64_t S)
 {
     return (uint64_t)(((unsigned __int128)h * S) >> 64);

@@ -1,7 +1,7 @@
 /* The engine's fast paths (engine.c): small, exact shortcuts of the generic
  * rules API for the hot leaves of the search.  Each has an obvious twin it
  * is tested against (tests/test_engine_fast.c, randomized over rule sets).
- * Private to src/search (and the tests); everything here is pure and
+ * Private to src/engine (and the tests); everything here is pure and
  * thread-safe once efast_init has filled the struct.
  *
  * Side masks: byte lanes of each side's row, per board word (board.h).

@@ -1,6 +1,6 @@
 /* Solution files: a solved closure kept on disk (docs/solutions.md "File
  * format"), memory-mapped to answer any position in it with every move's
- * value, without search.  Internal to src/search (the CLI reaches it
+ * value, without search.  Internal to src/solver (the CLI reaches it
  * through search.h's search_save / sow_solution_*).
  *
  * Layout (little-endian; header 128 bytes, then the payload):
@@ -15,7 +15,7 @@
  *    48     8  N: positions
  *    56     8  S: set cells (S > N)
  *    64     4  root level (seeds on the root's board)
- *    68     4  hash scheme (1: closure.c's clos_hash, slot = hash * S >> 64,
+ *    68     4  hash scheme (1: closure_keys.c's clos_hash, slot = hash * S >> 64,
  *              linear probing)
  *    72     8  XXH3-64 of the payload
  *    80     8  payload bytes
@@ -35,8 +35,8 @@
  * Thread-safety: sol_save reads the closure only; an opened struct sol is
  * read-only and may be probed from many threads.
  */
-#ifndef SOW_SEARCH_SOLUTION_H
-#define SOW_SEARCH_SOLUTION_H
+#ifndef SOW_SOLVER_SOLUTION_H
+#define SOW_SOLVER_SOLUTION_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* The engine's move ordering (engine.c): the table's move, captures (largest
  * net capture first), two killers per ply, then the history heuristic.
- * Private to src/search; one struct per searching thread. */
+ * Private to src/engine; one struct per searching thread. */
 #ifndef SOW_ENGINE_PICK_H
 #define SOW_ENGINE_PICK_H
 

@@ -3,7 +3,8 @@
  * once, then solved level by level (fewest seeds first) with a bucket-queue
  * retrograde over the in-level graph.  docs/solver.md "Algorithm" explains
  * why this is the value of docs/rules.md, "Memory" what each byte is;
- * closure.c says how.  Internal to src/search.
+ * closure.c and its files (closure_internal.h) say how.  Internal to
+ * src/solver.
  *
  * A position is kept as a key of K 64-bit words (K = 1 on 2x6 up to 62
  * seeds), mover-normalised (the mover's holes first, side A, darra's state
@@ -37,11 +38,11 @@
  *
  * Thread-safety: one caller at a time per struct clos; clos_build runs
  * env->threads OpenMP threads inside (concurrent insertion: CAS on the
- * cell, index published with release; see closure.c).  clos_find and the
- * other readers are read-only.
+ * cell, index published with release; see closure.c "Races").  clos_find
+ * and the other readers are read-only.
  */
-#ifndef SOW_SEARCH_CLOSURE_H
-#define SOW_SEARCH_CLOSURE_H
+#ifndef SOW_SOLVER_CLOSURE_H
+#define SOW_SOLVER_CLOSURE_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -93,15 +94,15 @@ struct clos_env {
     struct clos_info *info;           /* may be NULL */
     /* Checkpoint directory (may be NULL): the expanded closure and the
      * levels solved are kept there, and a build of the same root with the
-     * same tables resumes from them (closure.c "checkpoints"). */
+     * same tables resumes from them (closure_ckpt.c "checkpoints"). */
     const char *work;
     /* (diskclosure, issue 11) Level by level on disk (needs work; not with
      * max_nodes): each level's positions kept sorted in files in work, one
-     * level in memory at a time (closure.c "the closure level by level on
-     * disk"); the same positions, values and node counts as in memory. */
+     * level in memory at a time (closure_disk.c "the closure level by level
+     * on disk"); the same positions, values and node counts as in memory. */
     bool disk;
     /* (disk, single-sowing rule sets) Entries of a level's retrograde stack,
-     * whose predecessors come from unmoves (closure.c um_preds); 0: a
+     * whose predecessors come from unmoves (closure_retro.c um_preds); 0: a
      * sixteenth of the level's positions plus 4096.  The copies that do not
      * fit wait in a bitmap: the values are the same whatever the size
      * (tests set it to 1). */
@@ -110,7 +111,7 @@ struct clos_env {
      * budget holds a level's reverse edges (which dk_up takes then). */
     bool unmoves_only;
     /* (tests) Expansions a round of a level on disk at most (0: 2^20,
-     * closure.c DK_ROUND_MAX): the same positions and values whatever it
+     * closure_internal.h DK_ROUND_MAX): the same positions and values whatever it
      * is. */
     uint64_t round_max;
     /* (tests) The lines of progress within a level (its move passes, its
@@ -174,7 +175,7 @@ bool clos_pack(const struct ruleset *rs, int K, const sow_position *p, uint64_t 
 void clos_unpack(const struct ruleset *rs, int K, const uint64_t *w, sow_position *p);
 uint64_t clos_hash(const uint64_t *w, int K);
 
-/* Checkpoint files (closure.c "checkpoints"), shared with levels.c: DIR/name
+/* Checkpoint files (closure_ckpt.c "checkpoints"), shared with levels.c: DIR/name
  * is a 64-byte header (magic, payload bytes, XXH3-64 of the payload and of
  * the header) then the parts; written to a temporary file, synced and
  * renamed.  clos_ck_read: true if the file has this magic, exactly these

@@ -6,7 +6,7 @@
 
 #include "sow/engine.h"
 #include "util.h"
-#include "search_internal.h"
+#include "search_engine.h"
 
 static void engine_progress(void *arg, const struct engine_info *in)
 {

@@ -1,6 +1,6 @@
 /* Solution files as exact knowledge of the engine (engine_know.h). */
 #include "engine_know.h"
-#include "solution.h"
+#include "solver/solution.h"
 
 bool know_probe(const struct sol *s, const sow_position *p, int *v)
 {

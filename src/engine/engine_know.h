@@ -1,6 +1,6 @@
 /* The engine's exact knowledge from solution files (solution.h): a solved
  * closure answers every position in it exactly, like an endgame table
- * (docs/engine.md "Solution files").  Private to src/search.
+ * (docs/engine.md "Solution files").  Private to src/engine.
  *
  * Which answers are exact (docs/rules.md "Value of a position"): V(p) is
  * the value of p entered afresh, i.e. by an exit (a move that changes the

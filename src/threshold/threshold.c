@@ -19,7 +19,7 @@
 #include "tt.h"
 #include "util.h"
 #include "movepick.h"
-#include "search_internal.h"
+#include "threshold.h"
 
 static void check_stop(struct thr *th)
 {

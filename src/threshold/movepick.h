@@ -20,8 +20,8 @@
  *
  * Thread-safety: pure function of its arguments.
  */
-#ifndef SOW_SEARCH_MOVEPICK_H
-#define SOW_SEARCH_MOVEPICK_H
+#ifndef SOW_THRESHOLD_MOVEPICK_H
+#define SOW_THRESHOLD_MOVEPICK_H
 
 #include <stdint.h>
 

@@ -1,0 +1,437 @@
+/* The engine's tree search (engine.c): a node's head (stop checks,
+ * repetitions, settlements, table and solution probes), the ABDADA marks,
+ * the leaves, and the PVS search itself, with its twin specialised for
+ * oware 2x6 (search_ow6); eng_root_search is one iteration at the root.
+ * Part of the engine: engine_internal.h maps its files. */
+#include "engine_internal.h"
+
+/* ---- the search ---- */
+
+/* Counters are written by their thread only and read by the main thread
+ * for the info lines: relaxed atomic stores keep that race-free and cost a
+ * plain store. */
+static inline void bump(uint64_t *c)
+{
+    __atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+}
+
+static void check_abort(struct ethr *t)
+{
+    struct engine *e = t->e;
+    if (e->o.lockstep && e->nthreads > 1 && t->nodes != t->ls_last) {
+        t->ls_last = t->nodes;
+        ls_yield(e, t->tid);
+    }
+    if (atomic_load_explicit(&e->stop, memory_order_relaxed) ||
+        (e->ext_stop && __atomic_load_n(e->ext_stop, __ATOMIC_RELAXED))) {
+        t->abort = true;
+        return;
+    }
+    if (atomic_load_explicit(&e->done_depth, memory_order_relaxed) >= t->cur_depth) {
+        t->abort = t->superseded = true; /* see publish() */
+        return;
+    }
+    if (t->tid == 0) {
+        if ((e->deadline > 0 && e->clock() >= e->deadline) ||
+            (e->node_limit && t->nodes >= e->node_limit)) {
+            atomic_store_explicit(&e->stop, 1, memory_order_relaxed);
+            t->abort = true;
+        }
+    }
+}
+
+/* Is the position at path index i a repetition of an earlier one?  Seeds
+ * never come back, so only the stretch of the same level is scanned (the
+ * levels along the path never rise, so the scan may stop at the first
+ * other level), and every move hands the turn over (a pass included;
+ * engine_search keeps only an alternating history), so only every second
+ * entry can hold the same mover. */
+static bool repeated(const struct ethr *t, int i, int nw)
+{
+    const sow_position *q = t->path[i];
+    uint16_t l = t->lvl[i];
+    for (int j = i - 2; j >= 0 && t->lvl[j] == l; j -= 2)
+        if (efast_same_pos(t->path[j], q, nw))
+            return true;
+    return false;
+}
+
+static int settle_score(const struct ruleset *rs, const sow_position *p)
+{
+    int s2[2];
+    rules_repetition_settle2(rs, p, s2);
+    return 50 * (s2[p->side] - s2[!p->side]);
+}
+
+/* What every node does first: the stop poll, seldepth, the path, a
+ * repetition on it, a table probe.  true: the node is done, its score in
+ * *score (and *proven set). */
+static inline __attribute__((always_inline)) bool node_head(struct ethr *t,
+                                                            const sow_position *p, int n,
+                                                            int ply, int *score, bool *proven,
+                                                            const int NW, const bool is_leaf)
+{
+    struct engine *e = t->e;
+    const struct ruleset *rs = e->rs;
+    t->pvlen[ply] = ply;
+    if ((t->nodes & CHECK_EVERY) == 0)
+        check_abort(t);
+    if (t->abort) {
+        *proven = false;
+        *score = 0;
+        return true;
+    }
+    if (ply > t->seldepth)
+        t->seldepth = ply;
+    int pi = t->base + ply;
+    const uint64_t bit = efast_pos_bit(p, NW);
+    const uint64_t before = pi > 0 && t->lvl[pi - 1] == n ? t->seen[pi - 1] : 0;
+    /* A leaf's entry is read by no later node (it has no children, and
+     * its siblings write their own): written only for the scan. */
+    if (!is_leaf) {
+        t->path[pi] = p;
+        t->lvl[pi] = (uint16_t)n;
+        t->seen[pi] = before | bit;
+    }
+    if (ply > 0 && (before & bit)) {
+        if (is_leaf) {
+            t->path[pi] = p;
+            t->lvl[pi] = (uint16_t)n;
+        }
+        if (repeated(t, pi, NW)) {
+            *proven = false;
+            *score = settle_score(rs, p);
+            return true;
+        }
+    }
+    if (n <= e->tbmax && ply > 0) {
+        int v;
+        if (tb_probe(e->set, p, &v)) {
+            bump(&t->tb_hits);
+            /* V(p) is the exact value of an exit into p.  After a move that
+             * stays in the level (from the root, or jerin's unindexed
+             * opening) the move's value is clamp(cyc(parent), -hi, -lo)
+             * (docs/rules.md), not -V(p): then V is only an estimate. */
+            *proven = t->lvl[pi - 1] != n;
+            *score = 100 * v;
+            return true;
+        }
+    }
+    if (e->o.solution && ply > 0) {
+        int v; /* a solution file: exact after an exit, as tables (engine_know.h) */
+        if (know_probe(e->o.solution, p, &v)) {
+            bump(&t->tb_hits);
+            *proven = t->lvl[pi - 1] != n;
+            *score = 100 * v;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ABDADA marks (e->busy; threads > 1 only): slot by the key's top bits. */
+static inline uint64_t *busy_slot(const struct engine *e, uint64_t key)
+{
+    return &e->busy[key >> (64 - 14)];
+}
+
+_Static_assert(BUSY_SLOTS == 1 << 14, "busy_slot takes 14 bits of the key");
+
+_Static_assert(BUSY_DEPTH - 1 > TT_MIN_DEPTH, "ABDADA needs the children's keys");
+
+static inline bool busy_has(const struct engine *e, uint64_t key)
+{
+    return __atomic_load_n(busy_slot(e, key), __ATOMIC_RELAXED) == key;
+}
+
+static inline void busy_set(const struct engine *e, uint64_t key)
+{
+    __atomic_store_n(busy_slot(e, key), key, __ATOMIC_RELAXED);
+}
+
+static inline void busy_clear(const struct engine *e, uint64_t key)
+{
+    uint64_t *s = busy_slot(e, key);
+    if (__atomic_load_n(s, __ATOMIC_RELAXED) == key)
+        __atomic_store_n(s, 0, __ATOMIC_RELAXED);
+}
+
+/* The shapes search() is compiled for (search_t): SHAPE_OW6 is oware or
+ * awari on 2x6 (two board words, six holes a row, moves on the register,
+ * the evaluation by table), where constant sizes let the compiler unroll
+ * the hot loops; SHAPE_ANY is every rule set, sizes read at run time. */
+#define SHAPE_ANY 0
+
+#define SHAPE_OW6 1
+
+static bool shape_ow6(const struct efast *f)
+{
+    return f->gen_oware && f->pits == 6 && f->nw == 2 && f->eval_table;
+}
+
+/* The end of the game or the evaluation: depth 0, or the ply limit. */
+static inline __attribute__((always_inline)) int leaf_score(struct ethr *t, const sow_position *p,
+                                                            int n, int ply, bool *proven,
+                                                            const int shape)
+{
+    struct engine *e = t->e;
+    const struct ruleset *rs = e->rs;
+    const bool ow6 = shape == SHAPE_OW6;
+    if (!efast_has_moves_nw(&e->fx, p, ow6 ? 2 : e->fx.nw) && rs->count(rs, p, t->cache) == 0) {
+        struct sow_movelist *ml = &t->ml[ply];
+        rs->generate(rs, p, ml, t->cache, NULL);
+        *proven = true;
+        return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
+    }
+    *proven = false;
+    if (ow6)
+        return efast_eval_p(&e->fx, p, n, 6);
+    return e->fx.eval_table ? efast_eval(&e->fx, p, n) : eval_position(rs, &e->w, p);
+}
+
+/* A node at depth 0: search() less the table and the moves.  Its score
+ * does not depend on the window (leaves neither probe nor store; their
+ * key is not needed: repetitions compare the positions themselves). */
+static inline __attribute__((always_inline)) int leaf(struct ethr *t, const sow_position *p,
+                                                      int n, int ply, bool *proven,
+                                                      const int shape)
+{
+    int sc;
+    if (node_head(t, p, n, ply, &sc, proven, shape == SHAPE_OW6 ? 2 : t->e->fx.nw, true))
+        return sc;
+    return leaf_score(t, p, n, ply, proven, shape);
+}
+
+static int search_any(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha,
+                      int beta, int depth, int ply, bool *proven);
+
+static int search_ow6(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha,
+                      int beta, int depth, int ply, bool *proven);
+
+/* p has n seeds on the board (the parent's minus the move's captures).
+ * One body, compiled once per shape (search_any, search_ow6). */
+static inline __attribute__((always_inline)) int search_t(struct ethr *t, const sow_position *p,
+                                                          int n, uint64_t key, int alpha,
+                                                          int beta, int depth, int ply,
+                                                          bool *proven, const int shape)
+{
+    struct engine *e = t->e;
+    const struct ruleset *rs = e->rs;
+    const bool ow6 = shape == SHAPE_OW6;
+    const int NW = ow6 ? 2 : e->fx.nw;
+    const bool gen_ow = ow6 || e->fx.gen_oware;
+    const bool pvnode = beta - alpha > 1;
+    {
+        int sc;
+        if (node_head(t, p, n, ply, &sc, proven, NW, false))
+            return sc;
+    }
+    struct tte_info te;
+    sow_move ttm = SOW_MOVE_NONE;
+    /* Leaves do not probe: the entry would rarely beat the evaluation and
+     * the probe is a cache miss (most nodes are leaves). */
+    if (depth > TT_MIN_DEPTH && tte_probe_(e->tt, key, &te)) {
+        ttm = te.move;
+        if (ply > 0 && (te.proven || (te.depth >= depth && !pvnode))) {
+            if (te.bound == TTE_BOUND_EXACT || (te.bound == TTE_BOUND_LOWER && te.score >= beta) ||
+                (te.bound == TTE_BOUND_UPPER && te.score <= alpha)) {
+                *proven = te.proven;
+                return te.score;
+            }
+        }
+    }
+    if (depth <= 0 || ply >= ENGINE_MAX_PLY)
+        return leaf_score(t, p, n, ply, proven, shape);
+    struct sow_movelist *ml = &t->ml[ply];
+    const int side = p->side;
+    const bool leaves = depth - 1 <= 0;
+    /* Children's keys only where they probe (depth - 1 > TT_MIN_DEPTH;
+     * a child at TT_MIN_DEPTH makes its own key if it stores), and only
+     * for the moves searched: each one's bucket is prefetched before the
+     * previous child's subtree is searched (one look-ahead in the order),
+     * the table move's (searched first) before the ordering. */
+    const bool kids_probe = depth - 1 > TT_MIN_DEPTH;
+    /* (children's keys are made where ABDADA works: BUSY_DEPTH - 1 >
+     * TT_MIN_DEPTH) */
+    const bool abd = e->busy && depth >= BUSY_DEPTH;
+    int64_t okey[SOW_MAX_PITS + 1];
+    int nexti = 0;
+    uint64_t nextk = 0;
+    /* The table move first, made alone (oware, awari): the other moves are
+     * made only if it does not cut off (most cut nodes cut on it).  The
+     * order and the tree are the same as with all moves made first. */
+    struct sow_child tch;
+    /* The history the order would have read before the table move's
+     * subtree changed it (its moves are holes: slots below 8). */
+    int32_t hsnap[8];
+    _Static_assert(PICK_SLOTS >= 8, "oware and awari moves (<= 8 holes) have slots 0..7");
+    const int P = ow6 ? 6 : e->fx.pits;
+    const bool lazy = ttm != SOW_MOVE_NONE && gen_ow && efast_make_tt_p(&e->fx, p, ttm, &tch, P);
+    if (lazy) {
+        pick_hist_snap(&t->pk, p, P, hsnap);
+        if (kids_probe) {
+            nextk = tt_key_nw_(NW, &tch.pos);
+            tte_prefetch_(e->tt, nextk);
+        }
+    } else {
+        if (ow6)
+            efast_gen_oware_p(&e->fx, p, ml, 6);
+        else if (gen_ow)
+            efast_gen_oware(&e->fx, p, ml);
+        else
+            rs->generate(rs, p, ml, t->cache, NULL);
+        if (ml->n == 0) {
+            *proven = true;
+            return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
+        }
+        int tti = -1;
+        uint64_t ttk = 0;
+        if (kids_probe && ttm != SOW_MOVE_NONE && (tti = rules_find_move(ml, ttm)) >= 0) {
+            ttk = tt_key_nw_(NW, &ml->c[tti].pos);
+            tte_prefetch_(e->tt, ttk);
+        }
+        nexti = pick_first(okey, gen_ow ? pick_keys_ow(&t->pk, ml, p, P, ply, ttm, okey, NULL)
+                                        : pick_keys(&t->pk, ml, p, P, ply, ttm, okey));
+        if (nexti == tti) {
+            nextk = ttk;
+        } else if (kids_probe) {
+            nextk = tt_key_nw_(NW, &ml->c[nexti].pos);
+            tte_prefetch_(e->tt, nextk);
+        }
+    }
+    int best = -ENGINE_INF - 1, a0 = alpha;
+    sow_move bestm = SOW_MOVE_NONE;
+    bool allproven = true, bestproven = false;
+#define SEARCH (ow6 ? search_ow6 : search_any)
+    for (int k = 0;; k++) {
+        const struct sow_child *ch;
+        uint64_t chk;
+        if (lazy && k == 0) {
+            ch = &tch;
+            chk = nextk;
+        } else {
+            if (lazy && k == 1) {
+                /* The table move did not cut off: now the others, in the
+                 * same order (its key is the highest: picked first). */
+                if (ow6)
+                    efast_gen_oware_p(&e->fx, p, ml, 6);
+                else
+                    efast_gen_oware(&e->fx, p, ml);
+                pick_first(okey, pick_keys_ow(&t->pk, ml, p, P, ply, ttm, okey, hsnap));
+                if (kids_probe && ml->n > 1) {
+                    nexti = pick_next(okey, ml->n, 1);
+                    nextk = tt_key_nw_(NW, &ml->c[nexti].pos);
+                    tte_prefetch_(e->tt, nextk);
+                }
+            }
+            if (k >= ml->n)
+                break;
+            /* Children that do not probe need no look-ahead: the next
+             * move is picked only if this one does not cut off. */
+            if (!kids_probe && k > 0)
+                nexti = pick_next(okey, ml->n, k);
+            ch = &ml->c[nexti];
+            chk = nextk;
+            /* ABDADA: another thread is in this child: search it last
+             * (once; a demoted key is never demoted again). */
+            if (abd && k > 0 && k + 1 < ml->n && okey[k] > -BUSY_DEMOTE / 2 &&
+                busy_has(e, chk)) {
+                okey[k] -= BUSY_DEMOTE;
+                t->deferred++;
+                nexti = pick_next(okey, ml->n, k);
+                ch = &ml->c[nexti];
+                chk = tt_key_nw_(NW, &ch->pos);
+            }
+            if (kids_probe && k + 1 < ml->n) {
+                nexti = pick_next(okey, ml->n, k + 1);
+                nextk = tt_key_nw_(NW, &ml->c[nexti].pos);
+                tte_prefetch_(e->tt, nextk);
+            }
+        }
+        /* (oware and awari: only the mover captures) */
+        const int cap_own = ch->captured[side], cap_opp = ow6 ? 0 : ch->captured[!side];
+        int d = 100 * (cap_own - cap_opp);
+        const int cn = n - cap_own - cap_opp;
+        bool cp;
+        int sc;
+        bump(&t->nodes);
+        if (leaves) {
+            /* one search whatever the window: PVS's re-search would
+             * return the same score */
+            sc = d - leaf(t, &ch->pos, cn, ply + 1, &cp, shape);
+        } else if (k == 0) {
+            sc = d - SEARCH(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
+        } else {
+            if (abd)
+                busy_set(e, chk);
+            /* PVS: a null window first, the full one only if it fails high */
+            sc = d - SEARCH(t, &ch->pos, cn, chk, d - alpha - 1, d - alpha, depth - 1, ply + 1, &cp);
+            if (!t->abort && sc > alpha && sc < beta)
+                sc = d - SEARCH(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
+            if (abd)
+                busy_clear(e, chk);
+        }
+        if (t->abort) {
+            *proven = false;
+            return 0;
+        }
+        if (sc > best) {
+            best = sc;
+            bestm = ch->move;
+            bestproven = cp;
+        }
+        allproven &= cp;
+        if (sc > alpha) {
+            alpha = sc;
+            t->pv[ply][ply] = ch->move;
+            /* short copies (none below the leaves' parents): no libc call */
+            for (int j = ply + 1; j < t->pvlen[ply + 1]; j++)
+                t->pv[ply][j] = t->pv[ply + 1][j];
+            t->pvlen[ply] = t->pvlen[ply + 1] > ply + 1 ? t->pvlen[ply + 1] : ply + 1;
+            if (sc >= beta) {
+                if (d <= 0) {
+                    pick_cutoff(&t->pk, p, P, ply, depth, ch->move);
+                    for (int j = 0; j < k; j++) {
+                        const struct sow_child *c2 = &ml->c[pick_index(okey, j)];
+                        if (c2->captured[side] <= c2->captured[!side])
+                            pick_penalty(&t->pk, p, P, depth, c2->move);
+                    }
+                }
+                break;
+            }
+        }
+    }
+#undef SEARCH
+    int bound = best >= beta ? TTE_BOUND_LOWER : best > a0 ? TTE_BOUND_EXACT : TTE_BOUND_UPPER;
+    /* A cutoff rests on the cutting move alone; otherwise on every move. */
+    bool pr = bound == TTE_BOUND_LOWER ? bestproven : allproven;
+    *proven = pr;
+    if (depth > TT_MIN_DEPTH || pr)
+        tte_store_(e->tt, key ? key : tt_key_nw_(NW, p), best, bound, pr, bestm, depth);
+    return best;
+}
+
+static int search_any(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha,
+                      int beta, int depth, int ply, bool *proven)
+{
+    return search_t(t, p, n, key, alpha, beta, depth, ply, proven, SHAPE_ANY);
+}
+
+static int search_ow6(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha,
+                      int beta, int depth, int ply, bool *proven)
+{
+    /* The leaves' parents, the most common inner nodes, compiled with
+     * their depth a constant (no table, children all leaves). */
+    if (depth == 1)
+        return search_t(t, p, n, key, alpha, beta, 1, ply, proven, SHAPE_OW6);
+    return search_t(t, p, n, key, alpha, beta, depth, ply, proven, SHAPE_OW6);
+}
+
+/* One iteration at the root with window (alpha, beta). */
+int eng_root_search(struct ethr *t, int alpha, int beta, int depth, bool *proven)
+{
+    struct engine *e = t->e;
+    return (shape_ow6(&e->fx) ? search_ow6 : search_any)(
+        t, &t->root, seeds_on_board(e->rs, &t->root), tt_key(e->rs, &t->root), alpha, beta,
+        depth, 0, proven);
+}

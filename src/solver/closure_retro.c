@@ -1,0 +1,612 @@
+/* The closure's values (closure.c, step 3): level by level from the fewest
+ * seeds up, each node's moves generated again, then the bucket-queue
+ * retrograde over the level's copies (p,L), (p,H).  Part of the closure
+ * solver: closure_internal.h maps its files. */
+#include "closure_internal.h"
+
+/* ---- values ---- */
+
+/* The cycle value of the normalised node (mover = side A). */
+static inline int cycle_value(const struct clos *c, const sow_position *p)
+{
+    int s0 = 0, s1 = 0;
+    for (int j = 0; j < c->pits; j++) {
+        s0 += p->board.h[j];
+        s1 += p->board.h[j + c->pits];
+    }
+    return rules_cycle_net(c->rs, s0, s1);
+}
+
+static inline int8_t clamp8(int x, int lo, int hi)
+{
+    return (int8_t)(x < lo ? lo : x > hi ? hi : x);
+}
+
+/* Generate node i's moves again: be, in-level children (as mode says; be and
+ * cnt are left alone by LM_FILL, which looks at in-level children only). */
+static inline void level_moves(struct clos *c, const struct clos_env *env, int m, uint64_t s0,
+                               uint64_t i, int tid, int tbmax, struct sow_movelist *ml,
+                               struct level_work *w, bool *missing, enum lm_mode mode)
+{
+    const struct ruleset *rs = c->rs;
+    const uint64_t li = i - s0;
+    sow_position p;
+    clos_unpack(rs, c->K, &c->key[i * c->K], &p);
+    rs->generate(rs, &p, ml, env->cache[tid], NULL);
+    uint32_t *fw = mode == LM_FWD ? &w->fwd[li * (uint64_t)c->slots] : NULL;
+    int b, deg = 0;
+    if (ml->n > c->slots) { /* more moves than slots: cannot happen with the rule sets */
+        *missing = true;
+        ml->n = 0;
+        b = 0;
+    } else if (ml->n == 0) {
+        b = ml->settle[0] - ml->settle[1];
+    } else {
+        b = NO_EXIT;
+        /* keys and hashes first, cells prefetched, then the look-ups */
+        uint64_t kw[SOW_MAX_PITS + 1][MAX_KEY_WORDS], kh[SOW_MAX_PITS + 1];
+        int tvs[SOW_MAX_PITS + 1];
+        bool tbx[SOW_MAX_PITS + 1];
+        for (int k = 0; k < ml->n; k++) {
+            const struct sow_child *ch = &ml->c[k];
+            int cap = ch->captured[0] + ch->captured[1];
+            if (cap && mode == LM_FILL)
+                continue;
+            tbx[k] = cap && tb_exit(env, tbmax, ch, m - cap, &tvs[k]);
+            if (tbx[k])
+                continue;
+            clos_pack(rs, c->K, &ch->pos, kw[k]);
+            if (c->set) {
+                kh[k] = clos_hash(kw[k], c->K);
+                set_prefetch(c, kh[k]);
+            }
+        }
+        /* on disk the look-ups are binary searches in sorted keys (the
+         * lower levels' files, the level's own keys): all of this node's at
+         * once, their probes interleaved so that the cache misses overlap */
+        int64_t qs[SOW_MAX_PITS + 1];
+        if (c->dk || !c->set) {
+            const uint64_t *ks[SOW_MAX_PITS + 1];
+            uint64_t ns[SOW_MAX_PITS + 1];
+            int at[SOW_MAX_PITS + 1], nq = 0;
+            for (int k = 0; k < ml->n; k++) {
+                int cap = ml->c[k].captured[0] + ml->c[k].captured[1];
+                qs[k] = -1;
+                if ((cap && (mode == LM_FILL || tbx[k] || !c->dk)) || (!cap && c->set))
+                    continue;
+                ks[nq] = cap ? dk_keys(c, m - cap, &ns[nq]) : c->key;
+                if (!cap)
+                    ns[nq] = c->n;
+                if (!ks[nq])
+                    continue;
+                at[nq++] = k;
+            }
+            uint64_t qw[SOW_MAX_PITS + 1][MAX_KEY_WORDS];
+            int64_t qo[SOW_MAX_PITS + 1];
+            for (int j = 0; j < nq; j++)
+                memcpy(qw[j], kw[at[j]], sizeof qw[j]);
+            clos_key_find_rows(ks, ns, (const uint64_t(*)[MAX_KEY_WORDS])qw, nq, c->K, qo);
+            for (int j = 0; j < nq; j++)
+                qs[at[j]] = qo[j];
+        }
+        for (int k = 0; k < ml->n; k++) {
+            const struct sow_child *ch = &ml->c[k];
+            int cap = ch->captured[0] + ch->captured[1];
+            if (cap && mode == LM_FILL)
+                continue;
+            if (cap) {
+                int d = ch->captured[0] - ch->captured[1], val;
+                if (tbx[k]) {
+                    val = d - tvs[k];
+                } else if (c->dk) { /* the lower levels are in files */
+                    int64_t q = qs[k];
+                    if (q < 0) {
+                        *missing = true;
+                        continue;
+                    }
+                    val = d - dk_value(c, m - cap, q);
+                } else {
+                    int64_t q = set_find_h(c, kw[k], kh[k]);
+                    if (q < 0) {
+                        *missing = true;
+                        continue;
+                    }
+                    val = d - c->v[q];
+                }
+                if (val > b)
+                    b = val;
+                continue;
+            }
+            /* no set: a level on disk, solved (dk_up), its keys sorted */
+            int64_t q = c->set ? set_find_h(c, kw[k], kh[k]) : qs[k];
+            if (q < 0 || (uint64_t)q < s0 || (uint64_t)q - s0 >= w->nl) {
+                *missing = true;
+                continue;
+            }
+            uint32_t lq = (uint32_t)((uint64_t)q - s0);
+            if (mode == LM_FWD)
+                fw[deg] = lq;
+            else if (mode == LM_COUNT && w->roff)
+                __atomic_fetch_add(&w->roff[lq + 1], 1, __ATOMIC_RELAXED);
+            else if (mode == LM_FILL) /* (no roff: the predecessors by unmoves) */
+                w->rev[__atomic_fetch_add(&w->roff[lq], 1, __ATOMIC_RELAXED)] = (uint32_t)li;
+            deg++;
+        }
+    }
+    if (mode == LM_FILL)
+        return;
+    if (mode == LM_FWD && deg < c->slots)
+        fw[deg] = UINT32_MAX;
+    if (b != NO_EXIT)
+        b = clamp8(b, -m, m); /* clamping commutes with max/min */
+    w->be[li] = (int8_t)b;
+    w->cnt[li] = (uint8_t)deg;
+}
+
+/* level_moves of nodes [s0, s0 + n) of level m, on env->threads threads
+ * (one below 256 nodes), in chunks taken in turn.  A level of a billion
+ * positions takes minutes here, so the calling thread (tid 0) says how far
+ * it is (lm_pass names the pass) and watches for Ctrl-C between its chunks;
+ * false: stopped, the pass left unfinished (the caller drops the level). */
+static const char *const lm_pass[] = {"moves", "moves counted", "moves listed"};
+
+/* What the threads of one clos_level_moves_all share. */
+struct lm_share {
+    uint64_t next, chunk; /* the next chunk's first node (level-local), its size */
+    bool stop;            /* Ctrl-C seen by the calling thread */
+    double t0, last;      /* the pass's start, its last line of progress */
+};
+
+/* Thread tid's part of clos_level_moves_all: chunks until none is left. */
+static void lm_run(struct clos *c, const struct clos_env *env, int m, uint64_t s0, uint64_t n,
+                   int tbmax, struct level_work *w, bool *missing, enum lm_mode mode, int tid,
+                   struct lm_share *sh)
+{
+    struct sow_movelist ml;
+    bool miss = false;
+    for (;;) {
+        const uint64_t a = __atomic_fetch_add(&sh->next, sh->chunk, __ATOMIC_RELAXED);
+        if (a >= n || __atomic_load_n(&sh->stop, __ATOMIC_RELAXED))
+            break;
+        const uint64_t b = a + sh->chunk < n ? a + sh->chunk : n;
+        for (uint64_t i = s0 + a; i < s0 + b; i++)
+            level_moves(c, env, m, s0, i, tid, tbmax, &ml, w, &miss, mode);
+        if (tid != 0)
+            continue;
+        double dt = util_now() - sh->t0, rate = dt > 0 ? (double)b / dt : 0;
+        clos_say(env, &sh->last, false,
+                 "%s level %d: %s for %llu of %llu positions, %.2f M/s, ETA %.0f s",
+                 c->dk ? "closure on disk," : "closure", m, lm_pass[mode], (unsigned long long)b,
+                 (unsigned long long)n, rate / 1e6, rate > 0 ? (double)(n - b) / rate : 0.0);
+        if (clos_stopped(env)) {
+            __atomic_store_n(&sh->stop, true, __ATOMIC_RELAXED);
+            break;
+        }
+    }
+    if (miss)
+        __atomic_store_n(missing, true, __ATOMIC_RELAXED);
+}
+
+bool clos_level_moves_all(struct clos *c, const struct clos_env *env, int m, uint64_t s0,
+                          uint64_t n, int tbmax, struct level_work *w, bool *missing,
+                          enum lm_mode mode)
+{
+    const int nt = env->threads;
+    struct lm_share sh = {.chunk = n >= BIG_LINE ? 4096 : 256, .t0 = util_now()};
+    sh.last = env->eager_lines ? 0 : sh.t0;
+    if (nt > 1 && n >= 256) {
+#pragma omp parallel num_threads(nt)
+        lm_run(c, env, m, s0, n, tbmax, w, missing, mode, omp_get_thread_num(), &sh);
+    } else {
+        lm_run(c, env, m, s0, n, tbmax, w, missing, mode, 0, &sh);
+    }
+    return !sh.stop;
+}
+
+/* roff[q + 1] holding q's in-level predecessors counted: each list's start
+ * (roff[q]) and end (roff[q + 1]). */
+void clos_roff_sum(uint32_t *roff, uint64_t Nl)
+{
+    for (uint64_t p = 0; p < Nl; p++)
+        roff[p + 1] += roff[p];
+}
+
+/* After rev was filled at the cursors roff[q]++ (which then hold where the
+ * next list starts), roff back to the lists' starts. */
+void clos_roff_back(uint32_t *roff, uint64_t Nl)
+{
+    for (uint64_t p = Nl; p > 0; p--)
+        roff[p] = roff[p - 1];
+    roff[0] = 0;
+}
+
+/* The reverse CSR of the in-level edges (roff, rev) from the forward slots. */
+static void reverse_edges(const struct clos *c, uint64_t Nl, struct level_work *w)
+{
+    const int slots = c->slots;
+    memset(w->roff, 0, sizeof *w->roff * (Nl + 1));
+    for (uint64_t p = 0; p < Nl; p++)
+        for (int k = 0; k < w->cnt[p]; k++)
+            w->roff[w->fwd[p * slots + k] + 1]++;
+    clos_roff_sum(w->roff, Nl);
+    for (uint64_t p = 0; p < Nl; p++)
+        for (int k = 0; k < w->cnt[p]; k++) {
+            uint32_t q = w->fwd[p * slots + k];
+            w->rev[w->roff[q]++] = (uint32_t)p;
+        }
+    clos_roff_back(w->roff, Nl);
+}
+
+/* The in-level predecessors of copies batch[j0 .. j1) (level-local
+ * indices, once per move, as reverse edges would list them: pbuf at
+ * j * TB_UNMOVE_MAX, pcnt[j] of them), for a level on disk of a
+ * single-sowing rule set: each node's unmoves (tables/tb_lean.h: every
+ * position with a move that captures nothing and leads to it) looked up in
+ * the level's sorted keys; one not found is not in the closure (the root
+ * does not reach it), so it has no edge here.  KF_MAX look-ups at a time
+ * run interleaved (clos_key_find_rows), across nodes.  Thread tid's buffers. */
+struct um_looks {
+    const uint64_t *ks[KF_MAX];
+    uint64_t ns[KF_MAX], qw[KF_MAX][MAX_KEY_WORDS];
+    int of[KF_MAX], nq; /* the copy each look-up is for; how many wait */
+};
+
+/* The waiting look-ups made, each found one appended to its copy's list. */
+static void um_flush(const struct clos *c, struct level_work *w, struct um_looks *lk)
+{
+    int64_t r[KF_MAX];
+    clos_key_find_rows(lk->ks, lk->ns, (const uint64_t(*)[MAX_KEY_WORDS])lk->qw, lk->nq, c->K, r);
+    for (int i = 0; i < lk->nq; i++)
+        if (r[i] >= 0)
+            w->pbuf[(size_t)lk->of[i] * TB_UNMOVE_MAX + w->pcnt[lk->of[i]]++] = (uint32_t)r[i];
+    lk->nq = 0;
+}
+
+static void um_chunk(const struct clos *c, struct level_work *w, int j0, int j1, int tid)
+{
+    const int K = c->K;
+    struct tb_unmove *um = &w->um[(size_t)tid * TB_UNMOVE_MAX];
+    struct um_looks lk;
+    lk.nq = 0;
+    for (int j = j0; j < j1; j++) {
+        sow_position qp;
+        clos_unpack(c->rs, K, &c->key[(uint64_t)((uint32_t)w->batch[j] >> 1) * K], &qp);
+        const int k = tb_unmoves(c->rs, &qp, um, TB_UNMOVE_MAX);
+        w->pcnt[j] = 0;
+        for (int a = 0; a < k; a++) {
+            /* an unmove keeps the board's seeds, so it packs in K words */
+            if (!clos_pack(c->rs, K, &um[a].pos, lk.qw[lk.nq]))
+                continue;
+            lk.ks[lk.nq] = c->key;
+            lk.ns[lk.nq] = w->nl;
+            lk.of[lk.nq++] = j;
+            if (lk.nq == KF_MAX)
+                um_flush(c, w, &lk);
+        }
+    }
+    if (lk.nq)
+        um_flush(c, w, &lk);
+}
+
+/* um_chunk of batch[0 .. nb), split between w->nt threads (the look-ups
+ * only read the keys; each copy's list is written by one thread). */
+static void um_batch(const struct clos *c, struct level_work *w, int nb)
+{
+    if (w->nt > 1 && nb >= 64) {
+#pragma omp parallel num_threads(w->nt)
+        {
+            int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+            um_chunk(c, w, nb * tid / nt, nb * (tid + 1) / nt, tid);
+        }
+    } else {
+        um_chunk(c, w, 0, nb, 0);
+    }
+}
+
+/* The stack refilled with copies waiting in w->pend (they were final while
+ * the stack of w->scap entries was full): up to scap of them, from the word
+ * *cur on, round the bitmap; returns how many. */
+static int64_t pend_refill(struct level_work *w, uint64_t words, uint64_t *cur, uint64_t *npend)
+{
+    int64_t sp = 0;
+    while (*npend && sp < w->scap) {
+        uint64_t x = w->pend[*cur];
+        while (x && sp < w->scap) {
+            w->stack[sp++] = (int32_t)(*cur * 64 + (uint64_t)__builtin_ctzll(x));
+            x &= x - 1;
+            (*npend)--;
+        }
+        w->pend[*cur] = x;
+        if (!x)
+            *cur = *cur + 1 == words ? 0 : *cur + 1;
+    }
+    return sp;
+}
+
+/* The bucket-queue retrograde of level m, nodes [s0, s0 + Nl), with its
+ * reverse edges in w->roff, w->rev.  Each node has two copies, L (lo: the
+ * mover's best so far) and H (hi); a copy is final once its value t is
+ * known, and the thresholds t go from m down to -m.  The buckets of t are
+ * either linked lists (w->next) or, with w->next NULL, a scan of the level
+ * at each t that occurs: L at t where be = t, H at t where be = -t and no
+ * in-level move is left; the scan finds the same copies as the lists (the
+ * closure on disk, 8 bytes a position less), at 2m + 1 passes over be and
+ * cnt at most.  A line of progress at most once a second (the threshold t
+ * and the copies final so far); false: stopped by Ctrl-C, lo and hi left
+ * unfinished (the caller drops the level). */
+bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_t s0, uint64_t Nl,
+                      struct level_work *w)
+{
+    int8_t *xl = c->lo + s0, *xh = c->hi + s0, *be = w->be;
+    int32_t head[2 * SOW_MAX_SEEDS + 1];
+    int32_t *next = w->next, *stack = w->stack;
+    const bool scan = !next;
+    /* a copy final while the stack is full waits in pend (um_preds) */
+    const int64_t scap = w->scap;
+    uint64_t npend = 0, cur = 0, words = (2 * Nl + 63) / 64;
+    uint64_t fin = 0, steps = 0; /* copies final; stack pops since the last look at the clock */
+    const double t0 = util_now();
+    double last = env->eager_lines ? 0 : t0;
+#define PUSH(e_)                                                                                  \
+    do {                                                                                          \
+        int32_t x_ = (e_);                                                                        \
+        fin++;                                                                                    \
+        if (sp < scap) {                                                                          \
+            stack[sp++] = x_;                                                                     \
+        } else {                                                                                  \
+            w->pend[(uint32_t)x_ >> 6] |= 1ull << (x_ & 63);                                      \
+            npend++;                                                                              \
+        }                                                                                         \
+    } while (0)
+    uint64_t occurs[2 * SOW_MAX_SEEDS + 1] = {0}; /* nodes with be = t, for the scans */
+    bool looked = false; /* (eager_lines) the first look at the clock made */
+
+    for (int t = 0; t < 2 * SOW_MAX_SEEDS + 1; t++)
+        head[t] = -1;
+    for (uint64_t p = 0; p < Nl; p++) {
+        int b = be[p];
+        xl[p] = xh[p] = UNDONE;
+        if (b != NO_EXIT && scan) {
+            occurs[b + SOW_MAX_SEEDS]++;
+        } else if (b != NO_EXIT) {
+            int32_t e = (int32_t)(2 * p);
+            next[e] = head[b + SOW_MAX_SEEDS];
+            head[b + SOW_MAX_SEEDS] = e;
+            if (w->cnt[p] == 0) {
+                next[e + 1] = head[-b + SOW_MAX_SEEDS];
+                head[-b + SOW_MAX_SEEDS] = e + 1;
+            }
+        }
+    }
+    for (int t = m; t >= -m; t--) {
+        int64_t sp = 0;
+        if (!scan) {
+            for (int32_t e = head[t + SOW_MAX_SEEDS]; e >= 0; e = next[e]) {
+                uint32_t p = (uint32_t)e >> 1;
+                int8_t *x = (e & 1) ? &xh[p] : &xl[p];
+                if (*x == UNDONE) {
+                    *x = (int8_t)t;
+                    PUSH(e);
+                }
+            }
+        } else if (occurs[t + SOW_MAX_SEEDS] || occurs[-t + SOW_MAX_SEEDS]) {
+            for (uint64_t p = 0; p < Nl; p++) {
+                if (be[p] == NO_EXIT)
+                    continue;
+                if (be[p] == t && xl[p] == UNDONE) {
+                    xl[p] = (int8_t)t;
+                    PUSH((int32_t)(2 * p));
+                }
+                if (be[p] == -t && w->cnt[p] == 0 && xh[p] == UNDONE) {
+                    xh[p] = (int8_t)t;
+                    PUSH((int32_t)(2 * p + 1));
+                }
+            }
+        }
+        while (sp || (npend && (sp = pend_refill(w, words, &cur, &npend)))) {
+            if (++steps >= (1u << 16) || (env->eager_lines && !looked)) {
+                steps = 0;
+                looked = true;
+                clos_say(env, &last, false, "%s level %d: retrograde at %d (from %d down to %d), %llu "
+                         "of %llu bounds final, %.0f s so far", c->dk ? "closure on disk," : "closure",
+                         m, t, m, -m, (unsigned long long)fin, (unsigned long long)(2 * Nl),
+                         util_now() - t0);
+                if (clos_stopped(env))
+                    return false;
+            }
+            /* one copy at a time with reverse edges; with unmoves a batch,
+             * its look-ups made first (um_batch) */
+            int nb = 1;
+            int32_t one;
+            const int32_t *eb = &one;
+            if (w->rev) {
+                one = stack[--sp];
+            } else {
+                nb = sp < UM_BATCH ? (int)sp : UM_BATCH;
+                sp -= nb;
+                memcpy(w->batch, &stack[sp], sizeof *stack * (size_t)nb);
+                um_batch(c, w, nb);
+                steps += (uint64_t)nb; /* a batch costs about nb pops' look-ups */
+                eb = w->batch;
+            }
+            for (int j = 0; j < nb; j++) {
+                int32_t e = eb[j];
+                uint32_t q = (uint32_t)e >> 1;
+                const uint32_t *pr, *pe;
+                if (w->rev) {
+                    pr = &w->rev[w->roff[q]];
+                    pe = &w->rev[w->roff[q + 1]];
+                } else {
+                    pr = &w->pbuf[(size_t)j * TB_UNMOVE_MAX];
+                    pe = pr + w->pcnt[j];
+                }
+                if (!(e & 1)) {
+                    /* (q,L) final at t: H copies of its predecessors count down */
+                    for (; pr < pe; pr++) {
+                        uint32_t p = *pr;
+                        if (xh[p] != UNDONE || --w->cnt[p])
+                            continue;
+                        int val = be[p] == NO_EXIT || -be[p] >= t ? t : -be[p];
+                        if (val == t) {
+                            xh[p] = (int8_t)t;
+                            PUSH((int32_t)(2 * p + 1));
+                        } else if (!scan) {
+                            next[2 * p + 1] = head[val + SOW_MAX_SEEDS];
+                            head[val + SOW_MAX_SEEDS] = (int32_t)(2 * p + 1);
+                        } /* else the scan at val finds it: be = -val, cnt 0 */
+                    }
+                } else {
+                    /* (q,H) final at t: L copies of its predecessors reach t */
+                    for (; pr < pe; pr++) {
+                        uint32_t p = *pr;
+                        if (xl[p] == UNDONE) {
+                            xl[p] = (int8_t)t;
+                            PUSH((int32_t)(2 * p));
+                        }
+                    }
+                }
+            }
+        }
+    }
+#undef PUSH
+    for (uint64_t p = 0; p < Nl; p++) {
+        xl[p] = (int8_t)(xl[p] == UNDONE ? -m : clamp8(xl[p], -m, m));
+        xh[p] = (int8_t)(xh[p] == UNDONE ? m : clamp8(-xh[p], -m, m));
+    }
+    return true;
+}
+
+/* V of nodes s0 .. s0+Nl-1, their bounds solved (clos_solve_level): the
+ * repetition rule's value clamped into them.  keys: those nodes' keys (the
+ * node array, or a block read back from a level's file on disk). */
+void clos_level_values(struct clos *c, uint64_t s0, uint64_t Nl, const uint64_t *keys)
+{
+    for (uint64_t p = 0; p < Nl; p++) {
+        sow_position pos;
+        clos_unpack(c->rs, c->K, &keys[p * c->K], &pos);
+        c->v[s0 + p] = clamp8(cycle_value(c, &pos), c->lo[s0 + p], c->hi[s0 + p]);
+    }
+}
+
+void clos_free_work(struct level_work *w)
+{
+    free(w->um);
+    free(w->pbuf);
+    free(w->pcnt);
+    free(w->batch);
+    free(w->pend);
+    free(w->be);
+    free(w->cnt);
+    free(w->fwd);
+    free(w->roff);
+    free(w->rev);
+    free(w->next);
+    free(w->stack);
+}
+
+/* Levels above `done` (those up to it are solved: a resumed solve). */
+enum clos_err clos_solve_levels(struct clos *c, const struct clos_env *env, int tbmax,
+                                struct clos_info *info, int done_level)
+{
+    const uint64_t slots = (uint64_t)c->slots;
+    uint64_t L = 0;
+    for (int m = 0; m <= SOW_MAX_SEEDS; m++)
+        if (c->start[m + 1] - c->start[m] > L)
+            L = c->start[m + 1] - c->start[m];
+    /* the budget is checked with every move an in-level edge (the bound);
+     * the peak noted is what was held: reverse edges as the levels had */
+    double b = clos_arrays_bytes(c, c->cap, c->scap) + clos_level_work_per(c) * (double)L;
+    if (clos_over(c, env, b)) {
+        info->by_memory = true;
+        info->need = b;
+        struct util_gb2 g = util_gb2(b, env->memory);
+        snprintf(info->why, sizeof info->why,
+                 "%llu positions, every layer expanded; solving its largest level (%llu "
+                 "positions) needs %s GB, the budget is %s GB: raise --memory, or solve more "
+                 "levels first", (unsigned long long)c->n, (unsigned long long)L, g.need,
+                 g.budget);
+        return CLOS_TOO_BIG;
+    }
+    if (L * slots >= UINT32_MAX)
+        return CLOS_TOO_BIG;
+    struct level_work w = {0};
+    w.be = malloc(L + 1);
+    w.cnt = malloc(L + 1);
+    w.fwd = malloc(sizeof *w.fwd * (size_t)(L * slots + 1));
+    w.roff = malloc(sizeof *w.roff * (size_t)(L + 1));
+    w.rev = malloc(sizeof *w.rev * 1024); /* sized per level to its in-level edges */
+    uint64_t revcap = 1024;
+    w.next = malloc(sizeof *w.next * (size_t)(2 * L + 1));
+    w.stack = malloc(sizeof *w.stack * (size_t)(2 * L + 1));
+    w.scap = (int64_t)(2 * L + 1);
+    enum clos_err e = CLOS_OK;
+    if (!w.be || !w.cnt || !w.fwd || !w.roff || !w.rev || !w.next || !w.stack)
+        e = CLOS_OOM;
+    double last = 0, t0 = util_now(), lastck = t0;
+    uint64_t done = done_level >= 0 ? c->start[done_level + 1] : 0, resumed = done;
+    int saved = done_level;
+    int m = done_level + 1;
+    for (; e == CLOS_OK && m <= SOW_MAX_SEEDS; m++) {
+        uint64_t s0 = c->start[m], Nl = c->start[m + 1] - s0;
+        if (!Nl)
+            continue;
+        if (clos_stopped(env)) {
+            e = CLOS_STOPPED;
+            break;
+        }
+        if (env->work && m - 1 > saved && util_now() - lastck >= CKPT_EVERY) {
+            if (clos_ck_save_values(c, env, m - 1))
+                saved = m - 1;
+            lastck = util_now();
+        }
+        bool missing = false;
+        w.nl = Nl;
+        if (!clos_level_moves_all(c, env, m, s0, Nl, tbmax, &w, &missing, LM_FWD)) {
+            e = CLOS_STOPPED;
+            break;
+        }
+        uint64_t edges = 0;
+        for (uint64_t p = 0; p < Nl; p++)
+            edges += w.cnt[p];
+        if (edges > revcap) {
+            uint32_t *nr = realloc(w.rev, sizeof *nr * (size_t)edges);
+            if (!nr) {
+                e = CLOS_OOM;
+                break;
+            }
+            w.rev = nr;
+            revcap = edges;
+        }
+        if (missing) { /* a child not in the closure: cannot happen */
+            e = CLOS_OOM;
+            break;
+        }
+        reverse_edges(c, Nl, &w);
+        if (!clos_solve_level(c, env, m, s0, Nl, &w)) {
+            e = CLOS_STOPPED;
+            break;
+        }
+        clos_level_values(c, s0, Nl, &c->key[s0 * c->K]);
+        done += Nl;
+        double dt = util_now() - t0, rate = dt > 0 ? (double)(done - resumed) / dt : 0;
+        clos_say(env, &last, Nl >= BIG_LINE || env->eager_lines,
+                 "closure level %d solved: %llu positions, %llu of %llu done, %.2f M/s, ETA %.0f s", m,
+                 (unsigned long long)Nl, (unsigned long long)done, (unsigned long long)c->n, rate / 1e6,
+                 rate > 0 ? (double)(c->n - done) / rate : 0.0);
+    }
+    if (e == CLOS_STOPPED) { /* Ctrl-C, between levels or within one */
+        const int kept = m - 1;
+        if (env->work && kept > saved && clos_ck_save_values(c, env, kept))
+            saved = kept;
+        if (env->work && saved >= 0)
+            clos_say(env, &last, true, "stopped while solving level %d: levels up to %d kept in %s", m,
+                     saved, env->work);
+    }
+    clos_note_peak(c, clos_arrays_bytes(c, c->cap, c->scap) + (clos_level_work_per(c) - 4.0 * c->slots) * (double)L +
+                          4.0 * (double)revcap);
+    clos_free_work(&w);
+    if (e == CLOS_OK && env->work && saved < SOW_MAX_SEEDS)
+        clos_ck_save_values(c, env, SOW_MAX_SEEDS); /* a rerun answers at once */
+    info->solve_s = util_now() - t0;
+    return e;
+}
