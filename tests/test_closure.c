@@ -414,7 +414,7 @@ Test(closure, resumed_identical, .timeout = 120)
     cr_assert(interrupted >= 4, "only %d solves were stopped mid-way", interrupted);
 }
 
-/* ---- the levels in memory under --memory (issue 11) ---- */
+/* ---- the levels in memory under --memory ---- */
 
 struct lines {
     int refused, built;
@@ -731,7 +731,7 @@ Test(closure, solution_in_dir, .timeout = 120)
     }
 }
 
-/* ---- the levels in memory kept in --work (issue 11, item 4) ---- */
+/* ---- the levels in memory kept in --work ---- */
 
 struct lvl_log {
     volatile sig_atomic_t stop;
@@ -860,7 +860,7 @@ Test(closure, resumed_levels, .timeout = 120)
     }
 }
 
-/* ---- (diskclosure, issue 11) the closure level by level on disk ---- */
+/* ---- the closure level by level on disk ---- */
 
 struct dk_run {
     volatile sig_atomic_t stop;
@@ -1110,7 +1110,7 @@ Test(closure, refusal_need_above_budget, .timeout = 120)
     cr_assert(refusals >= 32, "only %d refusals", refusals);
 }
 
-/* (issue 11) A solution file written from the closure on disk answers every
+/* A solution file written from the closure on disk answers every
  * position as the in-memory closure's file does: the same positions, lo, hi,
  * V and move values, on every rule set; its own set (built by sol_save from
  * the level files) finds each of them. */

@@ -176,7 +176,7 @@ int bench_movegen(const char *rules, int argc, char **argv)
         if (rs.family == SOW_ODU)
             ns_odu = r.ns_per_pos;
     }
-    if (ns_jodu > 0 && ns_odu > 0) /* issue 11 item 6: within 3x */
+    if (ns_jodu > 0 && ns_odu > 0) /* within 3x */
         printf("jodu/odu expansion cost (ns/pos): %.2fx\n", ns_jodu / ns_odu);
 
     /* oware perft: the bulk count of the last ply, and making every move. */

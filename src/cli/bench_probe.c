@@ -1,6 +1,6 @@
 /* sow bench probe: random probes per second of endgame tables, raw and
  * compressed (cold and warm block cache), and the compressed size per level
- * (issue 13).  Levels 0..N are built into a temporary directory (or read from
+ * .  Levels 0..N are built into a temporary directory (or read from
  * --dir), compressed into another for each block shift asked, and probed at
  * the same random positions through tb_probe, the solver's and the engine's
  * probe.  Times are wall (monotonic) and the probing thread's CPU seconds:

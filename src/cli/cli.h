@@ -150,7 +150,7 @@ int bench_tables(int argc, char **argv);
 /* sow bench tables --mpi (bench_mpi.c; refuses in builds without MPI) */
 int bench_tables_mpi(const char *rules, long pits, long seeds, long threads, const char *builder,
                      const char *ranks);
-int bench_probe(int argc, char **argv);    /* bench_probe.c (issue 13) */
+int bench_probe(int argc, char **argv);    /* bench_probe.c */
 int bench_rules(int argc, char **argv);
 int bench_engine(int argc, char **argv);   /* bench_engine.c */
 /* One exact solve of p with a fresh search context (bench_search.c): value,

@@ -36,7 +36,7 @@ int cmd_bench(int argc, char **argv)
         return bench_movegen("all", argc - 1, argv + 1);
     if (strcmp(argv[1], "tables") == 0)
         return bench_tables(argc - 1, argv + 1);
-    if (strcmp(argv[1], "probe") == 0) /* bench_probe.c (issue 13) */
+    if (strcmp(argv[1], "probe") == 0) /* bench_probe.c */
         return bench_probe(argc - 1, argv + 1);
     if (strcmp(argv[1], "engine") == 0) /* bench_engine.c */
         return bench_engine(argc - 1, argv + 1);

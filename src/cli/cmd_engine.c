@@ -115,7 +115,7 @@ static int setup_rules(struct proto *P, char *err, int errlen)
     return 0;
 }
 
-/* (issue 12) Tables DIR without Solution: the engine also takes as exact
+/* Tables DIR without Solution: the engine also takes as exact
  * knowledge DIR's solution file that holds base, found by name as sow solve
  * --tables finds it (search_solution_find: RULES-2xPITS-LLL.sowsol from
  * base's seed count up).  0 with *out (NULL: none holds it) and its path in

@@ -33,7 +33,7 @@ static const char usage[] =
     "                         hash (MiB), tables (DIR: its levels, and its solution\n"
     "                         file of the start without solution=), weights (w1/.../w7),\n"
     "                         solution (FILE of sow solve --save: exact knowledge)\n"
-    "  threshold[:KEY=V,...]  today's bounded mode (sow solve --threshold): depth, time\n"
+    "  threshold[:KEY=V,...]  the threshold search's bounded mode (sow solve --threshold): depth, time\n"
     "  greedy                 one ply: the largest net capture, else the first move\n"
     "  cmd:COMMAND            a program speaking the engine protocol (sh -c COMMAND)\n"
     "Openings are balanced: only those the engine (fixed depth, --balance-depth)\n"
@@ -161,7 +161,7 @@ static int match_setup_players(struct mctx *M, struct match_args *a)
                 return cli_exit_code(st);
             }
         }
-    /* (issue 12) tables=DIR without solution=: DIR's solution file of the
+    /* tables=DIR without solution=: DIR's solution file of the
      * start, if there is one, as sow solve --tables finds it (every game
      * position descends from the start, so that file holds them all) */
     for (int k = 0; k < 2; k++)

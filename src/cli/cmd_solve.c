@@ -98,7 +98,7 @@ struct solve_args {
     double tlimit;
     const char *tables;
     bool moves, json, have_depth, have_time, threshold;
-    double memgb;                           /* closure: issue 11 */
+    double memgb;                           /* the closure's memory budget */
     const char *save, *solution, *work;
     bool disk;                              /* (diskclosure) */
 };
@@ -175,7 +175,7 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
     if ((a->save || a->work) && bounded)
         return cli_bad("solve", "--save/--work are for the exact mode: not with "
                                 "--depth/--time");
-    /* (engstrength, issue 12) --solution with --depth/--time: the engine
+    /* --solution with --depth/--time: the engine
      * probes the file as exact knowledge (docs/engine.md) */
     if (a->solution && bounded && a->threshold)
         return cli_bad("solve", "--solution with --depth/--time is for the engine: not with "
@@ -342,14 +342,14 @@ static int solve_open(struct solve_args *a, struct cli_game *g, struct tb_set **
         cli_bad("solve", "--tables %s: %s", a->tables, e.msg);
         return cli_exit_code(e.status); /* missing or damaged: bad input */
     }
-    /* (issue 13) the block cache of compressed levels within --memory */
+    /* the block cache of compressed levels within --memory */
     if (*tb && a->memgb > 0 &&
         tb_set_cache(*tb, tb_cache_default(*tb, a->memgb * 1e9), &e) != SOW_OK) {
         tb_close(*tb);
         cli_bad("solve", "--tables %s: %s", a->tables, e.msg);
         return cli_exit_code(e.status);
     }
-    /* (engstrength, issue 12) the engine's solution file */
+    /* the engine's solution file */
     if (a->solution && (a->have_depth || a->have_time)) {
         enum sow_status st0 = search_solution_open(&g->rs, a->solution, esol, &e);
         if (st0 != SOW_OK) {
@@ -359,7 +359,7 @@ static int solve_open(struct solve_args *a, struct cli_game *g, struct tb_set **
         }
         a->solution = NULL; /* not the exact mode's answer from the file */
     }
-    /* (engstr, issue 12) the engine with --tables DIR and no --solution: a
+    /* the engine with --tables DIR and no --solution: a
      * solution file in DIR holding the position is its exact knowledge, as
      * the exact mode answers from it (docs/engine.md "Solution files") */
     if (a->tables && !*esol && !a->solution && (a->have_depth || a->have_time) &&
@@ -450,7 +450,7 @@ int cmd_solve(int argc, char **argv)
     struct search_result r;
     int vals[SOW_MAX_PITS + 1];
     int nmv = 0;
-    /* (closure, issue 11) an exact solve with --tables DIR: a solution file
+    /* an exact solve with --tables DIR: a solution file
      * in DIR holding the position answers it (docs/solutions.md) */
     char found[4096] = "";
     struct sol *dsol = NULL;
@@ -493,7 +493,7 @@ int cmd_solve(int argc, char **argv)
      * computed then is printed (rules_cache_set_stop). */
     if (st == SOW_OK && *stop)
         st = SOW_E_INTERRUPTED;
-    /* (issue 13) a damaged block of a compressed level met by a probe: the
+    /* a damaged block of a compressed level met by a probe: the
      * answer is not to be trusted, whatever the search made of it */
     struct sow_error de;
     if (st != SOW_E_INTERRUPTED && tb && tb_set_damaged(tb, &de)) {

@@ -24,7 +24,7 @@ static const char usage[] =
     "         [--builder auto|fast|lean]\n"
     "         build the missing levels 0..N (seeds on the board); interrupted builds\n"
     "         leave only complete levels and resume; --memory (default 3/4 of RAM)\n"
-    "         refuses up front what does not fit; --builder auto (default) uses today's\n"
+    "         refuses up front what does not fit; --builder auto (default) uses the\n"
     "         fast builder for the levels that fit --memory with it, the lean one from\n"
     "         the first that does not (relay rule sets: in-level edges in temporary\n"
     "         files in DIR, up to about 31 B/position);\n"
@@ -79,7 +79,7 @@ static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool p
          0, 0},
         {"--json", CLI_FLAG, &o->json, 0, 0, NULL, "JSON output", 0, 0},
         {"--builder", CLI_STR, &o->builder, 0, 0, "auto|fast|lean",
-         "today's builder for the levels that fit --memory, the lean one above (default auto)", 0, 0},
+         "the fast builder for the levels that fit --memory, the lean one above (default auto)", 0, 0},
         {"--solution", CLI_STR, &o->solution, 0, 0, "FILE",
          "probe: answer from a solution file (sow solve --save) instead", 0, 0},
     };
@@ -127,7 +127,7 @@ struct bar {
     int level;
     const char *builder; /* of the level last built */
     double peak;
-    int fast_hi; /* the highest level today's builder built, -1: none */
+    int fast_hi; /* the highest level the fast builder built, -1: none */
 };
 
 static void fmt_count(double x, char *buf, size_t len)
@@ -231,7 +231,7 @@ static int build_one(const struct topts *op, const struct ruleset *rs, int build
         fprintf(stderr, "sow tables build: %s\n", e.msg);
         return cli_exit_code(st);
     }
-    /* which builders: auto may use today's for the lower levels, the lean one above */
+    /* which builders: auto may use the fast one for the lower levels, the lean one above */
     char used[80] = "";
     if (b.builder && b.fast_hi >= 0 && strcmp(b.builder, "fast") != 0)
         snprintf(used, sizeof used, " (fast builder to level %d, %s builder above)", b.fast_hi,
@@ -603,7 +603,7 @@ static int tables_verify(int argc, char **argv)
 /* ---- probe ----------------------------------------------------------------- */
 
 /* probe --solution FILE: the position's value and every move's from a
- * solution file (sow solve --save; docs/solutions.md).  (closure: issue 11) */
+ * solution file (sow solve --save; docs/solutions.md).  */
 static int probe_solution(const struct cli_game *g, const char *path, struct sol *sol)
 {
     struct sow_error e = {0};
@@ -669,7 +669,7 @@ static int tables_probe(int argc, char **argv)
     char buf[SOW_POS_MAXLEN];
     pos_format(&g.rs, &g.p, buf, sizeof buf);
     int n = rules_board_seeds(&g.rs, &g.p), v;
-    /* (issue 13) every probe first, so that a damaged block of a compressed
+    /* every probe first, so that a damaged block of a compressed
      * level is one line on stderr and nothing on stdout */
     struct sow_movelist ml;
     rules_generate(&g.rs, &g.p, &ml);
@@ -684,7 +684,7 @@ static int tables_probe(int argc, char **argv)
     }
     if (!found) {
         tb_close(set);
-        /* (closure, issue 11) a solution file in DIR holding the position */
+        /* a solution file in DIR holding the position */
         char solpath[4096];
         struct sol *sol = NULL;
         enum sow_status st =

@@ -96,7 +96,7 @@ struct clos_env {
      * levels solved are kept there, and a build of the same root with the
      * same tables resumes from them (closure_ckpt.c "checkpoints"). */
     const char *work;
-    /* (diskclosure, issue 11) Level by level on disk (needs work; not with
+    /* Level by level on disk (needs work; not with
      * max_nodes): each level's positions kept sorted in files in work, one
      * level in memory at a time (closure_disk.c "the closure level by level
      * on disk"); the same positions, values and node counts as in memory. */

@@ -4,7 +4,7 @@
  * the closure solver: closure_internal.h maps its files. */
 #include "closure_internal.h"
 
-/* ---- the closure level by level on disk (env->disk; issue 11) ----
+/* ---- the closure level by level on disk (env->disk) ----
  *
  * For closures past RAM (docs/solver.md "Past RAM").  A move keeps a
  * position's level or lowers it, so level m's part of the closure is the

@@ -75,7 +75,7 @@ static double clos_budget(const struct search_ctx *s)
     return b;
 }
 
-/* ---- exact mode: the levels in memory kept in --work (issue 11) ----
+/* ---- exact mode: the levels in memory kept in --work ----
  *
  * DIR/level-RULES-2xN-LLL.ck, one file per level built, written as soon as
  * it is built: the checkpoint header (closure.h, clos_ck_write; magic
@@ -211,7 +211,7 @@ static bool ensure_levels(struct search_ctx *s, int n)
 }
 
 /* ---- exact mode: the closure solver (closure.h) ---- */
-/* (closure: memory budget, refusal, checkpoints and solution files; issue 11) */
+/* (closure: memory budget, refusal, checkpoints and solution files) */
 
 static void clos_progress(void *arg, const char *line)
 {

@@ -132,7 +132,7 @@ enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const s
     uint64_t rk[8] = {0};
     if (!N || !clos_pack(rs, K, root, rk))
         return sow_fail(e, SOW_E_INPUT, "%s: no solved closure of that position to save", path);
-    /* (issue 11) a closure on disk has no set in memory: the file's is built
+    /* a closure on disk has no set in memory: the file's is built
      * here, as the closure builds its own (load at most 3/5, the position's
      * hash scaled to the cells, linear probing: find_idx), from the levels'
      * files, lowest level first; node indices are 32-bit */
