@@ -247,6 +247,48 @@ Test(closure, solution_roundtrip, .timeout = 120)
     }
 }
 
+/* A solution file is written as every output is (fileio.h rule 2): a link
+ * or a FIFO at the path is refused and left as it was, and no temporary
+ * file stays behind. */
+Test(closure, solution_save_target)
+{
+    struct ruleset rs;
+    struct sow_error re;
+    cr_assert_eq(rules_init(&rs, "odu", 3, 2, &re), SOW_OK);
+    sow_position root = rules_start(&rs);
+    struct search_ctx *s = closure_ctx(&rs, 1, 0);
+    struct search_result res;
+    cr_assert_eq(search_solve(s, &root, &res), 0);
+    char dir[128], victim[200], link[200], fifo[200], cmd[300];
+    snprintf(dir, sizeof dir, "/tmp/sow-test-saveto-%d", (int)getpid());
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    mkdir(dir, 0777);
+    FILE *f = fopen(victim, "w");
+    cr_assert(f);
+    fputs("keep\n", f);
+    fclose(f);
+    cr_assert_eq(symlink("victim", link), 0);
+    cr_assert_eq(mkfifo(fifo, 0644), 0);
+    struct sow_error e = {0};
+    cr_assert_eq(search_save(s, &root, link, &e), SOW_E_INPUT, "%s", e.msg);
+    cr_assert(strstr(e.msg, "link"), "%s", e.msg);
+    cr_assert_eq(search_save(s, &root, fifo, &e), SOW_E_INPUT, "%s", e.msg);
+    struct stat sb;
+    cr_assert_eq(lstat(link, &sb), 0);
+    cr_assert(S_ISLNK(sb.st_mode), "the link was replaced");
+    cr_assert_eq(lstat(fifo, &sb), 0);
+    cr_assert(S_ISFIFO(sb.st_mode), "the FIFO was replaced");
+    cr_assert_eq(stat(victim, &sb), 0);
+    cr_assert_eq(sb.st_size, 5, "the link's target was written");
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls %s | grep tmp)\"", dir);
+    cr_assert_eq(system(cmd), 0, "a temporary file was left in %s", dir);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+    search_free(s);
+}
+
 /* Damaged files: every byte flipped somewhere (header, keys, values, set)
  * and truncations are rejected with SOW_E_INPUT and one line. */
 Test(closure, solution_damaged)

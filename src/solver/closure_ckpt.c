@@ -2,6 +2,8 @@
  * header and checksums, and what is saved and resumed (below).  Part of the
  * closure solver: closure_internal.h maps its files. */
 #include "closure_internal.h"
+#include "container.h"
+#include "fileio.h"
 
 /* ---- checkpoints (env->work; docs/solutions.md "Resuming") ----
  *
@@ -25,6 +27,9 @@
  * as the uninterrupted expansion would have (the same positions, the same
  * node counts); it is removed once closure.keys is written. */
 
+/* The 32-byte sealed part of a checkpoint's 64-byte header (container.h). */
+#define CK_SEAL 24
+
 bool clos_ck_write(const char *dir, const char *name, const char *magic, const void *const *parts,
                    const uint64_t *sizes, int np)
 {
@@ -43,24 +48,22 @@ bool clos_ck_write(const char *dir, const char *name, const char *magic, const v
     }
     uint8_t h[CK_HEAD] = {0};
     memcpy(h, magic, 8);
-    memcpy(h + 8, &total, 8);
-    uint64_t x = XXH3_64bits_digest(xs);
+    ct_put64(h + 8, total);
+    ct_put64(h + 16, XXH3_64bits_digest(xs));
     XXH3_freeState(xs);
-    memcpy(h + 16, &x, 8);
-    x = XXH3_64bits(h, 24);
-    memcpy(h + 24, &x, 8);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
+    ct_seal(h, CK_SEAL);
+    /* fileio.h rule 2, the temporary file's name this solve's own (a
+     * leftover of a killed run is removed, never opened or followed) */
+    struct fio_out o;
+    struct sow_error e;
+    if (fio_out_begin(&o, path, tmp, &e) != SOW_OK)
         return false;
-    bool ok = fwrite(h, 1, CK_HEAD, f) == CK_HEAD;
-    for (int k = 0; ok && k < np; k++)
-        ok = fwrite(parts[k], 1, (size_t)sizes[k], f) == (size_t)sizes[k];
-    ok = (fflush(f) == 0) && ok;
-    ok = (fsync(fileno(f)) == 0) && ok;
-    ok = (fclose(f) == 0) && ok;
-    if (ok && rename(tmp, path) == 0)
-        return true;
-    unlink(tmp);
+    enum sow_status st = fio_write_all(&o, h, CK_HEAD, &e);
+    for (int k = 0; st == SOW_OK && k < np; k++)
+        st = fio_write_all(&o, parts[k], (size_t)sizes[k], &e);
+    if (st == SOW_OK)
+        return fio_out_commit(&o, &e) == SOW_OK;
+    fio_out_abort(&o);
     return false;
 }
 
@@ -71,20 +74,23 @@ bool clos_ck_read(const char *dir, const char *name, const char *magic, void *co
     char path[4096];
     if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
         return false;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    int fd;
+    struct sow_error e;
+    if (fio_open_input(path, &fd, &e) != SOW_OK) /* never waits on a FIFO (rule 1) */
         return false;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return false;
+    }
     uint8_t h[CK_HEAD];
-    uint64_t total = 0, want = 0, sum, hsum;
+    uint64_t want = 0, sum = 0;
     for (int k = 0; k < np; k++)
         want += sizes[k];
-    bool ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && memcmp(h, magic, 8) == 0;
-    if (ok) {
-        memcpy(&total, h + 8, 8);
-        memcpy(&sum, h + 16, 8);
-        memcpy(&hsum, h + 24, 8);
-        ok = XXH3_64bits(h, 24) == hsum && total == want;
-    }
+    bool ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && memcmp(h, magic, 8) == 0 &&
+              ct_sealed(h, CK_SEAL) && ct_get64(h + 8) == want;
+    if (ok)
+        sum = ct_get64(h + 16);
     XXH3_state_t *xs = ok ? XXH3_createState() : NULL;
     ok = ok && xs;
     if (ok)

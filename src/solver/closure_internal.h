@@ -35,6 +35,7 @@
 #include <xxhash.h>
 
 #include "closure.h"
+#include "retro/retro.h"
 #include "tables/tb_lean.h"
 #include "util.h"
 
@@ -43,8 +44,6 @@
 #define CELL_IDX(x) ((uint32_t)(x))
 #define CELL_FP(x) ((uint32_t)((x) >> 32))
 #define MAX_NODES ((uint64_t)UINT32_MAX - 2)
-#define UNDONE INT8_MIN
-#define NO_EXIT INT8_MIN
 #define MAX_KEY_WORDS 6
 #define KF_MAX 32    /* look-ups one clos_key_find_rows interleaves at most */
 #define UM_BATCH 256  /* copies whose unmoves are looked up together */

@@ -1,6 +1,7 @@
 /* The closure's values (closure.c, step 3): level by level from the fewest
- * seeds up, each node's moves generated again, then the bucket-queue
- * retrograde over the level's copies (p,L), (p,H).  Part of the closure
+ * seeds up, each node's moves generated again, then the retrograde game of
+ * retro/retro.h over the level's copies (p,L), (p,H), played with a bucket
+ * queue: one thread, nodes numbered by their place in the sorted keys.  Part of the closure
  * solver: closure_internal.h maps its files. */
 #include "closure_internal.h"
 
@@ -42,7 +43,7 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
     } else if (ml->n == 0) {
         b = ml->settle[0] - ml->settle[1];
     } else {
-        b = NO_EXIT;
+        b = RETRO_NONE_EXIT;
         /* keys and hashes first, cells prefetched, then the look-ups */
         uint64_t kw[SOW_MAX_PITS + 1][MAX_KEY_WORDS], kh[SOW_MAX_PITS + 1];
         int tvs[SOW_MAX_PITS + 1];
@@ -137,7 +138,7 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
         return;
     if (mode == LM_FWD && deg < c->slots)
         fw[deg] = UINT32_MAX;
-    if (b != NO_EXIT)
+    if (b != RETRO_NONE_EXIT)
         b = clamp8(b, -m, m); /* clamping commutes with max/min */
     w->be[li] = (int8_t)b;
     w->cnt[li] = (uint8_t)deg;
@@ -365,10 +366,10 @@ bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_
         head[t] = -1;
     for (uint64_t p = 0; p < Nl; p++) {
         int b = be[p];
-        xl[p] = xh[p] = UNDONE;
-        if (b != NO_EXIT && scan) {
+        xl[p] = xh[p] = RETRO_UNDONE;
+        if (b != RETRO_NONE_EXIT && scan) {
             occurs[b + SOW_MAX_SEEDS]++;
-        } else if (b != NO_EXIT) {
+        } else if (b != RETRO_NONE_EXIT) {
             int32_t e = (int32_t)(2 * p);
             next[e] = head[b + SOW_MAX_SEEDS];
             head[b + SOW_MAX_SEEDS] = e;
@@ -384,20 +385,20 @@ bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_
             for (int32_t e = head[t + SOW_MAX_SEEDS]; e >= 0; e = next[e]) {
                 uint32_t p = (uint32_t)e >> 1;
                 int8_t *x = (e & 1) ? &xh[p] : &xl[p];
-                if (*x == UNDONE) {
+                if (*x == RETRO_UNDONE) {
                     *x = (int8_t)t;
                     PUSH(e);
                 }
             }
         } else if (occurs[t + SOW_MAX_SEEDS] || occurs[-t + SOW_MAX_SEEDS]) {
             for (uint64_t p = 0; p < Nl; p++) {
-                if (be[p] == NO_EXIT)
+                if (be[p] == RETRO_NONE_EXIT)
                     continue;
-                if (be[p] == t && xl[p] == UNDONE) {
+                if (be[p] == t && xl[p] == RETRO_UNDONE) {
                     xl[p] = (int8_t)t;
                     PUSH((int32_t)(2 * p));
                 }
-                if (be[p] == -t && w->cnt[p] == 0 && xh[p] == UNDONE) {
+                if (be[p] == -t && w->cnt[p] == 0 && xh[p] == RETRO_UNDONE) {
                     xh[p] = (int8_t)t;
                     PUSH((int32_t)(2 * p + 1));
                 }
@@ -444,9 +445,9 @@ bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_
                     /* (q,L) final at t: H copies of its predecessors count down */
                     for (; pr < pe; pr++) {
                         uint32_t p = *pr;
-                        if (xh[p] != UNDONE || --w->cnt[p])
+                        if (xh[p] != RETRO_UNDONE || --w->cnt[p])
                             continue;
-                        int val = be[p] == NO_EXIT || -be[p] >= t ? t : -be[p];
+                        int val = retro_h_final_at(be[p], t) ? t : -be[p];
                         if (val == t) {
                             xh[p] = (int8_t)t;
                             PUSH((int32_t)(2 * p + 1));
@@ -459,7 +460,7 @@ bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_
                     /* (q,H) final at t: L copies of its predecessors reach t */
                     for (; pr < pe; pr++) {
                         uint32_t p = *pr;
-                        if (xl[p] == UNDONE) {
+                        if (xl[p] == RETRO_UNDONE) {
                             xl[p] = (int8_t)t;
                             PUSH((int32_t)(2 * p));
                         }
@@ -470,8 +471,8 @@ bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_
     }
 #undef PUSH
     for (uint64_t p = 0; p < Nl; p++) {
-        xl[p] = (int8_t)(xl[p] == UNDONE ? -m : clamp8(xl[p], -m, m));
-        xh[p] = (int8_t)(xh[p] == UNDONE ? m : clamp8(-xh[p], -m, m));
+        xl[p] = (int8_t)(xl[p] == RETRO_UNDONE ? -m : clamp8(xl[p], -m, m));
+        xh[p] = (int8_t)(xh[p] == RETRO_UNDONE ? m : clamp8(-xh[p], -m, m));
     }
     return true;
 }

@@ -12,10 +12,10 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "container.h"
+#include "fileio.h"
 #include "solution.h"
 #include "sow/search.h"
-
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "solution payloads are little-endian");
 
 #define SOL_MAGIC "SOWSOLN1"
 #define SOL_VERSION 1
@@ -50,10 +50,6 @@ struct sol {
     const uint32_t *set;
 };
 
-static void put32(uint8_t *p, uint32_t x) { memcpy(p, &x, 4); }
-static void put64(uint8_t *p, uint64_t x) { memcpy(p, &x, 8); }
-static uint32_t get32(const uint8_t *p) { uint32_t x; memcpy(&x, p, 4); return x; }
-static uint64_t get64(const uint8_t *p) { uint64_t x; memcpy(&x, p, 8); return x; }
 
 /* The set's first cell for hash h of S cells (then linear probing), as the
  * closure's own set (closure_internal.h slot_of). */
@@ -82,29 +78,21 @@ static struct layout layout_of(int K, uint64_t N, uint64_t S)
 
 /* ---- writing ---- */
 
+/* The payload goes through a 64 KB buffer into the output's temporary file
+ * (fileio.h), its checksum computed on the way. */
 struct writer {
-    int fd;
+    struct fio_out *o;
     XXH3_state_t *xs;
     uint8_t buf[1 << 16];
     size_t used;
-    bool bad;
-    int err;
+    enum sow_status st;
+    struct sow_error err;
 };
 
 static void w_flush(struct writer *w)
 {
-    size_t off = 0;
-    while (!w->bad && off < w->used) {
-        ssize_t r = write(w->fd, w->buf + off, w->used - off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            w->bad = true;
-            w->err = r < 0 ? errno : EIO;
-            break;
-        }
-        off += (size_t)r;
-    }
+    if (w->st == SOW_OK && w->used)
+        w->st = fio_write_all(w->o, w->buf, w->used, &w->err);
     w->used = 0;
 }
 
@@ -123,76 +111,50 @@ static void w_put(struct writer *w, const void *p, size_t n)
     }
 }
 
-enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const sow_position *root,
-                         const char *path, struct sow_error *e)
+/* A closure on disk has no set in memory: the file's is built here, as the
+ * closure builds its own (load at most 3/5, the position's hash scaled to
+ * the cells, linear probing: find_idx), from the levels' files, lowest
+ * level first; node indices are 32-bit.  *dset (S cells) or a refusal. */
+static enum sow_status disk_set(const struct clos *c, int K, uint64_t N, const char *path,
+                                uint32_t **dset, uint64_t *S, struct sow_error *e)
 {
-    const int K = clos_key_words(c);
-    const bool disk = clos_on_disk(c);
-    const uint64_t N = clos_size(c);
-    uint64_t rk[8] = {0};
-    if (!N || !clos_pack(rs, K, root, rk))
-        return sow_fail(e, SOW_E_INPUT, "%s: no solved closure of that position to save", path);
-    /* a closure on disk has no set in memory: the file's is built
-     * here, as the closure builds its own (load at most 3/5, the position's
-     * hash scaled to the cells, linear probing: find_idx), from the levels'
-     * files, lowest level first; node indices are 32-bit */
-    uint64_t S = clos_cells(c);
-    uint32_t *dset = NULL;
-    if (disk) {
-        if (N >= UINT32_MAX - 2)
-            return sow_fail(e, SOW_E_INPUT, "%s: %llu positions, a solution file holds at most "
-                            "%u", path, (unsigned long long)N, UINT32_MAX - 3);
-        S = clos_set_cells_for(N);
-        dset = malloc(4 * (size_t)S);
-        if (!dset)
-            return sow_fail(e, SOW_E_NOMEM, "%s: out of memory for its set (%.2f GB)", path,
-                            4.0 * (double)S / 1e9);
-        memset(dset, 0xFF, 4 * (size_t)S);
-        uint64_t g = 0;
-        for (int l = 0; l <= SOW_MAX_SEEDS; l++) {
-            const uint64_t *k;
-            const int8_t *lo, *hi, *v;
-            uint64_t n = clos_disk_level(c, l, &k, &lo, &hi, &v);
-            for (uint64_t i = 0; i < n; i++, g++) {
-                uint64_t j = cell_of(clos_hash(&k[i * K], K), S);
-                while (dset[j] != SOL_EMPTY)
-                    j = j + 1 == S ? 0 : j + 1;
-                dset[j] = (uint32_t)g;
-            }
-        }
-        if (g != N) {
-            free(dset);
-            return sow_fail(e, SOW_E_INPUT, "%s: the closure on disk is not solved", path);
+    if (N >= UINT32_MAX - 2)
+        return sow_fail(e, SOW_E_INPUT, "%s: %llu positions, a solution file holds at most "
+                        "%u", path, (unsigned long long)N, UINT32_MAX - 3);
+    *S = clos_set_cells_for(N);
+    uint32_t *set = malloc(4 * (size_t)*S);
+    if (!set)
+        return sow_fail(e, SOW_E_NOMEM, "%s: out of memory for its set (%.2f GB)", path,
+                        4.0 * (double)*S / 1e9);
+    memset(set, 0xFF, 4 * (size_t)*S);
+    uint64_t g = 0;
+    for (int l = 0; l <= SOW_MAX_SEEDS; l++) {
+        const uint64_t *k;
+        const int8_t *lo, *hi, *v;
+        uint64_t n = clos_disk_level(c, l, &k, &lo, &hi, &v);
+        for (uint64_t i = 0; i < n; i++, g++) {
+            uint64_t j = cell_of(clos_hash(&k[i * K], K), *S);
+            while (set[j] != SOL_EMPTY)
+                j = j + 1 == *S ? 0 : j + 1;
+            set[j] = (uint32_t)g;
         }
     }
-    struct layout L = layout_of(K, N, S);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    struct writer *w = calloc(1, sizeof *w);
-    if (!w) {
-        free(dset);
-        return sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
+    if (g != N) {
+        free(set);
+        return sow_fail(e, SOW_E_INPUT, "%s: the closure on disk is not solved", path);
     }
-    w->xs = XXH3_createState();
-    w->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (!w->xs || w->fd < 0) {
-        int er = errno;
-        if (w->xs)
-            XXH3_freeState(w->xs);
-        free(w);
-        free(dset);
-        return sow_fail(e, SOW_E_IO, "cannot create %s: %s", tmp, strerror(er));
-    }
-    XXH3_64bits_reset(w->xs);
-    uint8_t h[SOL_HEADER];
-    memset(h, 0, sizeof h);
-    /* header first as zeros (rewritten at the end), then the payload */
-    if (write(w->fd, h, sizeof h) != (ssize_t)sizeof h) {
-        w->bad = true;
-        w->err = errno ? errno : EIO;
-    }
+    *dset = set;
+    return SOW_OK;
+}
+
+/* The payload after the header (docs/solutions.md "File format"): the
+ * root's key, every key, lo, hi and V (a closure on disk: level by level),
+ * padding, the set. */
+static void put_payload(struct writer *w, const struct clos *c, int K, const uint64_t *rk,
+                        const struct layout *L, uint64_t N, uint64_t S, const uint32_t *dset)
+{
     w_put(w, rk, 8 * (size_t)K);
-    if (!disk) {
+    if (!dset) {
         const uint64_t *keys = clos_keys(c);
         for (uint64_t i = 0; i < N; i += 1 << 16) {
             uint64_t m = N - i < (1 << 16) ? N - i : (1 << 16);
@@ -218,55 +180,76 @@ enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const s
             }
     }
     static const uint8_t zero[4] = {0};
-    w_put(w, zero, (size_t)(L.set - (L.v + N)));
-    if (!disk)
+    w_put(w, zero, (size_t)(L->set - (L->v + N)));
+    if (!dset)
         for (uint64_t j = 0; j < S; j++) {
             uint32_t x = clos_cell(c, j);
             w_put(w, &x, 4);
         }
     else
         w_put(w, dset, 4 * (size_t)S);
-    free(dset);
-    w_flush(w);
-    memcpy(h + H_MAGIC, SOL_MAGIC, 8);
-    put32(h + H_VERSION, SOL_VERSION);
-    put32(h + H_HSIZE, SOL_HEADER);
-    snprintf((char *)h + H_RULES, 24, "%s", rs->name);
-    put32(h + H_PITS, (uint32_t)rs->pits);
-    put32(h + H_K, (uint32_t)K);
-    put64(h + H_N, N);
-    put64(h + H_S, S);
-    put32(h + H_ROOTLVL, (uint32_t)rules_board_seeds(rs, root));
-    put32(h + H_HASH, SOL_HASH_SCHEME);
-    put64(h + H_CHECK, XXH3_64bits_digest(w->xs));
-    put64(h + H_PAYLOAD, L.end - SOL_HEADER);
-    put64(h + H_HCHECK, XXH3_64bits(h, H_HCHECK));
-    if (!w->bad && pwrite(w->fd, h, sizeof h, 0) != (ssize_t)sizeof h) {
-        w->bad = true;
-        w->err = errno ? errno : EIO;
+}
+
+enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const sow_position *root,
+                         const char *path, struct sow_error *e)
+{
+    const int K = clos_key_words(c);
+    const uint64_t N = clos_size(c);
+    uint64_t rk[8] = {0};
+    if (!N || !clos_pack(rs, K, root, rk))
+        return sow_fail(e, SOW_E_INPUT, "%s: no solved closure of that position to save", path);
+    uint64_t S = clos_cells(c);
+    uint32_t *dset = NULL;
+    enum sow_status st = clos_on_disk(c) ? disk_set(c, K, N, path, &dset, &S, e) : SOW_OK;
+    if (st != SOW_OK)
+        return st;
+    struct layout L = layout_of(K, N, S);
+    /* the target checked, a new temporary file beside it (fileio.h rule 2) */
+    struct fio_out o;
+    struct writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->xs = XXH3_createState())) {
+        free(w);
+        free(dset);
+        return sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
     }
-    if (!w->bad && fsync(w->fd) < 0) {
-        w->bad = true;
-        w->err = errno;
+    st = fio_out_begin(&o, path, NULL, e);
+    if (st == SOW_OK) {
+        w->o = &o;
+        XXH3_64bits_reset(w->xs);
+        uint8_t h[SOL_HEADER];
+        memset(h, 0, sizeof h);
+        w->st = fio_write_all(&o, h, sizeof h, &w->err); /* zeros, rewritten at the end */
+        put_payload(w, c, K, rk, &L, N, S, dset);
+        w_flush(w);
+        memcpy(h + H_MAGIC, SOL_MAGIC, 8);
+        ct_put32(h + H_VERSION, SOL_VERSION);
+        ct_put32(h + H_HSIZE, SOL_HEADER);
+        snprintf((char *)h + H_RULES, 24, "%s", rs->name);
+        ct_put32(h + H_PITS, (uint32_t)rs->pits);
+        ct_put32(h + H_K, (uint32_t)K);
+        ct_put64(h + H_N, N);
+        ct_put64(h + H_S, S);
+        ct_put32(h + H_ROOTLVL, (uint32_t)rules_board_seeds(rs, root));
+        ct_put32(h + H_HASH, SOL_HASH_SCHEME);
+        ct_put64(h + H_CHECK, XXH3_64bits_digest(w->xs));
+        ct_put64(h + H_PAYLOAD, L.end - SOL_HEADER);
+        ct_seal(h, H_HCHECK);
+        if (w->st == SOW_OK && pwrite(o.fd, h, sizeof h, 0) != (ssize_t)sizeof h)
+            w->st = sow_fail(&w->err, SOW_E_IO, "writing %s: %s", o.tmp,
+                             strerror(errno ? errno : EIO));
+        if (w->st != SOW_OK) {
+            fio_out_abort(&o);
+            st = w->st;
+            if (e)
+                *e = w->err;
+        } else {
+            st = fio_out_commit(&o, e); /* fsync, rename, fsync of the directory */
+        }
     }
-    if (close(w->fd) < 0 && !w->bad) {
-        w->bad = true;
-        w->err = errno;
-    }
-    bool bad = w->bad;
-    int er = w->err;
     XXH3_freeState(w->xs);
     free(w);
-    if (bad) {
-        unlink(tmp);
-        return sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(er));
-    }
-    if (rename(tmp, path) < 0) {
-        er = errno;
-        unlink(tmp);
-        return sow_fail(e, SOW_E_IO, "renaming %s to %s: %s", tmp, path, strerror(er));
-    }
-    return SOW_OK;
+    free(dset);
+    return st;
 }
 
 /* ---- reading ---- */
@@ -307,32 +290,32 @@ enum sow_status sol_open(const struct ruleset *rs, const char *path, struct sol 
     const uint8_t *h = s->map;
     if (memcmp(h + H_MAGIC, SOL_MAGIC, 8) != 0)
         BAD("%s: not a sow solution file (bad magic)", path);
-    if (XXH3_64bits(h, H_HCHECK) != get64(h + H_HCHECK))
+    if (!ct_sealed(h, H_HCHECK))
         BAD("%s: header damaged (header checksum mismatch)", path);
-    if (get32(h + H_VERSION) != SOL_VERSION || get32(h + H_HSIZE) != SOL_HEADER)
-        BAD("%s: format version %u, this sow reads version %d", path, get32(h + H_VERSION),
+    if (ct_get32(h + H_VERSION) != SOL_VERSION || ct_get32(h + H_HSIZE) != SOL_HEADER)
+        BAD("%s: format version %u, this sow reads version %d", path, ct_get32(h + H_VERSION),
             SOL_VERSION);
     char rules[24];
     memcpy(rules, h + H_RULES, 24);
     rules[23] = 0;
-    if (strcmp(rules, rs->name) != 0 || get32(h + H_PITS) != (uint32_t)rs->pits)
+    if (strcmp(rules, rs->name) != 0 || ct_get32(h + H_PITS) != (uint32_t)rs->pits)
         BAD("%s: foreign solution: holds %s 2x%u, expected %s 2x%d", path, rules,
-            get32(h + H_PITS), rs->name, rs->pits);
+            ct_get32(h + H_PITS), rs->name, rs->pits);
     s->rs = rs;
-    s->K = (int)get32(h + H_K);
-    s->n = get64(h + H_N);
-    s->S = get64(h + H_S);
-    s->root_level = (int)get32(h + H_ROOTLVL);
+    s->K = (int)ct_get32(h + H_K);
+    s->n = ct_get64(h + H_N);
+    s->S = ct_get64(h + H_S);
+    s->root_level = (int)ct_get32(h + H_ROOTLVL);
     if (s->root_level < 0 || s->root_level > 127 || s->K != clos_words_for(rs, s->root_level) ||
-        get32(h + H_HASH) != SOL_HASH_SCHEME || !s->n || s->n >= UINT32_MAX - 2 ||
+        ct_get32(h + H_HASH) != SOL_HASH_SCHEME || !s->n || s->n >= UINT32_MAX - 2 ||
         s->S <= s->n || s->S > ((uint64_t)1 << 40))
         BAD("%s: header values out of range", path);
     struct layout L = layout_of(s->K, s->n, s->S);
-    if (get64(h + H_PAYLOAD) != L.end - SOL_HEADER || s->size != L.end)
+    if (ct_get64(h + H_PAYLOAD) != L.end - SOL_HEADER || s->size != L.end)
         BAD("%s: %s (%zu bytes, expected %llu)", path,
             s->size < L.end ? "truncated" : "size does not match the header", s->size,
             (unsigned long long)L.end);
-    if (XXH3_64bits(h + SOL_HEADER, (size_t)(L.end - SOL_HEADER)) != get64(h + H_CHECK))
+    if (XXH3_64bits(h + SOL_HEADER, (size_t)(L.end - SOL_HEADER)) != ct_get64(h + H_CHECK))
         BAD("%s: payload damaged (checksum mismatch)", path);
     s->root = (const uint64_t *)(h + L.root);
     s->keys = (const uint64_t *)(h + L.keys);
