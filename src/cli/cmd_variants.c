@@ -178,138 +178,182 @@ static void atlas_note(void *arg, const char *line)
         fprintf(stderr, "  %s\n", line);
 }
 
-static int cmd_atlas(int argc, char **argv)
-{
-    const char *cmd = "variants atlas";
-    const char *rules_spec = "all", *pits_spec = "1-3", *seeds_spec = "1-4", *csv = NULL;
-    const char *tables = tb_default_dir();
-    long threads = 1, hash = SEARCH_HASH_MB, tb_entries = 2000000, max_total = 255, min_total = 0;
-    double budget = 10;
-    bool verbose = false, no_tables = false;
-    const struct cli_option opts[] = {
-        {"--rules", CLI_STR, &rules_spec, 0, 0, "R,...", "rule sets, or all (default)", 0, 0},
-        {"--pits", CLI_STR, &pits_spec, 0, 0, "LIST", "holes per side, default 1-3", 0, 0},
-        {"--seeds", CLI_STR, &seeds_spec, 0, 0, "LIST", "seeds per hole, default 1-4", 0, 0},
-        {"--budget", CLI_DOUBLE, &budget, 0, 1e7, "S", "seconds per instance (0: no limit)", 0,
-         0},
-        {"--csv", CLI_STR, &csv, 0, 0, "FILE", "also write the rows as CSV", 0, 0},
-        {"--threads", CLI_LONG, &threads, 1, (double)cli_max_threads(), "T", "threads, default 1",
-         0, 0},
-        {"--hash", CLI_LONG, &hash, 1, 1 << 20, "MB", "transposition table, MiB", 0, 0},
-        {"--tables", CLI_STR, &tables, 0, 0, "DIR", "endgame tables (built when missing)", 0, 0},
-        {"--no-tables", CLI_FLAG, &no_tables, 0, 0, NULL, "solve without endgame tables", 0, 0},
-        {"--tb-entries", CLI_LONG, &tb_entries, 0, 4000000000.0, "N",
-         "largest level built, positions", 0, 0},
-        {"--min-total", CLI_LONG, &min_total, 0, 255, "N", "skip fewer seeds on the board", 0, 0},
-        {"--max-total", CLI_LONG, &max_total, 0, 255, "N", "skip more seeds on the board", 0, 0},
-        {"--verbose", CLI_FLAG, &verbose, 0, 0, NULL, "the solver's steps on stderr", 0, 0},
-        {0}};
-    const struct cli_spec spec = {cmd, usage, opts, NULL, 0, NULL};
-    int pr = cli_parse(&spec, argc, argv, NULL, NULL);
-    if (pr)
-        return pr == CLI_HELP ? CLI_OK : pr;
-    if (no_tables)
-        tables = NULL;
+/* One atlas run: its options, the instances they name, the CSV file and
+ * the counts of the summary line, shared by the steps below. */
+struct atlas_run {
+    const char *cmd;
+    const char *rules_spec, *pits_spec, *seeds_spec, *csv, *tables;
+    long threads, hash, tb_entries, max_total, min_total;
+    double budget;
+    bool verbose, no_tables;
     const char *rules[SOW_FAMILY_COUNT];
     int nrules, pits[SOW_MAX_PITS], npits, seeds[256], nseeds;
-    if (parse_rules(cmd, rules_spec, rules, &nrules) ||
-        parse_list(cmd, "--pits", pits_spec, 1, SOW_MAX_PITS, pits, &npits) ||
-        parse_list(cmd, "--seeds", seeds_spec, 1, SOW_MAX_SEEDS, seeds, &nseeds))
-        return CLI_BAD;
-
     struct outfile out;
-    int rc = out_open(cmd, &out, csv);
+    volatile sig_atomic_t *stop;
+    int total, k, nexact, nopen, nskip;
+    enum sow_status failed; /* the first failure */
+};
+
+/* The options and the lists they give: 0, CLI_HELP or the exit status. */
+static int atlas_parse(struct atlas_run *A, int argc, char **argv)
+{
+    const struct cli_option opts[] = {
+        {"--rules", CLI_STR, &A->rules_spec, 0, 0, "R,...", "rule sets, or all (default)", 0,
+         0},
+        {"--pits", CLI_STR, &A->pits_spec, 0, 0, "LIST", "holes per side, default 1-3", 0, 0},
+        {"--seeds", CLI_STR, &A->seeds_spec, 0, 0, "LIST", "seeds per hole, default 1-4", 0, 0},
+        {"--budget", CLI_DOUBLE, &A->budget, 0, 1e7, "S", "seconds per instance (0: no limit)",
+         0, 0},
+        {"--csv", CLI_STR, &A->csv, 0, 0, "FILE", "also write the rows as CSV", 0, 0},
+        {"--threads", CLI_LONG, &A->threads, 1, (double)cli_max_threads(), "T",
+         "threads, default 1", 0, 0},
+        {"--hash", CLI_LONG, &A->hash, 1, 1 << 20, "MB", "transposition table, MiB", 0, 0},
+        {"--tables", CLI_STR, &A->tables, 0, 0, "DIR", "endgame tables (built when missing)", 0,
+         0},
+        {"--no-tables", CLI_FLAG, &A->no_tables, 0, 0, NULL, "solve without endgame tables", 0,
+         0},
+        {"--tb-entries", CLI_LONG, &A->tb_entries, 0, 4000000000.0, "N",
+         "largest level built, positions", 0, 0},
+        {"--min-total", CLI_LONG, &A->min_total, 0, 255, "N", "skip fewer seeds on the board", 0,
+         0},
+        {"--max-total", CLI_LONG, &A->max_total, 0, 255, "N", "skip more seeds on the board", 0,
+         0},
+        {"--verbose", CLI_FLAG, &A->verbose, 0, 0, NULL, "the solver's steps on stderr", 0, 0},
+        {0}};
+    const struct cli_spec spec = {A->cmd, usage, opts, NULL, 0, NULL};
+    int pr = cli_parse(&spec, argc, argv, NULL, NULL);
+    if (pr)
+        return pr;
+    if (A->no_tables)
+        A->tables = NULL;
+    if (parse_rules(A->cmd, A->rules_spec, A->rules, &A->nrules) ||
+        parse_list(A->cmd, "--pits", A->pits_spec, 1, SOW_MAX_PITS, A->pits, &A->npits) ||
+        parse_list(A->cmd, "--seeds", A->seeds_spec, 1, SOW_MAX_SEEDS, A->seeds, &A->nseeds))
+        return CLI_BAD;
+    return 0;
+}
+
+/* A solved instance's row on stdout and in the CSV file. */
+static void atlas_row(struct atlas_run *A, const struct ruleset *rs, int pits, int seeds, int n,
+                      const struct var_atlas_result *r)
+{
+    char val[32], pv[16];
+    if (r->exact) {
+        snprintf(val, sizeof val, "%+d", r->value);
+        if (r->over)
+            snprintf(pv, sizeof pv, "0");
+        else
+            snprintf(pv, sizeof pv, "%d%s", r->pv_len,
+                     r->pv_repeats                  ? "r"
+                     : r->pv_len >= SEARCH_MAX_PV ? "+"
+                                                   : "");
+        A->nexact++;
+    } else {
+        snprintf(val, sizeof val, "%d..%d", r->lower, r->upper);
+        snprintf(pv, sizeof pv, "-");
+        A->nopen++;
+    }
+    long long ms = (long long)(r->seconds * 1000 + 0.5);
+    char csvpv[16];
+    snprintf(csvpv, sizeof csvpv, "%d", r->over ? 0 : r->pv_len);
+    if (!r->exact)
+        strcpy(csvpv, "-");
+    printf("%-12s %4d %5d %5d %9s %-18s %5s %14llu %10lld  %s\n", rs->name, pits, seeds, n, val,
+           r->best_str, pv, (unsigned long long)r->nodes, ms, r->exact ? "exact" : "open");
+    fflush(stdout);
+    if (A->out.f)
+        fprintf(A->out.f, "%s,%d,%d,%s,%s,%s,%llu,%lld,%s\n", rs->name, pits, seeds,
+                r->exact ? val + (val[0] == '+') : val, r->exact ? r->best_str : "-", csvpv,
+                (unsigned long long)r->nodes, ms, r->exact ? "exact" : "open");
+}
+
+/* One instance: skipped, solved (its row), or the run's end (interrupted,
+ * or A->failed set).  False stops the loop over the instances. */
+static bool atlas_instance(struct atlas_run *A, const char *rules, int pits, int seeds)
+{
+    struct ruleset rs;
+    struct sow_error e;
+    A->k++;
+    int n = 2 * pits * seeds;
+    if (n > A->max_total || n < A->min_total ||
+        rules_init(&rs, rules, pits, seeds, &e) != SOW_OK) {
+        A->nskip++;
+        fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds: skipped (%s)\n", A->k, A->total, rules, pits,
+                seeds,
+                n > A->max_total   ? "more than --max-total seeds"
+                : n < A->min_total ? "fewer than --min-total seeds"
+                                   : e.msg);
+        return true;
+    }
+    fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds per hole (%d on the board)...\n", A->k, A->total,
+            rs.name, pits, seeds, n);
+    struct var_atlas_opts ao = {0};
+    ao.threads = (int)A->threads;
+    ao.hash_mb = (unsigned)A->hash;
+    ao.budget = A->budget;
+    ao.tables_dir = A->tables;
+    ao.tb_build_entries = (uint64_t)A->tb_entries;
+    ao.stop = (volatile int *)A->stop;
+    ao.progress = atlas_note;
+    ao.progress_arg = &A->verbose;
+    struct var_atlas_result r;
+    enum sow_status st = var_atlas_solve(&rs, &ao, &r, &e);
+    if (st != SOW_OK) {
+        if (!r.interrupted) {
+            fprintf(stderr, "sow %s: %s 2x%d/%d: %s\n", A->cmd, rs.name, pits, seeds, e.msg);
+            A->failed = st;
+        }
+        return false;
+    }
+    atlas_row(A, &rs, pits, seeds, n, &r);
+    return true;
+}
+
+static int cmd_atlas(int argc, char **argv)
+{
+    struct atlas_run A = {.cmd = "variants atlas",
+                          .rules_spec = "all",
+                          .pits_spec = "1-3",
+                          .seeds_spec = "1-4",
+                          .tables = tb_default_dir(),
+                          .threads = 1,
+                          .hash = SEARCH_HASH_MB,
+                          .tb_entries = 2000000,
+                          .max_total = 255,
+                          .budget = 10,
+                          .failed = SOW_OK};
+    const char *cmd = A.cmd;
+    int pr = atlas_parse(&A, argc, argv);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
+
+    int rc = out_open(cmd, &A.out, A.csv);
     if (rc)
         return rc;
-    if (out.f)
-        fprintf(out.f, "rules,pits,seeds,value,best,pv_length,nodes,time_ms,status\n");
-    volatile sig_atomic_t *stop = cli_catch_signals(false);
+    if (A.out.f)
+        fprintf(A.out.f, "rules,pits,seeds,value,best,pv_length,nodes,time_ms,status\n");
+    volatile sig_atomic_t *stop = A.stop = cli_catch_signals(false);
 
-    int total = nrules * npits * nseeds, k = 0, nexact = 0, nopen = 0, nskip = 0;
+    A.total = A.nrules * A.npits * A.nseeds;
     printf("%-12s %4s %5s %5s %9s %-18s %5s %14s %10s  %s\n", "rules", "pits", "seeds", "total",
            "value", "best", "pv", "nodes", "time_ms", "status");
     fflush(stdout);
-    enum sow_status failed = SOW_OK; /* the first failure */
-    for (int a = 0; a < nrules && !*stop && failed == SOW_OK; a++)
-        for (int b = 0; b < npits && !*stop && failed == SOW_OK; b++)
-            for (int c = 0; c < nseeds && !*stop && failed == SOW_OK; c++) {
-                struct ruleset rs;
-                struct sow_error e;
-                k++;
-                int n = 2 * pits[b] * seeds[c];
-                if (n > max_total || n < min_total ||
-                    rules_init(&rs, rules[a], pits[b], seeds[c], &e) != SOW_OK) {
-                    nskip++;
-                    fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds: skipped (%s)\n", k, total,
-                            rules[a], pits[b], seeds[c],
-                            n > max_total   ? "more than --max-total seeds"
-                            : n < min_total ? "fewer than --min-total seeds"
-                                            : e.msg);
-                    continue;
-                }
-                fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds per hole (%d on the board)...\n", k,
-                        total, rs.name, pits[b], seeds[c], n);
-                struct var_atlas_opts ao = {0};
-                ao.threads = (int)threads;
-                ao.hash_mb = (unsigned)hash;
-                ao.budget = budget;
-                ao.tables_dir = tables;
-                ao.tb_build_entries = (uint64_t)tb_entries;
-                ao.stop = (volatile int *)stop;
-                ao.progress = atlas_note;
-                ao.progress_arg = &verbose;
-                struct var_atlas_result r;
-                enum sow_status st = var_atlas_solve(&rs, &ao, &r, &e);
-                if (st != SOW_OK) {
-                    if (!r.interrupted) {
-                        fprintf(stderr, "sow %s: %s 2x%d/%d: %s\n", cmd, rs.name, pits[b],
-                                seeds[c], e.msg);
-                        failed = st;
-                    }
+    for (int a = 0; a < A.nrules && !*stop && A.failed == SOW_OK; a++)
+        for (int b = 0; b < A.npits && !*stop && A.failed == SOW_OK; b++)
+            for (int c = 0; c < A.nseeds && !*stop && A.failed == SOW_OK; c++)
+                if (!atlas_instance(&A, A.rules[a], A.pits[b], A.seeds[c]))
                     break;
-                }
-                char val[32], pv[16];
-                if (r.exact) {
-                    snprintf(val, sizeof val, "%+d", r.value);
-                    if (r.over)
-                        snprintf(pv, sizeof pv, "0");
-                    else
-                        snprintf(pv, sizeof pv, "%d%s", r.pv_len,
-                                 r.pv_repeats                  ? "r"
-                                 : r.pv_len >= SEARCH_MAX_PV ? "+"
-                                                              : "");
-                    nexact++;
-                } else {
-                    snprintf(val, sizeof val, "%d..%d", r.lower, r.upper);
-                    snprintf(pv, sizeof pv, "-");
-                    nopen++;
-                }
-                long long ms = (long long)(r.seconds * 1000 + 0.5);
-                char csvpv[16];
-                snprintf(csvpv, sizeof csvpv, "%d", r.over ? 0 : r.pv_len);
-                if (!r.exact)
-                    strcpy(csvpv, "-");
-                printf("%-12s %4d %5d %5d %9s %-18s %5s %14llu %10lld  %s\n", rs.name, pits[b],
-                       seeds[c], n, val, r.best_str, pv, (unsigned long long)r.nodes, ms,
-                       r.exact ? "exact" : "open");
-                fflush(stdout);
-                if (out.f)
-                    fprintf(out.f, "%s,%d,%d,%s,%s,%s,%llu,%lld,%s\n", rs.name, pits[b],
-                            seeds[c], r.exact ? val + (val[0] == '+') : val,
-                            r.exact ? r.best_str : "-", csvpv, (unsigned long long)r.nodes, ms,
-                            r.exact ? "exact" : "open");
-            }
     if (*stop) {
-        out_close(cmd, &out, false);
+        out_close(cmd, &A.out, false);
         fprintf(stderr, "sow %s: interrupted (no CSV written)\n", cmd);
         return cli_interrupted();
     }
-    if (failed != SOW_OK) {
-        out_close(cmd, &out, false);
-        return cli_exit_code(failed);
+    if (A.failed != SOW_OK) {
+        out_close(cmd, &A.out, false);
+        return cli_exit_code(A.failed);
     }
-    fprintf(stderr, "atlas: %d exact, %d open, %d skipped\n", nexact, nopen, nskip);
-    return out_close(cmd, &out, true);
+    fprintf(stderr, "atlas: %d exact, %d open, %d skipped\n", A.nexact, A.nopen, A.nskip);
+    return out_close(cmd, &A.out, true);
 }
 
 /* ---- play ---- */
