@@ -405,154 +405,207 @@ static void play_csv(FILE *f, const char *rules, int pits, int seeds, const char
     fprintf(f, ",%.3f\n", s->seconds);
 }
 
-static int cmd_play_stats(int argc, char **argv)
+/* One play run: its options, the rule sets, the output files, the
+ * per-game arrays for --lengths and the table being printed, shared by the
+ * steps below. */
+struct play_run {
+    const char *cmd;
+    const char *rules_spec, *csv, *lengths;
+    long pits, seeds, games, seed, depth, rplies, threads;
+    struct ruleset rsets[SOW_FAMILY_COUNT];
+    int nrules;
+    struct outfile out, lout;
+    char *tbuf;
+    size_t tlen;
+    FILE *tab;
+    int *glen;
+    int8_t *gres;
+    uint8_t *gend;
+    volatile sig_atomic_t *stop;
+};
+
+/* The options and the rule sets: 0, CLI_HELP or the exit status. */
+static int play_parse(struct play_run *R, int argc, char **argv)
 {
-    const char *cmd = "variants play";
-    const char *rules_spec = "all", *csv = NULL, *lengths = NULL;
-    long pits = 6, seeds = 4, games = 1000, seed = 1, depth = 2, rplies = 2, threads = 1;
     const struct cli_option opts[] = {
-        {"--rules", CLI_STR, &rules_spec, 0, 0, "R,...", "rule sets, or all (default)", 0, 0},
-        {"--pits", CLI_LONG, &pits, 1, SOW_MAX_PITS, "N", "holes per side, default 6", 0, 0},
-        {"--seeds", CLI_LONG, &seeds, 1, SOW_MAX_SEEDS, "S", "seeds per hole, default 4", 0, 0},
-        {"--games", CLI_LONG, &games, 1, 100000000, "N", "games per rule set, default 1000", 0,
+        {"--rules", CLI_STR, &R->rules_spec, 0, 0, "R,...", "rule sets, or all (default)", 0,
          0},
-        {"--seed", CLI_LONG, &seed, 0, 2147483647.0, "X", "random seed, default 1", 0, 0},
-        {"--engine-depth", CLI_LONG, &depth, 0, 64, "D", "engine plies, default 2 (0: none)", 0,
+        {"--pits", CLI_LONG, &R->pits, 1, SOW_MAX_PITS, "N", "holes per side, default 6", 0, 0},
+        {"--seeds", CLI_LONG, &R->seeds, 1, SOW_MAX_SEEDS, "S", "seeds per hole, default 4", 0,
          0},
-        {"--random-plies", CLI_LONG, &rplies, 0, 1000, "K", "random opening plies, default 2", 0,
-         0},
-        {"--threads", CLI_LONG, &threads, 1, (double)cli_max_threads(), "T", "threads, default 1",
+        {"--games", CLI_LONG, &R->games, 1, 100000000, "N", "games per rule set, default 1000",
          0, 0},
-        {"--csv", CLI_STR, &csv, 0, 0, "FILE", "one row per rule set and player", 0, 0},
-        {"--lengths", CLI_STR, &lengths, 0, 0, "FILE", "one row per game", 0, 0},
+        {"--seed", CLI_LONG, &R->seed, 0, 2147483647.0, "X", "random seed, default 1", 0, 0},
+        {"--engine-depth", CLI_LONG, &R->depth, 0, 64, "D", "engine plies, default 2 (0: none)",
+         0, 0},
+        {"--random-plies", CLI_LONG, &R->rplies, 0, 1000, "K",
+         "random opening plies, default 2", 0, 0},
+        {"--threads", CLI_LONG, &R->threads, 1, (double)cli_max_threads(), "T",
+         "threads, default 1", 0, 0},
+        {"--csv", CLI_STR, &R->csv, 0, 0, "FILE", "one row per rule set and player", 0, 0},
+        {"--lengths", CLI_STR, &R->lengths, 0, 0, "FILE", "one row per game", 0, 0},
         {0}};
-    const struct cli_spec spec = {cmd, usage, opts, NULL, 0, NULL};
+    const struct cli_spec spec = {R->cmd, usage, opts, NULL, 0, NULL};
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
     if (pr)
-        return pr == CLI_HELP ? CLI_OK : pr;
+        return pr;
     const char *rules[SOW_FAMILY_COUNT];
-    int nrules;
-    if (parse_rules(cmd, rules_spec, rules, &nrules))
+    if (parse_rules(R->cmd, R->rules_spec, rules, &R->nrules))
         return CLI_BAD;
-    struct ruleset rsets[SOW_FAMILY_COUNT];
-    for (int a = 0; a < nrules; a++) {
+    for (int a = 0; a < R->nrules; a++) {
         struct sow_error e;
-        enum sow_status st = rules_init(&rsets[a], rules[a], (int)pits, (int)seeds, &e);
+        enum sow_status st = rules_init(&R->rsets[a], rules[a], (int)R->pits, (int)R->seeds, &e);
         if (st != SOW_OK) {
-            cli_bad(cmd, "%s", e.msg);
+            cli_bad(R->cmd, "%s", e.msg);
             return cli_exit_code(st);
         }
     }
-    struct outfile out, lout;
-    int rc = out_open(cmd, &out, csv);
-    if (rc)
-        return rc;
-    if ((rc = out_open(cmd, &lout, lengths))) {
-        out_close(cmd, &out, false);
-        return rc;
-    }
-    char *tbuf = NULL;
-    size_t tlen = 0;
-    FILE *tab = NULL;
-    int *glen = lout.f ? malloc(sizeof *glen * (size_t)games) : NULL;
-    int8_t *gres = lout.f ? malloc((size_t)games) : NULL;
-    uint8_t *gend = lout.f ? malloc((size_t)games) : NULL;
-    if (lout.f && (!glen || !gres || !gend)) {
+    return 0;
+}
+
+/* Everything between the open files and the games: the per-game arrays,
+ * the CSV headers, the signal handlers and the table's header.  0 or the
+ * exit status (play_finish frees what was made). */
+static int play_setup(struct play_run *R)
+{
+    const char *cmd = R->cmd;
+    R->glen = R->lout.f ? malloc(sizeof *R->glen * (size_t)R->games) : NULL;
+    R->gres = R->lout.f ? malloc((size_t)R->games) : NULL;
+    R->gend = R->lout.f ? malloc((size_t)R->games) : NULL;
+    if (R->lout.f && (!R->glen || !R->gres || !R->gend)) {
         fprintf(stderr, "sow %s: out of memory\n", cmd);
-        rc = CLI_FAIL;
-        goto done;
+        return CLI_FAIL;
     }
-    if (out.f) {
-        fprintf(out.f, "rules,pits,seeds,players,games,wins,draws,losses,len_mean,len_sd,"
-                       "len_min,len_max,branching,laps_per_move,endless_per_1000,"
-                       "captured_per_move");
+    if (R->out.f) {
+        fprintf(R->out.f, "rules,pits,seeds,players,games,wins,draws,losses,len_mean,len_sd,"
+                          "len_min,len_max,branching,laps_per_move,endless_per_1000,"
+                          "captured_per_move");
         for (int e = 1; e < VAR_END_COUNT; e++)
-            fprintf(out.f, ",end_%s", var_end_name(e));
-        fprintf(out.f, ",seconds\n");
+            fprintf(R->out.f, ",end_%s", var_end_name(e));
+        fprintf(R->out.f, ",seconds\n");
     }
-    if (lout.f)
-        fprintf(lout.f, "rules,players,game,length,result,end\n");
-    volatile sig_atomic_t *stop = cli_catch_signals(false);
+    if (R->lout.f)
+        fprintf(R->lout.f, "rules,players,game,length,result,end\n");
+    R->stop = cli_catch_signals(false);
     /* The table is printed whole at the end: an interrupted run prints
      * nothing on stdout (README "Exit statuses"). */
-    tab = open_memstream(&tbuf, &tlen);
+    FILE *tab = R->tab = open_memstream(&R->tbuf, &R->tlen);
     if (!tab) {
         fprintf(stderr, "sow %s: out of memory\n", cmd);
-        rc = CLI_FAIL;
-        goto done;
+        return CLI_FAIL;
     }
     fprintf(tab, "2x%ld, %ld seeds per hole, %ld games each, seed %ld; W/D/L %% for the first "
            "player; length in plies; endings in %% of games\n",
-           pits, seeds, games, seed);
+           R->pits, R->seeds, R->games, R->seed);
     fprintf(tab, "%-12s %-10s %6s %5s %5s %5s %7s %6s %5s %5s %6s %6s %8s %6s", "rules", "players",
            "games", "W%", "D%", "L%", "len", "sd", "min", "max", "branch", "laps", "endl/1k",
            "cap/mv");
     for (int e = 1; e < VAR_END_COUNT; e++)
         fprintf(tab, " %6.6s", var_end_name(e));
     fprintf(tab, "\n");
-    for (int a = 0; a < nrules && !*stop; a++) {
+    return 0;
+}
+
+/* The games of one rule set and kind of player (0 random, 1 engine) and
+ * their rows.  0, also when interrupted (R->stop), or the exit status. */
+static int play_one(struct play_run *R, const struct ruleset *rs, int kind)
+{
+    char players[32];
+    if (kind == 0)
+        snprintf(players, sizeof players, "random");
+    else
+        snprintf(players, sizeof players, "engine-d%ld", R->depth);
+    struct play_progress pp = {rs->name, players, 0};
+    struct var_play_opts po = {0};
+    po.player = kind ? VAR_ENGINE : VAR_RANDOM;
+    po.games = (int)R->games;
+    po.seed = (uint64_t)R->seed;
+    po.engine_depth = (int)R->depth;
+    po.random_plies = (int)R->rplies;
+    po.threads = (int)R->threads;
+    po.stop = (volatile int *)R->stop;
+    po.progress = play_note;
+    po.progress_arg = &pp;
+    po.game_len = R->glen;
+    po.game_result = R->gres;
+    po.game_end = R->gend;
+    struct var_play_stats st;
+    struct sow_error e;
+    enum sow_status vs = var_play(rs, &po, &st, &e);
+    if (vs != SOW_OK) {
+        if (*R->stop)
+            return 0;
+        fprintf(stderr, "sow %s: %s %s: %s\n", R->cmd, rs->name, players, e.msg);
+        return cli_exit_code(vs);
+    }
+    play_row(R->tab, rs->name, players, &st);
+    if (R->out.f)
+        play_csv(R->out.f, rs->name, (int)R->pits, (int)R->seeds, players, &st);
+    if (R->lout.f)
+        for (long g = 0; g < R->games; g++)
+            fprintf(R->lout.f, "%s,%s,%ld,%d,%d,%s\n", rs->name, players, g, R->glen[g],
+                    R->gres[g], var_end_name(R->gend[g]));
+    return 0;
+}
+
+/* The end, whatever rc: the table on stdout and the files committed only
+ * if all went well; everything freed.  Returns the exit status. */
+static int play_finish(struct play_run *R, int rc)
+{
+    if (R->tab) {
+        fclose(R->tab);
+        if (rc == 0)
+            fwrite(R->tbuf, 1, R->tlen, stdout);
+    }
+    free(R->tbuf);
+    free(R->glen);
+    free(R->gres);
+    free(R->gend);
+    int r1 = out_close(R->cmd, &R->out, rc == 0);
+    int r2 = out_close(R->cmd, &R->lout, rc == 0);
+    if (rc == 0)
+        rc = r1 ? r1 : r2;
+    return rc;
+}
+
+static int cmd_play_stats(int argc, char **argv)
+{
+    struct play_run R = {.cmd = "variants play",
+                         .rules_spec = "all",
+                         .pits = 6,
+                         .seeds = 4,
+                         .games = 1000,
+                         .seed = 1,
+                         .depth = 2,
+                         .rplies = 2,
+                         .threads = 1};
+    const char *cmd = R.cmd;
+    int pr = play_parse(&R, argc, argv);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
+    int rc = out_open(cmd, &R.out, R.csv);
+    if (rc)
+        return rc;
+    if ((rc = out_open(cmd, &R.lout, R.lengths))) {
+        out_close(cmd, &R.out, false);
+        return rc;
+    }
+    if ((rc = play_setup(&R)))
+        return play_finish(&R, rc);
+    volatile sig_atomic_t *stop = R.stop;
+    for (int a = 0; a < R.nrules && !*stop; a++) {
         for (int kind = 0; kind < 2 && !*stop; kind++) {
-            if (kind == 1 && depth <= 0)
+            if (kind == 1 && R.depth <= 0)
                 break;
-            char players[32];
-            if (kind == 0)
-                snprintf(players, sizeof players, "random");
-            else
-                snprintf(players, sizeof players, "engine-d%ld", depth);
-            struct play_progress pp = {rsets[a].name, players, 0};
-            struct var_play_opts po = {0};
-            po.player = kind ? VAR_ENGINE : VAR_RANDOM;
-            po.games = (int)games;
-            po.seed = (uint64_t)seed;
-            po.engine_depth = (int)depth;
-            po.random_plies = (int)rplies;
-            po.threads = (int)threads;
-            po.stop = (volatile int *)stop;
-            po.progress = play_note;
-            po.progress_arg = &pp;
-            po.game_len = glen;
-            po.game_result = gres;
-            po.game_end = gend;
-            struct var_play_stats st;
-            struct sow_error e;
-            enum sow_status vs = var_play(&rsets[a], &po, &st, &e);
-            if (vs != SOW_OK) {
-                if (*stop)
-                    break;
-                fprintf(stderr, "sow %s: %s %s: %s\n", cmd, rsets[a].name, players, e.msg);
-                rc = cli_exit_code(vs);
-                goto done;
-            }
-            play_row(tab, rsets[a].name, players, &st);
-            if (out.f)
-                play_csv(out.f, rsets[a].name, (int)pits, (int)seeds, players, &st);
-            if (lout.f)
-                for (long g = 0; g < games; g++)
-                    fprintf(lout.f, "%s,%s,%ld,%d,%d,%s\n", rsets[a].name, players, g, glen[g],
-                            gres[g], var_end_name(gend[g]));
+            if ((rc = play_one(&R, &R.rsets[a], kind)))
+                return play_finish(&R, rc);
         }
     }
     if (*stop) {
         fprintf(stderr, "\nsow %s: interrupted (no CSV written)\n", cmd);
         rc = cli_interrupted();
     }
-done:
-    if (tab) {
-        fclose(tab);
-        if (rc == 0)
-            fwrite(tbuf, 1, tlen, stdout);
-    }
-    free(tbuf);
-    free(glen);
-    free(gres);
-    free(gend);
-    {
-        int r1 = out_close(cmd, &out, rc == 0);
-        int r2 = out_close(cmd, &lout, rc == 0);
-        if (rc == 0)
-            rc = r1 ? r1 : r2;
-    }
-    return rc;
+    return play_finish(&R, rc);
 }
 
 int cmd_variants(int argc, char **argv)
