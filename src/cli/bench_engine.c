@@ -67,130 +67,169 @@ static sow_position bench_pos(const struct ruleset *rs, int k)
     return p;
 }
 
-int bench_engine(int argc, char **argv)
+/* One bench run: its options, the rule sets and the totals over them,
+ * shared by the steps below. */
+struct bench_run {
+    const char *rules;
+    long depth, threads, hash;
+    bool mtdf, lockstep;
+    struct ruleset rsv[64];
+    int nn;
+    uint64_t total;
+    double secs, secs1, cpu;
+    uint64_t nodes1, mnodes; /* 1 thread; main thread of T */
+};
+
+/* The options and the rule sets: 0, CLI_HELP or the exit status. */
+static int bench_parse(struct bench_run *B, int argc, char **argv)
 {
-    const char *rules = "all";
-    long depth = 0, threads = 1, hash = 64;
-    bool mtdf = false, lockstep = false;
     const struct cli_option opts[] = {
-        {"--rules", CLI_STR, &rules, 0, 0, "R[,R..]|all", "rule sets, default all", 0, 0},
-        {"--depth", CLI_LONG, &depth, 1, ENGINE_MAX_PLY - 1, "D", "depth in plies", 0, 0},
-        {"--threads", CLI_LONG, &threads, 1, (double)cli_max_threads(), "T",
+        {"--rules", CLI_STR, &B->rules, 0, 0, "R[,R..]|all", "rule sets, default all", 0, 0},
+        {"--depth", CLI_LONG, &B->depth, 1, ENGINE_MAX_PLY - 1, "D", "depth in plies", 0, 0},
+        {"--threads", CLI_LONG, &B->threads, 1, (double)cli_max_threads(), "T",
          "threads, default 1 (Lazy SMP; node counts then vary)", 0, 0},
-        {"--hash", CLI_LONG, &hash, 1, 1 << 16, "MB", "table size, default 64", 0, 0},
-        {"--mtdf", CLI_FLAG, &mtdf, 0, 0, NULL,
+        {"--hash", CLI_LONG, &B->hash, 1, 1 << 16, "MB", "table size, default 64", 0, 0},
+        {"--mtdf", CLI_FLAG, &B->mtdf, 0, 0, NULL,
          "drive the iterations by MTD(f) instead of PVS (for comparison)", 0, 0},
-        {"--lockstep", CLI_FLAG, &lockstep, 0, 0, NULL,
+        {"--lockstep", CLI_FLAG, &B->lockstep, 0, 0, NULL,
          "threads take turns of 256 nodes: Lazy SMP on T equal cores, simulated", 0, 0},
         {0}};
     const struct cli_spec spec = {"bench engine", usage, opts, NULL, 0, NULL};
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
     if (pr)
-        return pr == CLI_HELP ? CLI_OK : pr;
+        return pr;
     /* The list of rule sets: "all" or comma-separated names, all checked first. */
     const char *names[64];
     int nn = 0;
     char buf[512];
-    if (strcmp(rules, "all") == 0) {
+    if (strcmp(B->rules, "all") == 0) {
         for (int i = 0; sow_rule_names[i] && nn < 64; i++)
             names[nn++] = sow_rule_names[i];
     } else {
-        snprintf(buf, sizeof buf, "%s", rules);
+        snprintf(buf, sizeof buf, "%s", B->rules);
         for (char *tok = strtok(buf, ","); tok && nn < 64; tok = strtok(NULL, ","))
             names[nn++] = tok;
     }
-    struct ruleset rsv[64];
     for (int i = 0; i < nn; i++) {
         struct sow_error e;
-        enum sow_status st = rules_init(&rsv[i], names[i], 0, -1, &e);
+        enum sow_status st = rules_init(&B->rsv[i], names[i], 0, -1, &e);
         if (st != SOW_OK) {
             cli_bad("bench engine", "%s", e.msg);
             return cli_exit_code(st);
         }
     }
-    uint64_t total = 0;
-    double secs = 0, secs1 = 0, cpu = 0;
-    uint64_t nodes1 = 0, mnodes = 0; /* 1 thread; main thread of T */
-    for (int i = 0; i < nn; i++) {
-        const struct ruleset *rs = &rsv[i];
-        int d = depth ? (int)depth
-                      : (rs->family == SOW_OWARE || rs->family == SOW_AWARI) ? 14 : 12;
-        struct engine_opts o = {.threads = (int)threads, .hash_mb = (unsigned)hash,
-                                .mem_levels = -1, .mtdf = mtdf, .lockstep = lockstep};
-        struct engine *e, *e1 = NULL;
-        struct sow_error ee;
-        enum sow_status st = engine_new(rs, &o, &e, &ee);
-        if (st == SOW_OK && threads > 1) {
-            struct engine_opts o1 = o;
-            o1.threads = 1;
-            o1.lockstep = false;
-            st = engine_new(rs, &o1, &e1, &ee);
-            if (st != SOW_OK)
-                engine_free(e);
-        }
-        if (st != SOW_OK) {
-            fprintf(stderr, "sow bench engine: %s\n", ee.msg);
-            return cli_exit_code(st);
-        }
-        uint64_t rn = 0;
-        double rsec = 0, rsec1 = 0;
-        for (int k = 0; k < BENCH_PLIES; k++) {
-            sow_position p = bench_pos(rs, plies[k]);
-            struct engine_limits lim = {.depth = d};
-            struct engine_result r, r1;
-            if (e1) { /* the one-thread twin first, on the same position */
-                engine_clear(e1);
-                engine_search(e1, &p, NULL, 0, &lim, &r1);
-                rsec1 += r1.info.seconds;
-                nodes1 += r1.info.nodes;
-            }
-            engine_clear(e);
-            double c0 = cpu_now();
-            engine_search(e, &p, NULL, 0, &lim, &r);
-            cpu += cpu_now() - c0;
-            mnodes += r.main_nodes;
-            char pos[SOW_POS_MAXLEN], mv[SOW_MOVE_MAXLEN] = "none";
-            pos_format(rs, &p, pos, sizeof pos);
-            if (r.best != SOW_MOVE_NONE)
-                move_format(rs, p.side, r.best, mv, sizeof mv);
-            fprintf(stderr, "%-12s %-44s depth %2d  score %6d%s  best %-5s nodes %11llu  %.3f s",
-                    rs->name, pos, r.info.depth, r.info.score, r.info.proven ? " (exact)" : "",
-                    mv, (unsigned long long)r.info.nodes, r.info.seconds);
-            if (e1)
-                fprintf(stderr, "  (1 thread %.3f s, %llu nodes; main thread %llu)",
-                        r1.info.seconds, (unsigned long long)r1.info.nodes,
-                        (unsigned long long)r.main_nodes);
-            fprintf(stderr, "\n");
-            rn += r.info.nodes;
-            rsec += r.info.seconds;
-        }
-        fprintf(stderr, "%-12s nodes %llu, %.0f nodes/s", rs->name, (unsigned long long)rn,
-                rsec > 0 ? (double)rn / rsec : 0.0);
-        if (e1)
-            fprintf(stderr, ", time to depth %.0f ms against %.0f ms on 1 thread: %.2fx",
-                    rsec * 1000, rsec1 * 1000, rsec > 0 ? rsec1 / rsec : 0.0);
-        fprintf(stderr, "\n");
-        total += rn;
-        secs += rsec;
-        secs1 += rsec1;
-        engine_free(e);
-        engine_free(e1);
+    B->nn = nn;
+    return 0;
+}
+
+/* One position of rs to depth d on e (and first on its one-thread twin
+ * e1, if any), its line on stderr, and the totals. */
+static void bench_position(struct bench_run *B, const struct ruleset *rs, int d, int k,
+                           struct engine *e, struct engine *e1, uint64_t *rn, double *rsec,
+                           double *rsec1)
+{
+    sow_position p = bench_pos(rs, plies[k]);
+    struct engine_limits lim = {.depth = d};
+    struct engine_result r, r1;
+    if (e1) { /* the one-thread twin first, on the same position */
+        engine_clear(e1);
+        engine_search(e1, &p, NULL, 0, &lim, &r1);
+        *rsec1 += r1.info.seconds;
+        B->nodes1 += r1.info.nodes;
     }
+    engine_clear(e);
+    double c0 = cpu_now();
+    engine_search(e, &p, NULL, 0, &lim, &r);
+    B->cpu += cpu_now() - c0;
+    B->mnodes += r.main_nodes;
+    char pos[SOW_POS_MAXLEN], mv[SOW_MOVE_MAXLEN] = "none";
+    pos_format(rs, &p, pos, sizeof pos);
+    if (r.best != SOW_MOVE_NONE)
+        move_format(rs, p.side, r.best, mv, sizeof mv);
+    fprintf(stderr, "%-12s %-44s depth %2d  score %6d%s  best %-5s nodes %11llu  %.3f s",
+            rs->name, pos, r.info.depth, r.info.score, r.info.proven ? " (exact)" : "", mv,
+            (unsigned long long)r.info.nodes, r.info.seconds);
+    if (e1)
+        fprintf(stderr, "  (1 thread %.3f s, %llu nodes; main thread %llu)", r1.info.seconds,
+                (unsigned long long)r1.info.nodes, (unsigned long long)r.main_nodes);
+    fprintf(stderr, "\n");
+    *rn += r.info.nodes;
+    *rsec += r.info.seconds;
+}
+
+/* The positions of one rule set, its summary line on stderr and the
+ * totals.  0 or the exit status. */
+static int bench_ruleset(struct bench_run *B, const struct ruleset *rs)
+{
+    int d = B->depth ? (int)B->depth
+                     : (rs->family == SOW_OWARE || rs->family == SOW_AWARI) ? 14 : 12;
+    struct engine_opts o = {.threads = (int)B->threads, .hash_mb = (unsigned)B->hash,
+                            .mem_levels = -1, .mtdf = B->mtdf, .lockstep = B->lockstep};
+    struct engine *e, *e1 = NULL;
+    struct sow_error ee;
+    enum sow_status st = engine_new(rs, &o, &e, &ee);
+    if (st == SOW_OK && B->threads > 1) {
+        struct engine_opts o1 = o;
+        o1.threads = 1;
+        o1.lockstep = false;
+        st = engine_new(rs, &o1, &e1, &ee);
+        if (st != SOW_OK)
+            engine_free(e);
+    }
+    if (st != SOW_OK) {
+        fprintf(stderr, "sow bench engine: %s\n", ee.msg);
+        return cli_exit_code(st);
+    }
+    uint64_t rn = 0;
+    double rsec = 0, rsec1 = 0;
+    for (int k = 0; k < BENCH_PLIES; k++)
+        bench_position(B, rs, d, k, e, e1, &rn, &rsec, &rsec1);
+    fprintf(stderr, "%-12s nodes %llu, %.0f nodes/s", rs->name, (unsigned long long)rn,
+            rsec > 0 ? (double)rn / rsec : 0.0);
+    if (e1)
+        fprintf(stderr, ", time to depth %.0f ms against %.0f ms on 1 thread: %.2fx",
+                rsec * 1000, rsec1 * 1000, rsec > 0 ? rsec1 / rsec : 0.0);
+    fprintf(stderr, "\n");
+    B->total += rn;
+    B->secs += rsec;
+    B->secs1 += rsec1;
+    engine_free(e);
+    engine_free(e1);
+    return 0;
+}
+
+/* The totals on stdout, in Stockfish's format. */
+static void bench_report(const struct bench_run *B)
+{
     printf("===========================\n");
-    printf("Total time (ms) : %.0f\n", secs * 1000);
-    printf("Nodes searched  : %llu\n", (unsigned long long)total);
-    printf("Nodes/second    : %.0f\n", secs > 0 ? (double)total / secs : 0.0);
+    printf("Total time (ms) : %.0f\n", B->secs * 1000);
+    printf("Nodes searched  : %llu\n", (unsigned long long)B->total);
+    printf("Nodes/second    : %.0f\n", B->secs > 0 ? (double)B->total / B->secs : 0.0);
     printf("Nodes/CPU second: %.0f (per thread; CPU time leaves out waiting for a core)\n",
-           cpu > 0 ? (double)total / cpu : 0.0);
-    if (threads > 1) {
-        printf("1 thread (ms)   : %.0f\n", secs1 * 1000);
-        printf("Time-to-depth speed-up, %ld threads vs 1 : %.2fx\n", threads,
-               secs > 0 ? secs1 / secs : 0.0);
-        if (lockstep)
+           B->cpu > 0 ? (double)B->total / B->cpu : 0.0);
+    if (B->threads > 1) {
+        printf("1 thread (ms)   : %.0f\n", B->secs1 * 1000);
+        printf("Time-to-depth speed-up, %ld threads vs 1 : %.2fx\n", B->threads,
+               B->secs > 0 ? B->secs1 / B->secs : 0.0);
+        if (B->lockstep)
             printf("Lockstep: main thread %llu nodes to depth against %llu on 1 thread: "
                    "%.2fx (time to depth on %ld equal cores)\n",
-                   (unsigned long long)mnodes, (unsigned long long)nodes1,
-                   mnodes ? (double)nodes1 / (double)mnodes : 0.0, threads);
+                   (unsigned long long)B->mnodes, (unsigned long long)B->nodes1,
+                   B->mnodes ? (double)B->nodes1 / (double)B->mnodes : 0.0, B->threads);
     }
+}
+
+int bench_engine(int argc, char **argv)
+{
+    struct bench_run B = {.rules = "all", .threads = 1, .hash = 64};
+    int pr = bench_parse(&B, argc, argv);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
+    for (int i = 0; i < B.nn; i++) {
+        int rc = bench_ruleset(&B, &B.rsv[i]);
+        if (rc)
+            return rc;
+    }
+    bench_report(&B);
     return CLI_OK;
 }

@@ -221,13 +221,14 @@ static void cmd_uci(struct proto *P)
     say(P, "uciok");
 }
 
-static void cmd_setoption(struct proto *P, char *args)
+/* "name N value V" (V may hold spaces: a path) split in place: *name and
+ * *v (NULL without " value ") trimmed.  False after the error line. */
+static bool setoption_split(struct proto *P, char *args, char **name_out, char **v_out)
 {
-    /* name N value V (V may hold spaces: a path) */
     char *name = strstr(args, "name ");
     if (!name || name != args + strspn(args, " ")) {
         ERR(P, "setoption: expected 'setoption name N value V'");
-        return;
+        return false;
     }
     name += 5;
     char *val = strstr(name, " value ");
@@ -241,113 +242,142 @@ static void cmd_setoption(struct proto *P, char *args)
     if (v)
         while (*v == ' ')
             v++;
+    *name_out = name;
+    *v_out = v;
+    return true;
+}
+
+/* Hash, Threads, Pits or Seeds: an integer in range; Pits and Seeds remake
+ * the rule set (kept as it was if that fails). */
+static void setoption_number(struct proto *P, const char *name, const char *v)
+{
     char err[320];
     long x;
     char *end;
-    if (!strcasecmp(name, "Hash") || !strcasecmp(name, "Threads") ||
-        !strcasecmp(name, "Pits") || !strcasecmp(name, "Seeds")) {
-        if (!v || !*v) {
-            ERR(P, "setoption %s: missing value", name);
+    if (!v || !*v) {
+        ERR(P, "setoption %s: missing value", name);
+        return;
+    }
+    x = strtol(v, &end, 10);
+    bool hash = !strcasecmp(name, "Hash"), thr = !strcasecmp(name, "Threads"),
+         pits = !strcasecmp(name, "Pits");
+    long lo = 1, hi = hash ? 65536 : thr ? 256 : pits ? SOW_MAX_PITS : SOW_MAX_SEEDS;
+    if (*end || end == v || x < lo || x > hi) {
+        ERR(P, "setoption %s: '%s' is not an integer in %ld..%ld", name, v, lo, hi);
+        return;
+    }
+    if (hash) {
+        double ram = util_phys_memory();
+        if (ram > 0 && (double)x * 1048576.0 > 0.75 * ram) {
+            ERR(P, "setoption Hash: %ld MiB is more than 3/4 of this machine's memory", x);
             return;
         }
-        x = strtol(v, &end, 10);
-        bool hash = !strcasecmp(name, "Hash"), thr = !strcasecmp(name, "Threads"),
-             pits = !strcasecmp(name, "Pits");
-        long lo = 1, hi = hash ? 65536 : thr ? 256 : pits ? SOW_MAX_PITS : SOW_MAX_SEEDS;
-        if (*end || end == v || x < lo || x > hi) {
-            ERR(P, "setoption %s: '%s' is not an integer in %ld..%ld", name, v, lo, hi);
-            return;
-        }
-        if (hash) {
-            double ram = util_phys_memory();
-            if (ram > 0 && (double)x * 1048576.0 > 0.75 * ram) {
-                ERR(P, "setoption Hash: %ld MiB is more than 3/4 of this machine's memory", x);
-                return;
-            }
-            P->hash = x;
-            P->dirty = true;
-        } else if (thr) {
-            P->threads = x;
-            P->dirty = true;
-        } else {
-            long old = pits ? P->pits : P->seeds;
+        P->hash = x;
+        P->dirty = true;
+    } else if (thr) {
+        P->threads = x;
+        P->dirty = true;
+    } else {
+        long old = pits ? P->pits : P->seeds;
+        if (pits)
+            P->pits = x;
+        else
+            P->seeds = x;
+        if (setup_rules(P, err, sizeof err) < 0) {
             if (pits)
-                P->pits = x;
+                P->pits = old;
             else
-                P->seeds = x;
-            if (setup_rules(P, err, sizeof err) < 0) {
-                if (pits)
-                    P->pits = old;
-                else
-                    P->seeds = old;
-                ERR(P, "setoption %s: %s", name, err);
-            }
+                P->seeds = old;
+            ERR(P, "setoption %s: %s", name, err);
         }
+    }
+}
+
+static void setoption_rules(struct proto *P, const char *v)
+{
+    char err[320];
+    if (!v || !*v) {
+        ERR(P, "setoption Rules: missing value");
         return;
     }
-    if (!strcasecmp(name, "Rules")) {
-        if (!v || !*v) {
-            ERR(P, "setoption Rules: missing value");
-            return;
-        }
-        char old[32];
-        snprintf(old, sizeof old, "%s", P->rules);
-        snprintf(P->rules, sizeof P->rules, "%s", v);
-        if (strlen(v) >= sizeof P->rules || setup_rules(P, err, sizeof err) < 0) {
-            snprintf(P->rules, sizeof P->rules, "%s", old);
-            ERR(P, "setoption Rules: unknown rule set '%s'", v);
-        }
-        return;
+    char old[32];
+    snprintf(old, sizeof old, "%s", P->rules);
+    snprintf(P->rules, sizeof P->rules, "%s", v);
+    if (strlen(v) >= sizeof P->rules || setup_rules(P, err, sizeof err) < 0) {
+        snprintf(P->rules, sizeof P->rules, "%s", old);
+        ERR(P, "setoption Rules: unknown rule set '%s'", v);
     }
-    if (!strcasecmp(name, "Tables")) {
-        if (!v || !*v || !strcmp(v, "<empty>"))
+}
+
+static void setoption_tables(struct proto *P, const char *v)
+{
+    if (!v || !*v || !strcmp(v, "<empty>"))
+        P->tables[0] = 0;
+    else if (strlen(v) >= sizeof P->tables) {
+        ERR(P, "setoption Tables: path too long");
+        return;
+    } else {
+        /* tb_open takes a missing directory as one without levels (the
+         * builders create it): here it is a typo to be told about */
+        struct stat st;
+        int bad = stat(v, &st) != 0 ? errno : 0;
+        if (bad || !S_ISDIR(st.st_mode)) {
+            ERR(P, "setoption Tables: %s: %s (no tables used)", v,
+                bad ? strerror(bad) : "not a directory");
             P->tables[0] = 0;
-        else if (strlen(v) >= sizeof P->tables) {
-            ERR(P, "setoption Tables: path too long");
-            return;
-        } else {
-            /* tb_open takes a missing directory as one without levels (the
-             * builders create it): here it is a typo to be told about */
-            struct stat st;
-            int bad = stat(v, &st) != 0 ? errno : 0;
-            if (bad || !S_ISDIR(st.st_mode)) {
-                ERR(P, "setoption Tables: %s: %s (no tables used)", v,
-                    bad ? strerror(bad) : "not a directory");
-                P->tables[0] = 0;
-            } else
-                snprintf(P->tables, sizeof P->tables, "%s", v);
-        }
-        P->dirty = true;
-        return;
-    }
-    if (!strcasecmp(name, "Solution")) {
-        if (!v || !*v || !strcmp(v, "<empty>"))
-            P->solution[0] = 0;
-        else if (strlen(v) >= sizeof P->solution) {
-            ERR(P, "setoption Solution: path too long");
-            return;
         } else
-            snprintf(P->solution, sizeof P->solution, "%s", v);
-        P->dirty = true;
-        return;
+            snprintf(P->tables, sizeof P->tables, "%s", v);
     }
-    if (!strcasecmp(name, "Weights")) {
-        if (!v || !*v || !strcmp(v, "<empty>")) {
-            P->have_weights = false;
-        } else {
-            struct eval_weights w;
-            struct sow_error we;
-            if (eval_parse_weights(v, &w, &we) != SOW_OK) {
-                ERR(P, "setoption Weights: %s", we.msg);
-                return;
-            }
-            P->weights = w;
-            P->have_weights = true;
+    P->dirty = true;
+}
+
+static void setoption_solution(struct proto *P, const char *v)
+{
+    if (!v || !*v || !strcmp(v, "<empty>"))
+        P->solution[0] = 0;
+    else if (strlen(v) >= sizeof P->solution) {
+        ERR(P, "setoption Solution: path too long");
+        return;
+    } else
+        snprintf(P->solution, sizeof P->solution, "%s", v);
+    P->dirty = true;
+}
+
+static void setoption_weights(struct proto *P, const char *v)
+{
+    if (!v || !*v || !strcmp(v, "<empty>")) {
+        P->have_weights = false;
+    } else {
+        struct eval_weights w;
+        struct sow_error we;
+        if (eval_parse_weights(v, &w, &we) != SOW_OK) {
+            ERR(P, "setoption Weights: %s", we.msg);
+            return;
         }
-        P->dirty = true;
-        return;
+        P->weights = w;
+        P->have_weights = true;
     }
-    ERR(P, "setoption: unknown option '%s'", name);
+    P->dirty = true;
+}
+
+static void cmd_setoption(struct proto *P, char *args)
+{
+    char *name, *v;
+    if (!setoption_split(P, args, &name, &v))
+        return;
+    if (!strcasecmp(name, "Hash") || !strcasecmp(name, "Threads") ||
+        !strcasecmp(name, "Pits") || !strcasecmp(name, "Seeds"))
+        setoption_number(P, name, v);
+    else if (!strcasecmp(name, "Rules"))
+        setoption_rules(P, v);
+    else if (!strcasecmp(name, "Tables"))
+        setoption_tables(P, v);
+    else if (!strcasecmp(name, "Solution"))
+        setoption_solution(P, v);
+    else if (!strcasecmp(name, "Weights"))
+        setoption_weights(P, v);
+    else
+        ERR(P, "setoption: unknown option '%s'", name);
 }
 
 /* ---- positions ---- */

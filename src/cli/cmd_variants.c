@@ -178,138 +178,182 @@ static void atlas_note(void *arg, const char *line)
         fprintf(stderr, "  %s\n", line);
 }
 
-static int cmd_atlas(int argc, char **argv)
-{
-    const char *cmd = "variants atlas";
-    const char *rules_spec = "all", *pits_spec = "1-3", *seeds_spec = "1-4", *csv = NULL;
-    const char *tables = tb_default_dir();
-    long threads = 1, hash = SEARCH_HASH_MB, tb_entries = 2000000, max_total = 255, min_total = 0;
-    double budget = 10;
-    bool verbose = false, no_tables = false;
-    const struct cli_option opts[] = {
-        {"--rules", CLI_STR, &rules_spec, 0, 0, "R,...", "rule sets, or all (default)", 0, 0},
-        {"--pits", CLI_STR, &pits_spec, 0, 0, "LIST", "holes per side, default 1-3", 0, 0},
-        {"--seeds", CLI_STR, &seeds_spec, 0, 0, "LIST", "seeds per hole, default 1-4", 0, 0},
-        {"--budget", CLI_DOUBLE, &budget, 0, 1e7, "S", "seconds per instance (0: no limit)", 0,
-         0},
-        {"--csv", CLI_STR, &csv, 0, 0, "FILE", "also write the rows as CSV", 0, 0},
-        {"--threads", CLI_LONG, &threads, 1, (double)cli_max_threads(), "T", "threads, default 1",
-         0, 0},
-        {"--hash", CLI_LONG, &hash, 1, 1 << 20, "MB", "transposition table, MiB", 0, 0},
-        {"--tables", CLI_STR, &tables, 0, 0, "DIR", "endgame tables (built when missing)", 0, 0},
-        {"--no-tables", CLI_FLAG, &no_tables, 0, 0, NULL, "solve without endgame tables", 0, 0},
-        {"--tb-entries", CLI_LONG, &tb_entries, 0, 4000000000.0, "N",
-         "largest level built, positions", 0, 0},
-        {"--min-total", CLI_LONG, &min_total, 0, 255, "N", "skip fewer seeds on the board", 0, 0},
-        {"--max-total", CLI_LONG, &max_total, 0, 255, "N", "skip more seeds on the board", 0, 0},
-        {"--verbose", CLI_FLAG, &verbose, 0, 0, NULL, "the solver's steps on stderr", 0, 0},
-        {0}};
-    const struct cli_spec spec = {cmd, usage, opts, NULL, 0, NULL};
-    int pr = cli_parse(&spec, argc, argv, NULL, NULL);
-    if (pr)
-        return pr == CLI_HELP ? CLI_OK : pr;
-    if (no_tables)
-        tables = NULL;
+/* One atlas run: its options, the instances they name, the CSV file and
+ * the counts of the summary line, shared by the steps below. */
+struct atlas_run {
+    const char *cmd;
+    const char *rules_spec, *pits_spec, *seeds_spec, *csv, *tables;
+    long threads, hash, tb_entries, max_total, min_total;
+    double budget;
+    bool verbose, no_tables;
     const char *rules[SOW_FAMILY_COUNT];
     int nrules, pits[SOW_MAX_PITS], npits, seeds[256], nseeds;
-    if (parse_rules(cmd, rules_spec, rules, &nrules) ||
-        parse_list(cmd, "--pits", pits_spec, 1, SOW_MAX_PITS, pits, &npits) ||
-        parse_list(cmd, "--seeds", seeds_spec, 1, SOW_MAX_SEEDS, seeds, &nseeds))
-        return CLI_BAD;
-
     struct outfile out;
-    int rc = out_open(cmd, &out, csv);
+    volatile sig_atomic_t *stop;
+    int total, k, nexact, nopen, nskip;
+    enum sow_status failed; /* the first failure */
+};
+
+/* The options and the lists they give: 0, CLI_HELP or the exit status. */
+static int atlas_parse(struct atlas_run *A, int argc, char **argv)
+{
+    const struct cli_option opts[] = {
+        {"--rules", CLI_STR, &A->rules_spec, 0, 0, "R,...", "rule sets, or all (default)", 0,
+         0},
+        {"--pits", CLI_STR, &A->pits_spec, 0, 0, "LIST", "holes per side, default 1-3", 0, 0},
+        {"--seeds", CLI_STR, &A->seeds_spec, 0, 0, "LIST", "seeds per hole, default 1-4", 0, 0},
+        {"--budget", CLI_DOUBLE, &A->budget, 0, 1e7, "S", "seconds per instance (0: no limit)",
+         0, 0},
+        {"--csv", CLI_STR, &A->csv, 0, 0, "FILE", "also write the rows as CSV", 0, 0},
+        {"--threads", CLI_LONG, &A->threads, 1, (double)cli_max_threads(), "T",
+         "threads, default 1", 0, 0},
+        {"--hash", CLI_LONG, &A->hash, 1, 1 << 20, "MB", "transposition table, MiB", 0, 0},
+        {"--tables", CLI_STR, &A->tables, 0, 0, "DIR", "endgame tables (built when missing)", 0,
+         0},
+        {"--no-tables", CLI_FLAG, &A->no_tables, 0, 0, NULL, "solve without endgame tables", 0,
+         0},
+        {"--tb-entries", CLI_LONG, &A->tb_entries, 0, 4000000000.0, "N",
+         "largest level built, positions", 0, 0},
+        {"--min-total", CLI_LONG, &A->min_total, 0, 255, "N", "skip fewer seeds on the board", 0,
+         0},
+        {"--max-total", CLI_LONG, &A->max_total, 0, 255, "N", "skip more seeds on the board", 0,
+         0},
+        {"--verbose", CLI_FLAG, &A->verbose, 0, 0, NULL, "the solver's steps on stderr", 0, 0},
+        {0}};
+    const struct cli_spec spec = {A->cmd, usage, opts, NULL, 0, NULL};
+    int pr = cli_parse(&spec, argc, argv, NULL, NULL);
+    if (pr)
+        return pr;
+    if (A->no_tables)
+        A->tables = NULL;
+    if (parse_rules(A->cmd, A->rules_spec, A->rules, &A->nrules) ||
+        parse_list(A->cmd, "--pits", A->pits_spec, 1, SOW_MAX_PITS, A->pits, &A->npits) ||
+        parse_list(A->cmd, "--seeds", A->seeds_spec, 1, SOW_MAX_SEEDS, A->seeds, &A->nseeds))
+        return CLI_BAD;
+    return 0;
+}
+
+/* A solved instance's row on stdout and in the CSV file. */
+static void atlas_row(struct atlas_run *A, const struct ruleset *rs, int pits, int seeds, int n,
+                      const struct var_atlas_result *r)
+{
+    char val[32], pv[16];
+    if (r->exact) {
+        snprintf(val, sizeof val, "%+d", r->value);
+        if (r->over)
+            snprintf(pv, sizeof pv, "0");
+        else
+            snprintf(pv, sizeof pv, "%d%s", r->pv_len,
+                     r->pv_repeats                  ? "r"
+                     : r->pv_len >= SEARCH_MAX_PV ? "+"
+                                                   : "");
+        A->nexact++;
+    } else {
+        snprintf(val, sizeof val, "%d..%d", r->lower, r->upper);
+        snprintf(pv, sizeof pv, "-");
+        A->nopen++;
+    }
+    long long ms = (long long)(r->seconds * 1000 + 0.5);
+    char csvpv[16];
+    snprintf(csvpv, sizeof csvpv, "%d", r->over ? 0 : r->pv_len);
+    if (!r->exact)
+        strcpy(csvpv, "-");
+    printf("%-12s %4d %5d %5d %9s %-18s %5s %14llu %10lld  %s\n", rs->name, pits, seeds, n, val,
+           r->best_str, pv, (unsigned long long)r->nodes, ms, r->exact ? "exact" : "open");
+    fflush(stdout);
+    if (A->out.f)
+        fprintf(A->out.f, "%s,%d,%d,%s,%s,%s,%llu,%lld,%s\n", rs->name, pits, seeds,
+                r->exact ? val + (val[0] == '+') : val, r->exact ? r->best_str : "-", csvpv,
+                (unsigned long long)r->nodes, ms, r->exact ? "exact" : "open");
+}
+
+/* One instance: skipped, solved (its row), or the run's end (interrupted,
+ * or A->failed set).  False stops the loop over the instances. */
+static bool atlas_instance(struct atlas_run *A, const char *rules, int pits, int seeds)
+{
+    struct ruleset rs;
+    struct sow_error e;
+    A->k++;
+    int n = 2 * pits * seeds;
+    if (n > A->max_total || n < A->min_total ||
+        rules_init(&rs, rules, pits, seeds, &e) != SOW_OK) {
+        A->nskip++;
+        fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds: skipped (%s)\n", A->k, A->total, rules, pits,
+                seeds,
+                n > A->max_total   ? "more than --max-total seeds"
+                : n < A->min_total ? "fewer than --min-total seeds"
+                                   : e.msg);
+        return true;
+    }
+    fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds per hole (%d on the board)...\n", A->k, A->total,
+            rs.name, pits, seeds, n);
+    struct var_atlas_opts ao = {0};
+    ao.threads = (int)A->threads;
+    ao.hash_mb = (unsigned)A->hash;
+    ao.budget = A->budget;
+    ao.tables_dir = A->tables;
+    ao.tb_build_entries = (uint64_t)A->tb_entries;
+    ao.stop = (volatile int *)A->stop;
+    ao.progress = atlas_note;
+    ao.progress_arg = &A->verbose;
+    struct var_atlas_result r;
+    enum sow_status st = var_atlas_solve(&rs, &ao, &r, &e);
+    if (st != SOW_OK) {
+        if (!r.interrupted) {
+            fprintf(stderr, "sow %s: %s 2x%d/%d: %s\n", A->cmd, rs.name, pits, seeds, e.msg);
+            A->failed = st;
+        }
+        return false;
+    }
+    atlas_row(A, &rs, pits, seeds, n, &r);
+    return true;
+}
+
+static int cmd_atlas(int argc, char **argv)
+{
+    struct atlas_run A = {.cmd = "variants atlas",
+                          .rules_spec = "all",
+                          .pits_spec = "1-3",
+                          .seeds_spec = "1-4",
+                          .tables = tb_default_dir(),
+                          .threads = 1,
+                          .hash = SEARCH_HASH_MB,
+                          .tb_entries = 2000000,
+                          .max_total = 255,
+                          .budget = 10,
+                          .failed = SOW_OK};
+    const char *cmd = A.cmd;
+    int pr = atlas_parse(&A, argc, argv);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
+
+    int rc = out_open(cmd, &A.out, A.csv);
     if (rc)
         return rc;
-    if (out.f)
-        fprintf(out.f, "rules,pits,seeds,value,best,pv_length,nodes,time_ms,status\n");
-    volatile sig_atomic_t *stop = cli_catch_signals(false);
+    if (A.out.f)
+        fprintf(A.out.f, "rules,pits,seeds,value,best,pv_length,nodes,time_ms,status\n");
+    volatile sig_atomic_t *stop = A.stop = cli_catch_signals(false);
 
-    int total = nrules * npits * nseeds, k = 0, nexact = 0, nopen = 0, nskip = 0;
+    A.total = A.nrules * A.npits * A.nseeds;
     printf("%-12s %4s %5s %5s %9s %-18s %5s %14s %10s  %s\n", "rules", "pits", "seeds", "total",
            "value", "best", "pv", "nodes", "time_ms", "status");
     fflush(stdout);
-    enum sow_status failed = SOW_OK; /* the first failure */
-    for (int a = 0; a < nrules && !*stop && failed == SOW_OK; a++)
-        for (int b = 0; b < npits && !*stop && failed == SOW_OK; b++)
-            for (int c = 0; c < nseeds && !*stop && failed == SOW_OK; c++) {
-                struct ruleset rs;
-                struct sow_error e;
-                k++;
-                int n = 2 * pits[b] * seeds[c];
-                if (n > max_total || n < min_total ||
-                    rules_init(&rs, rules[a], pits[b], seeds[c], &e) != SOW_OK) {
-                    nskip++;
-                    fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds: skipped (%s)\n", k, total,
-                            rules[a], pits[b], seeds[c],
-                            n > max_total   ? "more than --max-total seeds"
-                            : n < min_total ? "fewer than --min-total seeds"
-                                            : e.msg);
-                    continue;
-                }
-                fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds per hole (%d on the board)...\n", k,
-                        total, rs.name, pits[b], seeds[c], n);
-                struct var_atlas_opts ao = {0};
-                ao.threads = (int)threads;
-                ao.hash_mb = (unsigned)hash;
-                ao.budget = budget;
-                ao.tables_dir = tables;
-                ao.tb_build_entries = (uint64_t)tb_entries;
-                ao.stop = (volatile int *)stop;
-                ao.progress = atlas_note;
-                ao.progress_arg = &verbose;
-                struct var_atlas_result r;
-                enum sow_status st = var_atlas_solve(&rs, &ao, &r, &e);
-                if (st != SOW_OK) {
-                    if (!r.interrupted) {
-                        fprintf(stderr, "sow %s: %s 2x%d/%d: %s\n", cmd, rs.name, pits[b],
-                                seeds[c], e.msg);
-                        failed = st;
-                    }
+    for (int a = 0; a < A.nrules && !*stop && A.failed == SOW_OK; a++)
+        for (int b = 0; b < A.npits && !*stop && A.failed == SOW_OK; b++)
+            for (int c = 0; c < A.nseeds && !*stop && A.failed == SOW_OK; c++)
+                if (!atlas_instance(&A, A.rules[a], A.pits[b], A.seeds[c]))
                     break;
-                }
-                char val[32], pv[16];
-                if (r.exact) {
-                    snprintf(val, sizeof val, "%+d", r.value);
-                    if (r.over)
-                        snprintf(pv, sizeof pv, "0");
-                    else
-                        snprintf(pv, sizeof pv, "%d%s", r.pv_len,
-                                 r.pv_repeats                  ? "r"
-                                 : r.pv_len >= SEARCH_MAX_PV ? "+"
-                                                              : "");
-                    nexact++;
-                } else {
-                    snprintf(val, sizeof val, "%d..%d", r.lower, r.upper);
-                    snprintf(pv, sizeof pv, "-");
-                    nopen++;
-                }
-                long long ms = (long long)(r.seconds * 1000 + 0.5);
-                char csvpv[16];
-                snprintf(csvpv, sizeof csvpv, "%d", r.over ? 0 : r.pv_len);
-                if (!r.exact)
-                    strcpy(csvpv, "-");
-                printf("%-12s %4d %5d %5d %9s %-18s %5s %14llu %10lld  %s\n", rs.name, pits[b],
-                       seeds[c], n, val, r.best_str, pv, (unsigned long long)r.nodes, ms,
-                       r.exact ? "exact" : "open");
-                fflush(stdout);
-                if (out.f)
-                    fprintf(out.f, "%s,%d,%d,%s,%s,%s,%llu,%lld,%s\n", rs.name, pits[b],
-                            seeds[c], r.exact ? val + (val[0] == '+') : val,
-                            r.exact ? r.best_str : "-", csvpv, (unsigned long long)r.nodes, ms,
-                            r.exact ? "exact" : "open");
-            }
     if (*stop) {
-        out_close(cmd, &out, false);
+        out_close(cmd, &A.out, false);
         fprintf(stderr, "sow %s: interrupted (no CSV written)\n", cmd);
         return cli_interrupted();
     }
-    if (failed != SOW_OK) {
-        out_close(cmd, &out, false);
-        return cli_exit_code(failed);
+    if (A.failed != SOW_OK) {
+        out_close(cmd, &A.out, false);
+        return cli_exit_code(A.failed);
     }
-    fprintf(stderr, "atlas: %d exact, %d open, %d skipped\n", nexact, nopen, nskip);
-    return out_close(cmd, &out, true);
+    fprintf(stderr, "atlas: %d exact, %d open, %d skipped\n", A.nexact, A.nopen, A.nskip);
+    return out_close(cmd, &A.out, true);
 }
 
 /* ---- play ---- */
@@ -361,154 +405,207 @@ static void play_csv(FILE *f, const char *rules, int pits, int seeds, const char
     fprintf(f, ",%.3f\n", s->seconds);
 }
 
-static int cmd_play_stats(int argc, char **argv)
+/* One play run: its options, the rule sets, the output files, the
+ * per-game arrays for --lengths and the table being printed, shared by the
+ * steps below. */
+struct play_run {
+    const char *cmd;
+    const char *rules_spec, *csv, *lengths;
+    long pits, seeds, games, seed, depth, rplies, threads;
+    struct ruleset rsets[SOW_FAMILY_COUNT];
+    int nrules;
+    struct outfile out, lout;
+    char *tbuf;
+    size_t tlen;
+    FILE *tab;
+    int *glen;
+    int8_t *gres;
+    uint8_t *gend;
+    volatile sig_atomic_t *stop;
+};
+
+/* The options and the rule sets: 0, CLI_HELP or the exit status. */
+static int play_parse(struct play_run *R, int argc, char **argv)
 {
-    const char *cmd = "variants play";
-    const char *rules_spec = "all", *csv = NULL, *lengths = NULL;
-    long pits = 6, seeds = 4, games = 1000, seed = 1, depth = 2, rplies = 2, threads = 1;
     const struct cli_option opts[] = {
-        {"--rules", CLI_STR, &rules_spec, 0, 0, "R,...", "rule sets, or all (default)", 0, 0},
-        {"--pits", CLI_LONG, &pits, 1, SOW_MAX_PITS, "N", "holes per side, default 6", 0, 0},
-        {"--seeds", CLI_LONG, &seeds, 1, SOW_MAX_SEEDS, "S", "seeds per hole, default 4", 0, 0},
-        {"--games", CLI_LONG, &games, 1, 100000000, "N", "games per rule set, default 1000", 0,
+        {"--rules", CLI_STR, &R->rules_spec, 0, 0, "R,...", "rule sets, or all (default)", 0,
          0},
-        {"--seed", CLI_LONG, &seed, 0, 2147483647.0, "X", "random seed, default 1", 0, 0},
-        {"--engine-depth", CLI_LONG, &depth, 0, 64, "D", "engine plies, default 2 (0: none)", 0,
+        {"--pits", CLI_LONG, &R->pits, 1, SOW_MAX_PITS, "N", "holes per side, default 6", 0, 0},
+        {"--seeds", CLI_LONG, &R->seeds, 1, SOW_MAX_SEEDS, "S", "seeds per hole, default 4", 0,
          0},
-        {"--random-plies", CLI_LONG, &rplies, 0, 1000, "K", "random opening plies, default 2", 0,
-         0},
-        {"--threads", CLI_LONG, &threads, 1, (double)cli_max_threads(), "T", "threads, default 1",
+        {"--games", CLI_LONG, &R->games, 1, 100000000, "N", "games per rule set, default 1000",
          0, 0},
-        {"--csv", CLI_STR, &csv, 0, 0, "FILE", "one row per rule set and player", 0, 0},
-        {"--lengths", CLI_STR, &lengths, 0, 0, "FILE", "one row per game", 0, 0},
+        {"--seed", CLI_LONG, &R->seed, 0, 2147483647.0, "X", "random seed, default 1", 0, 0},
+        {"--engine-depth", CLI_LONG, &R->depth, 0, 64, "D", "engine plies, default 2 (0: none)",
+         0, 0},
+        {"--random-plies", CLI_LONG, &R->rplies, 0, 1000, "K",
+         "random opening plies, default 2", 0, 0},
+        {"--threads", CLI_LONG, &R->threads, 1, (double)cli_max_threads(), "T",
+         "threads, default 1", 0, 0},
+        {"--csv", CLI_STR, &R->csv, 0, 0, "FILE", "one row per rule set and player", 0, 0},
+        {"--lengths", CLI_STR, &R->lengths, 0, 0, "FILE", "one row per game", 0, 0},
         {0}};
-    const struct cli_spec spec = {cmd, usage, opts, NULL, 0, NULL};
+    const struct cli_spec spec = {R->cmd, usage, opts, NULL, 0, NULL};
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
     if (pr)
-        return pr == CLI_HELP ? CLI_OK : pr;
+        return pr;
     const char *rules[SOW_FAMILY_COUNT];
-    int nrules;
-    if (parse_rules(cmd, rules_spec, rules, &nrules))
+    if (parse_rules(R->cmd, R->rules_spec, rules, &R->nrules))
         return CLI_BAD;
-    struct ruleset rsets[SOW_FAMILY_COUNT];
-    for (int a = 0; a < nrules; a++) {
+    for (int a = 0; a < R->nrules; a++) {
         struct sow_error e;
-        enum sow_status st = rules_init(&rsets[a], rules[a], (int)pits, (int)seeds, &e);
+        enum sow_status st = rules_init(&R->rsets[a], rules[a], (int)R->pits, (int)R->seeds, &e);
         if (st != SOW_OK) {
-            cli_bad(cmd, "%s", e.msg);
+            cli_bad(R->cmd, "%s", e.msg);
             return cli_exit_code(st);
         }
     }
-    struct outfile out, lout;
-    int rc = out_open(cmd, &out, csv);
-    if (rc)
-        return rc;
-    if ((rc = out_open(cmd, &lout, lengths))) {
-        out_close(cmd, &out, false);
-        return rc;
-    }
-    char *tbuf = NULL;
-    size_t tlen = 0;
-    FILE *tab = NULL;
-    int *glen = lout.f ? malloc(sizeof *glen * (size_t)games) : NULL;
-    int8_t *gres = lout.f ? malloc((size_t)games) : NULL;
-    uint8_t *gend = lout.f ? malloc((size_t)games) : NULL;
-    if (lout.f && (!glen || !gres || !gend)) {
+    return 0;
+}
+
+/* Everything between the open files and the games: the per-game arrays,
+ * the CSV headers, the signal handlers and the table's header.  0 or the
+ * exit status (play_finish frees what was made). */
+static int play_setup(struct play_run *R)
+{
+    const char *cmd = R->cmd;
+    R->glen = R->lout.f ? malloc(sizeof *R->glen * (size_t)R->games) : NULL;
+    R->gres = R->lout.f ? malloc((size_t)R->games) : NULL;
+    R->gend = R->lout.f ? malloc((size_t)R->games) : NULL;
+    if (R->lout.f && (!R->glen || !R->gres || !R->gend)) {
         fprintf(stderr, "sow %s: out of memory\n", cmd);
-        rc = CLI_FAIL;
-        goto done;
+        return CLI_FAIL;
     }
-    if (out.f) {
-        fprintf(out.f, "rules,pits,seeds,players,games,wins,draws,losses,len_mean,len_sd,"
-                       "len_min,len_max,branching,laps_per_move,endless_per_1000,"
-                       "captured_per_move");
+    if (R->out.f) {
+        fprintf(R->out.f, "rules,pits,seeds,players,games,wins,draws,losses,len_mean,len_sd,"
+                          "len_min,len_max,branching,laps_per_move,endless_per_1000,"
+                          "captured_per_move");
         for (int e = 1; e < VAR_END_COUNT; e++)
-            fprintf(out.f, ",end_%s", var_end_name(e));
-        fprintf(out.f, ",seconds\n");
+            fprintf(R->out.f, ",end_%s", var_end_name(e));
+        fprintf(R->out.f, ",seconds\n");
     }
-    if (lout.f)
-        fprintf(lout.f, "rules,players,game,length,result,end\n");
-    volatile sig_atomic_t *stop = cli_catch_signals(false);
+    if (R->lout.f)
+        fprintf(R->lout.f, "rules,players,game,length,result,end\n");
+    R->stop = cli_catch_signals(false);
     /* The table is printed whole at the end: an interrupted run prints
      * nothing on stdout (README "Exit statuses"). */
-    tab = open_memstream(&tbuf, &tlen);
+    FILE *tab = R->tab = open_memstream(&R->tbuf, &R->tlen);
     if (!tab) {
         fprintf(stderr, "sow %s: out of memory\n", cmd);
-        rc = CLI_FAIL;
-        goto done;
+        return CLI_FAIL;
     }
     fprintf(tab, "2x%ld, %ld seeds per hole, %ld games each, seed %ld; W/D/L %% for the first "
            "player; length in plies; endings in %% of games\n",
-           pits, seeds, games, seed);
+           R->pits, R->seeds, R->games, R->seed);
     fprintf(tab, "%-12s %-10s %6s %5s %5s %5s %7s %6s %5s %5s %6s %6s %8s %6s", "rules", "players",
            "games", "W%", "D%", "L%", "len", "sd", "min", "max", "branch", "laps", "endl/1k",
            "cap/mv");
     for (int e = 1; e < VAR_END_COUNT; e++)
         fprintf(tab, " %6.6s", var_end_name(e));
     fprintf(tab, "\n");
-    for (int a = 0; a < nrules && !*stop; a++) {
+    return 0;
+}
+
+/* The games of one rule set and kind of player (0 random, 1 engine) and
+ * their rows.  0, also when interrupted (R->stop), or the exit status. */
+static int play_one(struct play_run *R, const struct ruleset *rs, int kind)
+{
+    char players[32];
+    if (kind == 0)
+        snprintf(players, sizeof players, "random");
+    else
+        snprintf(players, sizeof players, "engine-d%ld", R->depth);
+    struct play_progress pp = {rs->name, players, 0};
+    struct var_play_opts po = {0};
+    po.player = kind ? VAR_ENGINE : VAR_RANDOM;
+    po.games = (int)R->games;
+    po.seed = (uint64_t)R->seed;
+    po.engine_depth = (int)R->depth;
+    po.random_plies = (int)R->rplies;
+    po.threads = (int)R->threads;
+    po.stop = (volatile int *)R->stop;
+    po.progress = play_note;
+    po.progress_arg = &pp;
+    po.game_len = R->glen;
+    po.game_result = R->gres;
+    po.game_end = R->gend;
+    struct var_play_stats st;
+    struct sow_error e;
+    enum sow_status vs = var_play(rs, &po, &st, &e);
+    if (vs != SOW_OK) {
+        if (*R->stop)
+            return 0;
+        fprintf(stderr, "sow %s: %s %s: %s\n", R->cmd, rs->name, players, e.msg);
+        return cli_exit_code(vs);
+    }
+    play_row(R->tab, rs->name, players, &st);
+    if (R->out.f)
+        play_csv(R->out.f, rs->name, (int)R->pits, (int)R->seeds, players, &st);
+    if (R->lout.f)
+        for (long g = 0; g < R->games; g++)
+            fprintf(R->lout.f, "%s,%s,%ld,%d,%d,%s\n", rs->name, players, g, R->glen[g],
+                    R->gres[g], var_end_name(R->gend[g]));
+    return 0;
+}
+
+/* The end, whatever rc: the table on stdout and the files committed only
+ * if all went well; everything freed.  Returns the exit status. */
+static int play_finish(struct play_run *R, int rc)
+{
+    if (R->tab) {
+        fclose(R->tab);
+        if (rc == 0)
+            fwrite(R->tbuf, 1, R->tlen, stdout);
+    }
+    free(R->tbuf);
+    free(R->glen);
+    free(R->gres);
+    free(R->gend);
+    int r1 = out_close(R->cmd, &R->out, rc == 0);
+    int r2 = out_close(R->cmd, &R->lout, rc == 0);
+    if (rc == 0)
+        rc = r1 ? r1 : r2;
+    return rc;
+}
+
+static int cmd_play_stats(int argc, char **argv)
+{
+    struct play_run R = {.cmd = "variants play",
+                         .rules_spec = "all",
+                         .pits = 6,
+                         .seeds = 4,
+                         .games = 1000,
+                         .seed = 1,
+                         .depth = 2,
+                         .rplies = 2,
+                         .threads = 1};
+    const char *cmd = R.cmd;
+    int pr = play_parse(&R, argc, argv);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
+    int rc = out_open(cmd, &R.out, R.csv);
+    if (rc)
+        return rc;
+    if ((rc = out_open(cmd, &R.lout, R.lengths))) {
+        out_close(cmd, &R.out, false);
+        return rc;
+    }
+    if ((rc = play_setup(&R)))
+        return play_finish(&R, rc);
+    volatile sig_atomic_t *stop = R.stop;
+    for (int a = 0; a < R.nrules && !*stop; a++) {
         for (int kind = 0; kind < 2 && !*stop; kind++) {
-            if (kind == 1 && depth <= 0)
+            if (kind == 1 && R.depth <= 0)
                 break;
-            char players[32];
-            if (kind == 0)
-                snprintf(players, sizeof players, "random");
-            else
-                snprintf(players, sizeof players, "engine-d%ld", depth);
-            struct play_progress pp = {rsets[a].name, players, 0};
-            struct var_play_opts po = {0};
-            po.player = kind ? VAR_ENGINE : VAR_RANDOM;
-            po.games = (int)games;
-            po.seed = (uint64_t)seed;
-            po.engine_depth = (int)depth;
-            po.random_plies = (int)rplies;
-            po.threads = (int)threads;
-            po.stop = (volatile int *)stop;
-            po.progress = play_note;
-            po.progress_arg = &pp;
-            po.game_len = glen;
-            po.game_result = gres;
-            po.game_end = gend;
-            struct var_play_stats st;
-            struct sow_error e;
-            enum sow_status vs = var_play(&rsets[a], &po, &st, &e);
-            if (vs != SOW_OK) {
-                if (*stop)
-                    break;
-                fprintf(stderr, "sow %s: %s %s: %s\n", cmd, rsets[a].name, players, e.msg);
-                rc = cli_exit_code(vs);
-                goto done;
-            }
-            play_row(tab, rsets[a].name, players, &st);
-            if (out.f)
-                play_csv(out.f, rsets[a].name, (int)pits, (int)seeds, players, &st);
-            if (lout.f)
-                for (long g = 0; g < games; g++)
-                    fprintf(lout.f, "%s,%s,%ld,%d,%d,%s\n", rsets[a].name, players, g, glen[g],
-                            gres[g], var_end_name(gend[g]));
+            if ((rc = play_one(&R, &R.rsets[a], kind)))
+                return play_finish(&R, rc);
         }
     }
     if (*stop) {
         fprintf(stderr, "\nsow %s: interrupted (no CSV written)\n", cmd);
         rc = cli_interrupted();
     }
-done:
-    if (tab) {
-        fclose(tab);
-        if (rc == 0)
-            fwrite(tbuf, 1, tlen, stdout);
-    }
-    free(tbuf);
-    free(glen);
-    free(gres);
-    free(gend);
-    {
-        int r1 = out_close(cmd, &out, rc == 0);
-        int r2 = out_close(cmd, &lout, rc == 0);
-        if (rc == 0)
-            rc = r1 ? r1 : r2;
-    }
-    return rc;
+    return play_finish(&R, rc);
 }
 
 int cmd_variants(int argc, char **argv)

@@ -204,157 +204,217 @@ static void search_note(void *arg, const char *line)
     note(o, "  %s", line);
 }
 
+/* One instance being solved: its start, the tables, the watchdog and the
+ * search, shared by the phases below. */
+struct atlas_solve {
+    const struct ruleset *rs;
+    const struct var_atlas_opts *o;
+    struct var_atlas_result *r;
+    struct sow_error *e;
+    double t0;
+    sow_position p;
+    int n; /* seeds on the board */
+    struct sow_movelist ml;
+    struct tb_set *tb;
+    struct watchdog wd;
+    struct search_opts so;
+    struct search_ctx *s;
+};
+
+/* A solution file of this start in the tables directory
+ * (docs/solutions.md, RULES-2xPITS-LLL.sowsol) answers at once: the
+ * full-size rows of the atlas.  *answered when it did (r complete). */
+static enum sow_status solve_from_file(struct atlas_solve *A, bool *answered)
+{
+    const struct var_atlas_opts *o = A->o;
+    struct var_atlas_result *r = A->r;
+    *answered = false;
+    if (!o->tables_dir)
+        return SOW_OK;
+    struct sol *sol = NULL;
+    char path[4096];
+    enum sow_status st =
+        search_solution_find(A->rs, o->tables_dir, &A->p, &sol, path, sizeof path, A->e);
+    if (st != SOW_OK)
+        return st;
+    if (!sol)
+        return SOW_OK;
+    struct search_result sr;
+    int vals[SOW_MAX_PITS + 1];
+    int k = search_solution_answer(sol, &A->p, &sr, vals);
+    search_solution_close(sol);
+    if (k != A->ml.n)
+        return SOW_OK;
+    note(o, "answered from the solution file %s", path);
+    r->exact = true;
+    r->value = r->lower = r->upper = sr.value;
+    r->pv_len = sr.pv_len;
+    r->pv_repeats = sr.pv_repeats;
+    for (int i = 0; i < k; i++)
+        if (vals[i] == r->value)
+            r->best[r->nbest++] = A->ml.c[i].move;
+    best_string(A->rs, A->p.side, r, false);
+    r->seconds = util_now() - A->t0;
+    *answered = true;
+    return SOW_OK;
+}
+
+/* The watchdog at the budget and the exact search.  On failure everything
+ * is closed and the status returned. */
+static enum sow_status solve_start(struct atlas_solve *A)
+{
+    const struct var_atlas_opts *o = A->o;
+    if (watchdog_start(&A->wd, o->budget, o->stop) < 0) {
+        tb_close(A->tb);
+        /* pthread_create fails for want of resources: memory, threads */
+        return sow_fail(A->e, SOW_E_NOMEM, "cannot start the watchdog thread");
+    }
+    struct search_opts *so = &A->so;
+    memset(so, 0, sizeof *so);
+    so->threads = o->threads > 0 ? o->threads : 1;
+    so->hash_mb = hash_for(A->rs, A->n, o->hash_mb ? o->hash_mb : SEARCH_HASH_MB);
+    so->tb = A->tb;
+    so->stop = &A->wd.flag;
+    so->progress = o->progress ? search_note : NULL;
+    so->progress_arg = (void *)o;
+    struct sow_error se;
+    if (search_new(A->rs, so, &A->s, &se) != SOW_OK) {
+        watchdog_stop(&A->wd);
+        tb_close(A->tb);
+        return sow_fail(A->e, se.status, "%s", se.msg);
+    }
+    return SOW_OK;
+}
+
+/* The value is exact (sr): every first move achieving it.  SOW_OK, or a
+ * failure for a solver inconsistency. */
+static enum sow_status solve_best_moves(struct atlas_solve *A, const struct search_result *sr)
+{
+    const struct var_atlas_opts *o = A->o;
+    struct var_atlas_result *r = A->r;
+    enum sow_status st = SOW_OK;
+    r->exact = true;
+    r->value = r->lower = r->upper = sr->value;
+    r->pv_len = sr->pv_len;
+    r->pv_repeats = sr->pv_repeats;
+    /* Every first move achieving the value.  The value is already exact,
+     * so give this listing the budget again rather than lose it. */
+    int vals[SOW_MAX_PITS + 1];
+    watchdog_stop(&A->wd);
+    watchdog_start(&A->wd, o->budget, o->stop);
+    uint64_t n0, h0, n1, h1;
+    search_counters(A->s, &n0, &h0);
+    int k = search_move_values(A->s, &A->p, vals);
+    search_counters(A->s, &n1, &h1);
+    r->nodes += n1 - n0;
+    r->tb_hits += h1 - h0;
+    if (k == A->ml.n) {
+        for (int i = 0; i < k; i++)
+            if (vals[i] == r->value)
+                r->best[r->nbest++] = A->ml.c[i].move;
+        if (r->nbest == 0) /* a solver bug: no status names it; a failure, exit 1 */
+            st = sow_fail(A->e, SOW_E_IO,
+                          "solver inconsistency: no move of the start reaches its value %d",
+                          r->value);
+        best_string(A->rs, A->p.side, r, false);
+    } else {
+        r->best[r->nbest++] = sr->best;
+        best_string(A->rs, A->p.side, r, true);
+    }
+    return st;
+}
+
+/* Out of budget: prove what bounds a bounded search finds in a quarter of
+ * the budget (at least a second).  SOW_OK (open: the bounds proven so
+ * far), or the failure to make the search, everything then closed. */
+static enum sow_status solve_bounded(struct atlas_solve *A)
+{
+    const struct var_atlas_opts *o = A->o;
+    struct var_atlas_result *r = A->r;
+    const int n = A->n;
+    search_free(A->s);
+    watchdog_stop(&A->wd);
+    double tl = o->budget > 0 ? o->budget / 4 : 1;
+    if (tl < 1)
+        tl = 1;
+    watchdog_start(&A->wd, o->budget > 0 ? tl + o->budget : 0, o->stop);
+    A->so.time_limit = tl;
+    struct sow_error se;
+    if (search_new(A->rs, &A->so, &A->s, &se) != SOW_OK) {
+        watchdog_stop(&A->wd);
+        tb_close(A->tb);
+        return sow_fail(A->e, se.status, "%s", se.msg);
+    }
+    r->lower = -n;
+    r->upper = n;
+    struct search_result sr;
+    enum sow_status st = search_solve(A->s, &A->p, &sr);
+    r->nodes += sr.nodes;
+    r->tb_hits += sr.tb_hits;
+    if (st == SOW_OK) {
+        r->lower = sr.lower > -n ? sr.lower : -n;
+        r->upper = sr.upper < n ? sr.upper : n;
+        if (sr.exact) {
+            r->exact = true;
+            r->pv_len = sr.pv_len;
+            r->pv_repeats = sr.pv_repeats;
+            r->best[r->nbest++] = sr.best;
+            best_string(A->rs, A->p.side, r, true);
+        }
+    }
+    r->value = r->exact ? r->lower : (r->lower + r->upper) / 2;
+    if (!r->exact)
+        strcpy(r->best_str, "-");
+    return SOW_OK;
+}
+
 enum sow_status var_atlas_solve(const struct ruleset *rs, const struct var_atlas_opts *o,
                                 struct var_atlas_result *r, struct sow_error *e)
 {
+    struct atlas_solve A = {.rs = rs, .o = o, .r = r, .e = e};
     memset(r, 0, sizeof *r);
     r->tb_level = -1;
-    double t0 = util_now();
-    sow_position p = rules_start(rs);
-    int n = rules_board_seeds(rs, &p);
-    struct sow_movelist ml;
-    rules_generate(rs, &p, &ml);
-    if (ml.n == 0) {
+    A.t0 = util_now();
+    A.p = rules_start(rs);
+    A.n = rules_board_seeds(rs, &A.p);
+    rules_generate(rs, &A.p, &A.ml);
+    if (A.ml.n == 0) {
         r->exact = r->over = true;
-        r->value = r->lower = r->upper = ml.settle[p.side] - ml.settle[!p.side];
-        best_string(rs, p.side, r, false);
-        r->seconds = util_now() - t0;
+        r->value = r->lower = r->upper = A.ml.settle[A.p.side] - A.ml.settle[!A.p.side];
+        best_string(rs, A.p.side, r, false);
+        r->seconds = util_now() - A.t0;
         return SOW_OK;
     }
 
-    /* a solution file of this start in the tables
-     * directory (docs/solutions.md, RULES-2xPITS-LLL.sowsol) answers at
-     * once: the full-size rows of the atlas */
-    if (o->tables_dir) {
-        struct sol *sol = NULL;
-        char path[4096];
-        enum sow_status st = search_solution_find(rs, o->tables_dir, &p, &sol, path, sizeof path, e);
-        if (st != SOW_OK)
-            return st;
-        if (sol) {
-            struct search_result sr;
-            int vals[SOW_MAX_PITS + 1];
-            int k = search_solution_answer(sol, &p, &sr, vals);
-            search_solution_close(sol);
-            if (k == ml.n) {
-                note(o, "answered from the solution file %s", path);
-                r->exact = true;
-                r->value = r->lower = r->upper = sr.value;
-                r->pv_len = sr.pv_len;
-                r->pv_repeats = sr.pv_repeats;
-                for (int i = 0; i < k; i++)
-                    if (vals[i] == r->value)
-                        r->best[r->nbest++] = ml.c[i].move;
-                best_string(rs, p.side, r, false);
-                r->seconds = util_now() - t0;
-                return SOW_OK;
-            }
-        }
-    }
+    bool answered;
+    enum sow_status st = solve_from_file(&A, &answered);
+    if (st != SOW_OK || answered)
+        return st;
 
-    struct tb_set *tb = tables_prepare(rs, o, n, r);
+    A.tb = tables_prepare(rs, o, A.n, r);
     if (user_stopped(o)) {
-        tb_close(tb);
+        tb_close(A.tb);
         r->interrupted = true;
         return sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
     }
 
-    struct watchdog wd;
-    if (watchdog_start(&wd, o->budget, o->stop) < 0) {
-        tb_close(tb);
-        /* pthread_create fails for want of resources: memory, threads */
-        return sow_fail(e, SOW_E_NOMEM, "cannot start the watchdog thread");
-    }
-    struct search_opts so = {0};
-    so.threads = o->threads > 0 ? o->threads : 1;
-    so.hash_mb = hash_for(rs, n, o->hash_mb ? o->hash_mb : SEARCH_HASH_MB);
-    so.tb = tb;
-    so.stop = &wd.flag;
-    so.progress = o->progress ? search_note : NULL;
-    so.progress_arg = (void *)o;
-    struct search_ctx *s;
-    struct sow_error se;
-    if (search_new(rs, &so, &s, &se) != SOW_OK) {
-        watchdog_stop(&wd);
-        tb_close(tb);
-        return sow_fail(e, se.status, "%s", se.msg);
-    }
+    if ((st = solve_start(&A)) != SOW_OK)
+        return st;
     struct search_result sr;
-    enum sow_status st = search_solve(s, &p, &sr);
+    st = search_solve(A.s, &A.p, &sr);
     r->nodes = sr.nodes;
     r->tb_hits = sr.tb_hits;
-    if (st == SOW_OK && sr.exact) {
-        r->exact = true;
-        r->value = r->lower = r->upper = sr.value;
-        r->pv_len = sr.pv_len;
-        r->pv_repeats = sr.pv_repeats;
-        /* Every first move achieving the value.  The value is already exact,
-         * so give this listing the budget again rather than lose it. */
-        int vals[SOW_MAX_PITS + 1];
-        watchdog_stop(&wd);
-        watchdog_start(&wd, o->budget, o->stop);
-        uint64_t n0, h0, n1, h1;
-        search_counters(s, &n0, &h0);
-        int k = search_move_values(s, &p, vals);
-        search_counters(s, &n1, &h1);
-        r->nodes += n1 - n0;
-        r->tb_hits += h1 - h0;
-        if (k == ml.n) {
-            for (int i = 0; i < k; i++)
-                if (vals[i] == r->value)
-                    r->best[r->nbest++] = ml.c[i].move;
-            if (r->nbest == 0) /* a solver bug: no status names it; a failure, exit 1 */
-                st = sow_fail(e, SOW_E_IO,
-                              "solver inconsistency: no move of the start reaches its value %d",
-                              r->value);
-            best_string(rs, p.side, r, false);
-        } else {
-            r->best[r->nbest++] = sr.best;
-            best_string(rs, p.side, r, true);
-        }
-    } else if (!user_stopped(o)) {
-        /* Out of budget: prove what bounds a bounded search finds in a
-         * quarter of the budget (at least a second). */
-        search_free(s);
-        watchdog_stop(&wd);
-        double tl = o->budget > 0 ? o->budget / 4 : 1;
-        if (tl < 1)
-            tl = 1;
-        watchdog_start(&wd, o->budget > 0 ? tl + o->budget : 0, o->stop);
-        so.time_limit = tl;
-        if (search_new(rs, &so, &s, &se) != SOW_OK) {
-            watchdog_stop(&wd);
-            tb_close(tb);
-            return sow_fail(e, se.status, "%s", se.msg);
-        }
-        r->lower = -n;
-        r->upper = n;
-        st = search_solve(s, &p, &sr);
-        r->nodes += sr.nodes;
-        r->tb_hits += sr.tb_hits;
-        if (st == SOW_OK) {
-            r->lower = sr.lower > -n ? sr.lower : -n;
-            r->upper = sr.upper < n ? sr.upper : n;
-            if (sr.exact) {
-                r->exact = true;
-                r->pv_len = sr.pv_len;
-                r->pv_repeats = sr.pv_repeats;
-                r->best[r->nbest++] = sr.best;
-                best_string(rs, p.side, r, true);
-            }
-        }
-        r->value = r->exact ? r->lower : (r->lower + r->upper) / 2;
-        if (!r->exact)
-            strcpy(r->best_str, "-");
-        st = SOW_OK; /* open: the bounds proven so far */
-    }
+    if (st == SOW_OK && sr.exact)
+        st = solve_best_moves(&A, &sr);
+    else if (!user_stopped(o) && (st = solve_bounded(&A)) != SOW_OK)
+        return st;
     if (user_stopped(o)) {
         r->interrupted = true;
         st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
     }
-    watchdog_stop(&wd);
-    search_free(s);
-    tb_close(tb);
-    r->seconds = util_now() - t0;
+    watchdog_stop(&A.wd);
+    search_free(A.s);
+    tb_close(A.tb);
+    r->seconds = util_now() - A.t0;
     return st;
 }
