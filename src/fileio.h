@@ -1,6 +1,6 @@
 /* sow — file safety: how every file sow reads or writes is opened.
  *
- * Rules (README "Trust"; each one answers a failure seen in practice):
+ * Rules (docs/testing.md "Trust"; each one answers a failure seen in practice):
  *
  *  1. Inputs are regular files.  fio_open_input opens with O_NONBLOCK, so a
  *     FIFO named like a table file cannot hang the reader, checks the opened

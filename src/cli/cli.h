@@ -1,6 +1,6 @@
 /* sow command line: the one option parser, signals, shared helpers.
  *
- * Exit statuses (README "Exit statuses"): 0 success, 1 failure while working
+ * Exit statuses (docs/cli.md "Exit statuses"): 0 success, 1 failure while working
  * (I/O, out of memory), 2 bad input (usage, rule set, position, move, file),
  * 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM.  Every error is
  * one line on stderr, "sow CMD: ..." (control characters in quoted arguments
@@ -77,7 +77,7 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, const char **p
 void cli_usage(const struct cli_spec *spec, FILE *f);
 
 /* Most threads a command accepts: what the machine runs at once, at least 8
- * (more only slows down and costs memory: README "Exit statuses"). */
+ * (more only slows down and costs memory: docs/cli.md "Exit statuses"). */
 long cli_max_threads(void);
 
 /* Install the SIGINT and SIGTERM handlers; returns the flag they set.  With

@@ -458,7 +458,7 @@ static int tables_stats(int argc, char **argv)
     if (access(path, F_OK) != 0) {
         fprintf(stderr, "sow tables stats: %s: level %d not built (sow tables build --rules %s "
                         "--pits %d --seeds %d)\n", path, n, rs.name, rs.pits, n);
-        return CLI_BAD; /* a missing table file is bad input (README, exit statuses) */
+        return CLI_BAD; /* a missing table file is bad input (docs/cli.md "Exit statuses") */
     }
     struct tb_header h;
     const int8_t *v;
@@ -702,7 +702,7 @@ static int tables_probe(int argc, char **argv)
             fprintf(stderr, "sow tables probe: level %d of %s 2x%d is not in %s (sow tables build "
                             "--rules %s --pits %d --seeds %d)\n",
                     n, g.rs.name, g.rs.pits, o.dir, g.rs.name, g.rs.pits, n);
-        return CLI_BAD; /* a missing table file is bad input (README, exit statuses) */
+        return CLI_BAD; /* a missing table file is bad input (docs/cli.md "Exit statuses") */
     }
     printf("position %s\nrules    %s 2x%d, %d seeds on the board\nvalue    %+d (net seeds the "
            "player to move captures from here on)\n",

@@ -488,7 +488,7 @@ static int play_setup(struct play_run *R)
         fprintf(R->lout.f, "rules,players,game,length,result,end\n");
     R->stop = cli_catch_signals(false);
     /* The table is printed whole at the end: an interrupted run prints
-     * nothing on stdout (README "Exit statuses"). */
+     * nothing on stdout (docs/cli.md "Exit statuses"). */
     FILE *tab = R->tab = open_memstream(&R->tbuf, &R->tlen);
     if (!tab) {
         fprintf(stderr, "sow %s: out of memory\n", cmd);

@@ -19,7 +19,7 @@
 
 /* A relay polls its cache's stop flag every RELAY_POLL_EVERY pick-ups (a
  * power of two); a stopped relay returns "never ends" and is not stored.
- * Proving a relay endless can take minutes (README "Trust"), so Ctrl-C must
+ * Proving a relay endless can take minutes (docs/testing.md "Trust"), so Ctrl-C must
  * reach inside it. */
 #define RELAY_POLL_EVERY (1u << 16)
 

@@ -85,7 +85,7 @@ static enum sow_status fast_build(const struct ruleset *rs, const char *dir, int
     uint64_t maxE = 0;
     double limit = opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * machine_memory();
     /* An address-space limit (ulimit -v) refuses like --memory, up front and
-     * saying what fits (README "Exit statuses"); the workspace is reserved
+     * saying what fits (docs/cli.md "Exit statuses"); the workspace is reserved
      * as address space, hence the margin. */
     const char *by = "the memory limit", *raise = "--memory";
     struct rlimit as;

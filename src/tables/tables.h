@@ -100,7 +100,7 @@ enum sow_status tb_verify_level(const struct tb_set *set, int n, const struct tb
  *
  * Example: oware 2x6, no tables, a budget of 32 M positions (sow solve's
  * default): tb_mem_extend(m, 20) builds levels 0..16 and stops there, the
- * next level passing the budget (README "Solving a position"). */
+ * next level passing the budget (docs/cli.md "Solving a position"). */
 
 struct tb_mem;
 

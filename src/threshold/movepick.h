@@ -16,7 +16,7 @@
  * table's move, tid 0: scores (0, 4224, 2^20), order = (2, 1, 0).
  *
  * The node counts of the attractor method and of the bounded mode depend on
- * this order bit for bit: a change needs new measurements (README "Benchmarks").
+ * this order bit for bit: a change needs new measurements (bench/results).
  *
  * Thread-safety: pure function of its arguments.
  */

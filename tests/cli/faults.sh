@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fault injection (README "Trust"): SIGKILL a table build at random moments,
+# Fault injection (docs/testing.md "Trust"): SIGKILL a table build at random moments,
 # resume it, and require the finished levels to be byte-identical to an
 # uninterrupted build; after every kill, `tables info` must find only complete
 # level files (a killed build leaves at most a temporary file, never a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad-input and smoke tests of the sow command line (README "Trust").
+# Bad-input and smoke tests of the sow command line (docs/testing.md "Trust").
 #
 # usage: tests/cli/run.sh [SOW]     (default: build/src/cli/sow; TAP on stdout)
 #
@@ -573,7 +573,7 @@ else
 fi
 SOW=$SOW_REAL
 
-# ---- file safety (README "Trust": file-type rules, lock, one error contract) ----
+# ---- file safety (docs/testing.md "Trust": file-type rules, lock, one error contract) ----
 # Output files: a regular file is replaced whole; a symlink, FIFO, device or
 # directory is refused with exit 2 and left as it was.
 ATLAS=(variants atlas --rules oware --pits 1 --seeds 1 --no-tables)
