@@ -598,6 +598,11 @@ static void relay_block(struct lsolver *S, uint64_t b)
     S->finals = 0;
 }
 
+/* The rounds t = n .. -n.  One function over 120 lines on purpose: one
+ * OpenMP parallel region holds every round, so that the threads, their
+ * work lists and their place in the seed blocks live across rounds and
+ * meet at barriers; cut into functions per round, each round would start
+ * and join its threads again. */
 static enum sow_status solve(struct lean *L)
 {
     int n = L->n, T = L->threads;

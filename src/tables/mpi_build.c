@@ -224,26 +224,156 @@ static bool collect(struct mlvl *L, struct mwork *W, struct vec *cur)
     return ok;
 }
 
-/* Rounds t = n .. -n of the slice, supersteps inside a round. */
+/* The solve's buffers on one rank: the threads' work (W[T]), what goes to
+ * each rank (send[size]), the wave being applied (cur), and the
+ * superstep's rows (row: this rank's; mat: every rank's; recvc: words from
+ * each). */
+struct msolve {
+    struct mlvl *L;
+    int T, size;
+    struct mwork *W;
+    struct vec *send, cur;
+    int *row, *mat, *recvc;
+    int fail;
+};
+
+static bool msolve_alloc(struct msolve *S)
+{
+    struct mlvl *L = S->L;
+    int size = S->size, T = S->T;
+    S->send = calloc((size_t)size, sizeof *S->send);
+    S->W = calloc((size_t)T, sizeof *S->W);
+    S->row = malloc((size_t)(size + 1) * sizeof *S->row);
+    S->mat = malloc((size_t)size * (size_t)(size + 1) * sizeof *S->mat);
+    S->recvc = malloc((size_t)size * sizeof *S->recvc);
+    bool ok = S->send && S->W && S->row && S->mat && S->recvc;
+    for (int w = 0; w < T && ok; w++) {
+        struct mwork *W = &S->W[w];
+        W->send = calloc((size_t)size, sizeof *W->send);
+        W->maxcand = L->ix->pits * (L->n + 1) + 2;
+        W->cand = L->lean ? malloc((size_t)W->maxcand * sizeof *W->cand) : NULL;
+        W->cmv = L->lean ? malloc((size_t)W->maxcand) : NULL;
+        ok = W->send && (!L->lean || (W->cand && W->cmv));
+    }
+    return ok;
+}
+
+/* Freed, the threads' buffers at their largest counted in L->bufbytes. */
+static void msolve_free(struct msolve *S)
+{
+    struct mlvl *L = S->L;
+    if (S->send)
+        for (int r = 0; r < S->size; r++)
+            free(S->send[r].v);
+    if (S->W)
+        for (int w = 0; w < S->T; w++) {
+            struct mwork *W = &S->W[w];
+            uint64_t b = (W->next.cap) * 4;
+            if (W->send)
+                for (int r = 0; r < S->size; r++) {
+                    b += W->send[r].cap * 4;
+                    free(W->send[r].v);
+                }
+            L->bufbytes += b;
+            free(W->send);
+            free(W->next.v);
+            free(W->cand);
+            free(W->cmv);
+            L->bufbytes += W->rcap;
+            free(W->rbuf);
+        }
+    free(S->W);
+    free(S->send);
+    free(S->cur.v);
+    free(S->row);
+    free(S->mat);
+    free(S->recvc);
+}
+
+/* Waves of local work: each wave's updates in parallel, the updates they
+ * cause for own nodes form the next wave (lean relay: and the lists of the
+ * nodes they made final, read block by block, the next); then what the
+ * threads have for other ranks gathered by rank. */
+static void local_waves(struct msolve *S)
+{
+    struct mlvl *L = S->L;
+    struct vec *cur = &S->cur;
+    int T = S->T;
+    while (!S->fail && (cur->n || (L->rel && L->pending))) {
+        if (!cur->n) {
+            relay_scan(L, S->W);
+            S->fail |= !collect(L, S->W, cur) || L->fail;
+            continue;
+        }
+        if (cur->n * sizeof *cur->v > L->bufbytes)
+            L->bufbytes = cur->n * sizeof *cur->v;
+        uint64_t nw = (cur->n + WAVE_CHUNK - 1) / WAVE_CHUNK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T) if (T > 1 && cur->n >= WAVE_PAR)
+        for (uint64_t c = 0; c < nw; c++) {
+            struct mwork *w = &S->W[omp_get_thread_num()];
+            size_t a = c * WAVE_CHUNK, b = a + WAVE_CHUNK < cur->n ? a + WAVE_CHUNK : cur->n;
+            for (size_t k = a; k < b; k++)
+                apply(L, w, cur->v[k]);
+        }
+        cur->n = 0;
+        S->fail |= !collect(L, S->W, cur) || L->fail;
+    }
+    for (int r = 0; r < S->size && !S->fail; r++)
+        for (int w = 0; w < T && !S->fail; w++)
+            S->fail |= !tbm_vec_take(&S->send[r], &S->W[w].send[r]);
+}
+
+/* Superstep: one MPI_Allgather of every rank's row (failed, words to each
+ * rank) tells all of them whether the round is over and what each
+ * receives; then one MPI_Alltoallv, what arrives the next wave.  False when
+ * the round is over (nothing sent anywhere) or some rank failed. */
+static bool superstep(struct msolve *S)
+{
+    struct mlvl *L = S->L;
+    int size = S->size, me = L->M->rank;
+    S->row[0] = S->fail;
+    for (int r = 0; r < size; r++)
+        S->row[1 + r] = S->fail ? 0 : (int)S->send[r].n;
+    MPI_Request rq;
+    MPI_Iallgather(S->row, size + 1, MPI_INT, S->mat, size + 1, MPI_INT, MPI_COMM_WORLD, &rq);
+    tbm_coll_wait(L->M, &rq);
+    uint64_t total = 0;
+    int gfail = 0;
+    for (int r = 0; r < size; r++) {
+        gfail |= S->mat[r * (size + 1)];
+        S->recvc[r] = S->mat[r * (size + 1) + 1 + me];
+        for (int k = 0; k < size; k++)
+            total += (uint64_t)S->mat[r * (size + 1) + 1 + k];
+    }
+    if (gfail) {
+        S->fail = 1;
+        return false;
+    }
+    L->steps++;
+    if (!total)
+        return false;
+    uint32_t *rb = NULL;
+    size_t nr = 0;
+    tbm_exchange(L, S->send, S->recvc, &rb, &nr, NULL);
+    for (int r = 0; r < size; r++)
+        S->send[r].n = 0;
+    if (tbm_vec_reserve(&S->cur, nr)) {
+        memcpy(S->cur.v + S->cur.n, rb, nr * sizeof *rb);
+        S->cur.n += nr;
+    } else
+        S->fail = 1;
+    free(rb);
+    return true;
+}
+
+/* Rounds t = n .. -n of the slice, supersteps inside a round.  Rounds with
+ * no seed on any rank are skipped (one MPI_Allreduce per level). */
 static enum sow_status solve(struct mlvl *L, struct sow_error *e)
 {
-    int n = L->n, size = L->M->size, me = L->M->rank, T = L->threads;
-    int V = 2 * n + 1;
+    int n = L->n, V = 2 * n + 1;
+    struct msolve S = {.L = L, .T = L->threads, .size = L->M->size};
     int *seeded = calloc((size_t)V, sizeof *seeded), *any = calloc((size_t)V, sizeof *any);
-    struct vec *send = calloc((size_t)size, sizeof *send);
-    struct mwork *W = calloc((size_t)T, sizeof *W);
-    struct vec cur = {0};
-    int *row = malloc((size_t)(size + 1) * sizeof *row),
-        *mat = malloc((size_t)size * (size_t)(size + 1) * sizeof *mat),
-        *recvc = malloc((size_t)size * sizeof *recvc);
-    int fail = !seeded || !any || !send || !W || !row || !mat || !recvc;
-    for (int w = 0; w < T && !fail; w++) {
-        W[w].send = calloc((size_t)size, sizeof *W[w].send);
-        W[w].maxcand = L->ix->pits * (n + 1) + 2;
-        W[w].cand = L->lean ? malloc((size_t)W[w].maxcand * sizeof *W[w].cand) : NULL;
-        W[w].cmv = L->lean ? malloc((size_t)W[w].maxcand) : NULL;
-        fail |= !W[w].send || (L->lean && (!W[w].cand || !W[w].cmv));
-    }
+    int fail = !msolve_alloc(&S) || !seeded || !any;
     if (!fail)
         for (uint64_t i = 0; i < L->Es; i++)
             if (L->be[i] != RETRO_NONE_EXIT) {
@@ -259,88 +389,28 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
     }
     tbm_allreduce(L->M, seeded, any, V, MPI_INT, MPI_LOR);
     uint64_t nchunks = (L->Es + MCHUNK - 1) / MCHUNK;
-    for (int t = n; t >= -n && !fail; t--) {
+    for (int t = n; t >= -n && !S.fail; t--) {
         if (!any[t + n])
             continue;
-        int flags[2] = {stop_requested(L), fail}, g[2];
+        int flags[2] = {stop_requested(L), S.fail}, g[2];
         tbm_allreduce(L->M, flags, g, 2, MPI_INT, MPI_MAX);
         if (g[0] || g[1])
             break;
-        if (L->opt && L->opt->progress && me == 0)
+        if (L->opt && L->opt->progress && L->M->rank == 0)
             L->opt->progress(L->opt->ctx, n, L->E, 0.8 + 0.15 * (double)(n - t) / V, "solve");
         L->t = t;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(T) if (T > 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(S.T) if (S.T > 1)
         for (uint64_t ch = 0; ch < nchunks; ch++) {
             uint64_t a = ch * MCHUNK, b = a + MCHUNK < L->Es ? a + MCHUNK : L->Es;
-            seeds(L, &W[omp_get_thread_num()], a, b);
+            seeds(L, &S.W[omp_get_thread_num()], a, b);
         }
-        fail |= !collect(L, W, &cur) || L->fail;
-        for (;;) {
-            /* Waves of local work: each wave's updates in parallel, the
-             * updates they cause for own nodes form the next wave (lean
-             * relay: and the lists of the nodes they made final, read
-             * block by block, the next). */
-            while (!fail && (cur.n || (L->rel && L->pending))) {
-                if (!cur.n) {
-                    relay_scan(L, W);
-                    fail |= !collect(L, W, &cur) || L->fail;
-                    continue;
-                }
-                if (cur.n * sizeof *cur.v > L->bufbytes)
-                    L->bufbytes = cur.n * sizeof *cur.v;
-                uint64_t nw = (cur.n + WAVE_CHUNK - 1) / WAVE_CHUNK;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(T) if (T > 1 && cur.n >= WAVE_PAR)
-                for (uint64_t c = 0; c < nw; c++) {
-                    struct mwork *w = &W[omp_get_thread_num()];
-                    size_t a = c * WAVE_CHUNK, b = a + WAVE_CHUNK < cur.n ? a + WAVE_CHUNK : cur.n;
-                    for (size_t k = a; k < b; k++)
-                        apply(L, w, cur.v[k]);
-                }
-                cur.n = 0;
-                fail |= !collect(L, W, &cur) || L->fail;
-            }
-            for (int r = 0; r < size && !fail; r++)
-                for (int w = 0; w < T && !fail; w++)
-                    fail |= !tbm_vec_take(&send[r], &W[w].send[r]);
-            /* Superstep: one MPI_Allgather of every rank's row (failed,
-             * words to each rank) tells all of them whether the round is
-             * over and what each receives; then one MPI_Alltoallv. */
-            row[0] = fail;
-            for (int r = 0; r < size; r++)
-                row[1 + r] = fail ? 0 : (int)send[r].n;
-            MPI_Request rq;
-            MPI_Iallgather(row, size + 1, MPI_INT, mat, size + 1, MPI_INT, MPI_COMM_WORLD, &rq);
-            tbm_coll_wait(L->M, &rq);
-            uint64_t total = 0;
-            int gfail = 0;
-            for (int r = 0; r < size; r++) {
-                gfail |= mat[r * (size + 1)];
-                recvc[r] = mat[r * (size + 1) + 1 + me];
-                for (int k = 0; k < size; k++)
-                    total += (uint64_t)mat[r * (size + 1) + 1 + k];
-            }
-            if (gfail) {
-                fail = 1;
-                break;
-            }
-            L->steps++;
-            if (!total)
-                break;
-            uint32_t *rb = NULL;
-            size_t nr = 0;
-            tbm_exchange(L, send, recvc, &rb, &nr, NULL);
-            for (int r = 0; r < size; r++)
-                send[r].n = 0;
-            if (tbm_vec_reserve(&cur, nr)) {
-                memcpy(cur.v + cur.n, rb, nr * sizeof *rb);
-                cur.n += nr;
-            } else
-                fail = 1;
-            free(rb);
-        }
+        S.fail |= !collect(L, S.W, &S.cur) || L->fail;
+        do
+            local_waves(&S);
+        while (superstep(&S));
     }
     {
-        int flags[2] = {stop_requested(L), fail}, g[2];
+        int flags[2] = {stop_requested(L), S.fail}, g[2];
         tbm_allreduce(L->M, flags, g, 2, MPI_INT, MPI_MAX);
         if (g[1])
             st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the solve", n);
@@ -348,33 +418,9 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
             st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
     }
 out:
-    if (send)
-        for (int r = 0; r < size; r++)
-            free(send[r].v);
-    if (W)
-        for (int w = 0; w < T; w++) {
-            uint64_t b = (W[w].next.cap) * 4;
-            if (W[w].send)
-                for (int r = 0; r < size; r++) {
-                    b += W[w].send[r].cap * 4;
-                    free(W[w].send[r].v);
-                }
-            L->bufbytes += b;
-            free(W[w].send);
-            free(W[w].next.v);
-            free(W[w].cand);
-            free(W[w].cmv);
-            L->bufbytes += W[w].rcap;
-            free(W[w].rbuf);
-        }
-    free(W);
-    free(send);
-    free(cur.v);
+    msolve_free(&S);
     free(seeded);
     free(any);
-    free(row);
-    free(mat);
-    free(recvc);
     return st;
 }
 

@@ -56,6 +56,10 @@ static inline bool unmove_confirm(const struct ruleset *rs, const sow_position *
  * With filter, the same list as without followed by unmove_confirm (tested
  * exhaustively on small levels, tests/test_lean.c), in the same order.
  * skip = origin skipped on laps (oware, awari); pass = darra's pass. */
+/* Over 120 lines on purpose: always inlined into the builders' hot loops
+ * with constant flags (skip, pass, awari, filter), so that each caller gets
+ * a copy specialised to its rule set; cut into calls, the flags would no
+ * longer fold away. */
 static inline __attribute__((always_inline)) int
 unmove_preds_(const sow_position *q, int P, bool skip, bool pass, bool awari, bool filter,
               sow_position *out, sow_move *mv, int max, bool *check)
