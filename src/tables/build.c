@@ -451,36 +451,63 @@ void tb_fast_work_free(struct tb_work *wk)
     }
 }
 
+/* Level n's struct lvl: sizes, threads, chunks, blocks, progress; a level
+ * too large for 31-bit indices, or a lower level not loaded, refused. */
+static enum sow_status level_init(struct lvl *L, const struct ruleset *rs,
+                                  const struct tb_set *lower, int n,
+                                  const struct tb_build_opts *opt, struct sow_error *e)
+{
+    memset(L, 0, sizeof *L);
+    L->rs = rs;
+    L->lower = lower;
+    L->ix = &lower->ix;
+    L->opt = opt;
+    L->n = n;
+    L->boards = tb_level_boards(L->ix, n);
+    L->E = tb_level_entries(L->ix, n);
+    L->threads = tb_fast_threads(opt, L->E);
+    tb_progress_init(&L->pr, opt, n, L->E);
+    /* Small chunks on small levels, so that threads do interleave there too. */
+    L->chunk = L->E < (1u << 20) ? 256 : 4096;
+    if (n > TB_MAX_LEVEL || L->E > TB_MAX_ENTRIES)
+        return sow_fail(e, SOW_E_TOO_BIG, "level %d: too large for one process (31-bit indices)",
+                        n);
+    for (int m = 0; m < n; m++)
+        if (!lower->lv[m].v)
+            return sow_fail(e, SOW_E_INPUT, "level %d needs level %d, which is not loaded", n, m);
+    L->nchunks = (L->E + L->chunk - 1) / L->chunk;
+    L->bshift = BSHIFT;
+    L->nblocks = level_blocks(L->E);
+    return SOW_OK;
+}
+
+/* Each block's first edge (ebase[0..nblocks]) from the bins' counts, and
+ * the edge total after the last node; false past 2^32 edges. */
+static bool edge_offsets(struct lvl *L, uint32_t *ebase)
+{
+    uint64_t total = 0, nb = L->nblocks;
+    for (uint64_t c = 0; c < nb; c++) {
+        ebase[c] = (uint32_t)total;
+        for (int w = 0; w < L->threads; w++)
+            total += L->ebin[(uint64_t)w * L->ebstride + c].edges;
+        if (total > UINT32_MAX)
+            return false;
+    }
+    ebase[nb] = (uint32_t)total;
+    L->nd[L->E].off = (uint32_t)total;
+    return true;
+}
+
 enum sow_status tb_fast_solve_level(const struct ruleset *rs, const struct tb_set *lower, int n,
                                    int8_t *out, int8_t *lohi, const struct tb_build_opts *opt,
                                    struct tb_work *wk, struct sow_error *e)
 {
     struct lvl L;
-    memset(&L, 0, sizeof L);
-    L.rs = rs;
-    L.lower = lower;
-    L.ix = &lower->ix;
-    L.opt = opt;
-    L.n = n;
-    L.boards = tb_level_boards(L.ix, n);
-    L.E = tb_level_entries(L.ix, n);
-    L.threads = tb_fast_threads(opt, L.E);
-    tb_progress_init(&L.pr, opt, n, L.E);
-    /* Small chunks on small levels, so that threads do interleave there too. */
-    L.chunk = L.E < (1u << 20) ? 256 : 4096;
-    if (n > TB_MAX_LEVEL || L.E > TB_MAX_ENTRIES) {
-        return sow_fail(e, SOW_E_TOO_BIG, "level %d: too large for one process (31-bit indices)",
-                        n);
-    }
-    for (int m = 0; m < n; m++)
-        if (!lower->lv[m].v) {
-            return sow_fail(e, SOW_E_INPUT, "level %d needs level %d, which is not loaded", n, m);
-        }
-    L.nchunks = (L.E + L.chunk - 1) / L.chunk;
-    L.bshift = BSHIFT;
-    L.nblocks = level_blocks(L.E);
+    enum sow_status rc = level_init(&L, rs, lower, n, opt, e);
+    if (rc != SOW_OK)
+        return rc;
     int T = L.threads;
-    enum sow_status rc = SOW_E_NOMEM;
+    rc = SOW_E_NOMEM;
     uint64_t nb = L.nblocks, V = 2 * (uint64_t)n + 1;
     uint32_t *ebase = NULL, *cnt = NULL;
     if (!tb_fast_work_reserve(wk, L.E, rs->pits, T))
@@ -515,19 +542,11 @@ enum sow_status tb_fast_solve_level(const struct ruleset *rs, const struct tb_se
             rc = sow_fail(e, SOW_E_NOMEM, "level %d: internal error: edge bins overflow", n);
             goto done;
         }
-    uint64_t total = 0;
-    for (uint64_t c = 0; c < nb; c++) {
-        ebase[c] = (uint32_t)total;
-        for (int w = 0; w < T; w++)
-            total += L.ebin[(uint64_t)w * L.ebstride + c].edges;
-        if (total > UINT32_MAX) {
-            rc = sow_fail(e, SOW_E_TOO_BIG, "level %d: more than 2^32 in-level moves (uint32 edges)",
-                          n);
-            goto done;
-        }
+    if (!edge_offsets(&L, ebase)) {
+        rc = sow_fail(e, SOW_E_TOO_BIG, "level %d: more than 2^32 in-level moves (uint32 edges)",
+                      n);
+        goto done;
     }
-    ebase[nb] = (uint32_t)total;
-    L.nd[L.E].off = (uint32_t)total;
     tb_fast_pass_edges(&L, ebase);
     free(L.ebin);
     L.ebin = NULL;

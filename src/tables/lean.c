@@ -763,6 +763,71 @@ int tb_lean_threads(const struct tb_build_opts *opt, uint64_t E)
     return retro_threads(opt ? opt->threads : 0, E, LMAX_THREADS);
 }
 
+/* Level n's struct lean: sizes, threads, chunks, seed blocks, work list
+ * and bucket capacities, the packing of boards into work lists; a level too
+ * large for 31-bit indices, or a lower level not loaded, refused. */
+static enum sow_status lean_init(struct lean *L, const struct ruleset *rs,
+                                 const struct tb_set *lower, int n,
+                                 const struct tb_build_opts *opt, const double *ratio,
+                                 struct sow_error *e)
+{
+    memset(L, 0, sizeof *L);
+    L->stats = getenv("SOW_LEAN_STATS") != NULL;
+    L->rs = rs;
+    L->lower = lower;
+    L->ix = &lower->ix;
+    L->opt = opt;
+    L->n = n;
+    L->boards = tb_level_boards(L->ix, n);
+    L->E = tb_level_entries(L->ix, n);
+    tb_progress_init(&L->pr, opt, n, L->E);
+    bool relay = !tb_unmove_supported(rs);
+    L->sbase = relay ? 0.4 : 0.2;
+    if (n > TB_MAX_LEVEL || L->E > TB_MAX_ENTRIES)
+        return sow_fail(e, SOW_E_TOO_BIG, "level %d: too large for one process (31-bit indices)",
+                        n);
+    for (int m = 0; m < n; m++)
+        if (!lower->lv[m].v)
+            return sow_fail(e, SOW_E_INPUT, "level %d needs level %d, which is not loaded", n, m);
+    L->threads = tb_lean_threads(opt, L->E);
+    L->chunk = L->E < (1u << 20) ? 256 : 4096;
+    L->nchunks = (L->E + L->chunk - 1) / L->chunk;
+    L->nsb = (L->E + ((uint64_t)1 << SBSHIFT) - 1) >> SBSHIFT;
+    L->qcap = relay ? 0 : qcap_for(L->E); /* relay: every final node goes to pend */
+    L->rshift = region_shift(opt);
+    L->bcap = relay ? 0 : bcap_for(L->E, L->rshift);
+    /* The share of nodes that become final changes slowly from level to
+     * level: the one below predicts this one's (for the ETA). */
+    L->expect = ratio && *ratio > 0 ? *ratio * (double)L->E : 0;
+    {
+        int b = 1;
+        while ((1 << b) <= n)
+            b++;
+        L->pkbits = b * L->ix->holes <= 63 && !relay ? b : 0;
+    }
+    return SOW_OK;
+}
+
+/* SOW_LEAN_STATS: the level's counts and phase times (dt: moves, edges,
+ * solve, finish) on stderr. */
+static void lean_stats(const struct lean *L, uint64_t edges, uint64_t nblk, const double *peak,
+                   const double *dt)
+{
+    fprintf(stderr,
+            "lean %s level %d: %llu entries, %llu in-level moves, %llu rounds, %llu pend "
+            "scans, %llu block reads (%llu blocks), %llu list reads, %.2f B/pos; "
+            "%llu decrements, %llu claims (%llu on L nodes already final); %llu of %llu seed "
+            "blocks scanned in %.2f thread-s, %.2f thread-s idle at rounds' ends; moves %.2f s, "
+            "edges %.2f s, solve %.2f s, finish %.2f s\n",
+            L->rs->name, L->n, (unsigned long long)L->E, (unsigned long long)edges,
+            (unsigned long long)L->rounds, (unsigned long long)L->scans,
+            (unsigned long long)L->reads, (unsigned long long)nblk, (unsigned long long)L->sreads,
+            peak && L->E ? *peak / (double)L->E : 0.0, (unsigned long long)L->decs,
+            (unsigned long long)L->claims, (unsigned long long)L->dropped,
+            (unsigned long long)L->sblocks, (unsigned long long)(L->nsb * L->rounds), L->scan, L->idle,
+            dt[0], dt[1], dt[2], dt[3]);
+}
+
 /* Solve level n; out may be NULL (then the values stay in the nodes' memory
  * and *values points at them). */
 enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
@@ -770,40 +835,10 @@ enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *low
                       double *peak, double *ratio, const char *tmpdir, struct sow_error *e)
 {
     struct lean L;
-    memset(&L, 0, sizeof L);
-    L.stats = getenv("SOW_LEAN_STATS") != NULL;
-    L.rs = rs;
-    L.lower = lower;
-    L.ix = &lower->ix;
-    L.opt = opt;
-    L.n = n;
-    L.boards = tb_level_boards(L.ix, n);
-    L.E = tb_level_entries(L.ix, n);
-    tb_progress_init(&L.pr, opt, n, L.E);
     bool relay = !tb_unmove_supported(rs);
-    L.sbase = relay ? 0.4 : 0.2;
-    if (n > TB_MAX_LEVEL || L.E > TB_MAX_ENTRIES)
-        return sow_fail(e, SOW_E_TOO_BIG, "level %d: too large for one process (31-bit indices)",
-                        n);
-    for (int m = 0; m < n; m++)
-        if (!lower->lv[m].v)
-            return sow_fail(e, SOW_E_INPUT, "level %d needs level %d, which is not loaded", n, m);
-    L.threads = tb_lean_threads(opt, L.E);
-    L.chunk = L.E < (1u << 20) ? 256 : 4096;
-    L.nchunks = (L.E + L.chunk - 1) / L.chunk;
-    L.nsb = (L.E + ((uint64_t)1 << SBSHIFT) - 1) >> SBSHIFT;
-    L.qcap = relay ? 0 : qcap_for(L.E); /* relay: every final node goes to pend */
-    L.rshift = region_shift(opt);
-    L.bcap = relay ? 0 : bcap_for(L.E, L.rshift);
-    /* The share of nodes that become final changes slowly from level to
-     * level: the one below predicts this one's (for the ETA). */
-    L.expect = ratio && *ratio > 0 ? *ratio * (double)L.E : 0;
-    {
-        int b = 1;
-        while ((1 << b) <= n)
-            b++;
-        L.pkbits = b * L.ix->holes <= 63 && !relay ? b : 0;
-    }
+    enum sow_status st = lean_init(&L, rs, lower, n, opt, ratio, e);
+    if (st != SOW_OK)
+        return st;
     uint64_t E1 = L.E ? L.E : 1;
     size_t ndb = E1 * sizeof(struct lnode), lfb = (E1 / 64 + 1) * 8, pdb = (2 * E1 / 64 + 1) * 8,
            vmb = (L.nsb + 1) * 32;
@@ -875,22 +910,8 @@ enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *low
     }
     if (opt && opt->progress)
         opt->progress(opt->ctx, n, L.E, 1.0, "done");
-    /* A diagnostic for docs/tables.md's cost figures (not part of the CLI). */
-    if (L.stats)
-        fprintf(stderr,
-                "lean %s level %d: %llu entries, %llu in-level moves, %llu rounds, %llu pend "
-                "scans, %llu block reads (%llu blocks), %llu list reads, %.2f B/pos; "
-                "%llu decrements, %llu claims (%llu on L nodes already final); %llu of %llu seed "
-                "blocks scanned in %.2f thread-s, %.2f thread-s idle at rounds' ends; moves %.2f s, "
-                "edges %.2f s, solve %.2f s, finish %.2f s\n",
-                rs->name, n, (unsigned long long)L.E, (unsigned long long)edges,
-                (unsigned long long)L.rounds, (unsigned long long)L.scans,
-                (unsigned long long)L.reads, (unsigned long long)nblk, (unsigned long long)L.sreads,
-                peak && L.E ? *peak / (double)L.E : 0.0, (unsigned long long)L.decs,
-                (unsigned long long)L.claims, (unsigned long long)L.dropped,
-                (unsigned long long)L.sblocks, (unsigned long long)(L.nsb * L.rounds), L.scan, L.idle,
-                t1 - t0, t2 - t1,
-                t3 - t2, util_now() - t3);
+    if (L.stats) /* a diagnostic for docs/tables.md's cost figures (not part of the CLI) */
+        lean_stats(&L, edges, nblk, peak, (double[4]){t1 - t0, t2 - t1, t3 - t2, util_now() - t3});
     if (opt && opt->moves)
         *opt->moves += L.moves;
     return 0;
