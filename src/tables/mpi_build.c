@@ -483,6 +483,74 @@ static int level_threads(const struct tb_build_opts *opt, uint64_t Es)
     return retro_threads(opt ? opt->threads : 0, Es, INT_MAX);
 }
 
+/* The move pass over the slice.  Owned lower levels: in pieces of the
+ * same number of entries on every rank, each piece's probes answered
+ * before the next (their buffers stay at 16 B per capture move of a
+ * piece); lean relay: each piece's in-level edges sent to their targets'
+ * owners before the next (relay_edges: 16 B per in-level move of a piece
+ * in flight).  ok: the buffers were had.  The status agreed by all ranks. */
+static enum sow_status move_pieces(struct mlvl *L, struct vec *eb, struct vec *rq,
+                                   struct vec *rr, bool relay, bool ok, struct sow_error *e)
+{
+    enum sow_status st = SOW_OK;
+    uint64_t piece = L->Es ? L->Es : 1, pieces = 1;
+    if (L->own || relay) {
+        const char *tp = getenv("SOW_MPI_TEST_PIECE"); /* tests: small pieces */
+        piece = tp && atoll(tp) > 0 ? (uint64_t)atoll(tp) : relay ? RELAY_PIECE : PROBE_PIECE;
+        uint64_t mine = (L->Es + piece - 1) / piece;
+        tbm_allreduce(L->M, &mine, &pieces, 1, MPI_UINT64_T, MPI_MAX);
+    }
+    for (uint64_t k = 0; k < pieces && st == SOW_OK; k++) {
+        uint64_t from = k * piece < L->Es ? k * piece : L->Es;
+        uint64_t to = from + piece < L->Es ? from + piece : L->Es;
+        if (ok)
+            ok = tbm_pass_moves(L, eb, rq, rr, from, to);
+        if (!ok)
+            sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the move pass", L->n);
+        if (ok && stop_requested(L)) {
+            st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
+        } else if (!ok)
+            st = SOW_E_NOMEM;
+        st = tbm_agree(L->M, st, e);
+        if (st == SOW_OK && relay) {
+            if (!tbm_relay_edges(L, eb, true))
+                st = L->rel->err && L->rel->err != ENOMEM
+                         ? sow_fail(e, SOW_E_IO, "level %d: writing the relay edges: %s", L->n,
+                                    strerror(L->rel->err))
+                         : sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the edge exchange",
+                                    L->n);
+            st = tbm_agree(L->M, st, e);
+        }
+        if (st != SOW_OK || !L->own)
+            continue;
+        if (L->opt && L->opt->progress && L->M->rank == 0)
+            L->opt->progress(L->opt->ctx, L->n, L->E, 0.5 * (double)(k + 1) / (double)pieces,
+                             "moves");
+        if (!tbm_probe_owned(L, rq, rr))
+            st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the probe exchange", L->n);
+        st = tbm_agree(L->M, st, e);
+    }
+    return st;
+}
+
+/* The level's counts into stats (words sent, supersteps, this rank's
+ * bytes: node state, lists, buffers), and SOW_MPI_STATS's line. */
+static void level_stats(const struct mlvl *L, uint64_t *stats, double relbytes)
+{
+    stats[0] += L->sent_words;
+    stats[1] += L->steps;
+    stats[2] = 4 * L->Es + (L->off ? 8 * (L->Es + 1) + 4 * L->off[L->Es] : 0) + L->bufbytes +
+               (L->pend ? L->Es / 4 + (uint64_t)relbytes : 0);
+    if (getenv("SOW_MPI_STATS")) {
+        uint64_t w = 0;
+        MPI_Reduce(&L->sent_words, &w, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (L->M->rank == 0)
+            fprintf(stderr, "mpi: level %d: %llu positions, %.2f bytes sent per position, "
+                    "%llu supersteps\n", L->n, (unsigned long long)L->E,
+                    L->E ? 4.0 * (double)w / (double)L->E : 0.0, (unsigned long long)L->steps);
+    }
+}
+
 /* Level n: *keep receives this rank's slice of the level's values
  * (malloc'd; SOW_OK), which write_level writes at its offset.  own/own_lo:
  * the owned lower levels (NULL: mapped). */
@@ -540,47 +608,8 @@ enum sow_status tbm_level(const struct mpi *M, const struct ruleset *rs,
     }
     if (opt && opt->progress && M->rank == 0)
         opt->progress(opt->ctx, n, L.E, 0.0, "moves");
-    /* Owned lower levels: the move pass in pieces of the same number of
-     * entries on every rank, each piece's probes answered before the next
-     * (their buffers stay at 16 B per capture move of a piece); lean relay:
-     * each piece's in-level edges sent to their targets' owners before the
-     * next (relay_edges: 16 B per in-level move of a piece in flight). */
-    uint64_t piece = L.Es ? L.Es : 1, pieces = 1;
-    if (own || relay) {
-        const char *tp = getenv("SOW_MPI_TEST_PIECE"); /* tests: small pieces */
-        piece = tp && atoll(tp) > 0 ? (uint64_t)atoll(tp) : relay ? RELAY_PIECE : PROBE_PIECE;
-        uint64_t mine = (L.Es + piece - 1) / piece;
-        tbm_allreduce(M, &mine, &pieces, 1, MPI_UINT64_T, MPI_MAX);
-    }
-    for (uint64_t k = 0; k < pieces && st == SOW_OK; k++) {
-        uint64_t from = k * piece < L.Es ? k * piece : L.Es;
-        uint64_t to = from + piece < L.Es ? from + piece : L.Es;
-        if (ok)
-            ok = tbm_pass_moves(&L, eb, rq, rr, from, to);
-        if (!ok)
-            sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the move pass", n);
-        if (ok && stop_requested(&L)) {
-            st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
-        } else if (!ok)
-            st = SOW_E_NOMEM;
-        st = tbm_agree(M, st, e);
-        if (st == SOW_OK && relay) {
-            if (!tbm_relay_edges(&L, eb, true))
-                st = rel.err && rel.err != ENOMEM
-                         ? sow_fail(e, SOW_E_IO, "level %d: writing the relay edges: %s", n,
-                                    strerror(rel.err))
-                         : sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the edge exchange",
-                                    n);
-            st = tbm_agree(M, st, e);
-        }
-        if (st != SOW_OK || !own)
-            continue;
-        if (opt && opt->progress && M->rank == 0)
-            opt->progress(opt->ctx, n, L.E, 0.5 * (double)(k + 1) / (double)pieces, "moves");
-        if (!tbm_probe_owned(&L, rq, rr))
-            st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the probe exchange", n);
-        st = tbm_agree(M, st, e);
-    }
+    if (st == SOW_OK) /* (agreed: every rank takes this branch or none) */
+        st = move_pieces(&L, eb, rq, rr, relay, ok, e);
     if (st == SOW_OK && relay) { /* the pairs into predecessor lists (lrel_sort) */
         if (opt && opt->progress && M->rank == 0)
             opt->progress(opt->ctx, n, L.E, 0.6, "edges");
@@ -624,19 +653,7 @@ enum sow_status tbm_level(const struct mpi *M, const struct ruleset *rs,
         tbm_allreduce(M, &L.moves, &all, 1, MPI_UINT64_T, MPI_SUM);
         *opt->moves += all;
     }
-    stats[0] += L.sent_words;
-    stats[1] += L.steps;
-    /* bytes of this rank for the level: node state, lists, buffers */
-    stats[2] = 4 * L.Es + (L.off ? 8 * (L.Es + 1) + 4 * L.off[L.Es] : 0) + L.bufbytes +
-               (L.pend ? L.Es / 4 + (uint64_t)relbytes : 0);
-    if (getenv("SOW_MPI_STATS")) {
-        uint64_t w = 0;
-        MPI_Reduce(&L.sent_words, &w, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (M->rank == 0)
-            fprintf(stderr, "mpi: level %d: %llu positions, %.2f bytes sent per position, "
-                    "%llu supersteps\n", n, (unsigned long long)L.E,
-                    L.E ? 4.0 * (double)w / (double)L.E : 0.0, (unsigned long long)L.steps);
-    }
+    level_stats(&L, stats, relbytes);
     *keep = L.be;
     L.be = NULL;
 out:
