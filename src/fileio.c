@@ -89,10 +89,11 @@ enum sow_status fio_check_target(const char *path, struct sow_error *e)
     return SOW_OK;
 }
 
-/* Create o->tmp, which must not exist: 0 or the errno. */
+/* Create o->tmp, which must not exist: 0 or the errno.  Read-write: a
+ * writer may read back what it wrote (the compressed levels' checksum). */
 static int create_excl(struct fio_out *o)
 {
-    o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    o->fd = open(o->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     return o->fd >= 0 ? 0 : errno;
 }
 

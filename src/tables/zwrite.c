@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "container.h"
+#include "fileio.h"
 #include "compress.h"
 #include "tables/tables.h"
 #include "tables/tb_lean.h"
@@ -44,6 +45,79 @@ enum sow_status tbz_write(const char *dir, const struct ruleset *rs, int level,
     return tbz_write_b(dir, rs, level, values, entries, zlevel, TBZ_BSHIFT, threads, e);
 }
 
+/* The blocks of values compressed in batches (in parallel, T contexts cc)
+ * and written in order from offset *at of fd; each block's raw checksum
+ * and stored offset into the index.  -1 with e set on failure. */
+static int put_blocks(int fd, const char *tmp, int level, const int8_t *values,
+                      uint64_t entries, unsigned b, int zlevel, int T, ZSTD_CCtx **cc,
+                      uint8_t *index, uint64_t *at, uint8_t *out, size_t *clen, uint64_t batch,
+                      struct sow_error *e)
+{
+    uint64_t bs = (uint64_t)1 << b, K = (entries + bs - 1) >> b;
+    size_t cap = ZSTD_compressBound((size_t)bs);
+    for (uint64_t k0 = 0; k0 < K; k0 += batch) {
+        uint64_t k1 = k0 + batch < K ? k0 + batch : K;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
+        for (uint64_t k = k0; k < k1; k++) {
+            uint64_t a = k << b, len = a + bs < entries ? bs : entries - a;
+            size_t z = ZSTD_compressCCtx(cc[omp_get_thread_num()], out + (k - k0) * cap, cap,
+                                         values + a, (size_t)len, zlevel);
+            clen[k - k0] = z;
+            ct_put64(index + k * TBZ_INDEX_ENTRY + 8, XXH3_64bits(values + a, (size_t)len));
+        }
+        for (uint64_t k = k0; k < k1; k++) {
+            if (ZSTD_isError(clen[k - k0])) {
+                sow_fail(e, SOW_E_IO, "compressing level %d: %s", level,
+                         ZSTD_getErrorName(clen[k - k0]));
+                return -1;
+            }
+            ct_put64(index + k * TBZ_INDEX_ENTRY, *at);
+            if (write_all(fd, out + (k - k0) * cap, clen[k - k0], (off_t)*at) < 0) {
+                sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
+                return -1;
+            }
+            *at += clen[k - k0];
+        }
+    }
+    ct_put64(index + K * TBZ_INDEX_ENTRY, *at);
+    return 0;
+}
+
+/* The stored payload's checksum: the index, then the blocks as written
+ * (read back from fd through buf, bufsize bytes).  -1 with e set. */
+static int stored_sum(int fd, const char *tmp, int level, const uint8_t *index, size_t ilen,
+                      uint64_t at, uint8_t *buf, size_t bufsize, uint64_t *sum,
+                      struct sow_error *e)
+{
+    XXH3_state_t *st = XXH3_createState();
+    if (!st) {
+        sow_fail(e, SOW_E_NOMEM, "compressing level %d: out of memory", level);
+        return -1;
+    }
+    XXH3_64bits_reset(st);
+    XXH3_64bits_update(st, index, ilen);
+    int rc = 0;
+    if (write_all(fd, index, ilen, TB_HEADER_SIZE) < 0) {
+        sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
+        rc = -1;
+    }
+    for (uint64_t off = TB_HEADER_SIZE + ilen; rc == 0 && off < at;) {
+        size_t want = at - off < bufsize ? (size_t)(at - off) : bufsize;
+        ssize_t r = pread(fd, buf, want, (off_t)off);
+        if (r <= 0) {
+            sow_fail(e, SOW_E_IO, "reading back %s: %s", tmp,
+                     r < 0 ? strerror(errno) : "short read");
+            rc = -1;
+            break;
+        }
+        XXH3_64bits_update(st, buf, (size_t)r);
+        off += (uint64_t)r;
+    }
+    *sum = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    return rc;
+}
+
 enum sow_status tbz_write_b(const char *dir, const struct ruleset *rs, int level,
                             const int8_t *values, uint64_t entries, int zlevel, unsigned b,
                             int threads, struct sow_error *e)
@@ -64,80 +138,27 @@ enum sow_status tbz_write_b(const char *dir, const struct ruleset *rs, int level
     uint8_t *out = malloc((size_t)batch * cap);
     size_t *clen = malloc((size_t)batch * sizeof *clen);
     ZSTD_CCtx **cc = calloc((size_t)T, sizeof *cc);
-    int fd = -1;
     enum sow_status rc = SOW_E_IO;
-    if (!index || !out || !clen || !cc) {
+    bool ok = index && out && clen && cc;
+    for (int t = 0; ok && t < T; t++)
+        ok = (cc[t] = ZSTD_createCCtx()) != NULL;
+    if (!ok) {
         rc = sow_fail(e, SOW_E_NOMEM, "compressing level %d: out of memory", level);
         goto done;
     }
-    for (int t = 0; t < T; t++)
-        if (!(cc[t] = ZSTD_createCCtx())) {
-            rc = sow_fail(e, SOW_E_NOMEM, "compressing level %d: out of memory", level);
-            goto done;
-        }
-    fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0644); /* read back for the checksum */
-    if (fd < 0) {
-        sow_fail(e, SOW_E_IO, "cannot create %s: %s", tmp, strerror(errno));
+    /* fileio.h rule 2: the level's temporary name is the builder's (a
+     * leftover is removed, never followed), the target checked */
+    struct fio_out o;
+    if ((rc = fio_out_begin(&o, path, tmp, e)) != SOW_OK)
+        goto done;
+    uint64_t at = TB_HEADER_SIZE + ilen, sum;
+    if (put_blocks(o.fd, tmp, level, values, entries, b, zlevel, T, cc, index, &at, out, clen,
+                   batch, e) < 0 ||
+        stored_sum(o.fd, tmp, level, index, ilen, at, out, (size_t)(batch * cap), &sum, e) < 0) {
+        rc = SOW_E_IO;
+        fio_out_abort(&o);
         goto done;
     }
-    uint64_t at = TB_HEADER_SIZE + ilen;
-    bool bad = false;
-    for (uint64_t k0 = 0; k0 < K && !bad; k0 += batch) {
-        uint64_t k1 = k0 + batch < K ? k0 + batch : K;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
-        for (uint64_t k = k0; k < k1; k++) {
-            uint64_t a = k << b, len = a + bs < entries ? bs : entries - a;
-            size_t z = ZSTD_compressCCtx(cc[omp_get_thread_num()], out + (k - k0) * cap, cap,
-                                         values + a, (size_t)len, zlevel);
-            clen[k - k0] = z;
-            ct_put64(index + k * TBZ_INDEX_ENTRY + 8, XXH3_64bits(values + a, (size_t)len));
-        }
-        for (uint64_t k = k0; k < k1 && !bad; k++) {
-            if (ZSTD_isError(clen[k - k0])) {
-                sow_fail(e, SOW_E_IO, "compressing level %d: %s", level,
-                         ZSTD_getErrorName(clen[k - k0]));
-                bad = true;
-                break;
-            }
-            ct_put64(index + k * TBZ_INDEX_ENTRY, at);
-            if (write_all(fd, out + (k - k0) * cap, clen[k - k0], (off_t)at) < 0) {
-                sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
-                bad = true;
-            }
-            at += clen[k - k0];
-        }
-    }
-    if (bad)
-        goto done;
-    ct_put64(index + K * TBZ_INDEX_ENTRY, at);
-    /* The stored payload's checksum: the index, then the blocks as written. */
-    XXH3_state_t *st = XXH3_createState();
-    if (!st) {
-        rc = sow_fail(e, SOW_E_NOMEM, "compressing level %d: out of memory", level);
-        goto done;
-    }
-    XXH3_64bits_reset(st);
-    XXH3_64bits_update(st, index, ilen);
-    if (write_all(fd, index, ilen, TB_HEADER_SIZE) < 0) {
-        XXH3_freeState(st);
-        sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
-        goto done;
-    }
-    uint8_t *rb = out; /* read the blocks back for the checksum (as stored) */
-    for (uint64_t off = TB_HEADER_SIZE + ilen; off < at;) {
-        size_t want = at - off < batch * cap ? (size_t)(at - off) : (size_t)(batch * cap);
-        ssize_t r = pread(fd, rb, want, (off_t)off);
-        if (r <= 0) {
-            XXH3_freeState(st);
-            sow_fail(e, SOW_E_IO, "reading back %s: %s", tmp,
-                     r < 0 ? strerror(errno) : "short read");
-            goto done;
-        }
-        XXH3_64bits_update(st, rb, (size_t)r);
-        off += (uint64_t)r;
-    }
-    uint64_t sum = XXH3_64bits_digest(st);
-    XXH3_freeState(st);
     uint8_t h[TB_HEADER_SIZE];
     tb_header_encode(h, rs, level, TBZ_VERSION, entries, sum);
     ct_put32(h + TBH_COMPRESSION, TBZ_ZSTD);
@@ -145,33 +166,13 @@ enum sow_status tbz_write_b(const char *dir, const struct ruleset *rs, int level
     ct_put64(h + TBH_NBLOCKS, K);
     ct_put64(h + TBH_RAWSUM, XXH3_64bits(values, (size_t)entries));
     tb_header_seal(h);
-    if (write_all(fd, h, sizeof h, 0) < 0 || fsync(fd) < 0) {
-        sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
+    if (write_all(o.fd, h, sizeof h, 0) < 0) {
+        rc = sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
+        fio_out_abort(&o);
         goto done;
     }
-    if (close(fd) < 0) {
-        fd = -1;
-        sow_fail(e, SOW_E_IO, "writing %s: %s", tmp, strerror(errno));
-        goto done;
-    }
-    fd = -1;
-    if (rename(tmp, path) < 0) {
-        sow_fail(e, SOW_E_IO, "renaming %s: %s", tmp, strerror(errno));
-        goto done;
-    }
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (dfd >= 0) {
-        fsync(dfd); /* the rename made durable; best effort */
-        close(dfd);
-    }
-    rc = SOW_OK;
+    rc = fio_out_commit(&o, e); /* fsync, rename, fsync of the directory */
 done:
-    if (fd >= 0) {
-        close(fd);
-        unlink(tmp);
-    } else if (rc != SOW_OK) {
-        unlink(tmp);
-    }
     if (cc)
         for (int t = 0; t < T; t++)
             ZSTD_freeCCtx(cc[t]);
