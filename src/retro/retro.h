@@ -57,6 +57,8 @@
 #ifndef SOW_RETRO_H
 #define SOW_RETRO_H
 
+#include <omp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -103,6 +105,37 @@ static inline int retro_value(int8_t xl, int8_t xh, int n, int cyc, uint64_t *ba
     int hi = xh == RETRO_UNDONE ? n : -xh;
     *bad += lo > hi;
     return cyc < lo ? lo : cyc > hi ? hi : cyc;
+}
+
+/* An exit probed in a lower level, folded into its position's best exit
+ * once the group's probes have arrived (the move passes prefetch a group's
+ * lower-level values while they generate the rest of the group). */
+struct retro_probe {
+    const int8_t *v; /* the child's value in its level (for the child's mover) */
+    int8_t d;        /* the mover's capture minus the opponent's */
+    uint8_t j;       /* the position's place in the group */
+};
+
+/* best[j] = max(best[j], d - v) over the np probes. */
+static inline void retro_fold_probes(const struct retro_probe *pr, int np, int *best)
+{
+    for (int i = 0; i < np; i++) {
+        int e = pr[i].d - *pr[i].v;
+        if (e > best[pr[i].j])
+            best[pr[i].j] = e;
+    }
+}
+
+/* Whether the solve stops before round t: one reading of the stop flag per
+ * round, by thread 0, shared by every thread of the enclosing OpenMP
+ * parallel region (they meet at a barrier here, so call it from all of
+ * them, at the same rounds). */
+static inline bool retro_round_stopped(volatile bool *flag, const volatile sig_atomic_t *stop)
+{
+    if (omp_get_thread_num() == 0)
+        *flag = stop && *stop;
+#pragma omp barrier
+    return *flag;
 }
 
 /* The threads a level of E positions is solved with: `asked` (> 0), else

@@ -294,11 +294,7 @@ static int solve(struct lvl *L)
         for (int t = n; t >= -n; t--) {
             if (!seeded[t + n] && !seeded[-t + n])
                 continue;
-            /* One reading of the stop flag per round, shared by all. */
-            if (me == 0)
-                stopv[t + n] = stopped(L);
-#pragma omp barrier
-            if (stopv[t + n])
+            if (retro_round_stopped(&stopv[t + n], L->opt ? L->opt->stop : NULL))
                 break;
             S.t = t;
             /* The round's seeds (L: best exit t, H: best exit -t; each list
@@ -469,12 +465,9 @@ static enum sow_status level_init(struct lvl *L, const struct ruleset *rs,
     tb_progress_init(&L->pr, opt, n, L->E);
     /* Small chunks on small levels, so that threads do interleave there too. */
     L->chunk = L->E < (1u << 20) ? 256 : 4096;
-    if (n > TB_MAX_LEVEL || L->E > TB_MAX_ENTRIES)
-        return sow_fail(e, SOW_E_TOO_BIG, "level %d: too large for one process (31-bit indices)",
-                        n);
-    for (int m = 0; m < n; m++)
-        if (!lower->lv[m].v)
-            return sow_fail(e, SOW_E_INPUT, "level %d needs level %d, which is not loaded", n, m);
+    enum sow_status st = tb_level_solvable(lower, n, L->E, e);
+    if (st != SOW_OK)
+        return st;
     L->nchunks = (L->E + L->chunk - 1) / L->chunk;
     L->bshift = BSHIFT;
     L->nblocks = level_blocks(L->E);

@@ -109,17 +109,11 @@ static struct sow_relay_cache *work_cache(struct lvl *L, int w)
  * generated, and read after it (random reads in levels of up to GBs). */
 #define MGROUP 16
 
-struct probe {
-    const int8_t *v; /* the child's value in its level */
-    int8_t d;        /* mover's minus opponent's capture */
-    uint8_t j;       /* entry in the group */
-};
-
 /* The move pass over entries [a, b) (one chunk); N = holes per side, a
  * constant where the caller can make it one. */
 static inline __attribute__((always_inline)) void
 moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *eb,
-            struct sow_relay_cache *cache, struct sow_movelist *mlp, struct probe *pr, int *best,
+            struct sow_relay_cache *cache, struct sow_movelist *mlp, struct retro_probe *pr, int *best,
             uint64_t *moves, int N)
 {
     int sh = L->bshift, n = L->n;
@@ -159,11 +153,7 @@ moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *
             if (idx + 1 < b)
                 entry_next(L, idx, &p);
         }
-        for (int i = 0; i < np; i++) {
-            int e = pr[i].d - *pr[i].v;
-            if (e > best[pr[i].j])
-                best[pr[i].j] = e;
-        }
+        retro_fold_probes(pr, np, best);
         for (uint64_t idx = g; idx < ge; idx++) {
             L->nd[idx].be = (int8_t)best[idx - g];
             L->nd[idx].xl = L->nd[idx].xh = RETRO_UNDONE;
@@ -181,7 +171,7 @@ void tb_fast_pass_moves(struct lvl *L)
         struct bin *eb = L->ebin + (uint64_t)w * L->ebstride;
         struct sow_relay_cache *cache = work_cache(L, w);
         struct sow_movelist ml;
-        struct probe pr[MGROUP * (SOW_MAX_PITS + 1)];
+        struct retro_probe pr[MGROUP * (SOW_MAX_PITS + 1)];
         int best[MGROUP];
         uint64_t moves = 0;
 #pragma omp for schedule(dynamic, 1)

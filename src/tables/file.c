@@ -294,6 +294,18 @@ static enum sow_status file_load(const char *path, const struct ruleset *rs, int
 
 /* ---- sets ---------------------------------------------------------------- */
 
+enum sow_status tb_level_solvable(const struct tb_set *lower, int n, uint64_t E,
+                                  struct sow_error *e)
+{
+    if (n > TB_MAX_LEVEL || E > TB_MAX_ENTRIES)
+        return sow_fail(e, SOW_E_TOO_BIG, "level %d: too large for one process (31-bit indices)",
+                        n);
+    for (int m = 0; m < n; m++)
+        if (!lower->lv[m].v)
+            return sow_fail(e, SOW_E_INPUT, "level %d needs level %d, which is not loaded", n, m);
+    return SOW_OK;
+}
+
 struct tb_set *tb_set_new(const struct ruleset *rs, const char *dir)
 {
     struct tb_set *s = calloc(1, sizeof *s);

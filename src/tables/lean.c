@@ -640,10 +640,7 @@ static enum sow_status solve(struct lean *L)
         for (int t = n; t >= -n; t--) {
             if (!has_value(L->gmask, t) && !has_value(L->gmask, -t))
                 continue;
-            if (me == 0)
-                stopv[t + n] = lstopped(L);
-#pragma omp barrier
-            if (stopv[t + n])
+            if (retro_round_stopped(&stopv[t + n], L->opt ? L->opt->stop : NULL))
                 break;
             if (me == 0)
                 L->rounds++;
@@ -783,12 +780,9 @@ static enum sow_status lean_init(struct lean *L, const struct ruleset *rs,
     tb_progress_init(&L->pr, opt, n, L->E);
     bool relay = !tb_unmove_supported(rs);
     L->sbase = relay ? 0.4 : 0.2;
-    if (n > TB_MAX_LEVEL || L->E > TB_MAX_ENTRIES)
-        return sow_fail(e, SOW_E_TOO_BIG, "level %d: too large for one process (31-bit indices)",
-                        n);
-    for (int m = 0; m < n; m++)
-        if (!lower->lv[m].v)
-            return sow_fail(e, SOW_E_INPUT, "level %d needs level %d, which is not loaded", n, m);
+    enum sow_status st = tb_level_solvable(lower, n, L->E, e);
+    if (st != SOW_OK)
+        return st;
     L->threads = tb_lean_threads(opt, L->E);
     L->chunk = L->E < (1u << 20) ? 256 : 4096;
     L->nchunks = (L->E + L->chunk - 1) / L->chunk;

@@ -15,17 +15,12 @@
  * levels' values of a group's exits are prefetched while the group is
  * generated. */
 #define LGROUP 16
-struct lprobe {
-    const int8_t *v;
-    int8_t d;
-    uint8_t j;
-};
 
 /* The move pass over entries [a, b) (one chunk, in one seed block); N =
  * holes per side, a constant where the caller makes it one. */
 static inline __attribute__((always_inline)) void
 moves_chunk(struct lean *L, uint64_t a, uint64_t b, int me, struct sow_relay_cache *cache,
-            struct sow_movelist *ml, struct lprobe *pr, int *best, int *deg, uint64_t *moves,
+            struct sow_movelist *ml, struct retro_probe *pr, int *best, int *deg, uint64_t *moves,
             uint64_t *vm, int N)
 {
     int n = L->n;
@@ -59,11 +54,7 @@ moves_chunk(struct lean *L, uint64_t a, uint64_t b, int me, struct sow_relay_cac
             if (idx + 1 < b)
                 lentry_next(L, idx, &p);
         }
-        for (int i = 0; i < np; i++) {
-            int e = pr[i].d - *pr[i].v;
-            if (e > best[pr[i].j])
-                best[pr[i].j] = e;
-        }
+        retro_fold_probes(pr, np, best);
         for (uint64_t idx = g; idx < ge; idx++) {
             struct lnode *x = &L->nd[idx];
             x->be = (int8_t)best[idx - g];
@@ -86,7 +77,7 @@ void tb_lean_pass_moves(struct lean *L)
         /* relay sowings: a memo per thread, as build.c's move pass */
         struct sow_relay_cache *cache = L->rs->relay ? rules_cache_new(16) : NULL;
         struct sow_movelist ml;
-        struct lprobe pr[LGROUP * (SOW_MAX_PITS + 1)];
+        struct retro_probe pr[LGROUP * (SOW_MAX_PITS + 1)];
         int best[LGROUP], deg[LGROUP];
         uint64_t moves = 0;
 #pragma omp for schedule(dynamic, 1)

@@ -65,6 +65,12 @@ struct tb_set {
     uint64_t next_block;     /* blocks of its compressed levels so far (tbz gbase) */
 };
 
+/* Level n (E entries) can be solved in one process over `lower`: it fits
+ * the builders' 31-bit indices and every level below it is loaded.
+ * SOW_OK, SOW_E_TOO_BIG or SOW_E_INPUT with the reason.  (file.c) */
+enum sow_status tb_level_solvable(const struct tb_set *lower, int n, uint64_t E,
+                                  struct sow_error *e);
+
 /* Make level n of s point at values held elsewhere (not owned). */
 void tb_set_put_level(struct tb_set *s, int n, const int8_t *v, uint64_t entries);
 /* Give level n of s values v and bounds lohi (malloc'd, owned by s from now,
