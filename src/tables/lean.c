@@ -802,26 +802,6 @@ static enum sow_status lean_init(struct lean *L, const struct ruleset *rs,
     return SOW_OK;
 }
 
-/* SOW_LEAN_STATS: the level's counts and phase times (dt: moves, edges,
- * solve, finish) on stderr. */
-static void lean_stats(const struct lean *L, uint64_t edges, uint64_t nblk, const double *peak,
-                   const double *dt)
-{
-    fprintf(stderr,
-            "lean %s level %d: %llu entries, %llu in-level moves, %llu rounds, %llu pend "
-            "scans, %llu block reads (%llu blocks), %llu list reads, %.2f B/pos; "
-            "%llu decrements, %llu claims (%llu on L nodes already final); %llu of %llu seed "
-            "blocks scanned in %.2f thread-s, %.2f thread-s idle at rounds' ends; moves %.2f s, "
-            "edges %.2f s, solve %.2f s, finish %.2f s\n",
-            L->rs->name, L->n, (unsigned long long)L->E, (unsigned long long)edges,
-            (unsigned long long)L->rounds, (unsigned long long)L->scans,
-            (unsigned long long)L->reads, (unsigned long long)nblk, (unsigned long long)L->sreads,
-            peak && L->E ? *peak / (double)L->E : 0.0, (unsigned long long)L->decs,
-            (unsigned long long)L->claims, (unsigned long long)L->dropped,
-            (unsigned long long)L->sblocks, (unsigned long long)(L->nsb * L->rounds), L->scan, L->idle,
-            dt[0], dt[1], dt[2], dt[3]);
-}
-
 /* Solve level n; out may be NULL (then the values stay in the nodes' memory
  * and *values points at them). */
 enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
@@ -905,7 +885,7 @@ enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *low
     if (opt && opt->progress)
         opt->progress(opt->ctx, n, L.E, 1.0, "done");
     if (L.stats) /* a diagnostic for docs/tables.md's cost figures (not part of the CLI) */
-        lean_stats(&L, edges, nblk, peak, (double[4]){t1 - t0, t2 - t1, t3 - t2, util_now() - t3});
+        tb_lean_stats(&L, edges, nblk, peak, (double[4]){t1 - t0, t2 - t1, t3 - t2, util_now() - t3});
     if (opt && opt->moves)
         *opt->moves += L.moves;
     return 0;

@@ -150,6 +150,10 @@ void tb_lean_level_mask(struct lean *L);
 void tb_lean_work_free(struct lean_work *w);
 /* Bytes a level of E entries needs with T threads (the budget's model). */
 double tb_lean_memory(const struct ruleset *rs, uint64_t E, int threads);
+/* SOW_LEAN_STATS: the level's counts and phase times (dt: moves, edges,
+ * solve, finish) on stderr.  (lean_run.c) */
+void tb_lean_stats(const struct lean *L, uint64_t edges, uint64_t nblk, const double *peak,
+                   const double *dt);
 /* The threads level E is solved with (opt->threads, retro_threads). */
 int tb_lean_threads(const struct tb_build_opts *opt, uint64_t E);
 /* Solve level n; out may be NULL (then the values stay in the nodes' memory

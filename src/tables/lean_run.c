@@ -14,6 +14,26 @@
 #include "lean.h"
 #include "util.h"
 
+/* SOW_LEAN_STATS: the level's counts and phase times (dt: moves, edges,
+ * solve, finish) on stderr. */
+void tb_lean_stats(const struct lean *L, uint64_t edges, uint64_t nblk, const double *peak,
+                   const double *dt)
+{
+    fprintf(stderr,
+            "lean %s level %d: %llu entries, %llu in-level moves, %llu rounds, %llu pend "
+            "scans, %llu block reads (%llu blocks), %llu list reads, %.2f B/pos; "
+            "%llu decrements, %llu claims (%llu on L nodes already final); %llu of %llu seed "
+            "blocks scanned in %.2f thread-s, %.2f thread-s idle at rounds' ends; moves %.2f s, "
+            "edges %.2f s, solve %.2f s, finish %.2f s\n",
+            L->rs->name, L->n, (unsigned long long)L->E, (unsigned long long)edges,
+            (unsigned long long)L->rounds, (unsigned long long)L->scans,
+            (unsigned long long)L->reads, (unsigned long long)nblk, (unsigned long long)L->sreads,
+            peak && L->E ? *peak / (double)L->E : 0.0, (unsigned long long)L->decs,
+            (unsigned long long)L->claims, (unsigned long long)L->dropped,
+            (unsigned long long)L->sblocks, (unsigned long long)(L->nsb * L->rounds), L->scan, L->idle,
+            dt[0], dt[1], dt[2], dt[3]);
+}
+
 void tb_lean_work_free(struct lean_work *w)
 {
     retro_region_free(&w->nd);
