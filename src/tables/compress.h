@@ -118,6 +118,12 @@ enum sow_status tbz_write_b(const char *dir, const struct ruleset *rs, int level
  * payload's checksum, the index (bounds, order).  SOW_OK or SOW_E_INPUT. */
 enum sow_status tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int level,
                           const char *path, struct tbz *z, struct sow_error *e);
+/* tbz_parse, the stored payload's checksum checked only if payload_sum (a
+ * reader of a slice, whose every block is checked as it is decompressed,
+ * leaves the whole payload's checksum to one reader: tb_file_read_slice). */
+enum sow_status tbz_parse_ex(const uint8_t *map, size_t size, uint64_t entries, int level,
+                             const char *path, bool payload_sum, struct tbz *z,
+                             struct sow_error *e);
 
 /* Values of block k into out (2^bshift bytes), checked against the index
  * checksum and the level's range.  Returns the count, or -1 with a reason

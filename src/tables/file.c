@@ -292,6 +292,129 @@ static enum sow_status file_load(const char *path, const struct ruleset *rs, int
     return SOW_OK;
 }
 
+/* The XXH3-64 of bytes [TB_HEADER_SIZE, size) of fd, streamed through a
+ * 1 MiB buffer (a reader that holds a slice checks the whole payload without
+ * holding it), against the header's sum. */
+static enum sow_status stream_sum(int fd, size_t size, uint64_t want, const char *path,
+                                  struct sow_error *e)
+{
+    size_t cap = (size_t)1 << 20;
+    uint8_t *buf = malloc(cap);
+    XXH3_state_t *xs = XXH3_createState();
+    enum sow_status st = SOW_OK;
+    if (!buf || !xs)
+        st = sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
+    if (st == SOW_OK)
+        XXH3_64bits_reset(xs);
+    for (size_t off = TB_HEADER_SIZE; st == SOW_OK && off < size;) {
+        size_t want_n = size - off < cap ? size - off : cap;
+        ssize_t r = pread(fd, buf, want_n, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            st = sow_fail(e, SOW_E_IO, "%s: cannot read: %s", path,
+                          r < 0 ? strerror(errno) : "short read");
+        else {
+            XXH3_64bits_update(xs, buf, (size_t)r);
+            off += (size_t)r;
+        }
+    }
+    if (st == SOW_OK && XXH3_64bits_digest(xs) != want)
+        st = sow_fail(e, SOW_E_INPUT, "%s: payload damaged (checksum mismatch)", path);
+    if (xs)
+        XXH3_freeState(xs);
+    free(buf);
+    return st;
+}
+
+/* Entries [a, b) of a compressed level mapped at map: the blocks that hold
+ * them decompressed (each block's checksum and values checked), the slice
+ * copied out. */
+static enum sow_status zslice(const uint8_t *map, size_t size, const struct tb_header *hd,
+                              const char *path, uint64_t a, uint64_t b, int8_t *out,
+                              struct sow_error *e)
+{
+    struct tbz z;
+    enum sow_status st = tbz_parse_ex(map, size, hd->entries, (int)hd->level, path, false, &z, e);
+    if (st != SOW_OK || a == b)
+        return st;
+    uint64_t bs = (uint64_t)1 << z.bshift;
+    int8_t *blk = malloc((size_t)bs);
+    if (!blk)
+        return sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
+    for (uint64_t k = a >> z.bshift; k <= (b - 1) >> z.bshift; k++) {
+        if (tbz_block(&z, k, blk, e) < 0) {
+            free(blk);
+            return SOW_E_INPUT;
+        }
+        uint64_t first = k << z.bshift, lo = first > a ? first : a,
+                 hi = first + bs < b ? first + bs : b;
+        memcpy(out + (lo - a), blk + (lo - first), (size_t)(hi - lo));
+    }
+    free(blk);
+    return SOW_OK;
+}
+
+enum sow_status tb_file_read_slice(const char *path, const struct ruleset *rs, int level,
+                                   uint64_t a, uint64_t b, int8_t *out, bool whole_sum,
+                                   struct sow_error *e)
+{
+    int fd;
+    struct stat sb;
+    enum sow_status st = fio_open_input(path, &fd, e);
+    if (st != SOW_OK)
+        return st;
+    if (fstat(fd, &sb) < 0) {
+        st = sow_fail(e, SOW_E_IO, "%s: cannot stat: %s", path, strerror(errno));
+        close(fd);
+        return st;
+    }
+    size_t size = (size_t)sb.st_size;
+    if (size < TB_HEADER_SIZE) {
+        close(fd);
+        return sow_fail(e, SOW_E_INPUT,
+                        "%s: truncated or not a table file (%zu bytes, header needs %d)", path,
+                        size, TB_HEADER_SIZE);
+    }
+    /* Mapped, not read: only the pages of the header, the index and the
+     * slice are touched (resident), the rest stays on disk. */
+    void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        st = sow_fail(e, SOW_E_IO, "%s: cannot map: %s", path, strerror(errno));
+        close(fd);
+        return st;
+    }
+    struct tb_header hd;
+    st = header_decode(map, size, path, rs, level, &hd, e);
+    if (st == SOW_OK && (a > b || b > hd.entries))
+        st = sow_fail(e, SOW_E_INPUT, "%s: entries %llu..%llu are not in the level (%llu)", path,
+                      (unsigned long long)a, (unsigned long long)b,
+                      (unsigned long long)hd.entries);
+    if (st == SOW_OK && hd.version != TBZ_VERSION && size != TB_HEADER_SIZE + hd.entries)
+        st = sow_fail(e, SOW_E_INPUT, "%s: %s (%zu bytes, expected %llu)", path,
+                      size < TB_HEADER_SIZE + hd.entries ? "truncated" : "trailing bytes", size,
+                      (unsigned long long)(TB_HEADER_SIZE + hd.entries));
+    if (st == SOW_OK && whole_sum) /* the header's sum: values (v1) or stored payload (v2) */
+        st = stream_sum(fd, size, ct_get64((const uint8_t *)map + TBH_CHECKSUM), path, e);
+    if (st == SOW_OK && hd.version == TBZ_VERSION)
+        st = zslice(map, size, &hd, path, a, b, out, e);
+    else if (st == SOW_OK) {
+        memcpy(out, (const uint8_t *)map + TB_HEADER_SIZE + a, (size_t)(b - a));
+        int lo = 0, hi = 0;
+        for (uint64_t i = 0; i < b - a; i++) {
+            lo = out[i] < lo ? out[i] : lo;
+            hi = out[i] > hi ? out[i] : hi;
+        }
+        if (lo < -(int)hd.level || hi > (int)hd.level)
+            st = sow_fail(e, SOW_E_INPUT,
+                          "%s: values out of range (%d..%d, level %u allows -%u..%u)", path, lo,
+                          hi, hd.level, hd.level, hd.level);
+    }
+    munmap(map, size);
+    close(fd);
+    return st;
+}
+
 /* ---- sets ---------------------------------------------------------------- */
 
 enum sow_status tb_level_solvable(const struct tb_set *lower, int n, uint64_t E,

@@ -240,6 +240,22 @@ static void mrun_plan(struct mrun *R)
                                                    : all > R->limit / 2;
 }
 
+/* Owned: this rank's slice of level n read from its file and nothing more
+ * (tb_file_read_slice); rank 0 also streams the whole payload's checksum,
+ * so the level is checked whole without any rank holding it. */
+static enum sow_status mrun_read_slice(struct mrun *R, int n, struct sow_error *e)
+{
+    uint64_t E = tb_level_entries(&R->set->ix, n);
+    uint64_t a = slice_lo(E, R->M.size, R->M.rank), b = slice_lo(E, R->M.size, R->M.rank + 1);
+    R->own_lo[n] = a;
+    R->own[n] = malloc(b > a ? b - a : 1);
+    if (!R->own[n])
+        return sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
+    char path[4200];
+    tb_file_name(R->dir, R->rs->name, R->rs->pits, n, path, sizeof path);
+    return tb_file_read_slice(path, R->rs, n, a, b, R->own[n], R->M.rank == 0, e);
+}
+
 /* The levels present loaded and checked (owned: this rank's slice kept),
  * each missing one's memory checked against the budget, before any is
  * built. */
@@ -251,21 +267,10 @@ static enum sow_status mrun_check(struct mrun *R, struct sow_error *e)
     for (int n = 0; n <= R->max_level && st == SOW_OK; n++) {
         uint64_t E = tb_level_entries(&R->set->ix, n);
         if (!R->missing[n]) {
-            st = tb_set_load_level(R->set, n, e);
+            st = R->owned ? mrun_read_slice(R, n, e) : tb_set_load_level(R->set, n, e);
             if (st != SOW_OK && e) {
                 size_t l = strlen(e->msg);
                 snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
-            }
-            if (st == SOW_OK && R->owned) { /* keep the slice, drop the rest */
-                uint64_t a = slice_lo(E, R->M.size, R->M.rank),
-                         b = slice_lo(E, R->M.size, R->M.rank + 1);
-                R->own_lo[n] = a;
-                R->own[n] = malloc(b > a ? b - a : 1);
-                if (!R->own[n])
-                    st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
-                else
-                    memcpy(R->own[n], R->set->lv[n].v + a, b - a);
-                tb_set_own_level(R->set, n, NULL, NULL, 0);
             }
         } else if (E > TB_MAX_ENTRIES) {
             st = sow_fail(e, SOW_E_TOO_BIG, "level %d has %llu entries, more than 31-bit indices",

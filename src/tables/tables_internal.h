@@ -71,6 +71,16 @@ struct tb_set {
 enum sow_status tb_level_solvable(const struct tb_set *lower, int n, uint64_t E,
                                   struct sow_error *e);
 
+/* Entries [a, b) of the level file `path` (rule set rs, level) into out,
+ * without holding the rest: the header checked as tb_file_load checks it,
+ * the slice's values (raw) or the blocks that hold it (compressed, each
+ * block's checksum) checked, and with whole_sum the whole payload's
+ * checksum streamed through a small buffer.  Ranks that each hold a slice
+ * of a lower level read it so, one of them with whole_sum.  (file.c) */
+enum sow_status tb_file_read_slice(const char *path, const struct ruleset *rs, int level,
+                                   uint64_t a, uint64_t b, int8_t *out, bool whole_sum,
+                                   struct sow_error *e);
+
 /* Make level n of s point at values held elsewhere (not owned). */
 void tb_set_put_level(struct tb_set *s, int n, const int8_t *v, uint64_t entries);
 /* Give level n of s values v and bounds lohi (malloc'd, owned by s from now,

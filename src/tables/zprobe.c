@@ -24,6 +24,13 @@
 enum sow_status tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int level,
                           const char *path, struct tbz *z, struct sow_error *e)
 {
+    return tbz_parse_ex(map, size, entries, level, path, true, z, e);
+}
+
+enum sow_status tbz_parse_ex(const uint8_t *map, size_t size, uint64_t entries, int level,
+                             const char *path, bool payload_sum, struct tbz *z,
+                             struct sow_error *e)
+{
 #define ZBAD(...) return sow_fail(e, SOW_E_INPUT, __VA_ARGS__)
     if (ct_get32(map + TBH_COMPRESSION) != TBZ_ZSTD)
         ZBAD("%s: unknown compression %u", path, ct_get32(map + TBH_COMPRESSION));
@@ -35,7 +42,8 @@ enum sow_status tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int
     uint64_t ilen = (K + 1) * TBZ_INDEX_ENTRY;
     if (size < TB_HEADER_SIZE + ilen)
         ZBAD("%s: truncated (index needs %llu bytes)", path, (unsigned long long)ilen);
-    if (XXH3_64bits(map + TB_HEADER_SIZE, size - TB_HEADER_SIZE) != ct_get64(map + TBH_CHECKSUM))
+    if (payload_sum &&
+        XXH3_64bits(map + TB_HEADER_SIZE, size - TB_HEADER_SIZE) != ct_get64(map + TBH_CHECKSUM))
         ZBAD("%s: payload damaged (checksum mismatch)", path);
     const uint8_t *ix = map + TB_HEADER_SIZE;
     uint64_t prev = TB_HEADER_SIZE + ilen;

@@ -276,6 +276,50 @@ else
     bad "rerun after the kill (lean relay)"; tail -5 "$T/log"
 fi
 
+# Owned lower levels are read slice by slice (each rank only its own
+# entries; rank 0 streams the whole payload's checksum): from raw files and
+# from compressed ones the rest of the build is byte-identical; a byte
+# damaged in one rank's slice, or in a block no rank decompresses first,
+# fails the whole job (exit 2, the file named) and writes no level above.
+r12="$(ref oware 6 12)"
+same_above() { # same_above REF DIR: levels 9..12 in DIR byte for byte REF's
+    local k
+    for k in 09 10 11 12; do
+        cmp -s "$1/oware-2x6-0$k.sowtb" "$2/oware-2x6-0$k.sowtb" || return 1
+    done
+}
+for how in raw compressed; do
+    d="$T/slice-$how"
+    mkdir -p "$d"
+    cp "$r12"/oware-2x6-00[0-8].sowtb "$d"/
+    [ $how = raw ] || "$SOW" tables compress --dir "$d" --rules oware >/dev/null 2>&1
+    if SOW_MPI_LOWER=owned "${MPI[@]}" -np 3 "$SOW" tables build --seeds 12 --dir "$d" \
+        >"$T/log" 2>&1 && same_above "$r12" "$d"; then
+        ok "owned lower levels read by slice from $how files (3 ranks): levels 9..12 byte-identical"
+    else
+        bad "owned lower levels read by slice from $how files"; tail -5 "$T/log"
+    fi
+done
+for how in raw compressed; do
+    d="$T/slice-bad-$how"
+    mkdir -p "$d"
+    cp "$r12"/oware-2x6-00[0-8].sowtb "$d"/
+    [ $how = raw ] || "$SOW" tables compress --dir "$d" --rules oware >/dev/null 2>&1
+    f="$d/oware-2x6-008.sowtb"
+    # a byte near the end of the file: the last rank's slice (raw), a block
+    # late in the file (compressed)
+    printf '\x55' | dd of="$f" bs=1 seek=$(($(stat -c %s "$f") - 40)) conv=notrunc 2>/dev/null
+    rc=0
+    SOW_MPI_LOWER=owned "${MPI[@]}" -np 3 "$SOW" tables build --seeds 10 --dir "$d" \
+        >"$T/log" 2>&1 || rc=$?
+    if [ $rc = 2 ] && grep -q "oware-2x6-008.sowtb.*damaged" "$T/log" &&
+        ! ls "$d" | grep -q -e '-009' -e '-010'; then
+        ok "owned lower level damaged ($how): the job failed (exit 2), the file named, nothing built above"
+    else
+        bad "owned lower level damaged ($how): exit $rc"; tail -5 "$T/log"
+    fi
+done
+
 # Ctrl-C (SIGINT to scripts/sow-mpirun, as a terminal sends it) once level 9
 # is on disk: the job exits 130, no temporary or partial level file; the
 # rerun resumes and ends byte-identical.
