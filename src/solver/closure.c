@@ -108,24 +108,10 @@ uint32_t clos_cell(const struct clos *c, uint64_t j)
     return c->set[j] == EMPTY_CELL ? UINT32_MAX : CELL_IDX(c->set[j]);
 }
 
-enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_position *root)
+/* clos_build's start: the set emptied (a small one in place of a big one
+ * kept from an earlier solve), big node arrays dropped, room for the root. */
+static enum clos_err clos_fresh_arrays(struct clos *c, const struct clos_env *env)
 {
-    struct clos_info dummy, *info = env->info ? env->info : &dummy;
-    memset(info, 0, sizeof *info);
-    clos_reset(c);
-    c->peak = 0;
-    c->refused = 0;
-    int n = rules_board_seeds(c->rs, root);
-    int K = clos_words_for(c->rs, n);
-    if (K > MAX_KEY_WORDS || n > 127) { /* values are kept in int8 */
-        snprintf(info->why, sizeof info->why,
-                 "the closure keeps values in one byte: at most 127 seeds on the board (%d)", n);
-        return CLOS_TOO_BIG;
-    }
-    if (K != c->K) {
-        clos_free_arrays(c);
-        c->K = K;
-    }
     enum clos_err e = CLOS_OK;
     if (!c->set || c->scap > ((uint64_t)1 << 16)) {
         /* a small start: a big set kept from an earlier solve would cost
@@ -148,6 +134,76 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
     }
     if (e == CLOS_OK)
         e = clos_grow_nodes(c, env, 1);
+    return e;
+}
+
+/* The closure in memory with no keys checkpoint: expanded (from the root,
+ * or resumed from closure.expand), numbered by level (lvl: positions per
+ * level), and the keys checkpoint written with env->work. */
+static enum clos_err clos_expand_numbered(struct clos *c, const struct clos_env *env, int tbmax,
+                                          const uint64_t *rootw, struct clos_info *info,
+                                          uint64_t *lvl, double *last)
+{
+    enum clos_err e = CLOS_OK;
+    struct ck_meta base;
+    clos_ck_meta_of(c, env, tbmax, rootw, &base);
+    struct exp_state st = {0};
+    struct exp_ck ck = {tbmax, rootw, &base};
+    bool resumed = false;
+    if (env->work && env->max_nodes == UINT64_MAX)
+        e = clos_ck_load_expand(c, env, tbmax, rootw, &st, &resumed);
+    if (e == CLOS_OK && resumed) {
+        e = clos_rebuild_set(c, env, clos_set_cap_for(c->n));
+        clos_say(env, last, true, "closure expansion resumed from %s: %llu positions, "
+                 "%llu expanded, %llu layers", env->work, (unsigned long long)c->n,
+                 (unsigned long long)st.a, (unsigned long long)st.layers);
+    } else if (e == CLOS_OK) {
+        c->n = 0;
+        bool added;
+        set_insert(c, rootw, clos_hash(rootw, c->K), false, &added);
+    }
+    if (e == CLOS_OK)
+        e = clos_expand_all(c, env, tbmax, info, lvl, &st, &ck);
+    if (e == CLOS_OK && (e = clos_renumber(c, env, lvl)) == CLOS_TOO_BIG) {
+        info->by_memory = true;
+        struct util_gb2 g = util_gb2(c->refused, env->memory);
+        snprintf(info->why, sizeof info->why,
+                 "%llu positions, every layer expanded; numbering them by level needs %s "
+                 "GB, the budget is %s GB: raise --memory, or solve more levels first",
+                 (unsigned long long)c->n, g.need, g.budget);
+    }
+    if (e == CLOS_OK && env->work) {
+        if (!clos_ck_save_keys(c, env, tbmax, rootw, &base))
+            clos_say(env, last, true, "cannot write the checkpoint in %s: continuing without",
+                     env->work);
+        else if (env->max_nodes == UINT64_MAX) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/closure.expand", env->work);
+            unlink(path);
+        }
+    }
+    return e;
+}
+
+enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_position *root)
+{
+    struct clos_info dummy, *info = env->info ? env->info : &dummy;
+    memset(info, 0, sizeof *info);
+    clos_reset(c);
+    c->peak = 0;
+    c->refused = 0;
+    int n = rules_board_seeds(c->rs, root);
+    int K = clos_words_for(c->rs, n);
+    if (K > MAX_KEY_WORDS || n > 127) { /* values are kept in int8 */
+        snprintf(info->why, sizeof info->why,
+                 "the closure keeps values in one byte: at most 127 seeds on the board (%d)", n);
+        return CLOS_TOO_BIG;
+    }
+    if (K != c->K) {
+        clos_free_arrays(c);
+        c->K = K;
+    }
+    enum clos_err e = clos_fresh_arrays(c, env);
     /* exits into levels the tables hold are answered by them */
     int tbmax = env->tb ? tb_max_level(env->tb) : -1;
     uint64_t lvl[SOW_MAX_SEEDS + 1] = {0}, rootw[MAX_KEY_WORDS] = {0};
@@ -180,43 +236,7 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
         clos_say(env, &last, true, "closure resumed from %s: %llu positions, levels up to %d solved",
                  env->work, (unsigned long long)c->n, done);
     } else if (e == CLOS_OK) {
-        struct ck_meta base;
-        clos_ck_meta_of(c, env, tbmax, rootw, &base);
-        struct exp_state st = {0};
-        struct exp_ck ck = {tbmax, rootw, &base};
-        bool resumed = false;
-        if (env->work && env->max_nodes == UINT64_MAX)
-            e = clos_ck_load_expand(c, env, tbmax, rootw, &st, &resumed);
-        if (e == CLOS_OK && resumed) {
-            e = clos_rebuild_set(c, env, clos_set_cap_for(c->n));
-            clos_say(env, &last, true, "closure expansion resumed from %s: %llu positions, "
-                     "%llu expanded, %llu layers", env->work, (unsigned long long)c->n,
-                     (unsigned long long)st.a, (unsigned long long)st.layers);
-        } else if (e == CLOS_OK) {
-            c->n = 0;
-            bool added;
-            set_insert(c, rootw, clos_hash(rootw, K), false, &added);
-        }
-        if (e == CLOS_OK)
-            e = clos_expand_all(c, env, tbmax, info, lvl, &st, &ck);
-        if (e == CLOS_OK && (e = clos_renumber(c, env, lvl)) == CLOS_TOO_BIG) {
-            info->by_memory = true;
-            struct util_gb2 g = util_gb2(c->refused, env->memory);
-            snprintf(info->why, sizeof info->why,
-                     "%llu positions, every layer expanded; numbering them by level needs %s "
-                     "GB, the budget is %s GB: raise --memory, or solve more levels first",
-                     (unsigned long long)c->n, g.need, g.budget);
-        }
-        if (e == CLOS_OK && env->work) {
-            if (!clos_ck_save_keys(c, env, tbmax, rootw, &base))
-                clos_say(env, &last, true, "cannot write the checkpoint in %s: continuing without",
-                         env->work);
-            else if (env->max_nodes == UINT64_MAX) {
-                char path[4096];
-                snprintf(path, sizeof path, "%s/closure.expand", env->work);
-                unlink(path);
-            }
-        }
+        e = clos_expand_numbered(c, env, tbmax, rootw, info, lvl, &last);
     }
     info->positions = c->n;
     if (e == CLOS_OK)

@@ -291,29 +291,52 @@ static void dk_start_over(struct clos *c, const struct clos_env *env, const stru
     dk->st = *fresh;
 }
 
-/* The closure of root (level top) on disk in env->work: both passes,
- * resumed from disk.state when it is this solve's. */
-enum clos_err dk_build(struct clos *c, const struct clos_env *env, int top, int tbmax,
-                       const uint64_t *rootw, struct clos_info *info)
+/* One build on disk: what its passes share. */
+struct dk_run {
+    struct clos *c;
+    const struct clos_env *env;
+    struct clos_info *info;
+    const uint64_t *rootw;
+    int top, tbmax, nt;
+    struct dk_thread *et;
+    double last, t0;
+    struct dk_meta fresh; /* the state of a build that starts over */
+    struct dk_cur cur;    /* the level in progress, if have_cur */
+    bool have_cur;
+};
+
+/* The line that says from where a resumed build goes on. */
+static void dk_say_resumed(struct dk_run *r)
 {
-    struct clos_disk *dk = calloc(1, sizeof *dk);
-    if (!dk)
-        return CLOS_OOM;
-    c->dk = dk;
-    c->um = tb_unmove_supported(c->rs);
-    snprintf(dk->dir, sizeof dk->dir, "%s", env->work);
-    dk_sums(env, dk->base);
-    double last = 0, t0 = util_now();
-    struct dk_meta fresh;
-    memset(&fresh, 0, sizeof fresh);
-    snprintf(fresh.rules, sizeof fresh.rules, "%s", c->rs->name);
-    fresh.pits = (uint32_t)c->pits;
-    fresh.K = (uint32_t)c->K;
-    fresh.tbmax = tbmax;
-    fresh.top = top;
-    fresh.expanded_to = top + 1;
-    fresh.solved_to = -1;
-    memcpy(fresh.root, rootw, 8 * (size_t)c->K);
+    struct clos *c = r->c;
+    struct clos_disk *dk = c->dk;
+    const int top = r->top;
+    char done[96] = "no level expanded yet", part[96] = "", sol[48] = "none solved yet";
+    if (dk->st.expanded_to < top)
+        snprintf(done, sizeof done, "levels %d..%d expanded (%llu positions)",
+                 dk->st.expanded_to, top, (unsigned long long)dk_total(c));
+    else if (dk->st.expanded_to == top)
+        snprintf(done, sizeof done, "level %d expanded (%llu positions)", top,
+                 (unsigned long long)dk_total(c));
+    if (r->have_cur)
+        snprintf(part, sizeof part,
+                 ", level %d in progress (%llu positions, %llu expanded)", r->cur.level,
+                 (unsigned long long)r->cur.n, (unsigned long long)r->cur.a);
+    if (dk->st.solved_to >= 0)
+        snprintf(sol, sizeof sol, "levels up to %d solved", dk->st.solved_to);
+    clos_say(r->env, &r->last, true, "closure on disk resumed from %s: %s%s, %s", dk->dir, done,
+             part, sol);
+}
+
+/* The state in DIR: this solve's resumed (with its level in progress, if
+ * disk-cur.keys holds it), else a fresh one written at once. */
+static enum clos_err dk_open_state(struct dk_run *r)
+{
+    struct clos *c = r->c;
+    const struct clos_env *env = r->env;
+    struct clos_disk *dk = c->dk;
+    const int top = r->top, tbmax = r->tbmax;
+    const struct dk_meta *fresh = &r->fresh;
     /* this solve's state, if DIR holds it */
     void *sp[1] = {&dk->st};
     uint64_t ss[1] = {sizeof dk->st};
@@ -321,35 +344,36 @@ enum clos_err dk_build(struct clos *c, const struct clos_env *env, int top, int 
     snprintf(path, sizeof path, "%s/disk.state", dk->dir);
     bool had = access(path, F_OK) == 0;
     bool resumed = clos_ck_read(dk->dir, "disk.state", "SOWDKS01", sp, ss, 1) &&
-                   strcmp(dk->st.rules, fresh.rules) == 0 && dk->st.pits == fresh.pits &&
-                   dk->st.K == fresh.K && dk->st.tbmax == tbmax && dk->st.top == top &&
-                   memcmp(dk->st.root, fresh.root, sizeof fresh.root) == 0 &&
+                   strcmp(dk->st.rules, fresh->rules) == 0 && dk->st.pits == fresh->pits &&
+                   dk->st.K == fresh->K && dk->st.tbmax == tbmax && dk->st.top == top &&
+                   memcmp(dk->st.root, fresh->root, sizeof fresh->root) == 0 &&
                    dk->st.expanded_to >= 0 && dk->st.expanded_to <= top + 1 &&
                    dk->st.solved_to >= -1 && dk->st.solved_to <= top;
-    struct dk_cur cur;
-    bool have_cur = false, bad_cur = false;
+    struct dk_cur *cur = &r->cur;
+    bool bad_cur = false;
+    r->have_cur = false;
     int next = dk->st.expanded_to - 1; /* the next level with seeds */
     while (resumed && next >= 0 && next != top && !dk->st.inlen[next])
         next--;
     if (resumed && next >= 0) {
-        enum clos_err e = dk_load_cur(c, env, next, &cur, &have_cur, &bad_cur);
+        enum clos_err e = dk_load_cur(c, env, next, cur, &r->have_cur, &bad_cur);
         if (e == CLOS_TOO_BIG) { /* too big for this budget: kept for a rerun with more */
-            c->n = cur.n;
-            dk_refuse(c, env, info, next, cur.a,
-                      cur.deg_ppm ? cur.deg_ppm * 1e-6 : (double)c->slots);
+            c->n = cur->n;
+            dk_refuse(c, env, r->info, next, cur->a,
+                      cur->deg_ppm ? cur->deg_ppm * 1e-6 : (double)c->slots);
             c->n = 0;
         }
         if (e != CLOS_OK)
             return e;
     }
     if (bad_cur)
-        clos_say(env, &last, true, "note: %s/disk-cur.keys is damaged or not this level's: level %d "
+        clos_say(env, &r->last, true, "note: %s/disk-cur.keys is damaged or not this level's: level %d "
                  "is expanded again from its start", dk->dir, next);
-    if (have_cur) { /* the counters and incoming files of that moment */
-        dk->st.nodes = cur.nodes;
-        dk->st.visits = cur.visits;
-        dk->st.tb_hits = cur.tb_hits;
-        memcpy(dk->st.inlen, cur.inlen, sizeof cur.inlen);
+    if (r->have_cur) { /* the counters and incoming files of that moment */
+        dk->st.nodes = cur->nodes;
+        dk->st.visits = cur->visits;
+        dk->st.tb_hits = cur->tb_hits;
+        memcpy(dk->st.inlen, cur->inlen, sizeof cur->inlen);
     }
     if (resumed) {
         env->nodes[0] += dk->st.nodes;
@@ -366,105 +390,151 @@ enum clos_err dk_build(struct clos *c, const struct clos_env *env, int top, int 
                 resumed = false;
         }
         if (!resumed)
-            clos_say(env, &last, true, "note: %s/disk-in-*.keys damaged: the closure on disk starts "
+            clos_say(env, &r->last, true, "note: %s/disk-in-*.keys damaged: the closure on disk starts "
                      "over", dk->dir);
-        else {
-            char done[96] = "no level expanded yet", part[96] = "", sol[48] = "none solved yet";
-            if (dk->st.expanded_to < top)
-                snprintf(done, sizeof done, "levels %d..%d expanded (%llu positions)",
-                         dk->st.expanded_to, top, (unsigned long long)dk_total(c));
-            else if (dk->st.expanded_to == top)
-                snprintf(done, sizeof done, "level %d expanded (%llu positions)", top,
-                         (unsigned long long)dk_total(c));
-            if (have_cur)
-                snprintf(part, sizeof part,
-                         ", level %d in progress (%llu positions, %llu expanded)", cur.level,
-                         (unsigned long long)cur.n, (unsigned long long)cur.a);
-            if (dk->st.solved_to >= 0)
-                snprintf(sol, sizeof sol, "levels up to %d solved", dk->st.solved_to);
-            clos_say(env, &last, true, "closure on disk resumed from %s: %s%s, %s", dk->dir, done, part,
-                     sol);
-        }
+        else
+            dk_say_resumed(r);
     } else if (had) {
-        clos_say(env, &last, true, "note: %s/disk.state is damaged or another solve's: the closure "
+        clos_say(env, &r->last, true, "note: %s/disk.state is damaged or another solve's: the closure "
                  "on disk starts over", dk->dir);
     }
     if (!resumed) { /* the state written at once: a stop in the first level resumes too */
-        dk_start_over(c, env, &fresh);
-        have_cur = false;
+        dk_start_over(c, env, fresh);
+        r->have_cur = false;
         if (!dk_save_state(c, env)) {
-            snprintf(info->why, sizeof info->why, "cannot write %.150s/disk.state", dk->dir);
+            snprintf(r->info->why, sizeof r->info->why, "cannot write %.150s/disk.state", dk->dir);
             return CLOS_OOM;
         }
     }
-    int nt = env->threads;
-    struct dk_thread *et = calloc((size_t)nt, sizeof *et);
+    return CLOS_OK;
+}
+
+/* Pass 1: down from the root's level (or the level in progress).
+ * *damaged, *what: a file that failed its check. */
+static enum clos_err dk_pass_down(struct dk_run *r, bool *damaged, const char **what)
+{
+    struct clos *c = r->c;
+    const struct clos_env *env = r->env;
+    struct clos_disk *dk = c->dk;
+    const int top = r->top;
+    enum clos_err e = CLOS_OK;
+    dk_keys_only(c, true);
+    for (int m = dk->st.expanded_to - 1; e == CLOS_OK && !*damaged && m >= 0; m--) {
+        if (clos_stopped(env)) {
+            clos_say(env, &r->last, true, "stopped: levels %d..%d expanded, kept in %s", m + 1, top,
+                     dk->dir);
+            e = CLOS_STOPPED;
+            break;
+        }
+        bool go_on = r->have_cur && m == r->cur.level;
+        if (m != top && !dk->st.inlen[m] && !go_on)
+            continue; /* nothing reaches level m */
+        /* the in-level moves so far (dk_deg), if disk-cur.keys has them */
+        dk->inl0 = go_on && r->cur.deg_ppm ? r->cur.deg_ppm * 1e-6 * (double)r->cur.a : 0.0;
+        dk->askip = go_on && !r->cur.deg_ppm ? r->cur.a : 0;
+        e = dk_down(c, env, r->tbmax, m, r->rootw, r->et, r->nt, damaged, r->info,
+                    go_on ? r->cur.a : UINT64_MAX);
+        r->have_cur = false;
+        if (*damaged)
+            *what = "an incoming file (disk-in-*.keys)";
+    }
+    return e;
+}
+
+/* Pass 2: up from the lowest level; the levels solved before are mapped
+ * and checked.  t1: the pass's start. */
+static enum clos_err dk_pass_up(struct dk_run *r, double t1, bool *damaged, const char **what)
+{
+    struct clos *c = r->c;
+    const struct clos_env *env = r->env;
+    struct clos_disk *dk = c->dk;
+    const int top = r->top;
+    enum clos_err e = CLOS_OK;
+    uint64_t done = 0;
+    for (int m = 0; m <= dk->st.solved_to; m++)
+        done += dk->st.cnt[m];
+    const uint64_t resumed_done = done;
+    for (int m = 0; e == CLOS_OK && !*damaged && m <= top; m++) {
+        if (!dk->st.cnt[m])
+            continue;
+        if (m <= dk->st.solved_to) {
+            if (!dk_map(c, m, 0, true)) {
+                *damaged = true;
+                *what = "a level's keys (disk-*.keys)";
+                break;
+            }
+            if (dk_map(c, m, 1, true))
+                continue;
+            clos_say(env, &r->last, true, "note: %s/disk-%03d.values is damaged: levels %d..%d are "
+                     "solved again", dk->dir, m, m, top);
+            done = 0;
+            for (int l = 0; l < m; l++)
+                done += dk->st.cnt[l];
+            dk->st.solved_to = m - 1;
+        }
+        if (clos_stopped(env)) {
+            clos_say(env, &r->last, true, "stopped: levels up to %d solved, kept in %s", m - 1,
+                     dk->dir);
+            e = CLOS_STOPPED;
+            break;
+        }
+        e = dk_up(c, env, r->tbmax, m, damaged, r->info, t1, &done, resumed_done);
+        if (e == CLOS_STOPPED) /* within the level: a rerun solves it again */
+            clos_say(env, &r->last, true, "stopped while solving level %d: levels up to %d solved, "
+                     "kept in %s", m, m - 1, dk->dir);
+        if (*damaged)
+            *what = "a level's keys (disk-*.keys)";
+    }
+    return e;
+}
+
+/* The closure of root (level top) on disk in env->work: both passes,
+ * resumed from disk.state when it is this solve's. */
+enum clos_err dk_build(struct clos *c, const struct clos_env *env, int top, int tbmax,
+                       const uint64_t *rootw, struct clos_info *info)
+{
+    struct clos_disk *dk = calloc(1, sizeof *dk);
+    if (!dk)
+        return CLOS_OOM;
+    c->dk = dk;
+    c->um = tb_unmove_supported(c->rs);
+    snprintf(dk->dir, sizeof dk->dir, "%s", env->work);
+    dk_sums(env, dk->base);
+    struct dk_run run;
+    memset(&run, 0, sizeof run);
+    struct dk_run *r = &run;
+    r->c = c;
+    r->env = env;
+    r->info = info;
+    r->rootw = rootw;
+    r->top = top;
+    r->tbmax = tbmax;
+    r->last = 0;
+    r->t0 = util_now();
+    struct dk_meta *fresh = &r->fresh;
+    snprintf(fresh->rules, sizeof fresh->rules, "%s", c->rs->name);
+    fresh->pits = (uint32_t)c->pits;
+    fresh->K = (uint32_t)c->K;
+    fresh->tbmax = tbmax;
+    fresh->top = top;
+    fresh->expanded_to = top + 1;
+    fresh->solved_to = -1;
+    memcpy(fresh->root, rootw, 8 * (size_t)c->K);
+    enum clos_err e = dk_open_state(r);
+    if (e != CLOS_OK)
+        return e;
+    int nt = r->nt = env->threads;
+    struct dk_thread *et = r->et = calloc((size_t)nt, sizeof *et);
     if (!et)
         return CLOS_OOM;
-    enum clos_err e = CLOS_OK;
     for (int attempt = 0;; attempt++) {
         bool damaged = false;
         const char *what = "";
-        /* pass 1: down from the root's level */
-        dk_keys_only(c, true);
-        for (int m = dk->st.expanded_to - 1; e == CLOS_OK && !damaged && m >= 0; m--) {
-            if (clos_stopped(env)) {
-                clos_say(env, &last, true, "stopped: levels %d..%d expanded, kept in %s", m + 1, top,
-                         dk->dir);
-                e = CLOS_STOPPED;
-                break;
-            }
-            bool go_on = have_cur && m == cur.level;
-            if (m != top && !dk->st.inlen[m] && !go_on)
-                continue; /* nothing reaches level m */
-            /* the in-level moves so far (dk_deg), if disk-cur.keys has them */
-            dk->inl0 = go_on && cur.deg_ppm ? cur.deg_ppm * 1e-6 * (double)cur.a : 0.0;
-            dk->askip = go_on && !cur.deg_ppm ? cur.a : 0;
-            e = dk_down(c, env, tbmax, m, rootw, et, nt, &damaged, info,
-                        go_on ? cur.a : UINT64_MAX);
-            have_cur = false;
-            if (damaged)
-                what = "an incoming file (disk-in-*.keys)";
-        }
-        info->expand_s = util_now() - t0;
+        e = dk_pass_down(r, &damaged, &what);
+        info->expand_s = util_now() - r->t0;
         double t1 = util_now();
-        uint64_t done = 0;
-        for (int m = 0; m <= dk->st.solved_to; m++)
-            done += dk->st.cnt[m];
-        const uint64_t resumed_done = done;
-        /* pass 2: up from the lowest level; the levels solved before are
-         * mapped and checked */
-        for (int m = 0; e == CLOS_OK && !damaged && m <= top; m++) {
-            if (!dk->st.cnt[m])
-                continue;
-            if (m <= dk->st.solved_to) {
-                if (!dk_map(c, m, 0, true)) {
-                    damaged = true;
-                    what = "a level's keys (disk-*.keys)";
-                    break;
-                }
-                if (dk_map(c, m, 1, true))
-                    continue;
-                clos_say(env, &last, true, "note: %s/disk-%03d.values is damaged: levels %d..%d are "
-                         "solved again", dk->dir, m, m, top);
-                done = 0;
-                for (int l = 0; l < m; l++)
-                    done += dk->st.cnt[l];
-                dk->st.solved_to = m - 1;
-            }
-            if (clos_stopped(env)) {
-                clos_say(env, &last, true, "stopped: levels up to %d solved, kept in %s", m - 1,
-                         dk->dir);
-                e = CLOS_STOPPED;
-                break;
-            }
-            e = dk_up(c, env, tbmax, m, &damaged, info, t1, &done, resumed_done);
-            if (e == CLOS_STOPPED) /* within the level: a rerun solves it again */
-                clos_say(env, &last, true, "stopped while solving level %d: levels up to %d solved, "
-                         "kept in %s", m, m - 1, dk->dir);
-            if (damaged)
-                what = "a level's keys (disk-*.keys)";
-        }
+        if (e == CLOS_OK && !damaged)
+            e = dk_pass_up(r, t1, &damaged, &what);
         info->solve_s = util_now() - t1;
         if (e != CLOS_OK || !damaged)
             break;
@@ -474,10 +544,10 @@ enum clos_err dk_build(struct clos *c, const struct clos_env *env, int top, int 
             e = CLOS_OOM;
             break;
         }
-        clos_say(env, &last, true, "note: %s in %s is damaged: the closure on disk starts over", what,
-                 dk->dir);
-        dk_start_over(c, env, &fresh);
-        have_cur = false;
+        clos_say(env, &r->last, true, "note: %s in %s is damaged: the closure on disk starts over",
+                 what, dk->dir);
+        dk_start_over(c, env, fresh);
+        r->have_cur = false;
         dk_save_state(c, env);
     }
     for (int t = 0; t < nt; t++)

@@ -237,6 +237,174 @@ static double dk_deg(const struct clos *c, const struct dk_thread *et, int nt, u
     return e ? s / (double)e : (double)c->slots;
 }
 
+/* Level m's seeds from its incoming file into the set; incoming: the keys
+ * read.  *damaged: the file failed its check. */
+static enum clos_err dk_read_seeds(struct clos *c, const struct clos_env *env, int m,
+                                   uint64_t *incoming, double *last, bool *damaged)
+{
+    struct clos_disk *dk = c->dk;
+    const int K = c->K;
+    const size_t kb = 8 * (size_t)K;
+    enum clos_err e = CLOS_OK;
+    char path[4200];
+    dk_path(path, sizeof path, dk, "disk-in-%03d.keys", m);
+    FILE *f = fopen(path, "rb");
+    uint64_t *buf = malloc(kb * DK_BUF), got = 0, want = dk->st.inlen[m];
+    if (!buf)
+        e = CLOS_OOM;
+    while (e == CLOS_OK && f && got < want) {
+        if (clos_stopped(env)) { /* a rerun seeds this level again */
+            clos_say(env, last, true, "stopped while reading level %d's seeds: levels %d..%d "
+                     "expanded, kept in %s", m, m + 1, dk->st.top, dk->dir);
+            e = CLOS_STOPPED;
+            break;
+        }
+        uint64_t hd[2];
+        if (fread(hd, 8, 2, f) != 2 || hd[0] == 0 || hd[0] > DK_BUF ||
+            fread(buf, kb, (size_t)hd[0], f) != (size_t)hd[0] ||
+            XXH3_64bits(buf, kb * (size_t)hd[0]) != hd[1])
+            break;
+        uint64_t j = 0;
+        for (; e == CLOS_OK && j < hd[0] && key_level(&buf[j * K], K) == m; j++)
+            e = dk_seed(c, env, &buf[j * K]);
+        if (j < hd[0])
+            break; /* a key of another level: not this solve's file */
+        got += 16 + kb * hd[0];
+        *incoming += hd[0];
+    }
+    if (e == CLOS_OK && got != want)
+        *damaged = true;
+    if (f)
+        fclose(f);
+    free(buf);
+    return e;
+}
+
+/* Expand level m's nodes [a, b), in parallel when the round is large
+ * enough; CLOS_OOM if a thread's exit buffer could not be had. */
+static enum clos_err dk_round(struct clos *c, const struct clos_env *env, int tbmax, int m,
+                              uint64_t a, uint64_t b, struct dk_thread *et, int nt)
+{
+    enum clos_err e = CLOS_OK;
+    bool par = nt > 1 && b - a >= 256;
+    if (!par) {
+        for (uint64_t i = a; i < b; i++)
+            dk_expand(c, env, i, 0, tbmax, m, false, &et[0]);
+    } else {
+#pragma omp parallel num_threads(nt)
+        {
+            int tid = omp_get_thread_num();
+#pragma omp for schedule(dynamic, 64) nowait
+            for (uint64_t i = a; i < b; i++)
+                dk_expand(c, env, i, tid, tbmax, m, true, &et[tid]);
+        }
+    }
+    for (int t = 0; t < nt; t++)
+        if (et[t].oom)
+            e = CLOS_OOM;
+    return e;
+}
+
+/* The previous progress line of a level's expansion: its time, the nodes
+ * expanded and the positions found then. */
+struct dk_mark {
+    double t;
+    uint64_t a, n;
+};
+
+/* A line of progress of level m's expansion, a expanded, at most every
+ * second. */
+static void dk_progress(const struct clos *c, const struct clos_env *env, int m, uint64_t a,
+                        double *last, struct dk_mark *w)
+{
+    double now = util_now();
+    if (now - *last < 1.0)
+        return;
+    /* Rate and growth since the previous line.  Each expansion finds
+     * g new positions of the level, so while g < 1 the positions
+     * waiting cost about wait / (1 - g) expansions in all (a
+     * geometric series; g falls as the level saturates); while g is
+     * near or above 1 no end is in sight yet, and the line says so. */
+    double dt = now - w->t, de = (double)(a - w->a), dn = (double)(c->n - w->n);
+    double rate = dt > 0 ? de / dt : 0, g = de > 0 ? dn / de : 0;
+    uint64_t wait = c->n - a;
+    char eta[96];
+    if (g < 0.95 && rate > 0)
+        snprintf(eta, sizeof eta, "ETA %.0f s", (double)wait / (1 - g) / rate);
+    else
+        snprintf(eta, sizeof eta, "no ETA yet");
+    clos_say(env, last, false, "closure on disk, level %d: %llu positions found, %llu expanded "
+             "(%.0f k/s, %.2f new per expansion), %.2f GB held, %s", m,
+             (unsigned long long)c->n, (unsigned long long)a, rate / 1e3, g,
+             clos_arrays_bytes(c, c->cap, c->scap) / 1e9, eta);
+    w->t = now;
+    w->a = a;
+    w->n = c->n;
+}
+
+/* Level m expanded (a nodes): exits flushed, its keys sorted into its
+ * level file, its incoming file and disk-cur.keys gone, disk.state saved,
+ * and a line that says so. */
+static enum clos_err dk_down_done(struct clos *c, const struct clos_env *env, int m, uint64_t a,
+                                  struct dk_thread *et, int nt, struct clos_info *info,
+                                  uint64_t seeds, uint64_t incoming, double t0, double *last)
+{
+    struct clos_disk *dk = c->dk;
+    const int K = c->K;
+    const size_t kb = 8 * (size_t)K;
+    dk_flush_all(c, m, et, nt);
+    const uint64_t n = c->n;
+    /* sorted keys: the set goes (the up pass builds its own) */
+    free(c->set);
+    c->set = NULL;
+    c->scap = 0;
+    double bb = clos_arrays_bytes(c, c->cap, 0) + (double)n * kb;
+    if (clos_over(c, env, bb)) {
+        dk_refuse(c, env, info, m, a, dk_deg(c, et, nt, a));
+        return CLOS_TOO_BIG;
+    }
+    clos_note_peak(c, bb);
+    uint64_t *tmp = malloc(kb * (size_t)n + 8);
+    if (!tmp)
+        return CLOS_OOM;
+    dk_sort(c->key, tmp, n, K);
+    free(tmp);
+    dk->st.cnt[m] = n;
+    struct dk_lvl hd;
+    dk_lvl_of(c, m, 0, &hd);
+    const void *parts[2] = {&hd, c->key};
+    uint64_t sizes[2] = {sizeof hd, n * kb};
+    char name[64];
+    snprintf(name, sizeof name, dk_fmt[0], m);
+    if (dk->ioerr || !clos_ck_write(dk->dir, name, dk_magic[0], parts, sizes, 2)) {
+        snprintf(info->why, sizeof info->why, "cannot write level %d's files in %.150s", m, dk->dir);
+        return CLOS_OOM;
+    }
+    char path[4200];
+    dk_path(path, sizeof path, dk, "disk-in-%03d.keys", m);
+    unlink(path);
+    dk->st.inlen[m] = 0;
+    dk->st.expanded_to = m;
+    if (!dk_save_state(c, env)) {
+        snprintf(info->why, sizeof info->why, "cannot write %.150s/disk.state", dk->dir);
+        return CLOS_OOM;
+    }
+    snprintf(path, sizeof path, "%s/disk-cur.keys", dk->dir);
+    unlink(path);
+    double dt = util_now() - t0;
+    uint64_t below = 0;
+    for (int l = 0; l < m; l++)
+        below += dk->st.inlen[l];
+    clos_say(env, last, true,
+             "closure on disk, level %d expanded: %llu positions (%llu seeds of %llu incoming), "
+             "%.2f M/s, %.2f GB held; %llu positions in levels %d..%d so far; %.2f GB of exits "
+             "waiting below", m, (unsigned long long)n, (unsigned long long)seeds,
+             (unsigned long long)(m == dk->st.top ? 1 : incoming),
+             dt > 0 ? (double)n / dt / 1e6 : 0.0, clos_arrays_bytes(c, c->cap, c->scap) / 1e9,
+             (unsigned long long)dk_total(c), m, dk->st.top, (double)below / 1e9);
+    return CLOS_OK;
+}
+
 /* Pass 1, level m: seeds, expansion, sorted keys file.  *damaged: an
  * incoming file failed its check. */
 enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbmax, int m,
@@ -244,9 +412,7 @@ enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbmax, int
                       struct clos_info *info, uint64_t resume_a)
 {
     struct clos_disk *dk = c->dk;
-    const int K = c->K;
     const uint64_t slots = (uint64_t)c->slots;
-    const size_t kb = 8 * (size_t)K;
     double last = 0, t0 = util_now(), lastck = t0, ckgap = CKPT_EVERY;
     const bool resuming = resume_a != UINT64_MAX; /* keys [0, c->n) loaded (dk_load_cur) */
     if (!resuming)
@@ -256,37 +422,7 @@ enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbmax, int
     if (e == CLOS_OK && m == dk->st.top && !resuming)
         e = dk_seed(c, env, rootw);
     if (e == CLOS_OK && m != dk->st.top && !resuming) {
-        char path[4200];
-        dk_path(path, sizeof path, dk, "disk-in-%03d.keys", m);
-        FILE *f = fopen(path, "rb");
-        uint64_t *buf = malloc(kb * DK_BUF), got = 0, want = dk->st.inlen[m];
-        if (!buf)
-            e = CLOS_OOM;
-        while (e == CLOS_OK && f && got < want) {
-            if (clos_stopped(env)) { /* a rerun seeds this level again */
-                clos_say(env, &last, true, "stopped while reading level %d's seeds: levels %d..%d "
-                         "expanded, kept in %s", m, m + 1, dk->st.top, dk->dir);
-                e = CLOS_STOPPED;
-                break;
-            }
-            uint64_t hd[2];
-            if (fread(hd, 8, 2, f) != 2 || hd[0] == 0 || hd[0] > DK_BUF ||
-                fread(buf, kb, (size_t)hd[0], f) != (size_t)hd[0] ||
-                XXH3_64bits(buf, kb * (size_t)hd[0]) != hd[1])
-                break;
-            uint64_t j = 0;
-            for (; e == CLOS_OK && j < hd[0] && key_level(&buf[j * K], K) == m; j++)
-                e = dk_seed(c, env, &buf[j * K]);
-            if (j < hd[0])
-                break; /* a key of another level: not this solve's file */
-            got += 16 + kb * hd[0];
-            incoming += hd[0];
-        }
-        if (e == CLOS_OK && got != want)
-            *damaged = true;
-        if (f)
-            fclose(f);
-        free(buf);
+        e = dk_read_seeds(c, env, m, &incoming, &last, damaged);
         if (*damaged)
             return CLOS_OK;
     }
@@ -294,8 +430,8 @@ enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbmax, int
     uint64_t seeds = c->n, a = resuming ? resume_a : 0;
     for (int t = 0; t < nt; t++)
         et[t].inl = 0;
-    double w_t = util_now(); /* the previous progress line's time, expanded, found */
-    uint64_t w_a = a, w_n = c->n;
+    /* the previous progress line's time, expanded, found */
+    struct dk_mark w = {util_now(), a, c->n};
     while (e == CLOS_OK && a < c->n) {
         if (clos_stopped(env)) {
             if (dk_save_cur(c, env, m, a, et, nt))
@@ -346,47 +482,9 @@ enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbmax, int
         if (e != CLOS_OK)
             break;
         c->refused = 0; /* a smaller round fitted */
-        uint64_t b = a + r;
-        bool par = nt > 1 && r >= 256;
-        if (!par) {
-            for (uint64_t i = a; i < b; i++)
-                dk_expand(c, env, i, 0, tbmax, m, false, &et[0]);
-        } else {
-#pragma omp parallel num_threads(nt)
-            {
-                int tid = omp_get_thread_num();
-#pragma omp for schedule(dynamic, 64) nowait
-                for (uint64_t i = a; i < b; i++)
-                    dk_expand(c, env, i, tid, tbmax, m, true, &et[tid]);
-            }
-        }
-        for (int t = 0; t < nt; t++)
-            if (et[t].oom)
-                e = CLOS_OOM;
-        a = b;
-        double now = util_now();
-        if (now - last >= 1.0) {
-            /* Rate and growth since the previous line.  Each expansion finds
-             * g new positions of the level, so while g < 1 the positions
-             * waiting cost about wait / (1 - g) expansions in all (a
-             * geometric series; g falls as the level saturates); while g is
-             * near or above 1 no end is in sight yet, and the line says so. */
-            double dt = now - w_t, de = (double)(a - w_a), dn = (double)(c->n - w_n);
-            double rate = dt > 0 ? de / dt : 0, g = de > 0 ? dn / de : 0;
-            uint64_t wait = c->n - a;
-            char eta[96];
-            if (g < 0.95 && rate > 0)
-                snprintf(eta, sizeof eta, "ETA %.0f s", (double)wait / (1 - g) / rate);
-            else
-                snprintf(eta, sizeof eta, "no ETA yet");
-            clos_say(env, &last, false, "closure on disk, level %d: %llu positions found, %llu expanded "
-                     "(%.0f k/s, %.2f new per expansion), %.2f GB held, %s", m,
-                     (unsigned long long)c->n, (unsigned long long)a, rate / 1e3, g,
-                     clos_arrays_bytes(c, c->cap, c->scap) / 1e9, eta);
-            w_t = now;
-            w_a = a;
-            w_n = c->n;
-        }
+        e = dk_round(c, env, tbmax, m, a, a + r, et, nt);
+        a += r;
+        dk_progress(c, env, m, a, &last, &w);
     }
     if (e == CLOS_TOO_BIG) {
         dk_refuse(c, env, info, m, a, dk_deg(c, et, nt, a));
@@ -400,55 +498,5 @@ enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbmax, int
     }
     if (e != CLOS_OK)
         return e;
-    dk_flush_all(c, m, et, nt);
-    const uint64_t n = c->n;
-    /* sorted keys: the set goes (the up pass builds its own) */
-    free(c->set);
-    c->set = NULL;
-    c->scap = 0;
-    double bb = clos_arrays_bytes(c, c->cap, 0) + (double)n * kb;
-    if (clos_over(c, env, bb)) {
-        dk_refuse(c, env, info, m, a, dk_deg(c, et, nt, a));
-        return CLOS_TOO_BIG;
-    }
-    clos_note_peak(c, bb);
-    uint64_t *tmp = malloc(kb * (size_t)n + 8);
-    if (!tmp)
-        return CLOS_OOM;
-    dk_sort(c->key, tmp, n, K);
-    free(tmp);
-    dk->st.cnt[m] = n;
-    struct dk_lvl hd;
-    dk_lvl_of(c, m, 0, &hd);
-    const void *parts[2] = {&hd, c->key};
-    uint64_t sizes[2] = {sizeof hd, n * kb};
-    char name[64];
-    snprintf(name, sizeof name, dk_fmt[0], m);
-    if (dk->ioerr || !clos_ck_write(dk->dir, name, dk_magic[0], parts, sizes, 2)) {
-        snprintf(info->why, sizeof info->why, "cannot write level %d's files in %.150s", m, dk->dir);
-        return CLOS_OOM;
-    }
-    char path[4200];
-    dk_path(path, sizeof path, dk, "disk-in-%03d.keys", m);
-    unlink(path);
-    dk->st.inlen[m] = 0;
-    dk->st.expanded_to = m;
-    if (!dk_save_state(c, env)) {
-        snprintf(info->why, sizeof info->why, "cannot write %.150s/disk.state", dk->dir);
-        return CLOS_OOM;
-    }
-    snprintf(path, sizeof path, "%s/disk-cur.keys", dk->dir);
-    unlink(path);
-    double dt = util_now() - t0;
-    uint64_t below = 0;
-    for (int l = 0; l < m; l++)
-        below += dk->st.inlen[l];
-    clos_say(env, &last, true,
-             "closure on disk, level %d expanded: %llu positions (%llu seeds of %llu incoming), "
-             "%.2f M/s, %.2f GB held; %llu positions in levels %d..%d so far; %.2f GB of exits "
-             "waiting below", m, (unsigned long long)n, (unsigned long long)seeds,
-             (unsigned long long)(m == dk->st.top ? 1 : incoming),
-             dt > 0 ? (double)n / dt / 1e6 : 0.0, clos_arrays_bytes(c, c->cap, c->scap) / 1e9,
-             (unsigned long long)dk_total(c), m, dk->st.top, (double)below / 1e9);
-    return CLOS_OK;
+    return dk_down_done(c, env, m, a, et, nt, info, seeds, incoming, t0, &last);
 }

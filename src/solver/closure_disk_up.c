@@ -57,22 +57,19 @@ static enum clos_err dk_up_done(struct clos *c, const struct clos_env *env, int 
                                 struct clos_info *info, double t0, uint64_t *done,
                                 uint64_t resumed);
 
-/* Pass 2, level m: read back, moves again, retrograde, values file.  The
- * moves are generated twice, once to count each node's in-level
- * predecessors and once to list them (no forward slots), the buckets are
- * scans (no links), and the keys are freed for the retrograde (V reads them
- * back: dk_values): dk_work_per.  *damaged: its keys file failed its check. */
-enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax, int m,
-                    bool *damaged, struct clos_info *info, double t0, uint64_t *done,
-                    uint64_t resumed)
+/* dk_up's start, level m's n keys: the arrays for them if the budget
+ * lets them (the refusal in info if not), the keys read back.  *bad: the
+ * keys file failed its check. */
+static enum clos_err dk_up_load(struct clos *c, const struct clos_env *env, int m,
+                                struct clos_info *info, double *need, bool *bad)
 {
     struct clos_disk *dk = c->dk;
     const int K = c->K;
     const uint64_t n = dk->st.cnt[m];
     /* everything but the reverse edges first; those once counted */
-    double need = dk_need(c, env, n, 0.0);
+    *need = dk_need(c, env, n, 0.0);
     enum clos_err e = CLOS_TOO_BIG;
-    if (!clos_over(c, env, need) && 2 * n + 1 < INT32_MAX) {
+    if (!clos_over(c, env, *need) && 2 * n + 1 < INT32_MAX) {
         free(c->set);
         c->set = NULL;
         c->scap = 0;
@@ -80,11 +77,11 @@ enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax, int m
         e = clos_grow_nodes(c, env, n); /* it may refuse what dk_need let through */
     }
     if (e == CLOS_TOO_BIG) {
-        if (c->refused > need)
-            need = c->refused;
+        if (c->refused > *need)
+            *need = c->refused;
         info->by_memory = true;
-        info->need = need;
-        struct util_gb2 g = util_gb2(need, env->memory);
+        info->need = *need;
+        struct util_gb2 g = util_gb2(*need, env->memory);
         snprintf(info->why, sizeof info->why,
                  "level %d, on disk, holds %llu positions: solving it in memory needs %s GB%s, "
                  "the budget is %s GB: raise --memory", m, (unsigned long long)n, g.need,
@@ -100,7 +97,59 @@ enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax, int m
     char name[64];
     snprintf(name, sizeof name, dk_fmt[0], m);
     if (!clos_ck_read(dk->dir, name, dk_magic[0], parts, sizes, 2) ||
-        memcmp(&hd, &want, sizeof hd) != 0) {
+        memcmp(&hd, &want, sizeof hd) != 0)
+        *bad = true;
+    return CLOS_OK;
+}
+
+/* dk_up by unmoves (no reverse edges), w's moves counted: the keys stay
+ * for the unmoves' look-ups, and the stack is short, the copies past it
+ * waiting in a bitmap.  Frees w. */
+static enum clos_err dk_up_unmoves(struct clos *c, const struct clos_env *env, int m,
+                                   struct level_work *w, double need, struct clos_info *info,
+                                   double t0, uint64_t *done, uint64_t resumed)
+{
+    const uint64_t n = c->n;
+    enum clos_err e = CLOS_OK;
+    clos_note_peak(c, need);
+    uint64_t sc = env->um_stack ? env->um_stack : n / 16 + 4096;
+    w->scap = (int64_t)(sc < 2 * n + 1 ? sc : 2 * n + 1);
+    w->stack = malloc(sizeof *w->stack * (size_t)w->scap);
+    w->pend = calloc((size_t)(2 * n + 63) / 64 + 1, sizeof *w->pend);
+    w->nt = env->threads > 0 ? env->threads : 1;
+    w->um = malloc(sizeof *w->um * TB_UNMOVE_MAX * (size_t)w->nt);
+    w->pbuf = malloc(sizeof *w->pbuf * TB_UNMOVE_MAX * UM_BATCH);
+    w->pcnt = malloc(sizeof *w->pcnt * UM_BATCH);
+    w->batch = malloc(sizeof *w->batch * UM_BATCH);
+    if (!w->stack || !w->pend || !w->um || !w->pbuf || !w->pcnt || !w->batch)
+        e = CLOS_OOM;
+    if (e == CLOS_OK && !clos_solve_level(c, env, m, 0, n, w))
+        e = CLOS_STOPPED;
+    if (e == CLOS_OK)
+        clos_level_values(c, 0, n, c->key);
+    clos_free_work(w);
+    if (e != CLOS_OK)
+        return e;
+    return dk_up_done(c, env, m, info, t0, done, resumed);
+}
+
+/* Pass 2, level m: read back, moves again, retrograde, values file.  The
+ * moves are generated twice, once to count each node's in-level
+ * predecessors and once to list them (no forward slots), the buckets are
+ * scans (no links), and the keys are freed for the retrograde (V reads them
+ * back: dk_values): dk_work_per.  *damaged: its keys file failed its check. */
+enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax, int m,
+                    bool *damaged, struct clos_info *info, double t0, uint64_t *done,
+                    uint64_t resumed)
+{
+    struct clos_disk *dk = c->dk;
+    const uint64_t n = dk->st.cnt[m];
+    double need;
+    bool bad = false;
+    enum clos_err e = dk_up_load(c, env, m, info, &need, &bad);
+    if (e != CLOS_OK)
+        return e;
+    if (bad) {
         *damaged = true;
         return CLOS_OK;
     }
@@ -140,30 +189,8 @@ enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax, int m
         free(w.roff);
         w.roff = NULL;
     }
-    if (e == CLOS_OK && um) {
-        /* no reverse edges: the keys stay for the unmoves' look-ups, and
-         * the stack is short, the copies past it waiting in a bitmap */
-        clos_note_peak(c, need);
-        uint64_t sc = env->um_stack ? env->um_stack : n / 16 + 4096;
-        w.scap = (int64_t)(sc < 2 * n + 1 ? sc : 2 * n + 1);
-        w.stack = malloc(sizeof *w.stack * (size_t)w.scap);
-        w.pend = calloc((size_t)(2 * n + 63) / 64 + 1, sizeof *w.pend);
-        w.nt = env->threads > 0 ? env->threads : 1;
-        w.um = malloc(sizeof *w.um * TB_UNMOVE_MAX * (size_t)w.nt);
-        w.pbuf = malloc(sizeof *w.pbuf * TB_UNMOVE_MAX * UM_BATCH);
-        w.pcnt = malloc(sizeof *w.pcnt * UM_BATCH);
-        w.batch = malloc(sizeof *w.batch * UM_BATCH);
-        if (!w.stack || !w.pend || !w.um || !w.pbuf || !w.pcnt || !w.batch)
-            e = CLOS_OOM;
-        if (e == CLOS_OK && !clos_solve_level(c, env, m, 0, n, &w))
-            e = CLOS_STOPPED;
-        if (e == CLOS_OK)
-            clos_level_values(c, 0, n, c->key);
-        clos_free_work(&w);
-        if (e != CLOS_OK)
-            return e;
-        return dk_up_done(c, env, m, info, t0, done, resumed);
-    }
+    if (e == CLOS_OK && um)
+        return dk_up_unmoves(c, env, m, &w, need, info, t0, done, resumed);
     need = need_edges;
     if (e == CLOS_OK && (clos_over(c, env, need) || edges >= UINT32_MAX)) {
         info->by_memory = true;

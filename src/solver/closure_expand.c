@@ -80,6 +80,107 @@ static double solve_need(const struct clos *c, uint64_t N, uint64_t L)
     return m > level ? m : level;
 }
 
+/* An expansion: what its layers and rounds share. */
+struct exp_run {
+    struct clos *c;
+    const struct clos_env *env;
+    struct clos_info *info;
+    const struct exp_ck *ck;
+    struct exp_thread *et;
+    int nt, tbmax;
+    bool keep;   /* the state saved (env->work, not a capped try) */
+    double last, t0;
+    uint64_t a0; /* the nodes expanded before this run */
+};
+
+/* The positions found so far per level (lvl), the root's included: the
+ * threads' counts summed. */
+static void exp_levels(const struct clos *c, const struct exp_thread *et, int nt, uint64_t *lvl)
+{
+    memset(lvl, 0, sizeof *lvl * (SOW_MAX_SEEDS + 1));
+    for (int t = 0; t < nt; t++)
+        for (int m = 0; m <= SOW_MAX_SEEDS; m++)
+            lvl[m] += et[t].lvl[m];
+    lvl[key_level(&c->key[0], c->K)]++; /* the root */
+}
+
+/* A breadth-first layer starts: [a, end) are the positions the
+ * last layer found.  Limits are checked here, where the positions
+ * found so far are the same set whatever the thread count
+ * (within a layer, the order of indices is not), so that a
+ * refused closure has cost the same nodes every time.  top: the state
+ * before the layer (the checkpoint of a refusal), frontier: the
+ * positions the layer expands.  CLOS_TOO_BIG: refused. */
+static enum clos_err exp_layer(struct exp_run *x, uint64_t *lvl, const struct exp_state *top,
+                               uint64_t frontier)
+{
+    struct clos *c = x->c;
+    const struct clos_env *env = x->env;
+    struct clos_info *info = x->info;
+    const uint64_t slots = (uint64_t)c->slots;
+    const uint64_t a = top->a;
+    uint64_t L = 0;
+    exp_levels(c, x->et, x->nt, lvl);
+    for (int m = 0; m <= SOW_MAX_SEEDS; m++)
+        if (lvl[m] > L)
+            L = lvl[m];
+    /* next layer: the last layer's growth per position expanded
+     * (moves per position at first), at most all moves new */
+    double g = top->prev_frontier ? (double)top->prev_found / (double)top->prev_frontier
+                                  : (double)slots;
+    if (g > (double)slots)
+        g = (double)slots;
+    uint64_t est = c->n + (uint64_t)(g * (double)frontier);
+    uint64_t Lest = (uint64_t)((double)L * ((double)est / (double)c->n)) + 1;
+    double need = solve_need(c, est, Lest);
+    info->layers++;
+    info->next_est = est;
+    info->need = need;
+    memcpy(info->level_count, lvl, sizeof info->level_count); /* found so far */
+    double dt = util_now() - x->t0;
+    clos_say(env, &x->last, frontier >= BIG_LINE,
+             "closure layer %llu: %llu positions (%llu to expand), %.2f M/s, %.2f GB held "
+             "(%.1f B/position); with the next layer the solve needs ~%.2f GB",
+             (unsigned long long)info->layers, (unsigned long long)c->n,
+             (unsigned long long)frontier, dt > 0 ? (double)(a - x->a0) / dt / 1e6 : 0.0,
+             clos_arrays_bytes(c, c->cap, c->scap) / 1e9,
+             clos_arrays_bytes(c, c->cap, c->scap) / (double)c->n, need / 1e9);
+    if (c->n > env->max_nodes)
+        return CLOS_TOO_BIG;
+    if (clos_over(c, env, need) || est > MAX_NODES) {
+        info->by_memory = est <= MAX_NODES;
+        if (x->keep && info->by_memory && clos_ck_save_expand(c, env, x->ck, top))
+            clos_say(env, &x->last, true, "the expansion so far (%llu positions) kept in %s: "
+                     "a rerun with more --memory goes on from there",
+                     (unsigned long long)c->n, env->work);
+        return CLOS_TOO_BIG;
+    }
+    return CLOS_OK;
+}
+
+/* One round: nodes [a, b) expanded, split between the threads when it is
+ * large enough. */
+static void exp_round(struct exp_run *x, uint64_t a, uint64_t b)
+{
+    struct clos *c = x->c;
+    const struct clos_env *env = x->env;
+    struct exp_thread *et = x->et;
+    const int nt = x->nt, tbmax = x->tbmax;
+    bool par = nt > 1 && b - a >= 256;
+    if (!par) {
+        for (uint64_t i = a; i < b; i++)
+            expand(c, env, i, 0, tbmax, false, &et[0]);
+    } else {
+#pragma omp parallel num_threads(nt)
+        {
+            int tid = omp_get_thread_num();
+#pragma omp for schedule(dynamic, 64) nowait
+            for (uint64_t i = a; i < b; i++)
+                expand(c, env, i, tid, tbmax, true, &et[tid]);
+        }
+    }
+}
+
 /* Expand from *st (fresh: all 0, the root alone found; resumed: as the
  * checkpoint left it).  With env->work the state is saved at a round
  * boundary when stopped, when the budget refuses the next layer (a rerun
@@ -94,9 +195,10 @@ enum clos_err clos_expand_all(struct clos *c, const struct clos_env *env, int tb
     uint64_t a = st->a, end = st->end, prev_frontier = st->prev_frontier,
              prev_found = st->prev_found;
     int nt = env->threads;
-    double last = 0, t0 = util_now(), lastck = t0;
-    const bool keep = env->work && env->max_nodes == UINT64_MAX;
-    struct exp_thread *et = calloc((size_t)nt, sizeof *et);
+    struct exp_run x = {c, env, info, ck, NULL, nt, tbmax, false, 0, util_now(), st->a};
+    double lastck = x.t0;
+    x.keep = env->work && env->max_nodes == UINT64_MAX;
+    struct exp_thread *et = x.et = calloc((size_t)nt, sizeof *et);
     if (!et)
         return CLOS_OOM;
     info->layers = st->layers;
@@ -109,67 +211,21 @@ enum clos_err clos_expand_all(struct clos *c, const struct clos_env *env, int tb
     while (a < c->n) {
         struct exp_state top = {a, end, info->layers, prev_frontier, prev_found};
         if (clos_stopped(env)) {
-            if (keep && clos_ck_save_expand(c, env, ck, &top))
-                clos_say(env, &last, true, "stopped: the expansion (%llu positions, %llu expanded) "
+            if (x.keep && clos_ck_save_expand(c, env, ck, &top))
+                clos_say(env, &x.last, true, "stopped: the expansion (%llu positions, %llu expanded) "
                          "kept in %s", (unsigned long long)c->n, (unsigned long long)a, env->work);
             e = CLOS_STOPPED;
             break;
         }
-        if (keep && a == end && a > 0 && util_now() - lastck >= CKPT_EVERY) {
+        if (x.keep && a == end && a > 0 && util_now() - lastck >= CKPT_EVERY) {
             clos_ck_save_expand(c, env, ck, &top);
             lastck = util_now();
         }
-        if (a == end) {
-            /* A breadth-first layer starts: [a, end) are the positions the
-             * last layer found.  Limits are checked here, where the positions
-             * found so far are the same set whatever the thread count
-             * (within a layer, the order of indices is not), so that a
-             * refused closure has cost the same nodes every time. */
+        if (a == end) { /* a layer starts: its limits (exp_layer) */
             end = c->n;
-            uint64_t frontier = end - a;
-            memset(lvl, 0, sizeof *lvl * (SOW_MAX_SEEDS + 1));
-            uint64_t L = 0;
-            for (int t = 0; t < nt; t++)
-                for (int m = 0; m <= SOW_MAX_SEEDS; m++)
-                    lvl[m] += et[t].lvl[m];
-            lvl[key_level(&c->key[0], c->K)]++; /* the root */
-            for (int m = 0; m <= SOW_MAX_SEEDS; m++)
-                if (lvl[m] > L)
-                    L = lvl[m];
-            /* next layer: the last layer's growth per position expanded
-             * (moves per position at first), at most all moves new */
-            double g = prev_frontier ? (double)prev_found / (double)prev_frontier : (double)slots;
-            if (g > (double)slots)
-                g = (double)slots;
-            uint64_t est = c->n + (uint64_t)(g * (double)frontier);
-            uint64_t Lest = (uint64_t)((double)L * ((double)est / (double)c->n)) + 1;
-            double need = solve_need(c, est, Lest);
-            info->layers++;
-            info->next_est = est;
-            info->need = need;
-            memcpy(info->level_count, lvl, sizeof info->level_count); /* found so far */
-            double dt = util_now() - t0;
-            clos_say(env, &last, frontier >= BIG_LINE,
-                     "closure layer %llu: %llu positions (%llu to expand), %.2f M/s, %.2f GB held "
-                     "(%.1f B/position); with the next layer the solve needs ~%.2f GB",
-                     (unsigned long long)info->layers, (unsigned long long)c->n,
-                     (unsigned long long)frontier, dt > 0 ? (double)(a - st->a) / dt / 1e6 : 0.0,
-                     clos_arrays_bytes(c, c->cap, c->scap) / 1e9,
-                     clos_arrays_bytes(c, c->cap, c->scap) / (double)c->n, need / 1e9);
-            if (c->n > env->max_nodes) {
-                e = CLOS_TOO_BIG;
+            if ((e = exp_layer(&x, lvl, &top, end - a)) != CLOS_OK)
                 break;
-            }
-            if (clos_over(c, env, need) || est > MAX_NODES) {
-                info->by_memory = est <= MAX_NODES;
-                e = CLOS_TOO_BIG;
-                if (keep && info->by_memory && clos_ck_save_expand(c, env, ck, &top))
-                    clos_say(env, &last, true, "the expansion so far (%llu positions) kept in %s: "
-                             "a rerun with more --memory goes on from there",
-                             (unsigned long long)c->n, env->work);
-                break;
-            }
-            prev_frontier = frontier;
+            prev_frontier = end - a;
             prev_found = 0;
         }
         uint64_t want = end - a;
@@ -190,35 +246,18 @@ enum clos_err clos_expand_all(struct clos *c, const struct clos_env *env, int tb
             info->by_memory = e == CLOS_TOO_BIG;
             break;
         }
-        uint64_t b = a + r, before = c->n;
-        bool par = nt > 1 && r >= 256;
-        if (!par) {
-            for (uint64_t i = a; i < b; i++)
-                expand(c, env, i, 0, tbmax, false, &et[0]);
-        } else {
-#pragma omp parallel num_threads(nt)
-            {
-                int tid = omp_get_thread_num();
-#pragma omp for schedule(dynamic, 64) nowait
-                for (uint64_t i = a; i < b; i++)
-                    expand(c, env, i, tid, tbmax, true, &et[tid]);
-            }
-        }
+        uint64_t before = c->n;
+        exp_round(&x, a, a + r);
         prev_found += c->n - before;
-        a = b;
-        clos_say(env, &last, false, "closure: %llu positions found, %llu expanded, %.2f GB held",
+        a += r;
+        clos_say(env, &x.last, false, "closure: %llu positions found, %llu expanded, %.2f GB held",
                  (unsigned long long)c->n, (unsigned long long)a,
                  clos_arrays_bytes(c, c->cap, c->scap) / 1e9);
     }
-    if (e == CLOS_OK) {
-        memset(lvl, 0, sizeof *lvl * (SOW_MAX_SEEDS + 1));
-        for (int t = 0; t < nt; t++)
-            for (int m = 0; m <= SOW_MAX_SEEDS; m++)
-                lvl[m] += et[t].lvl[m];
-        lvl[key_level(&c->key[0], c->K)]++;
-    }
+    if (e == CLOS_OK)
+        exp_levels(c, et, nt, lvl);
     free(et);
-    info->expand_s = util_now() - t0;
+    info->expand_s = util_now() - x.t0;
     return e;
 }
 

@@ -324,6 +324,59 @@ static int64_t pend_refill(struct level_work *w, uint64_t words, uint64_t *cur, 
     return sp;
 }
 
+/* The retrograde's start: every copy of nodes [s0, s0 + Nl) not final;
+ * with links (w->next) each exit-valued copy in its bucket head[be + M]
+ * (H only where no in-level move is left), else, for the scans, the nodes
+ * with be = t counted in occurs[t + M]. */
+static void retro_seed(struct clos *c, struct level_work *w, uint64_t s0, uint64_t Nl,
+                       int32_t *head, uint64_t *occurs)
+{
+    int8_t *xl = c->lo + s0, *xh = c->hi + s0;
+    const int8_t *be = w->be;
+    int32_t *next = w->next;
+    const bool scan = !next;
+    for (int t = 0; t < 2 * SOW_MAX_SEEDS + 1; t++)
+        head[t] = -1;
+    for (uint64_t p = 0; p < Nl; p++) {
+        int b = be[p];
+        xl[p] = xh[p] = RETRO_UNDONE;
+        if (b != RETRO_NONE_EXIT && scan) {
+            occurs[b + SOW_MAX_SEEDS]++;
+        } else if (b != RETRO_NONE_EXIT) {
+            int32_t e = (int32_t)(2 * p);
+            next[e] = head[b + SOW_MAX_SEEDS];
+            head[b + SOW_MAX_SEEDS] = e;
+            if (w->cnt[p] == 0) {
+                next[e + 1] = head[-b + SOW_MAX_SEEDS];
+                head[-b + SOW_MAX_SEEDS] = e + 1;
+            }
+        }
+    }
+}
+
+/* The retrograde's look at the clock: a line of progress (threshold t, fin
+ * copies final) at most once a second; false: stopped by Ctrl-C. */
+static bool retro_look(const struct clos *c, const struct clos_env *env, int m, int t,
+                       uint64_t fin, uint64_t Nl, double t0, double *last)
+{
+    clos_say(env, last, false, "%s level %d: retrograde at %d (from %d down to %d), %llu "
+             "of %llu bounds final, %.0f s so far", c->dk ? "closure on disk," : "closure",
+             m, t, m, -m, (unsigned long long)fin, (unsigned long long)(2 * Nl),
+             util_now() - t0);
+    return !clos_stopped(env);
+}
+
+/* The retrograde's end: lo and hi of nodes [s0, s0 + Nl) from their copies'
+ * thresholds, a copy never final at its worst (-m for L, m for H). */
+static void retro_clamp(struct clos *c, int m, uint64_t s0, uint64_t Nl)
+{
+    int8_t *xl = c->lo + s0, *xh = c->hi + s0;
+    for (uint64_t p = 0; p < Nl; p++) {
+        xl[p] = (int8_t)(xl[p] == RETRO_UNDONE ? -m : clamp8(xl[p], -m, m));
+        xh[p] = (int8_t)(xh[p] == RETRO_UNDONE ? m : clamp8(-xh[p], -m, m));
+    }
+}
+
 /* The bucket-queue retrograde of level m, nodes [s0, s0 + Nl), with its
  * reverse edges in w->roff, w->rev.  Each node has two copies, L (lo: the
  * mover's best so far) and H (hi); a copy is final once its value t is
@@ -362,23 +415,7 @@ bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_
     uint64_t occurs[2 * SOW_MAX_SEEDS + 1] = {0}; /* nodes with be = t, for the scans */
     bool looked = false; /* (eager_lines) the first look at the clock made */
 
-    for (int t = 0; t < 2 * SOW_MAX_SEEDS + 1; t++)
-        head[t] = -1;
-    for (uint64_t p = 0; p < Nl; p++) {
-        int b = be[p];
-        xl[p] = xh[p] = RETRO_UNDONE;
-        if (b != RETRO_NONE_EXIT && scan) {
-            occurs[b + SOW_MAX_SEEDS]++;
-        } else if (b != RETRO_NONE_EXIT) {
-            int32_t e = (int32_t)(2 * p);
-            next[e] = head[b + SOW_MAX_SEEDS];
-            head[b + SOW_MAX_SEEDS] = e;
-            if (w->cnt[p] == 0) {
-                next[e + 1] = head[-b + SOW_MAX_SEEDS];
-                head[-b + SOW_MAX_SEEDS] = e + 1;
-            }
-        }
-    }
+    retro_seed(c, w, s0, Nl, head, occurs);
     for (int t = m; t >= -m; t--) {
         int64_t sp = 0;
         if (!scan) {
@@ -408,11 +445,7 @@ bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_
             if (++steps >= (1u << 16) || (env->eager_lines && !looked)) {
                 steps = 0;
                 looked = true;
-                clos_say(env, &last, false, "%s level %d: retrograde at %d (from %d down to %d), %llu "
-                         "of %llu bounds final, %.0f s so far", c->dk ? "closure on disk," : "closure",
-                         m, t, m, -m, (unsigned long long)fin, (unsigned long long)(2 * Nl),
-                         util_now() - t0);
-                if (clos_stopped(env))
+                if (!retro_look(c, env, m, t, fin, Nl, t0, &last))
                     return false;
             }
             /* one copy at a time with reverse edges; with unmoves a batch,
@@ -470,10 +503,7 @@ bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_
         }
     }
 #undef PUSH
-    for (uint64_t p = 0; p < Nl; p++) {
-        xl[p] = (int8_t)(xl[p] == RETRO_UNDONE ? -m : clamp8(xl[p], -m, m));
-        xh[p] = (int8_t)(xh[p] == RETRO_UNDONE ? m : clamp8(-xh[p], -m, m));
-    }
+    retro_clamp(c, m, s0, Nl);
     return true;
 }
 
