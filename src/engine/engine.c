@@ -220,10 +220,10 @@ static void *helper_main(void *arg)
     return NULL;
 }
 
-void engine_search(struct engine *e, const sow_position *p, const sow_position *hist, int nhist,
-                   const struct engine_limits *lim, struct engine_result *r)
+/* A fresh search's clocks, limits and shared state. */
+static void search_reset(struct engine *e, const struct engine_limits *lim,
+                         struct engine_result *r)
 {
-    const struct ruleset *rs = e->rs;
     memset(r, 0, sizeof *r);
     e->t0 = util_now();
     /* (check_abort reads the clock in the main thread: this one) */
@@ -237,52 +237,46 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     atomic_store(&e->main_depth, 0);
     tt_new_generation(e->tt);
     r->best = SOW_MOVE_NONE;
+}
 
-    struct sow_movelist ml;
-    rs->generate(rs, p, &ml, NULL, NULL);
-    if (ml.n == 0) {
-        r->over = true;
-        r->info.score = 100 * (ml.settle[p->side] - ml.settle[!p->side]);
-        r->info.proven = true;
-        return;
-    }
-    /* The game history (for repetitions): only the stretch at p's level
-     * where the movers alternate (as they do in a game; repeated() relies
-     * on it). */
-    int np = seeds_on_board(rs, p);
+/* The game history (for repetitions): only the stretch at p's level (np
+ * seeds) where the movers alternate (as they do in a game; repeated()
+ * relies on it).  Returns the index in hist where it starts. */
+static int history_from(const struct ruleset *rs, const sow_position *p, int np,
+                        const sow_position *hist, int nhist)
+{
     int from = nhist;
     while (from > 0 && seeds_on_board(rs, &hist[from - 1]) == np &&
            hist[from - 1].side != (from < nhist ? hist[from].side : p->side))
         from--;
     if (nhist - from > ENGINE_MAX_HISTORY)
         from = nhist - ENGINE_MAX_HISTORY;
-    grow_levels(e, np);
-    e->t0 = util_now(); /* rates and times from here; the deadline counts the levels too */
-    int rootv;
-    sow_move tbbest = SOW_MOVE_NONE;
-    bool root_tb = np <= e->tbmax && root_from_tables(e, p, &ml, &rootv, &tbbest);
-    /* A solution file answers a root with no earlier position of its level
-     * in the game (engine_know.h). */
-    if (!(root_tb && tbbest != SOW_MOVE_NONE) && e->o.solution && from == nhist &&
-        know_root(e->o.solution, p, &ml, &rootv, &tbbest))
-        root_tb = true;
-    if (root_tb && tbbest != SOW_MOVE_NONE) {
-        /* Every move's exact value is known: no search. */
-        r->info.depth = 1;
-        r->info.score = 100 * rootv;
-        r->info.proven = true;
-        r->info.pv_len = 1;
-        r->info.pv[0] = tbbest;
-        r->info.tb_hits = (uint64_t)ml.n + 1;
-        r->info.seconds = util_now() - e->t0;
-        r->best = tbbest;
-        if (e->info_cb)
-            e->info_cb(e->info_arg, &r->info);
-        return;
-    }
-    int maxd = lim->depth > 0 ? lim->depth : ENGINE_MAX_PLY - 1;
-    if (maxd > ENGINE_MAX_PLY - 1)
-        maxd = ENGINE_MAX_PLY - 1;
+    return from;
+}
+
+/* Every move's exact value is known (rootv, a move tbbest reaching it): the
+ * answer with no search. */
+static void answer_known(struct engine *e, const struct sow_movelist *ml, int rootv,
+                         sow_move tbbest, struct engine_result *r)
+{
+    r->info.depth = 1;
+    r->info.score = 100 * rootv;
+    r->info.proven = true;
+    r->info.pv_len = 1;
+    r->info.pv[0] = tbbest;
+    r->info.tb_hits = (uint64_t)ml->n + 1;
+    r->info.seconds = util_now() - e->t0;
+    r->best = tbbest;
+    if (e->info_cb)
+        e->info_cb(e->info_arg, &r->info);
+}
+
+/* Each thread's root, depth limit, counters and game history
+ * (hist[from..nhist), all at level np). */
+static void threads_prepare(struct engine *e, const sow_position *p, const sow_position *hist,
+                            int from, int nhist, int np, int maxd)
+{
+    const struct ruleset *rs = e->rs;
     for (int i = 0; i < e->nthreads; i++) {
         struct ethr *t = e->th[i];
         t->abort = t->superseded = false;
@@ -300,6 +294,11 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
                                 efast_pos_bit(&hist[j], rs->nwords);
         }
     }
+}
+
+/* The helpers started (Lazy SMP); returns the highest index started. */
+static int threads_start(struct engine *e)
+{
     int started = 0;
     e->ls_turn = 0;
     for (int i = 0; i < e->nthreads; i++)
@@ -316,8 +315,14 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
         }
         started = i;
     }
-    eng_iterate(e->th[0]);
-    /* The main thread is done (or stopped): the helpers stop too. */
+    return started;
+}
+
+/* The main thread is done (or stopped): the helpers stop too, and are
+ * joined; a helper's deeper iteration completed at the very end is
+ * adopted. */
+static void threads_join(struct engine *e, int started, struct engine_result *r)
+{
     atomic_store(&e->stop, 1);
     r->main_nodes = e->th[0]->nodes;
     if (e->o.lockstep)
@@ -327,12 +332,19 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     r->deferred = 0;
     for (int i = 0; i < e->nthreads; i++)
         r->deferred += e->th[i]->deferred;
-    /* A helper may have completed a deeper iteration at the very end. */
     if (atomic_load(&e->done_depth) > (e->have_last ? e->last.depth : 0) && e->done.pv_len) {
         int sc;
         eng_adopt(e, &sc);
     }
+}
 
+/* The result of a search: the last completed iteration, the threads'
+ * counts, the tables' value where they know the root's (root_tb: rootv),
+ * and the best move. */
+static void result_assemble(struct engine *e, const sow_position *p,
+                            const struct sow_movelist *ml, bool root_tb, int rootv,
+                            struct engine_result *r)
+{
     r->stopped = e->th[0]->abort;
     if (e->have_last) {
         r->info = e->last;
@@ -357,13 +369,52 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     /* The best move: the PV's first move if it is legal (it always is when
      * an iteration completed), else the table's move, else the first. */
     sow_move best = r->info.pv_len ? r->info.pv[0] : SOW_MOVE_NONE;
-    if (rules_find_move(&ml, best) < 0) {
+    if (rules_find_move(ml, best) < 0) {
         struct tte_info te;
-        best = ml.c[0].move;
-        if (tte_probe(e->tt, tt_key_(rs, p), &te) && rules_find_move(&ml, te.move) >= 0)
+        best = ml->c[0].move;
+        if (tte_probe(e->tt, tt_key_(e->rs, p), &te) && rules_find_move(ml, te.move) >= 0)
             best = te.move;
         r->info.pv_len = 1;
         r->info.pv[0] = best;
     }
     r->best = best;
+}
+
+void engine_search(struct engine *e, const sow_position *p, const sow_position *hist, int nhist,
+                   const struct engine_limits *lim, struct engine_result *r)
+{
+    const struct ruleset *rs = e->rs;
+    search_reset(e, lim, r);
+    struct sow_movelist ml;
+    rs->generate(rs, p, &ml, NULL, NULL);
+    if (ml.n == 0) {
+        r->over = true;
+        r->info.score = 100 * (ml.settle[p->side] - ml.settle[!p->side]);
+        r->info.proven = true;
+        return;
+    }
+    int np = seeds_on_board(rs, p);
+    int from = history_from(rs, p, np, hist, nhist);
+    grow_levels(e, np);
+    e->t0 = util_now(); /* rates and times from here; the deadline counts the levels too */
+    int rootv = 0;
+    sow_move tbbest = SOW_MOVE_NONE;
+    bool root_tb = np <= e->tbmax && root_from_tables(e, p, &ml, &rootv, &tbbest);
+    /* A solution file answers a root with no earlier position of its level
+     * in the game (engine_know.h). */
+    if (!(root_tb && tbbest != SOW_MOVE_NONE) && e->o.solution && from == nhist &&
+        know_root(e->o.solution, p, &ml, &rootv, &tbbest))
+        root_tb = true;
+    if (root_tb && tbbest != SOW_MOVE_NONE) {
+        answer_known(e, &ml, rootv, tbbest, r);
+        return;
+    }
+    int maxd = lim->depth > 0 ? lim->depth : ENGINE_MAX_PLY - 1;
+    if (maxd > ENGINE_MAX_PLY - 1)
+        maxd = ENGINE_MAX_PLY - 1;
+    threads_prepare(e, p, hist, from, nhist, np, maxd);
+    int started = threads_start(e);
+    eng_iterate(e->th[0]);
+    threads_join(e, started, r);
+    result_assemble(e, p, &ml, root_tb, rootv, r);
 }

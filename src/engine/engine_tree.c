@@ -208,38 +208,201 @@ static int search_any(struct ethr *t, const sow_position *p, int n, uint64_t key
 static int search_ow6(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha,
                       int beta, int depth, int ply, bool *proven);
 
+/* The table's entry at an inner node: its move (*ttm) for the order, and
+ * the node's score where the entry decides it (true: *score and *proven
+ * set).  Leaves do not probe: the entry would rarely beat the evaluation
+ * and the probe is a cache miss (most nodes are leaves). */
+static inline __attribute__((always_inline)) bool node_probe(struct ethr *t, uint64_t key,
+                                                             int alpha, int beta, int depth,
+                                                             int ply, sow_move *ttm, int *score,
+                                                             bool *proven)
+{
+    const bool pvnode = beta - alpha > 1;
+    struct tte_info te;
+    if (depth > TT_MIN_DEPTH && tte_probe_(t->e->tt, key, &te)) {
+        *ttm = te.move;
+        if (ply > 0 && (te.proven || (te.depth >= depth && !pvnode))) {
+            if (te.bound == TTE_BOUND_EXACT || (te.bound == TTE_BOUND_LOWER && te.score >= beta) ||
+                (te.bound == TTE_BOUND_UPPER && te.score <= alpha)) {
+                *proven = te.proven;
+                *score = te.score;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* All of p's moves into ml, by the shape's generator. */
+static inline __attribute__((always_inline)) void gen_moves(struct ethr *t, const sow_position *p,
+                                                            struct sow_movelist *ml,
+                                                            const int shape)
+{
+    struct engine *e = t->e;
+    if (shape == SHAPE_OW6)
+        efast_gen_oware_p(&e->fx, p, ml, 6);
+    else if (e->fx.gen_oware)
+        efast_gen_oware(&e->fx, p, ml);
+    else
+        e->rs->generate(e->rs, p, ml, t->cache, NULL);
+}
+
+/* The order of ml's moves (okey) and the first one's index (returned).
+ * Where children probe, the first child's key in *nextk, its bucket
+ * prefetched (the table move's, searched first, before the ordering). */
+static inline __attribute__((always_inline)) int
+order_moves(struct ethr *t, const sow_position *p, const struct sow_movelist *ml, int64_t *okey,
+            sow_move ttm, int ply, const int P, const int NW, const bool gen_ow,
+            const bool kids_probe, uint64_t *nextk)
+{
+    struct engine *e = t->e;
+    int tti = -1;
+    uint64_t ttk = 0;
+    if (kids_probe && ttm != SOW_MOVE_NONE && (tti = rules_find_move(ml, ttm)) >= 0) {
+        ttk = tt_key_nw_(NW, &ml->c[tti].pos);
+        tte_prefetch_(e->tt, ttk);
+    }
+    int first = pick_first(okey, gen_ow ? pick_keys_ow(&t->pk, ml, p, P, ply, ttm, okey, NULL)
+                                        : pick_keys(&t->pk, ml, p, P, ply, ttm, okey));
+    if (first == tti) {
+        *nextk = ttk;
+    } else if (kids_probe) {
+        *nextk = tt_key_nw_(NW, &ml->c[first].pos);
+        tte_prefetch_(e->tt, *nextk);
+    }
+    return first;
+}
+
+/* The table move (made alone, oware and awari) did not cut off: now the
+ * others, in the same order (its key is the highest: picked first), by the
+ * history before its subtree changed it (hsnap); the look-ahead as in
+ * next_child. */
+static inline __attribute__((always_inline)) void
+lazy_rest(struct ethr *t, const sow_position *p, struct sow_movelist *ml, int64_t *okey,
+          sow_move ttm, const int32_t *hsnap, int ply, const int P, const int NW,
+          const bool kids_probe, const int shape, int *nexti, uint64_t *nextk)
+{
+    struct engine *e = t->e;
+    if (shape == SHAPE_OW6)
+        efast_gen_oware_p(&e->fx, p, ml, 6);
+    else
+        efast_gen_oware(&e->fx, p, ml);
+    pick_first(okey, pick_keys_ow(&t->pk, ml, p, P, ply, ttm, okey, hsnap));
+    if (kids_probe && ml->n > 1) {
+        *nexti = pick_next(okey, ml->n, 1);
+        *nextk = tt_key_nw_(NW, &ml->c[*nexti].pos);
+        tte_prefetch_(e->tt, *nextk);
+    }
+}
+
+/* The k-th child in order (k < ml->n), its key in *chk where children
+ * probe (*nexti, *nextk: the look-ahead picked for it), then the next
+ * look-ahead: the (k+1)-th picked, its bucket prefetched before this
+ * child's subtree is searched. */
+static inline __attribute__((always_inline)) const struct sow_child *
+next_child(struct ethr *t, const struct sow_movelist *ml, int64_t *okey, int k, const int NW,
+           const bool kids_probe, const bool abd, int *nexti, uint64_t *nextk, uint64_t *chk)
+{
+    struct engine *e = t->e;
+    /* Children that do not probe need no look-ahead: the next
+     * move is picked only if this one does not cut off. */
+    if (!kids_probe && k > 0)
+        *nexti = pick_next(okey, ml->n, k);
+    const struct sow_child *ch = &ml->c[*nexti];
+    *chk = *nextk;
+    /* ABDADA: another thread is in this child: search it last
+     * (once; a demoted key is never demoted again). */
+    if (abd && k > 0 && k + 1 < ml->n && okey[k] > -BUSY_DEMOTE / 2 && busy_has(e, *chk)) {
+        okey[k] -= BUSY_DEMOTE;
+        t->deferred++;
+        *nexti = pick_next(okey, ml->n, k);
+        ch = &ml->c[*nexti];
+        *chk = tt_key_nw_(NW, &ch->pos);
+    }
+    if (kids_probe && k + 1 < ml->n) {
+        *nexti = pick_next(okey, ml->n, k + 1);
+        *nextk = tt_key_nw_(NW, &ml->c[*nexti].pos);
+        tte_prefetch_(e->tt, *nextk);
+    }
+    return ch;
+}
+
+#define SEARCH (shape == SHAPE_OW6 ? search_ow6 : search_any)
+
+/* The k-th child's score for the mover (d: what the move nets, cn: the
+ * child's seeds), *cp: whether it is proven. */
+static inline __attribute__((always_inline)) int
+search_child(struct ethr *t, const struct sow_child *ch, uint64_t chk, int cn, int d, int alpha,
+             int beta, int depth, int ply, int k, const bool leaves, const bool abd, bool *cp,
+             const int shape)
+{
+    struct engine *e = t->e;
+    int sc;
+    if (leaves) {
+        /* one search whatever the window: PVS's re-search would
+         * return the same score */
+        sc = d - leaf(t, &ch->pos, cn, ply + 1, cp, shape);
+    } else if (k == 0) {
+        sc = d - SEARCH(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, cp);
+    } else {
+        if (abd)
+            busy_set(e, chk);
+        /* PVS: a null window first, the full one only if it fails high */
+        sc = d - SEARCH(t, &ch->pos, cn, chk, d - alpha - 1, d - alpha, depth - 1, ply + 1, cp);
+        if (!t->abort && sc > alpha && sc < beta)
+            sc = d - SEARCH(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, cp);
+        if (abd)
+            busy_clear(e, chk);
+    }
+    return sc;
+}
+
+#undef SEARCH
+
+/* The PV at ply: m, then the child's. */
+static inline __attribute__((always_inline)) void pv_update(struct ethr *t, int ply, sow_move m)
+{
+    t->pv[ply][ply] = m;
+    /* short copies (none below the leaves' parents): no libc call */
+    for (int j = ply + 1; j < t->pvlen[ply + 1]; j++)
+        t->pv[ply][j] = t->pv[ply + 1][j];
+    t->pvlen[ply] = t->pvlen[ply + 1] > ply + 1 ? t->pvlen[ply + 1] : ply + 1;
+}
+
+/* A cutoff by m, the k-th move, that captures nothing more than the
+ * other side: the history and killers reward it, and penalise the
+ * earlier moves that captured no more either. */
+static inline __attribute__((always_inline)) void
+cut_history(struct ethr *t, const sow_position *p, const struct sow_movelist *ml,
+            const int64_t *okey, int k, const int P, int ply, int depth, sow_move m)
+{
+    const int side = p->side;
+    pick_cutoff(&t->pk, p, P, ply, depth, m);
+    for (int j = 0; j < k; j++) {
+        const struct sow_child *c2 = &ml->c[pick_index(okey, j)];
+        if (c2->captured[side] <= c2->captured[!side])
+            pick_penalty(&t->pk, p, P, depth, c2->move);
+    }
+}
+
 /* p has n seeds on the board (the parent's minus the move's captures).
- * One body, compiled once per shape (search_any, search_ow6). */
+ * One body, compiled once per shape (search_any, search_ow6); its parts
+ * are always-inlined helpers (the same code as one piece). */
 static inline __attribute__((always_inline)) int search_t(struct ethr *t, const sow_position *p,
                                                           int n, uint64_t key, int alpha,
                                                           int beta, int depth, int ply,
                                                           bool *proven, const int shape)
 {
     struct engine *e = t->e;
-    const struct ruleset *rs = e->rs;
     const bool ow6 = shape == SHAPE_OW6;
     const int NW = ow6 ? 2 : e->fx.nw;
     const bool gen_ow = ow6 || e->fx.gen_oware;
-    const bool pvnode = beta - alpha > 1;
-    {
-        int sc;
-        if (node_head(t, p, n, ply, &sc, proven, NW, false))
-            return sc;
-    }
-    struct tte_info te;
     sow_move ttm = SOW_MOVE_NONE;
-    /* Leaves do not probe: the entry would rarely beat the evaluation and
-     * the probe is a cache miss (most nodes are leaves). */
-    if (depth > TT_MIN_DEPTH && tte_probe_(e->tt, key, &te)) {
-        ttm = te.move;
-        if (ply > 0 && (te.proven || (te.depth >= depth && !pvnode))) {
-            if (te.bound == TTE_BOUND_EXACT || (te.bound == TTE_BOUND_LOWER && te.score >= beta) ||
-                (te.bound == TTE_BOUND_UPPER && te.score <= alpha)) {
-                *proven = te.proven;
-                return te.score;
-            }
-        }
-    }
+    int sc;
+    if (node_head(t, p, n, ply, &sc, proven, NW, false))
+        return sc;
+    if (node_probe(t, key, alpha, beta, depth, ply, &ttm, &sc, proven))
+        return sc;
     if (depth <= 0 || ply >= ENGINE_MAX_PLY)
         return leaf_score(t, p, n, ply, proven, shape);
     struct sow_movelist *ml = &t->ml[ply];
@@ -274,35 +437,16 @@ static inline __attribute__((always_inline)) int search_t(struct ethr *t, const 
             tte_prefetch_(e->tt, nextk);
         }
     } else {
-        if (ow6)
-            efast_gen_oware_p(&e->fx, p, ml, 6);
-        else if (gen_ow)
-            efast_gen_oware(&e->fx, p, ml);
-        else
-            rs->generate(rs, p, ml, t->cache, NULL);
+        gen_moves(t, p, ml, shape);
         if (ml->n == 0) {
             *proven = true;
             return 100 * (ml->settle[p->side] - ml->settle[!p->side]);
         }
-        int tti = -1;
-        uint64_t ttk = 0;
-        if (kids_probe && ttm != SOW_MOVE_NONE && (tti = rules_find_move(ml, ttm)) >= 0) {
-            ttk = tt_key_nw_(NW, &ml->c[tti].pos);
-            tte_prefetch_(e->tt, ttk);
-        }
-        nexti = pick_first(okey, gen_ow ? pick_keys_ow(&t->pk, ml, p, P, ply, ttm, okey, NULL)
-                                        : pick_keys(&t->pk, ml, p, P, ply, ttm, okey));
-        if (nexti == tti) {
-            nextk = ttk;
-        } else if (kids_probe) {
-            nextk = tt_key_nw_(NW, &ml->c[nexti].pos);
-            tte_prefetch_(e->tt, nextk);
-        }
+        nexti = order_moves(t, p, ml, okey, ttm, ply, P, NW, gen_ow, kids_probe, &nextk);
     }
     int best = -ENGINE_INF - 1, a0 = alpha;
     sow_move bestm = SOW_MOVE_NONE;
     bool allproven = true, bestproven = false;
-#define SEARCH (ow6 ? search_ow6 : search_any)
     for (int k = 0;; k++) {
         const struct sow_child *ch;
         uint64_t chk;
@@ -310,67 +454,21 @@ static inline __attribute__((always_inline)) int search_t(struct ethr *t, const 
             ch = &tch;
             chk = nextk;
         } else {
-            if (lazy && k == 1) {
-                /* The table move did not cut off: now the others, in the
-                 * same order (its key is the highest: picked first). */
-                if (ow6)
-                    efast_gen_oware_p(&e->fx, p, ml, 6);
-                else
-                    efast_gen_oware(&e->fx, p, ml);
-                pick_first(okey, pick_keys_ow(&t->pk, ml, p, P, ply, ttm, okey, hsnap));
-                if (kids_probe && ml->n > 1) {
-                    nexti = pick_next(okey, ml->n, 1);
-                    nextk = tt_key_nw_(NW, &ml->c[nexti].pos);
-                    tte_prefetch_(e->tt, nextk);
-                }
-            }
+            if (lazy && k == 1)
+                lazy_rest(t, p, ml, okey, ttm, hsnap, ply, P, NW, kids_probe, shape, &nexti,
+                          &nextk);
             if (k >= ml->n)
                 break;
-            /* Children that do not probe need no look-ahead: the next
-             * move is picked only if this one does not cut off. */
-            if (!kids_probe && k > 0)
-                nexti = pick_next(okey, ml->n, k);
-            ch = &ml->c[nexti];
-            chk = nextk;
-            /* ABDADA: another thread is in this child: search it last
-             * (once; a demoted key is never demoted again). */
-            if (abd && k > 0 && k + 1 < ml->n && okey[k] > -BUSY_DEMOTE / 2 &&
-                busy_has(e, chk)) {
-                okey[k] -= BUSY_DEMOTE;
-                t->deferred++;
-                nexti = pick_next(okey, ml->n, k);
-                ch = &ml->c[nexti];
-                chk = tt_key_nw_(NW, &ch->pos);
-            }
-            if (kids_probe && k + 1 < ml->n) {
-                nexti = pick_next(okey, ml->n, k + 1);
-                nextk = tt_key_nw_(NW, &ml->c[nexti].pos);
-                tte_prefetch_(e->tt, nextk);
-            }
+            ch = next_child(t, ml, okey, k, NW, kids_probe, abd, &nexti, &nextk, &chk);
         }
         /* (oware and awari: only the mover captures) */
         const int cap_own = ch->captured[side], cap_opp = ow6 ? 0 : ch->captured[!side];
         int d = 100 * (cap_own - cap_opp);
         const int cn = n - cap_own - cap_opp;
         bool cp;
-        int sc;
         bump(&t->nodes);
-        if (leaves) {
-            /* one search whatever the window: PVS's re-search would
-             * return the same score */
-            sc = d - leaf(t, &ch->pos, cn, ply + 1, &cp, shape);
-        } else if (k == 0) {
-            sc = d - SEARCH(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
-        } else {
-            if (abd)
-                busy_set(e, chk);
-            /* PVS: a null window first, the full one only if it fails high */
-            sc = d - SEARCH(t, &ch->pos, cn, chk, d - alpha - 1, d - alpha, depth - 1, ply + 1, &cp);
-            if (!t->abort && sc > alpha && sc < beta)
-                sc = d - SEARCH(t, &ch->pos, cn, chk, d - beta, d - alpha, depth - 1, ply + 1, &cp);
-            if (abd)
-                busy_clear(e, chk);
-        }
+        sc = search_child(t, ch, chk, cn, d, alpha, beta, depth, ply, k, leaves, abd, &cp,
+                              shape);
         if (t->abort) {
             *proven = false;
             return 0;
@@ -383,25 +481,14 @@ static inline __attribute__((always_inline)) int search_t(struct ethr *t, const 
         allproven &= cp;
         if (sc > alpha) {
             alpha = sc;
-            t->pv[ply][ply] = ch->move;
-            /* short copies (none below the leaves' parents): no libc call */
-            for (int j = ply + 1; j < t->pvlen[ply + 1]; j++)
-                t->pv[ply][j] = t->pv[ply + 1][j];
-            t->pvlen[ply] = t->pvlen[ply + 1] > ply + 1 ? t->pvlen[ply + 1] : ply + 1;
+            pv_update(t, ply, ch->move);
             if (sc >= beta) {
-                if (d <= 0) {
-                    pick_cutoff(&t->pk, p, P, ply, depth, ch->move);
-                    for (int j = 0; j < k; j++) {
-                        const struct sow_child *c2 = &ml->c[pick_index(okey, j)];
-                        if (c2->captured[side] <= c2->captured[!side])
-                            pick_penalty(&t->pk, p, P, depth, c2->move);
-                    }
-                }
+                if (d <= 0)
+                    cut_history(t, p, ml, okey, k, P, ply, depth, ch->move);
                 break;
             }
         }
     }
-#undef SEARCH
     int bound = best >= beta ? TTE_BOUND_LOWER : best > a0 ? TTE_BOUND_EXACT : TTE_BOUND_UPPER;
     /* A cutoff rests on the cutting move alone; otherwise on every move. */
     bool pr = bound == TTE_BOUND_LOWER ? bestproven : allproven;

@@ -215,6 +215,83 @@ static void level_set(struct level *L, int i, int st, sow_move m, bool c)
 
 static bool vquery(struct thr *th, const sow_position *p, int n, int s, bool cw, int depth);
 
+/* What the table, then the tables (inside a covered level), know of node i
+ * (threshold tx, flag cx): true if that decides it (set win or lose, by
+ * level_set); else the table's move, if any, in *ttm. */
+static inline __attribute__((always_inline)) bool node_probe(struct thr *th, struct level *L,
+                                                             int i, int n, int tx, bool cx,
+                                                             int win, int lose, bool c,
+                                                             sow_move *ttm)
+{
+    const struct lnode *x = &L->node[i];
+    struct tt_info e;
+    if (tt_probe(th->tt, x->key, &e)) {
+        int lb = cx ? e.hiL : e.loL, ub = cx ? e.hiU : e.loU;
+        if (lb >= tx || ub < tx) {
+            level_set(L, i, lb >= tx ? win : lose, e.move, c);
+            return true;
+        }
+        *ttm = e.move;
+    }
+    if (th->tb && n <= th->tbmax && i > 0) {
+        /* inside a covered level (only below a root in it): V bounds lo
+         * from above and hi from below, and fixes one of them */
+        int v;
+        if (tb_probe(th->tb, &x->pos, &v)) {
+            th->tb_hits++;
+            int cy = rules_cycle_value(th->rs, &x->pos);
+            int lb = cx ? v : (v > cy ? v : -n), ub = cx ? (v < cy ? v : n) : v;
+            if (lb >= tx || ub < tx) {
+                level_set(L, i, lb >= tx ? win : lose, SOW_MOVE_NONE, c);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* An exit ch (its child has nc seeds) from a node of side's threshold tx:
+ * exit worth d - V(child) >= tx  <=>  NOT V(child) >= d - tx + 1; returns
+ * V(child) >= d - tx + 1 (flag cw, depth for the child's level). */
+static inline __attribute__((always_inline)) bool exit_ge(struct thr *th,
+                                                          const struct sow_child *ch, int side,
+                                                          int nc, int tx, bool cw, int depth)
+{
+    int d = ch->captured[side] - ch->captured[!side];
+    int sq = d - tx + 1;
+    if (sq <= -nc)
+        return true;
+    if (sq > nc)
+        return false;
+    /* nested tests use the next movelist and level slots */
+    return vquery(th, &ch->pos, nc, sq, cw, depth);
+}
+
+/* The end of an untainted test of (t, c): every status found is stored;
+ * exhausted (the level ran out before the root was decided): the open
+ * nodes are outside Attr. */
+static void level_store(struct thr *th, const struct level *L, int t, bool c, bool exhausted)
+{
+    for (int i = 0; i < L->cnt; i++) {
+        const struct lnode *x = &L->node[i];
+        int st = x->st;
+        if (st == ST_OPEN) {
+            if (!exhausted)
+                continue;
+            st = ST_OUT; /* least fixed point: never forced in */
+        }
+        int tx = x->par ? 1 - t : t;
+        bool cx = x->par ? !c : c;
+        bool ms = (st == ST_IN) == !cx;
+        int v = ms ? tx : tx - 1, lo = -SOW_MAX_SEEDS, hi = SOW_MAX_SEEDS;
+        if (ms)
+            tt_store(th->tt, x->key, cx ? lo : v, hi, cx ? v : lo, hi,
+                     ms ? x->move : SOW_MOVE_NONE, 1);
+        else
+            tt_store(th->tt, x->key, lo, cx ? hi : v, lo, cx ? v : hi, SOW_MOVE_NONE, 1);
+    }
+}
+
 /* ge(r, t, c): true if r's mover succeeds. */
 static bool level_test(struct thr *th, const sow_position *r, uint64_t rkey, int n, int t, bool c,
                        bool cw, int depth)
@@ -245,30 +322,9 @@ static bool level_test(struct thr *th, const sow_position *r, uint64_t rkey, int
         bool cx = x->par ? !c : c, rnode = !cx;
         /* "mover succeeds" maps to IN for an R-node, OUT for an S-node */
         int win = rnode ? ST_IN : ST_OUT, lose = rnode ? ST_OUT : ST_IN;
-        struct tt_info e;
         sow_move ttm = SOW_MOVE_NONE;
-        if (tt_probe(th->tt, x->key, &e)) {
-            int lb = cx ? e.hiL : e.loL, ub = cx ? e.hiU : e.loU;
-            if (lb >= tx || ub < tx) {
-                level_set(L, i, lb >= tx ? win : lose, e.move, c);
-                continue;
-            }
-            ttm = e.move;
-        }
-        if (th->tb && n <= th->tbmax && i > 0) {
-            /* inside a covered level (only below a root in it): V bounds lo
-             * from above and hi from below, and fixes one of them */
-            int v;
-            if (tb_probe(th->tb, &x->pos, &v)) {
-                th->tb_hits++;
-                int cy = rules_cycle_value(rs, &x->pos);
-                int lb = cx ? v : (v > cy ? v : -n), ub = cx ? (v < cy ? v : n) : v;
-                if (lb >= tx || ub < tx) {
-                    level_set(L, i, lb >= tx ? win : lose, SOW_MOVE_NONE, c);
-                    continue;
-                }
-            }
-        }
+        if (node_probe(th, L, i, n, tx, cx, win, lose, c, &ttm))
+            continue;
         rs->generate(rs, &x->pos, ml, th->cache, NULL);
         x = &L->node[i];
         int side = x->pos.side;
@@ -294,16 +350,7 @@ static bool level_test(struct thr *th, const sow_position *r, uint64_t rkey, int
             th->visits++;
             int cap = ch->captured[0] + ch->captured[1];
             if (cap) {
-                /* exit worth d - V(child) >= tx  <=>  NOT V(child) >= d - tx + 1 */
-                int d = ch->captured[side] - ch->captured[!side];
-                int nc = n - cap, sq = d - tx + 1;
-                bool ge_child;
-                if (sq <= -nc)
-                    ge_child = true;
-                else if (sq > nc)
-                    ge_child = false;
-                else /* nested tests use the next movelist and level slots */
-                    ge_child = vquery(th, &ch->pos, nc, sq, !(cw ^ xpar), xdepth - 1);
+                bool ge_child = exit_ge(th, ch, side, n - cap, tx, !(cw ^ xpar), xdepth - 1);
                 if (th->abort)
                     goto out;
                 if (!ge_child) {
@@ -346,26 +393,8 @@ static bool level_test(struct thr *th, const sow_position *r, uint64_t rkey, int
         bool rroot = !c;
         bool in = L->node[0].st == ST_IN;
         bool result = rroot ? in : !in;
-        if (!th->tainted) {
-            for (int i = 0; i < L->cnt; i++) {
-                struct lnode *x = &L->node[i];
-                int st = x->st;
-                if (st == ST_OPEN) {
-                    if (!exhausted)
-                        continue;
-                    st = ST_OUT; /* least fixed point: never forced in */
-                }
-                int tx = x->par ? 1 - t : t;
-                bool cx = x->par ? !c : c;
-                bool ms = (st == ST_IN) == !cx;
-                int v = ms ? tx : tx - 1, lo = -SOW_MAX_SEEDS, hi = SOW_MAX_SEEDS;
-                if (ms)
-                    tt_store(th->tt, x->key, cx ? lo : v, hi, cx ? v : lo, hi,
-                             ms ? x->move : SOW_MOVE_NONE, 1);
-                else
-                    tt_store(th->tt, x->key, lo, cx ? hi : v, lo, cx ? v : hi, SOW_MOVE_NONE, 1);
-            }
-        }
+        if (!th->tainted)
+            level_store(th, L, t, c, exhausted);
         th->lvl--;
         th->tainted = th->tainted || tainted0;
         return result;
