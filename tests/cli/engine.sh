@@ -225,6 +225,42 @@ for b in "--a greedy" "--a sow --b greedy --games 3" "--a sow --b greedy --resum
     timeout 10 "$SOW" match $b >/dev/null 2>"$WORK/err"; r=$?
     check "match bad input: $b (exit 2, one line)" '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]'
 done
+# ---- (issue 43) matches bound every wait: a program that does not answer
+# go, crashes or plays an illegal move forfeits with the reason; SIGINT and
+# SIGTERM stop a match at once with no program left running.  Each program
+# is a small sh script that answers isready; `go` is its fault.
+fake() { # fake NAME 'what it does on go'
+    printf 'while read -r l; do\n case $l in\n  isready) echo readyok;;\n  go*) %s;;\n esac\ndone\n' \
+        "$2" >"$WORK/$1.sh"
+}
+fake hang 'while :; do sleep 1; done'
+fake quit3 'exit 3'
+fake segv 'kill -SEGV $$'
+fake illegal 'echo "bestmove 9Z"'
+left() { pgrep -f "$WORK/$1.sh" >/dev/null 2>&1 && pkill -KILL -f "$WORK/$1.sh"; } # true: some left
+FM="--a greedy --games 2 --unbalanced --time 10 --concurrency 1"
+for f in "hang:no bestmove within 0.3 s" "quit3:exited with status 3 without a bestmove" \
+         "segv:was killed by signal 11" "illegal:the illegal move '9Z'"; do
+    name=${f%%:*} why=${f#*:}
+    out=$(timeout -k 1 8 "$SOW" match $FM --b "cmd:exec sh $WORK/$name.sh" --grace 300 2>"$WORK/err")
+    r=$?
+    check "match: a program that does ${name} on go forfeits each game, saying why ($why)" \
+        '[ $r -eq 0 ] && [ "$(grep -c "^sow match: game [12]: 1 (b forfeits: $why" "$WORK/err")" -eq 2 ] &&
+         [[ $out == *"a W/D/L  : 2 / 0 / 0"* ]] && ! left $name' "rc $r; $(cat "$WORK/err")"
+done
+for sig in INT:130 TERM:143; do
+    "$SOW" match $FM --b "cmd:sh $WORK/hang.sh" --grace 100000 >/dev/null 2>"$WORK/err" &
+    mpid=$!
+    sleep 0.7
+    kill -s "${sig%:*}" $mpid
+    t0=$SECONDS
+    while kill -0 $mpid 2>/dev/null && [ $((SECONDS - t0)) -lt 4 ]; do sleep 0.1; done
+    kill -0 $mpid 2>/dev/null && kill -KILL $mpid
+    wait $mpid; r=$?
+    check "match: SIG${sig%:*} while a program thinks: exit ${sig#*:} at once, no program left" \
+        '[ $r -eq ${sig#*:} ] && ! left hang' "rc $r; $(cat "$WORK/err")"
+done
+
 # ---- engine-strength: solution files as exact knowledge; balanced openings ----
 "$SOW" solve --rules odu --pits 4 --seeds 2 --save "$WORK/odu.sol" >/dev/null 2>&1
 exact=$("$SOW" solve --rules odu --pits 4 --seeds 2 --solution "$WORK/odu.sol" 2>/dev/null |
