@@ -294,6 +294,11 @@ class Tables:
 
     def max_level(self, rules: str = "oware", pits: int = 6) -> int:
         """Highest seed count n with levels 0..n all present, or -1."""
+        # checked here as Position's pits are: cffi raises OverflowError
+        # for an int past the C int (10**20), and bad input is ValueError
+        pits = _int(pits, "pits", 1, 18)
+        if not isinstance(rules, str):
+            raise ValueError(f"rules: expected a rule-set name, got {rules!r}")
         return lib.sowpy_tables_max_level(self._set(_Rules.get(rules, pits, -1)))
 
     def probe(self, pos: Position) -> Optional[int]:

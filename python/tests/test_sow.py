@@ -239,6 +239,18 @@ def test_bad_arguments_raise():
             f()
 
 
+def test_max_level_bad_arguments_raise_valueerror(tmp_path):
+    # issue 43: pits past a C int raised OverflowError from cffi
+    t = sow.Tables(str(tmp_path))
+    for pits in (10**20, -(10**20), 0, 19, -1, 6.0, True, "6", None):
+        with pytest.raises(ValueError):
+            t.max_level("oware", pits)
+    for rules in (None, 6, "chess"):
+        with pytest.raises(ValueError):
+            t.max_level(rules, 6)
+    assert t.max_level("oware", 6) == -1
+
+
 def test_random_garbage_never_crashes():
     rnd = random.Random(7)
     alphabet = "0123456789,/-ABab+open pas\x00\t"

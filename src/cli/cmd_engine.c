@@ -201,11 +201,76 @@ static int ensure_engine(struct proto *P)
     return 0;
 }
 
+/* Every number of the protocol (go's limits, the spin options) is read
+ * here, one way: decimal digits only, no sign, space, base prefix or
+ * fraction (strtol and strtod read "0x10", " +3" or "3.0" each their own
+ * way, so "go depth 0x3" was 3 while "value 0x10" was refused).  True with
+ * *out in lo..hi. */
+static bool parse_dec(const char *s, long long lo, long long hi, long long *out)
+{
+    long long v = 0;
+    if (!s || !*s)
+        return false;
+    for (const char *c = s; *c; c++) {
+        if (*c < '0' || *c > '9' || v > (hi - (*c - '0')) / 10)
+            return false; /* not a digit, or past hi (no overflow) */
+        v = v * 10 + (*c - '0');
+    }
+    if (v < lo)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* The largest Hash in MiB: 65536, or 3/4 of this machine's memory where
+ * that is less (setoption refuses more, so `uci` must not offer more). */
+static long hash_max(void)
+{
+    double ram = util_phys_memory();
+    long hi = 65536;
+    if (ram > 0 && 0.75 * ram / 1048576.0 < (double)hi)
+        hi = (long)(0.75 * ram / 1048576.0);
+    return hi < 1 ? 1 : hi;
+}
+
+/* The range of Pits or Seeds (pits true: Pits) that rules_init accepts
+ * with the other one as set now (oware 2x6 holds at most 21 seeds a hole,
+ * 2x18 at most 7): what `uci` advertises is what setoption then accepts. */
+static void rules_range(const struct proto *P, bool pits, long *lo, long *hi)
+{
+    const long top = pits ? SOW_MAX_PITS : SOW_MAX_SEEDS;
+    struct ruleset rs;
+    *lo = *hi = 0;
+    for (long x = 1; x <= top; x++) {
+        struct sow_error e;
+        if (rules_init(&rs, P->rules, (int)(pits ? x : P->pits), (int)(pits ? P->seeds : x),
+                       &e) != SOW_OK)
+            continue;
+        if (!*lo)
+            *lo = x;
+        *hi = x;
+    }
+}
+
+/* The range of the spin option name (Hash, Threads, Pits, Seeds). */
+static void spin_range(const struct proto *P, const char *name, long *lo, long *hi)
+{
+    *lo = 1;
+    if (!strcasecmp(name, "Hash"))
+        *hi = hash_max();
+    else if (!strcasecmp(name, "Threads"))
+        *hi = 256;
+    else
+        rules_range(P, !strcasecmp(name, "Pits"), lo, hi);
+}
+
 static void cmd_uci(struct proto *P)
 {
+    long lo, hi;
     say(P, "id name sow %s", "0.1.0");
     say(P, "id author the sow developers");
-    say(P, "option name Hash type spin default 64 min 1 max 65536");
+    spin_range(P, "Hash", &lo, &hi);
+    say(P, "option name Hash type spin default 64 min %ld max %ld", lo, hi);
     say(P, "option name Threads type spin default 1 min 1 max 256");
     pthread_mutex_lock(&P->out);
     printf("option name Rules type combo default oware");
@@ -213,8 +278,10 @@ static void cmd_uci(struct proto *P)
         printf(" var %s", sow_rule_names[i]);
     printf("\n");
     pthread_mutex_unlock(&P->out);
-    say(P, "option name Pits type spin default 6 min 1 max %d", SOW_MAX_PITS);
-    say(P, "option name Seeds type spin default 4 min 1 max %d", SOW_MAX_SEEDS);
+    spin_range(P, "Pits", &lo, &hi);
+    say(P, "option name Pits type spin default 6 min %ld max %ld", lo, hi);
+    spin_range(P, "Seeds", &lo, &hi);
+    say(P, "option name Seeds type spin default 4 min %ld max %ld", lo, hi);
     say(P, "option name Tables type string default <empty>");
     say(P, "option name Solution type string default <empty>");
     say(P, "option name Weights type string default <empty>");
@@ -252,26 +319,23 @@ static bool setoption_split(struct proto *P, char *args, char **name_out, char *
 static void setoption_number(struct proto *P, const char *name, const char *v)
 {
     char err[320];
-    long x;
-    char *end;
+    long long xx;
     if (!v || !*v) {
         ERR(P, "setoption %s: missing value", name);
         return;
     }
-    x = strtol(v, &end, 10);
     bool hash = !strcasecmp(name, "Hash"), thr = !strcasecmp(name, "Threads"),
          pits = !strcasecmp(name, "Pits");
-    long lo = 1, hi = hash ? 65536 : thr ? 256 : pits ? SOW_MAX_PITS : SOW_MAX_SEEDS;
-    if (*end || end == v || x < lo || x > hi) {
-        ERR(P, "setoption %s: '%s' is not an integer in %ld..%ld", name, v, lo, hi);
+    /* Pits and Seeds: the full range here, rules_init's message below says
+     * why a count in it does not fit the other one */
+    long lo = 1, hi = hash ? hash_max() : thr ? 256 : pits ? SOW_MAX_PITS : SOW_MAX_SEEDS;
+    if (!parse_dec(v, lo, hi, &xx)) {
+        ERR(P, "setoption %s: '%s' is not a decimal integer in %ld..%ld%s", name, v, lo, hi,
+            hash && hi < 65536 ? " (3/4 of this machine's memory)" : "");
         return;
     }
+    long x = (long)xx;
     if (hash) {
-        double ram = util_phys_memory();
-        if (ram > 0 && (double)x * 1048576.0 > 0.75 * ram) {
-            ERR(P, "setoption Hash: %ld MiB is more than 3/4 of this machine's memory", x);
-            return;
-        }
         P->hash = x;
         P->dirty = true;
     } else if (thr) {
@@ -594,22 +658,11 @@ static void join_search(struct proto *P)
     P->searching = false;
 }
 
-static bool parse_num(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    if (!s)
-        return false;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v >= lo && v <= hi))
-        return false;
-    *out = v;
-    return true;
-}
-
 static void cmd_go(struct proto *P, char *args)
 {
     struct engine_limits lim = {0};
-    double wtime = -1, btime = -1, winc = 0, binc = 0, mtg = 0, v;
+    double wtime = -1, btime = -1, winc = 0, binc = 0, mtg = 0;
+    long long v, lo = 1, hi = 0;
     bool infinite = false;
     char *save = NULL;
     for (char *tok = strtok_r(args, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
@@ -620,33 +673,36 @@ static void cmd_go(struct proto *P, char *args)
         }
         val = strtok_r(NULL, " \t", &save);
         if (!strcmp(tok, "depth")) {
-            if (!parse_num(val, 1, ENGINE_MAX_PLY - 1, &v) || v != (int)v)
+            if (!parse_dec(val, lo = 1, hi = ENGINE_MAX_PLY - 1, &v))
                 goto bad;
             lim.depth = (int)v;
         } else if (!strcmp(tok, "movetime")) {
-            if (!parse_num(val, 1, 1e9, &v))
+            if (!parse_dec(val, lo = 1, hi = 1000000000, &v))
                 goto bad;
-            lim.seconds = v / 1000;
+            lim.seconds = (double)v / 1000;
         } else if (!strcmp(tok, "nodes")) {
-            if (!parse_num(val, 1, 1e18, &v))
+            if (!parse_dec(val, lo = 1, hi = 1000000000000000000LL, &v))
                 goto bad;
             lim.nodes = (uint64_t)v;
         } else if (!strcmp(tok, "wtime") || !strcmp(tok, "btime") || !strcmp(tok, "winc") ||
                    !strcmp(tok, "binc") || !strcmp(tok, "movestogo")) {
-            if (!parse_num(val, tok[0] == 'm' ? 1 : 0, 1e12, &v))
+            if (!parse_dec(val, lo = tok[0] == 'm' ? 1 : 0, hi = 1000000000000LL, &v))
                 goto bad;
             *(!strcmp(tok, "wtime")  ? &wtime
               : !strcmp(tok, "btime") ? &btime
               : !strcmp(tok, "winc")  ? &winc
               : !strcmp(tok, "binc")  ? &binc
-                                      : &mtg) = v;
+                                      : &mtg) = (double)v;
         } else {
             ERR(P, "go: unknown parameter '%s'", tok);
             return;
         }
         continue;
     bad:
-        ERR(P, "go %s: bad or missing value '%s'", tok, val ? val : "");
+        if (val)
+            ERR(P, "go %s: '%s' is not a decimal integer in %lld..%lld", tok, val, lo, hi);
+        else
+            ERR(P, "go %s: missing value", tok);
         return;
     }
     /* wtime/btime: the clock of the side to move (wtime = South/A). */
@@ -692,6 +748,46 @@ static void do_stop(struct proto *P)
     join_search(P);
 }
 
+/* One line of stdin, read as bytes, into line (cap bytes, NUL-terminated,
+ * its end of line and a CR before it removed).  False at the end of input.
+ * *why: NULL, or why the line is refused: too long (the rest of it is
+ * skipped), or a control byte in it (a NUL would cut the line short where
+ * fgets and strlen disagree, which once swallowed the next line). */
+static bool read_line(char *line, size_t cap, const char **why, char *whybuf, size_t wlen)
+{
+    size_t len = 0;
+    int c, ctl = -1;
+    bool any = false;
+    *why = NULL;
+    while ((c = getc_unlocked(stdin)) != EOF && c != '\n') {
+        any = true;
+        if (len + 1 < cap)
+            line[len] = (char)c;
+        if (ctl < 0 && ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f))
+            ctl = c;
+        len++;
+    }
+    if (c == EOF && !any)
+        return false;
+    if (len > cap - 2) {
+        snprintf(whybuf, wlen, "line longer than %zu characters ignored", cap - 2);
+        *why = whybuf;
+        line[0] = 0;
+        return true;
+    }
+    line[len] = 0;
+    while (len && line[len - 1] == '\r')
+        line[--len] = 0;
+    for (size_t i = 0; ctl < 0 && i < len; i++) /* a CR inside the line */
+        if (line[i] == '\r')
+            ctl = '\r';
+    if (ctl >= 0) {
+        snprintf(whybuf, wlen, "unknown command: the line holds the control byte 0x%02x", ctl);
+        *why = whybuf;
+    }
+    return true;
+}
+
 int cmd_engine(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -722,17 +818,13 @@ int cmd_engine(int argc, char **argv)
         free(P);
         return cli_bad("engine", "%s", err);
     }
-    while (fgets(line, LINE_MAX_LEN, stdin)) {
-        size_t len = strlen(line);
-        if (len && line[len - 1] != '\n' && !feof(stdin)) {
-            int c;
-            while ((c = getchar()) != EOF && c != '\n')
-                ;
-            ERR(P, "line longer than %d characters ignored", LINE_MAX_LEN - 2);
+    const char *why;
+    char whybuf[100];
+    while (read_line(line, LINE_MAX_LEN, &why, whybuf, sizeof whybuf)) {
+        if (why) {
+            ERR(P, "%s", why);
             continue;
         }
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = 0;
         char *cmd = line + strspn(line, " \t");
         if (!*cmd)
             continue;

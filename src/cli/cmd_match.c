@@ -22,7 +22,7 @@ static const char usage[] =
     "                 [--time MS] [--concurrency J] [--opening-plies K] [--max-plies M]\n"
     "                 [--out FILE] [--balance S] [--balance-depth D] [--balance-exact FILE]\n"
     "                 [--unbalanced] [--openings FILE] [--save-openings FILE]\n"
-    "                 [--clock wall|cpu] [--resume]\n"
+    "                 [--clock wall|cpu] [--grace MS] [--resume]\n"
     "Plays SPEC a against SPEC b over N games (default 20, even): N/2 fixed openings\n"
     "(K pseudo-random moves from the start, default 4, moves that capture nothing\n"
     "where there are some), each played twice with the\n"
@@ -50,6 +50,11 @@ static const char usage[] =
     "--clock cpu counts a move's time as the CPU time of the thread that thinks\n"
     "(sow and threshold players with one thread): each move gets the computation\n"
     "it would get on an idle machine, however busy this one is (wall: the default).\n"
+    "A program (cmd:) that does not answer go within its time plus --grace MS\n"
+    "(default 2000; a fixed depth: 60 s plus MS), crashes, or plays an illegal move\n"
+    "forfeits the game, with the reason on stderr; it is killed (its process group)\n"
+    "and started again for the next game.  SIGINT and SIGTERM stop the match at\n"
+    "once (exit 130, 143), the programs killed; the games played are reported.\n"
     "--out FILE gets a header line, then each game's line as it ends; --resume\n"
     "with the same --out FILE and settings plays only the games FILE lacks.\n";
 
@@ -61,7 +66,7 @@ struct match_args {
     const char *clock;
     bool resume, unbalanced;
     long games, conc, oplies, maxplies, bdepth;
-    double defms, balance;
+    double defms, balance, grace;
 };
 
 /* Options into a, and the checks that need no file: 0, CLI_HELP (usage
@@ -70,7 +75,7 @@ static int match_parse_args(struct match_args *a, int argc, char **argv)
 {
     *a = (struct match_args){.g = {.seeds = -1}, .clock = "wall", .games = 20, .conc = 2,
                              .oplies = 4, .maxplies = 600, .bdepth = 10, .defms = 100,
-                             .balance = 2};
+                             .balance = 2, .grace = 2000};
     const struct cli_option opts[] = {
         CLI_GAME_OPTIONS(a->g),
         {"--a", CLI_STR, &a->sa, 0, 0, "SPEC", "player a (see above)", 0, 0},
@@ -79,6 +84,8 @@ static int match_parse_args(struct match_args *a, int argc, char **argv)
         {"--time", CLI_DOUBLE, &a->defms, 0, 1e7, "MS", "default time per move, ms (100)", true,
          0},
         {"--concurrency", CLI_LONG, &a->conc, 1, 256, "J", "games at once, default 2", 0, 0},
+        {"--grace", CLI_DOUBLE, &a->grace, 0, 1e7, "MS",
+         "how long past its time a program may take to answer, default 2000", true, 0},
         {"--clock", CLI_STR, &a->clock, 0, 0, "wall|cpu",
          "what a move's time counts: wall time (default) or the thinker's CPU time", 0, 0},
         {"--opening-plies", CLI_LONG, &a->oplies, 0, 100, "K", "opening moves, default 4", 0, 0},
@@ -216,6 +223,7 @@ static int match_alloc(struct mctx *M, const struct match_args *a)
     M->oplies = (int)a->oplies;
     M->maxplies = (int)a->maxplies;
     M->defms = a->defms;
+    M->grace = a->grace / 1000;
     M->balance = a->unbalanced ? -1 : a->balance;
     M->bdepth = (int)a->bdepth;
     M->score = calloc((size_t)a->games, sizeof *M->score);
@@ -228,6 +236,7 @@ static int match_alloc(struct mctx *M, const struct match_args *a)
         return CLI_FAIL;
     }
     pthread_mutex_init(&M->lock, NULL);
+    pthread_cond_init(&M->opened, NULL);
     return 0;
 }
 
@@ -307,10 +316,18 @@ static int match_out_open(struct mctx *M, const struct match_args *a, char *head
 static void match_run(struct mctx *M, long conc)
 {
     pthread_t th[256];
-    int nt = (int)(conc < M->games ? conc : M->games);
+    int nt = (int)(conc < M->games ? conc : M->games), started = 0;
+    M->opening = nt; /* the workers wait for each other's players (match_worker) */
     for (int i = 0; i < nt; i++)
-        pthread_create(&th[i], NULL, match_worker, M);
-    for (int i = 0; i < nt; i++)
+        if (pthread_create(&th[started], NULL, match_worker, M) == 0)
+            started++;
+    if (started < nt) {
+        pthread_mutex_lock(&M->lock);
+        M->opening -= nt - started;
+        pthread_cond_broadcast(&M->opened);
+        pthread_mutex_unlock(&M->lock);
+    }
+    for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
 }
 
@@ -328,7 +345,7 @@ static int match_finish(struct mctx *M, const struct match_args *a, const char *
          * file, fsync, rename) */
         fclose(M->fo);
         M->fo = NULL;
-        if (!M->failed) {
+        if (!M->failed || match_stop) {
             if (fio_out_begin(&o, a->out, NULL, &fe)) {
                 free(heads);
                 fprintf(stderr, "sow match: --out: %s\n", fe.msg);
@@ -345,9 +362,9 @@ static int match_finish(struct mctx *M, const struct match_args *a, const char *
         }
     }
     free(heads);
-    if (M->failed) {
+    if (M->failed && !match_stop) {
         fprintf(stderr, "sow match: %s\n", M->why);
-        return CLI_FAIL;
+        return M->fail_status ? M->fail_status : CLI_FAIL;
     }
     *t = (struct match_tally){0};
     for (int i = 0; i < M->games; i++) {
@@ -395,20 +412,24 @@ int cmd_match(int argc, char **argv)
     if ((rc = match_setup_players(&M, &a)) ||
         (a.bexact && (rc = match_open_bexact(&M, a.bexact))) || (rc = match_alloc(&M, &a)))
         return rc;
-    struct sigaction sa_, old;
+    /* SIGINT and SIGTERM alike: the games stop at once and the programs
+     * are killed (the default SIGTERM left them running) */
+    struct sigaction sa_, old, oldterm;
     memset(&sa_, 0, sizeof sa_);
     sa_.sa_handler = match_on_sigint;
     sigemptyset(&sa_.sa_mask);
     sigaction(SIGINT, &sa_, &old);
+    sigaction(SIGTERM, &sa_, &oldterm);
     signal(SIGPIPE, SIG_IGN);
     double t0 = util_now();
     char err[400];
     if (a.openings ? match_read_openings(&M, a.openings, err, sizeof err) < 0
                    : match_choose_openings(&M, err, sizeof err) < 0) {
         sigaction(SIGINT, &old, NULL);
+        sigaction(SIGTERM, &oldterm, NULL);
         if (match_stop) {
             fprintf(stderr, "sow match: interrupted while choosing openings\n");
-            return CLI_INTERRUPTED;
+            return match_stop == SIGTERM ? CLI_TERMINATED : CLI_INTERRUPTED;
         }
         return cli_bad("match", "%s", err);
     }
@@ -417,10 +438,12 @@ int cmd_match(int argc, char **argv)
     if ((a.save_open && (rc = match_save_openings(&M, &a))) ||
         (rc = match_out_open(&M, &a, head, sizeof head, &heads))) {
         sigaction(SIGINT, &old, NULL);
+        sigaction(SIGTERM, &oldterm, NULL);
         return rc;
     }
     match_run(&M, a.conc);
     sigaction(SIGINT, &old, NULL);
+    sigaction(SIGTERM, &oldterm, NULL);
     struct match_tally t;
     if ((rc = match_finish(&M, &a, head, heads, &t)))
         return rc;
@@ -428,5 +451,5 @@ int cmd_match(int argc, char **argv)
         fprintf(stderr, "sow match: interrupted after %d games\n", t.played);
     match_print_report(&M, &t, a.openings, util_now() - t0);
     match_free(&M);
-    return match_stop ? CLI_INTERRUPTED : CLI_OK;
+    return match_stop == SIGTERM ? CLI_TERMINATED : match_stop ? CLI_INTERRUPTED : CLI_OK;
 }

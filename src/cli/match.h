@@ -64,21 +64,41 @@ struct mctx {
     FILE *fo;                  /* --out: each game appended as it ends */
     double *score;             /* per game: points of player a */
     char **text;               /* per game: the line for --out */
+    double grace;              /* --grace, seconds */
     bool failed;
+    int fail_status;           /* the exit status when failed */
     char why[400];
+    int opening;               /* workers still opening their players (under lock) */
+    pthread_cond_t opened;     /* signalled as each has */
     pthread_mutex_t lock;
 };
 
-/* Set by SIGINT (match_on_sigint) while a match runs: the workers stop
- * taking games, the openings' search stops. */
+/* Set to the signal's number by SIGINT or SIGTERM (match_on_sigint) while
+ * a match runs: the workers stop their games at once (the engines' and
+ * searches' stop flag, the programs' waits), the openings' search stops. */
 extern volatile sig_atomic_t match_stop;
+
+/* How long a program (cmd:) may take: to answer isready when it starts,
+ * and, with a fixed depth (no time of its own), to answer go; --grace is
+ * added to both and to a timed move's time. */
+#define MATCH_START_WAIT 10.0
+#define MATCH_DEPTH_WAIT 60.0
 
 struct player {
     const struct pspec *sp;
     struct engine *e;
     struct search_ctx *s;
+    /* cmd: a program in its own process group (pid: its leader), read
+     * through rfd with a deadline (a FILE would block for good); its
+     * stderr goes to errf, an unlinked temporary file, so that one line
+     * of it can be quoted when it fails and none interleaves with ours */
     pid_t pid;
-    FILE *to, *from;
+    FILE *to;
+    int rfd;
+    FILE *errf;
+    char rbuf[16384];
+    size_t rlen;
+    bool gone; /* killed or exited: reopened before the next game */
 };
 
 /* match_player.c */
@@ -88,10 +108,12 @@ void player_close(struct player *pl);
 void player_newgame(struct player *pl);
 /* The move of the player at position p (history hist[0..nh-1], the game
  * from its opening position `open` by moves mv[0..nm-1]).  SOW_MOVE_NONE if
- * the player failed. */
+ * the player failed, with why it forfeits in why (a program that did not
+ * answer in time is killed, its process group with it), or if match_stop
+ * was set. */
 sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
                      const sow_position *hist, int nh, const sow_position *open,
-                     const sow_move *mv, int nm);
+                     const sow_move *mv, int nm, char *why, size_t wlen);
 
 /* An input file (--openings, --resume's --out) through fileio: a regular
  * file, or NULL with the reason in why (a FIFO, device or directory is

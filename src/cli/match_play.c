@@ -14,8 +14,10 @@
 volatile sig_atomic_t match_stop;
 
 /* One game; a = player index playing South (side A) first.  Returns the
- * points of player a (M->spec[0]) and fills text. */
-static double play_game(struct mctx *M, struct player pl[2], int g, char *text, size_t tlen)
+ * points of player a (M->spec[0]) and fills text; fw gets why a player
+ * forfeited ("" if none).  -1 if match_stop ended it (not a result). */
+static double play_game(struct mctx *M, struct player pl[2], int g, char *text, size_t tlen,
+                        char *fw, size_t fwlen)
 {
     const struct ruleset *rs = &M->rs;
     int a_side = g & 1; /* game 2k: spec a plays side A; 2k+1: side B */
@@ -29,6 +31,7 @@ static double play_game(struct mctx *M, struct player pl[2], int g, char *text, 
     const char *how = "game over";
     int settle2[2] = {0, 0};
     int forfeit = -1;
+    fw[0] = 0;
     for (;;) {
         rules_generate(rs, &p, &ml);
         if (ml.n == 0) {
@@ -52,11 +55,16 @@ static double play_game(struct mctx *M, struct player pl[2], int g, char *text, 
             break;
         }
         int who = (p.side == SOW_A) == (a_side == 0) ? 0 : 1;
-        sow_move m = player_move(M, &pl[who], &p, hist, nh, &open, mv, nh);
+        char why[200] = "";
+        sow_move m = player_move(M, &pl[who], &p, hist, nh, &open, mv, nh, why, sizeof why);
+        if (match_stop)
+            return -1;
         int i = m == SOW_MOVE_NONE ? -1 : rules_find_move(&ml, m);
         if (i < 0) {
             forfeit = who;
-            how = "forfeit (no legal move given)";
+            snprintf(fw, fwlen, "%c forfeits: %s", 'a' + who,
+                     why[0] ? why : "no legal move given");
+            how = fw;
             break;
         }
         hist[nh] = p;
@@ -91,8 +99,27 @@ static double play_game(struct mctx *M, struct player pl[2], int g, char *text, 
 
 void match_on_sigint(int sig)
 {
-    (void)sig;
-    match_stop = 1;
+    match_stop = sig;
+}
+
+/* A worker's players failed to open (or to start again): the match fails
+ * with the first such reason and status. */
+static void worker_failed(struct mctx *M, const char *err, int status)
+{
+    pthread_mutex_lock(&M->lock);
+    if (!M->failed) {
+        snprintf(M->why, sizeof M->why, "%s", err);
+        M->fail_status = status;
+    }
+    M->failed = true;
+    pthread_mutex_unlock(&M->lock);
+}
+
+/* A player that cannot start is the SPEC's fault (exit 2) unless it is a
+ * sow engine (memory). */
+static int open_status(const struct mctx *M, int who)
+{
+    return M->spec[who].kind == P_CMD ? CLI_BAD : CLI_FAIL;
 }
 
 void *match_worker(void *arg)
@@ -100,41 +127,64 @@ void *match_worker(void *arg)
     struct mctx *M = arg;
     struct player pl[2];
     char err[320];
-    bool ok0 = false, ok1 = false;
-    if (player_open(M, 0, &pl[0], err, sizeof err) == 0)
-        ok0 = true;
-    if (ok0 && player_open(M, 1, &pl[1], err, sizeof err) == 0)
-        ok1 = true;
-    if (!ok0 || !ok1) {
-        pthread_mutex_lock(&M->lock);
-        if (!M->failed)
-            snprintf(M->why, sizeof M->why, "%s", err);
-        M->failed = true;
-        pthread_mutex_unlock(&M->lock);
-    } else {
-        for (;;) {
-            int g = __atomic_fetch_add(&M->next, 1, __ATOMIC_RELAXED);
-            if (g >= M->games || match_stop || M->failed)
-                break;
-            if (M->text[g]) /* played before (--resume) */
-                continue;
-            char *text = malloc(65536);
-            if (!text)
-                break;
-            M->score[g] = play_game(M, pl, g, text, 65536);
-            M->text[g] = text;
-            pthread_mutex_lock(&M->lock);
-            fprintf(stderr, "sow match: game %d: %g\n", g + 1, M->score[g]);
-            if (M->fo) { /* on disk at once: a killed match resumes from here */
-                fprintf(M->fo, "%s\n", text);
-                fflush(M->fo);
-            }
-            pthread_mutex_unlock(&M->lock);
+    bool ok[2] = {false, false};
+    for (int k = 0; k < 2; k++) {
+        if (player_open(M, k, &pl[k], err, sizeof err) < 0) {
+            worker_failed(M, err, open_status(M, k));
+            break;
         }
+        ok[k] = true;
     }
-    if (ok0)
-        player_close(&pl[0]);
-    if (ok1)
-        player_close(&pl[1]);
+    /* Every worker's players open before the first game: a program that
+     * cannot start fails the match with one line, not after some games
+     * (match_run counts the workers in M->opening). */
+    pthread_mutex_lock(&M->lock);
+    M->opening--;
+    pthread_cond_broadcast(&M->opened);
+    while (M->opening > 0)
+        pthread_cond_wait(&M->opened, &M->lock);
+    pthread_mutex_unlock(&M->lock);
+    while (ok[0] && ok[1]) {
+        int g = __atomic_fetch_add(&M->next, 1, __ATOMIC_RELAXED);
+        if (g >= M->games || match_stop || M->failed)
+            break;
+        if (M->text[g]) /* played before (--resume) */
+            continue;
+        /* a program killed in the last game (timeout, crash) starts again */
+        for (int k = 0; k < 2; k++)
+            if (pl[k].gone) {
+                player_close(&pl[k]);
+                ok[k] = false;
+                if (player_open(M, k, &pl[k], err, sizeof err) < 0) {
+                    worker_failed(M, err, CLI_FAIL);
+                    break;
+                }
+                ok[k] = true;
+            }
+        if (!ok[0] || !ok[1])
+            break;
+        char *text = malloc(65536);
+        if (!text)
+            break;
+        char fw[300];
+        double pts = play_game(M, pl, g, text, 65536, fw, sizeof fw);
+        if (pts < 0) { /* interrupted: not a result, not in --out */
+            free(text);
+            break;
+        }
+        M->score[g] = pts;
+        M->text[g] = text;
+        pthread_mutex_lock(&M->lock);
+        fprintf(stderr, "sow match: game %d: %g%s%s%s\n", g + 1, M->score[g], fw[0] ? " (" : "",
+                fw, fw[0] ? ")" : "");
+        if (M->fo) { /* on disk at once: a killed match resumes from here */
+            fprintf(M->fo, "%s\n", text);
+            fflush(M->fo);
+        }
+        pthread_mutex_unlock(&M->lock);
+    }
+    for (int k = 0; k < 2; k++)
+        if (ok[k])
+            player_close(&pl[k]);
     return NULL;
 }

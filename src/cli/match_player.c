@@ -3,16 +3,189 @@
  * speaking the engine protocol (docs/engine.md "Protocol") over pipes. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "cli.h"
 #include "match.h"
 #include "sow/engine.h"
 #include "sow/search.h"
+#include "util.h"
+
+/* ---- programs (cmd:) ---- */
+
+/* The next line of program pl's output into line (its newline removed, cut
+ * to cap): 1; 0 at the end of its output; -1 if none came by deadline
+ * (util_now()); -2 once match_stop is set (looked at every 50 ms: a signal
+ * interrupts one thread's wait, not every worker's). */
+static int cmd_line(struct player *pl, double deadline, char *line, size_t cap)
+{
+    for (;;) {
+        char *nl = memchr(pl->rbuf, '\n', pl->rlen);
+        if (nl || pl->rlen == sizeof pl->rbuf) { /* a line longer than rbuf is cut */
+            size_t k = nl ? (size_t)(nl - pl->rbuf) : pl->rlen, c = k < cap - 1 ? k : cap - 1;
+            memcpy(line, pl->rbuf, c);
+            line[c] = 0;
+            if (nl)
+                k++;
+            memmove(pl->rbuf, pl->rbuf + k, pl->rlen - k);
+            pl->rlen -= k;
+            return 1;
+        }
+        if (match_stop)
+            return -2;
+        double left = deadline - util_now();
+        if (left <= 0)
+            return -1;
+        struct pollfd pf = {.fd = pl->rfd, .events = POLLIN};
+        int r = poll(&pf, 1, left > 0.05 ? 50 : (int)(left * 1000) + 1);
+        if (r < 0 && errno != EINTR)
+            return 0;
+        if (r <= 0)
+            continue;
+        ssize_t n = read(pl->rfd, pl->rbuf + pl->rlen, sizeof pl->rbuf - pl->rlen);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            return 0;
+        pl->rlen += (size_t)n;
+    }
+}
+
+/* The end of program pl: up to secs for its leader to exit by itself, then
+ * its whole process group killed (SIGKILL: a program that does not answer
+ * may not read quit either; its helpers, a script's sleep, go with it) and
+ * the leader reaped.  True if it had exited by itself, with how in how
+ * (hlen > 0). */
+static bool cmd_end(struct player *pl, double secs, char *how, size_t hlen)
+{
+    if (pl->pid <= 0)
+        return false;
+    double until = util_now() + secs;
+    bool exited = false;
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        /* WNOWAIT: still a zombie, so its group id is not reused before
+         * the kill below */
+        if (waitid(P_PID, (id_t)pl->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            si.si_pid == pl->pid) {
+            exited = true;
+            break;
+        }
+        if (util_now() >= until || match_stop)
+            break;
+        struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+    }
+    kill(-pl->pid, SIGKILL);
+    kill(pl->pid, SIGKILL); /* should its setpgid have failed */
+    int st = 0;
+    while (waitpid(pl->pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (exited && hlen) {
+        if (WIFEXITED(st))
+            snprintf(how, hlen, "exited with status %d", WEXITSTATUS(st));
+        else if (WIFSIGNALED(st))
+            snprintf(how, hlen, "was killed by signal %d (%s)", WTERMSIG(st),
+                     strsignal(WTERMSIG(st)));
+        else
+            snprintf(how, hlen, "ended");
+    }
+    pl->pid = 0;
+    pl->gone = true;
+    return exited;
+}
+
+/* The last line program pl wrote on its stderr (its temporary file), made
+ * printable, into buf ("" if none). */
+static void cmd_stderr_tail(const struct player *pl, char *buf, size_t len)
+{
+    char b[513];
+    buf[0] = 0;
+    if (!pl->errf)
+        return;
+    int fd = fileno(pl->errf);
+    off_t end = lseek(fd, 0, SEEK_END);
+    ssize_t n = end > 0 ? pread(fd, b, 512, end > 512 ? end - 512 : 0) : 0;
+    if (n <= 0)
+        return;
+    while (n > 0 && (b[n - 1] == '\n' || b[n - 1] == '\r' || b[n - 1] == ' '))
+        n--;
+    b[n] = 0;
+    char *t = strrchr(b, '\n');
+    t = t ? t + 1 : b;
+    size_t k = 0;
+    for (; *t && k + 1 < len && k < 200; t++)
+        buf[k++] = (unsigned char)*t < 0x20 || *t == 0x7f ? '?' : *t;
+    buf[k] = 0;
+}
+
+/* Program SPEC sp started in a process group of its own, its stdin and
+ * stdout pipes, its stderr a temporary file.  0, or -1 with err. */
+static int cmd_start(const struct pspec *sp, struct player *pl, char *err, int errlen)
+{
+    int in[2], out[2];
+    if (!(pl->errf = tmpfile())) {
+        snprintf(err, (size_t)errlen, "'%s': a temporary file for its stderr: %s", sp->cmd,
+                 strerror(errno));
+        return -1;
+    }
+    fcntl(fileno(pl->errf), F_SETFD, FD_CLOEXEC); /* not the other workers' programs' */
+    if (pipe2(in, O_CLOEXEC)) {
+        snprintf(err, (size_t)errlen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    if (pipe2(out, O_CLOEXEC)) {
+        snprintf(err, (size_t)errlen, "pipe: %s", strerror(errno));
+        close(in[0]);
+        close(in[1]);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, (size_t)errlen, "fork: %s", strerror(errno));
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        /* its own group: killed whole on a timeout or our SIGINT/SIGTERM,
+         * and a terminal's Ctrl-C is ours to pass on, not its */
+        setpgid(0, 0);
+#ifdef __linux__
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* and gone if we are SIGKILLed */
+#endif
+        signal(SIGPIPE, SIG_DFL); /* ignored here, which exec keeps */
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(fileno(pl->errf), 2);
+        execl("/bin/sh", "sh", "-c", sp->cmd, (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid); /* both sides: whichever runs first */
+    close(in[0]);
+    close(out[1]);
+    pl->pid = pid;
+    pl->rfd = out[0];
+    if (!(pl->to = fdopen(in[1], "w"))) {
+        close(in[1]);
+        snprintf(err, (size_t)errlen, "fdopen failed");
+        return -1;
+    }
+    return 0;
+}
 
 /* ---- players ---- */
 
@@ -21,6 +194,7 @@ int player_open(struct mctx *M, int who, struct player *pl, char *err, int errle
     const struct pspec *sp = &M->spec[who];
     memset(pl, 0, sizeof *pl);
     pl->sp = sp;
+    pl->rfd = -1;
     if (sp->kind == P_SOW) {
         struct engine_opts o = {.threads = sp->threads, .hash_mb = sp->hash, .tb = M->tb[who],
                                 .weights = sp->have_weights ? &sp->w : NULL,
@@ -30,12 +204,14 @@ int player_open(struct mctx *M, int who, struct player *pl, char *err, int errle
             snprintf(err, (size_t)errlen, "%s", ee.msg);
             return -1;
         }
+        engine_set_stop_flag(pl->e, &match_stop); /* SIGINT/SIGTERM stop a move at once */
         return 0;
     }
     if (sp->kind == P_THRESHOLD) {
         struct search_opts o = {.threads = 1, .hash_mb = sp->hash, .depth = sp->depth,
                                 .time_limit = sp->depth ? 0 : (sp->ms > 0 ? sp->ms : M->defms) / 1000,
-                                .cpu_clock = M->cpu_clock, .threshold = true};
+                                .cpu_clock = M->cpu_clock, .threshold = true,
+                                .stop = &match_stop};
         struct sow_error se;
         if (search_new(&M->rs, &o, &pl->s, &se) != SOW_OK) {
             snprintf(err, (size_t)errlen, "%s", se.msg);
@@ -44,44 +220,31 @@ int player_open(struct mctx *M, int who, struct player *pl, char *err, int errle
         return 0;
     }
     if (sp->kind == P_CMD) {
-        int in[2], out[2];
-        if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
-            snprintf(err, (size_t)errlen, "pipe: %s", strerror(errno));
-            return -1;
-        }
-        pid_t pid = fork();
-        if (pid < 0) {
-            snprintf(err, (size_t)errlen, "fork: %s", strerror(errno));
-            return -1;
-        }
-        if (pid == 0) {
-            dup2(in[0], 0);
-            dup2(out[1], 1);
-            close(in[0]);
-            close(in[1]);
-            close(out[0]);
-            close(out[1]);
-            execl("/bin/sh", "sh", "-c", sp->cmd, (char *)NULL);
-            _exit(127);
-        }
-        close(in[0]);
-        close(out[1]);
-        pl->pid = pid;
-        pl->to = fdopen(in[1], "w");
-        pl->from = fdopen(out[0], "r");
-        if (!pl->to || !pl->from) {
-            snprintf(err, (size_t)errlen, "fdopen failed");
+        if (cmd_start(sp, pl, err, errlen) < 0) {
+            player_close(pl);
             return -1;
         }
         fprintf(pl->to, "uci\nsetoption name Rules value %s\nsetoption name Pits value %d\n"
                         "setoption name Seeds value %d\nisready\n",
                 M->rs.name, M->rs.pits, M->rs.seeds);
         fflush(pl->to);
-        char line[4096];
-        while (fgets(line, sizeof line, pl->from))
+        double wait = MATCH_START_WAIT + M->grace;
+        char line[4096], how[160], tail[220];
+        int r;
+        while ((r = cmd_line(pl, util_now() + wait, line, sizeof line)) == 1)
             if (!strncmp(line, "readyok", 7))
                 return 0;
-        snprintf(err, (size_t)errlen, "'%s' did not answer isready", sp->cmd);
+        if (r == 0 && cmd_end(pl, 1.0, how, sizeof how))
+            ;
+        else {
+            cmd_end(pl, 0, NULL, 0);
+            snprintf(how, sizeof how, r == -2 ? "was stopped" : r == -1 ?
+                     "did not answer isready within %.1f s" : "closed its output", wait);
+        }
+        cmd_stderr_tail(pl, tail, sizeof tail);
+        snprintf(err, (size_t)errlen, "player %c: '%s' %s before readyok%s%s", 'a' + who,
+                 sp->cmd, how, tail[0] ? ": " : "", tail);
+        player_close(pl);
         return -1;
     }
     return 0;
@@ -91,12 +254,22 @@ void player_close(struct player *pl)
 {
     engine_free(pl->e);
     search_free(pl->s);
-    if (pl->pid > 0) {
+    pl->e = NULL;
+    pl->s = NULL;
+    if (pl->pid > 0 && pl->to) {
         fprintf(pl->to, "quit\n");
-        fclose(pl->to);
-        fclose(pl->from);
-        waitpid(pl->pid, NULL, 0);
+        fflush(pl->to);
     }
+    cmd_end(pl, 0.5, NULL, 0); /* half a second to quit, then killed */
+    if (pl->to)
+        fclose(pl->to);
+    if (pl->rfd >= 0)
+        close(pl->rfd);
+    if (pl->errf)
+        fclose(pl->errf);
+    pl->to = NULL;
+    pl->rfd = -1;
+    pl->errf = NULL;
 }
 
 void player_newgame(struct player *pl)
@@ -115,8 +288,8 @@ void player_newgame(struct player *pl)
  * from its opening position `open` by moves mv[0..nm-1]).  SOW_MOVE_NONE if
  * the player failed. */
 sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
-                            const sow_position *hist, int nh, const sow_position *open,
-                            const sow_move *mv, int nm)
+                     const sow_position *hist, int nh, const sow_position *open,
+                     const sow_move *mv, int nm, char *why, size_t wlen)
 {
     const struct ruleset *rs = &M->rs;
     const struct pspec *sp = pl->sp;
@@ -153,11 +326,17 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
     }
     if (sp->kind == P_THRESHOLD) {
         struct search_result r;
-        if (search_solve(pl->s, p, &r) < 0)
+        if (search_solve(pl->s, p, &r) < 0) {
+            snprintf(why, wlen, "its search failed");
             return SOW_MOVE_NONE;
+        }
         return r.best;
     }
     /* external program */
+    if (pl->gone) {
+        snprintf(why, wlen, "not running");
+        return SOW_MOVE_NONE;
+    }
     char pos[SOW_POS_MAXLEN];
     pos_format(rs, open, pos, sizeof pos);
     fprintf(pl->to, "position pos %s", pos);
@@ -177,9 +356,13 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
         fprintf(pl->to, "\ngo depth %d\n", sp->depth);
     else
         fprintf(pl->to, "\ngo movetime %.0f\n", ms);
-    fflush(pl->to);
-    char line[65536];
-    while (fgets(line, sizeof line, pl->from)) {
+    fflush(pl->to); /* a write error (it is gone) shows as the end of its output */
+    /* its time, and the grace for pipes and a loaded machine; a fixed
+     * depth gives no time of its own */
+    double limit = (sp->depth ? MATCH_DEPTH_WAIT : ms / 1000) + M->grace;
+    char line[1024];
+    int r;
+    while ((r = cmd_line(pl, util_now() + limit, line, sizeof line)) == 1) {
         if (strncmp(line, "bestmove ", 9))
             continue;
         char *t = line + 9;
@@ -191,10 +374,29 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
                 (t[0] - (p->side ? 'a' : 'A')) >= 0 && (t[0] - (p->side ? 'a' : 'A')) < rs->pits)
                 m = (sow_move)(t[0] - (p->side ? 'a' : 'A'));
             else
-                return SOW_MOVE_NONE;
+                m = SOW_MOVE_NONE;
         }
-        return rules_find_move(&ml, m) >= 0 ? m : SOW_MOVE_NONE;
+        if (m != SOW_MOVE_NONE && rules_find_move(&ml, m) >= 0)
+            return m;
+        /* quoted in --out's game line: kept short and plain */
+        t[t[0] && strlen(t) > 20 ? 20 : strlen(t)] = 0;
+        for (char *c = t; *c; c++)
+            if (!((*c >= '0' && *c <= '9') || (*c >= 'A' && *c <= 'Z') ||
+                  (*c >= 'a' && *c <= 'z') || *c == '-' || *c == '+' || *c == '_'))
+                *c = '?';
+        snprintf(why, wlen, "the illegal move '%s'", t);
+        return SOW_MOVE_NONE;
     }
+    char how[160];
+    if (r == -2)
+        cmd_end(pl, 0, NULL, 0); /* stopped: the game is not counted */
+    else if (r == -1) {
+        cmd_end(pl, 0, NULL, 0);
+        snprintf(why, wlen, "no bestmove within %.1f s", limit);
+    } else if (cmd_end(pl, 1.0, how, sizeof how))
+        snprintf(why, wlen, "%s without a bestmove", how);
+    else
+        snprintf(why, wlen, "closed its output without a bestmove");
     return SOW_MOVE_NONE;
 }
 

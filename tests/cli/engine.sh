@@ -125,6 +125,26 @@ head -c 70000 /dev/zero | tr '\0' 'x' >"$WORK/long"; echo >>"$WORK/long"
 cat "$WORK/long" >&"${ENG[1]}"
 send isready
 check "bad input: a 70000-character line" 'expect "^info string error: line longer" 5 && expect "^readyok$" 5'
+# (issue 43) lines are bytes: a NUL or other control byte makes its line
+# one unknown command; the next line is still answered (a NUL was taken
+# for an overlong line and the isready after it swallowed)
+for c in '\000' '\001' '\033' '\177'; do
+    printf "isready${c}x\nisready\n" >&"${ENG[1]}"
+    check "bad input: a control byte (${c}) inside a line: one error, the next line answered" \
+        'expect "^info string error: unknown command" 5 && expect "^readyok$" 5' "last line: $LINE"
+done
+# (issue 43) numbers are decimal everywhere: go's as setoption's
+for b in "go depth 0x3" "go depth 3.0" "go depth +3" "go movetime 1e3" "go nodes 0x100" \
+         "go wtime 0x10 btime 10" "go depth 99999999999999999999999" \
+         "setoption name Hash value +64" "setoption name Threads value 0x2"; do
+    send "$b"
+    send isready
+    if expect "^info string error: .*decimal integer" 5 && expect "^readyok$" 5; then
+        ok "bad input: $b (not a decimal integer)"
+    else
+        notok "bad input: $b (not a decimal integer)" "last line: $LINE"
+    fi
+done
 # still alive and correct after all that
 send "position startpos"
 send "go depth 2"
@@ -143,6 +163,24 @@ check "Rules jodu, Pits 3: bestmove" 'expect "^bestmove [1-3]A$" 10'
 finish
 check "quit: exit 0" '[ $RC -eq 0 ]'
 check "nothing on stderr" '[ ! -s "$WORK/stderr" ]' "$(head -3 "$WORK/stderr")"
+
+# ---- (issue 43) every spin option: its advertised min and max accepted,
+# min-1 and max+1 refused (Hash advertised 65536 and refused it; Seeds 255,
+# which oware 2x6 cannot hold).  Hash is set back before isready builds.
+spins=$(printf 'uci\nquit\n' | timeout 10 "$SOW" engine 2>&1 |
+        awk '$4 == "type" && $5 == "spin" {print $3, $7, $9, $11}')
+check "uci: four spin options advertised" '[ "$(wc -l <<<"$spins")" -eq 4 ]' "$spins"
+while read -r name def lo hi; do
+    out=$(printf 'setoption name %s value %s\nsetoption name %s value %s\nsetoption name %s value %s\nsetoption name %s value %s\nisready\nquit\n' \
+          "$name" "$lo" "$name" "$def" "$name" "$hi" "$name" "$def" | timeout 20 "$SOW" engine 2>&1)
+    check "setoption $name: the advertised min $lo and max $hi accepted" \
+        '[[ $out != *error* && $out == *readyok* ]]' "$(head -2 <<<"$out")"
+    out=$(printf 'setoption name %s value %s\nsetoption name %s value %s\nisready\nquit\n' \
+          "$name" "$((lo - 1))" "$name" "$((hi + 1))" | timeout 20 "$SOW" engine 2>&1)
+    check "setoption $name: min-1 $((lo - 1)) and max+1 $((hi + 1)) refused" \
+        '[ "$(grep -c "^info string error: setoption $name" <<<"$out")" -eq 2 ] && [[ $out == *readyok* ]]' \
+        "$out"
+done <<<"$spins"
 
 # ---- stdin closed mid-search: exits ----
 printf 'position startpos\ngo infinite\n' | timeout 10 "$SOW" engine >/dev/null 2>&1
@@ -187,6 +225,42 @@ for b in "--a greedy" "--a sow --b greedy --games 3" "--a sow --b greedy --resum
     timeout 10 "$SOW" match $b >/dev/null 2>"$WORK/err"; r=$?
     check "match bad input: $b (exit 2, one line)" '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]'
 done
+# ---- (issue 43) matches bound every wait: a program that does not answer
+# go, crashes or plays an illegal move forfeits with the reason; SIGINT and
+# SIGTERM stop a match at once with no program left running.  Each program
+# is a small sh script that answers isready; `go` is its fault.
+fake() { # fake NAME 'what it does on go'
+    printf 'while read -r l; do\n case $l in\n  isready) echo readyok;;\n  go*) %s;;\n esac\ndone\n' \
+        "$2" >"$WORK/$1.sh"
+}
+fake hang 'while :; do sleep 1; done'
+fake quit3 'exit 3'
+fake segv 'kill -SEGV $$'
+fake illegal 'echo "bestmove 9Z"'
+left() { pgrep -f "$WORK/$1.sh" >/dev/null 2>&1 && pkill -KILL -f "$WORK/$1.sh"; } # true: some left
+FM="--a greedy --games 2 --unbalanced --time 10 --concurrency 1"
+for f in "hang:no bestmove within 0.3 s" "quit3:exited with status 3 without a bestmove" \
+         "segv:was killed by signal 11" "illegal:the illegal move '9Z'"; do
+    name=${f%%:*} why=${f#*:}
+    out=$(timeout -k 1 8 "$SOW" match $FM --b "cmd:exec sh $WORK/$name.sh" --grace 300 2>"$WORK/err")
+    r=$?
+    check "match: a program that does ${name} on go forfeits each game, saying why ($why)" \
+        '[ $r -eq 0 ] && [ "$(grep -c "^sow match: game [12]: 1 (b forfeits: $why" "$WORK/err")" -eq 2 ] &&
+         [[ $out == *"a W/D/L  : 2 / 0 / 0"* ]] && ! left $name' "rc $r; $(cat "$WORK/err")"
+done
+for sig in INT:130 TERM:143; do
+    "$SOW" match $FM --b "cmd:sh $WORK/hang.sh" --grace 100000 >/dev/null 2>"$WORK/err" &
+    mpid=$!
+    sleep 0.7
+    kill -s "${sig%:*}" $mpid
+    t0=$SECONDS
+    while kill -0 $mpid 2>/dev/null && [ $((SECONDS - t0)) -lt 4 ]; do sleep 0.1; done
+    kill -0 $mpid 2>/dev/null && kill -KILL $mpid
+    wait $mpid; r=$?
+    check "match: SIG${sig%:*} while a program thinks: exit ${sig#*:} at once, no program left" \
+        '[ $r -eq ${sig#*:} ] && ! left hang' "rc $r; $(cat "$WORK/err")"
+done
+
 # ---- engine-strength: solution files as exact knowledge; balanced openings ----
 "$SOW" solve --rules odu --pits 4 --seeds 2 --save "$WORK/odu.sol" >/dev/null 2>&1
 exact=$("$SOW" solve --rules odu --pits 4 --seeds 2 --solution "$WORK/odu.sol" 2>/dev/null |
