@@ -240,7 +240,7 @@ def test_bad_arguments_raise():
 
 
 def test_max_level_bad_arguments_raise_valueerror(tmp_path):
-    # issue 43: pits past a C int raised OverflowError from cffi
+    # pits past a C int raised OverflowError from cffi
     t = sow.Tables(str(tmp_path))
     for pits in (10**20, -(10**20), 0, 19, -1, 6.0, True, "6", None):
         with pytest.raises(ValueError):

@@ -125,7 +125,7 @@ head -c 70000 /dev/zero | tr '\0' 'x' >"$WORK/long"; echo >>"$WORK/long"
 cat "$WORK/long" >&"${ENG[1]}"
 send isready
 check "bad input: a 70000-character line" 'expect "^info string error: line longer" 5 && expect "^readyok$" 5'
-# (issue 43) lines are bytes: a NUL or other control byte makes its line
+# lines are bytes: a NUL or other control byte makes its line
 # one unknown command; the next line is still answered (a NUL was taken
 # for an overlong line and the isready after it swallowed)
 for c in '\000' '\001' '\033' '\177'; do
@@ -133,7 +133,7 @@ for c in '\000' '\001' '\033' '\177'; do
     check "bad input: a control byte (${c}) inside a line: one error, the next line answered" \
         'expect "^info string error: unknown command" 5 && expect "^readyok$" 5' "last line: $LINE"
 done
-# (issue 43) numbers are decimal everywhere: go's as setoption's
+# numbers are decimal everywhere: go's as setoption's
 for b in "go depth 0x3" "go depth 3.0" "go depth +3" "go movetime 1e3" "go nodes 0x100" \
          "go wtime 0x10 btime 10" "go depth 99999999999999999999999" \
          "setoption name Hash value +64" "setoption name Threads value 0x2"; do
@@ -164,7 +164,7 @@ finish
 check "quit: exit 0" '[ $RC -eq 0 ]'
 check "nothing on stderr" '[ ! -s "$WORK/stderr" ]' "$(head -3 "$WORK/stderr")"
 
-# ---- (issue 43) every spin option: its advertised min and max accepted,
+# ---- every spin option: its advertised min and max accepted,
 # min-1 and max+1 refused (Hash advertised 65536 and refused it; Seeds 255,
 # which oware 2x6 cannot hold).  Hash is set back before isready builds.
 spins=$(printf 'uci\nquit\n' | timeout 10 "$SOW" engine 2>&1 |
@@ -225,7 +225,7 @@ for b in "--a greedy" "--a sow --b greedy --games 3" "--a sow --b greedy --resum
     timeout 10 "$SOW" match $b >/dev/null 2>"$WORK/err"; r=$?
     check "match bad input: $b (exit 2, one line)" '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]'
 done
-# ---- (issue 43) matches bound every wait: a program that does not answer
+# ---- matches bound every wait: a program that does not answer
 # go, crashes or plays an illegal move forfeits with the reason; SIGINT and
 # SIGTERM stop a match at once with no program left running.  Each program
 # is a small sh script that answers isready; `go` is its fault.

@@ -777,7 +777,7 @@ ok bench probe --pits 3 --seeds 6 --probes 5000 --block-shift 8,10
 check "bench probe: compressed and raw agree for both block sizes" \
     test "$(grep -c 'compressed and raw agree' "$out")" -eq 2
 
-# (issue 43) a program that cannot start: one line (sh's own message was
+# a program that cannot start: one line (sh's own message was
 # printed by each worker's program before it), exit 2; --grace's range
 bad 2 match --a greedy --b cmd:/nonexistent --games 2
 bad 2 match --a greedy --b cmd:/nonexistent --games 4 --concurrency 2
