@@ -103,14 +103,9 @@ static enum sow_status fast_build(const struct ruleset *rs, const char *dir, int
         tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
         uint64_t E = tb_level_entries(&set->ix, n);
         if (fio_exists(path)) {
-            rc = tb_set_load_level(set, n, e);
-            if (rc != SOW_OK) {
-                if (e) {
-                    size_t l = strlen(e->msg);
-                    snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
-                }
+            rc = tb_rebuild_hint(tb_set_load_level(set, n, e), e);
+            if (rc != SOW_OK)
                 goto out;
-            }
         } else {
             missing[n] = true;
             maxE = E > maxE ? E : maxE;

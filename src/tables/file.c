@@ -235,35 +235,40 @@ static enum sow_status raw_check(const uint8_t *h, size_t size, const char *path
     return SOW_OK;
 }
 
+/* The level file `path` opened and mapped read-only (*map, *size, at least
+ * a header's bytes; *fd open).  Not a plain open: a FIFO named like a level
+ * must not hang the reader; missing, unreadable or not a regular file is
+ * bad input (fileio.h). */
+static enum sow_status map_level_file(const char *path, int *fd, void **map, size_t *size,
+                                      struct sow_error *e)
+{
+    struct stat sb;
+    enum sow_status st = fio_open_input(path, fd, e);
+    if (st != SOW_OK)
+        return st;
+    if (fstat(*fd, &sb) < 0)
+        st = sow_fail(e, SOW_E_IO, "%s: cannot stat: %s", path, strerror(errno));
+    else if ((*size = (size_t)sb.st_size) < TB_HEADER_SIZE)
+        st = sow_fail(e, SOW_E_INPUT,
+                      "%s: truncated or not a table file (%zu bytes, header needs %d)", path,
+                      *size, TB_HEADER_SIZE);
+    else if ((*map = mmap(NULL, *size, PROT_READ, MAP_SHARED, *fd, 0)) == MAP_FAILED)
+        st = sow_fail(e, SOW_E_IO, "%s: cannot map: %s", path, strerror(errno));
+    if (st != SOW_OK)
+        close(*fd);
+    return st;
+}
+
 static enum sow_status file_load(const char *path, const struct ruleset *rs, int level,
                                  struct tb_header *out, const int8_t **values, void **mapout,
                                  size_t *maplen, struct tbz *zout, struct sow_error *e)
 {
     int fd;
-    struct stat sb;
-    /* Not a plain open: a FIFO named like a level must not hang the reader;
-     * missing, unreadable or not a regular file is bad input (fileio.h). */
-    enum sow_status st = fio_open_input(path, &fd, e);
+    void *map;
+    size_t size;
+    enum sow_status st = map_level_file(path, &fd, &map, &size, e);
     if (st != SOW_OK)
         return st;
-    if (fstat(fd, &sb) < 0) {
-        st = sow_fail(e, SOW_E_IO, "%s: cannot stat: %s", path, strerror(errno));
-        close(fd);
-        return st;
-    }
-    size_t size = (size_t)sb.st_size;
-    if (size < TB_HEADER_SIZE) {
-        close(fd);
-        return sow_fail(e, SOW_E_INPUT,
-                        "%s: truncated or not a table file (%zu bytes, header needs %d)", path,
-                        size, TB_HEADER_SIZE);
-    }
-    void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) {
-        st = sow_fail(e, SOW_E_IO, "%s: cannot map: %s", path, strerror(errno));
-        close(fd);
-        return st;
-    }
     close(fd); /* the mapping stays */
     /* (sow_fail keeps the messages one printable line: they may quote the
      * file's rule-set name.) */
@@ -359,31 +364,14 @@ enum sow_status tb_file_read_slice(const char *path, const struct ruleset *rs, i
                                    uint64_t a, uint64_t b, int8_t *out, bool whole_sum,
                                    struct sow_error *e)
 {
-    int fd;
-    struct stat sb;
-    enum sow_status st = fio_open_input(path, &fd, e);
-    if (st != SOW_OK)
-        return st;
-    if (fstat(fd, &sb) < 0) {
-        st = sow_fail(e, SOW_E_IO, "%s: cannot stat: %s", path, strerror(errno));
-        close(fd);
-        return st;
-    }
-    size_t size = (size_t)sb.st_size;
-    if (size < TB_HEADER_SIZE) {
-        close(fd);
-        return sow_fail(e, SOW_E_INPUT,
-                        "%s: truncated or not a table file (%zu bytes, header needs %d)", path,
-                        size, TB_HEADER_SIZE);
-    }
     /* Mapped, not read: only the pages of the header, the index and the
      * slice are touched (resident), the rest stays on disk. */
-    void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) {
-        st = sow_fail(e, SOW_E_IO, "%s: cannot map: %s", path, strerror(errno));
-        close(fd);
+    int fd;
+    void *map;
+    size_t size;
+    enum sow_status st = map_level_file(path, &fd, &map, &size, e);
+    if (st != SOW_OK)
         return st;
-    }
     struct tb_header hd;
     st = header_decode(map, size, path, rs, level, &hd, e);
     if (st == SOW_OK && (a > b || b > hd.entries))
@@ -416,6 +404,15 @@ enum sow_status tb_file_read_slice(const char *path, const struct ruleset *rs, i
 }
 
 /* ---- sets ---------------------------------------------------------------- */
+
+enum sow_status tb_rebuild_hint(enum sow_status st, struct sow_error *e)
+{
+    if (st != SOW_OK && e) {
+        size_t l = strlen(e->msg);
+        snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
+    }
+    return st;
+}
 
 enum sow_status tb_level_solvable(const struct tb_set *lower, int n, uint64_t E,
                                   struct sow_error *e)

@@ -145,16 +145,10 @@ enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max
      * to fit by tb_lean_check, lower levels counted). */
     for (int n = 0; n <= max_level; n++) {
         if (!level_missing(rs, dir, n)) {
-            rc = tb_set_load_level(set, n, e);
-            if (rc == SOW_OK)
-                lean_pin_level(set, n);
-            if (rc != SOW_OK) {
-                if (e) {
-                    size_t l = strlen(e->msg);
-                    snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
-                }
+            rc = tb_rebuild_hint(tb_set_load_level(set, n, e), e);
+            if (rc != SOW_OK)
                 goto out;
-            }
+            lean_pin_level(set, n);
         } else {
             missing[n] = true;
         }

@@ -267,11 +267,8 @@ static enum sow_status mrun_check(struct mrun *R, struct sow_error *e)
     for (int n = 0; n <= R->max_level && st == SOW_OK; n++) {
         uint64_t E = tb_level_entries(&R->set->ix, n);
         if (!R->missing[n]) {
-            st = R->owned ? mrun_read_slice(R, n, e) : tb_set_load_level(R->set, n, e);
-            if (st != SOW_OK && e) {
-                size_t l = strlen(e->msg);
-                snprintf(e->msg + l, sizeof e->msg - l, " (delete it to rebuild)");
-            }
+            st = tb_rebuild_hint(R->owned ? mrun_read_slice(R, n, e)
+                                          : tb_set_load_level(R->set, n, e), e);
         } else if (E > TB_MAX_ENTRIES) {
             st = sow_fail(e, SOW_E_TOO_BIG, "level %d has %llu entries, more than 31-bit indices",
                           n, (unsigned long long)E);

@@ -81,6 +81,10 @@ enum sow_status tb_file_read_slice(const char *path, const struct ruleset *rs, i
                                    uint64_t a, uint64_t b, int8_t *out, bool whole_sum,
                                    struct sow_error *e);
 
+/* A present level that a build cannot use: st, its message ending with
+ * what to do (" (delete it to rebuild)").  SOW_OK passes through. */
+enum sow_status tb_rebuild_hint(enum sow_status st, struct sow_error *e);
+
 /* Make level n of s point at values held elsewhere (not owned). */
 void tb_set_put_level(struct tb_set *s, int n, const int8_t *v, uint64_t entries);
 /* Give level n of s values v and bounds lohi (malloc'd, owned by s from now,
