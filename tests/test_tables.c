@@ -97,6 +97,63 @@ Test(tables, rank_unrank_inverse_whole_levels)
     check_index("oware", 4, 12);
 }
 
+/* 64-bit indices: levels past 2^31 and 2^32 entries (2x6 levels 30 and 31
+ * for every rule set, darra's states included; 2x12 level 20), index <->
+ * position round trips at the boundaries, both sides to move, and the
+ * neighbours of a boundary distinct positions. */
+Test(tables, index_64bit_round_trips)
+{
+    static const struct {
+        const char *rules;
+        int pits, level;
+    } cases[] = {{"oware", 6, 30}, {"oware", 6, 31}, {"awari", 6, 31}, {"jodu", 6, 31},
+                 {"odu", 6, 31},   {"jerin", 6, 31}, {"darra", 6, 31}, {"oware", 12, 20}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct ruleset rs;
+        struct sow_error re;
+        cr_assert_eq(rules_init(&rs, cases[c].rules, cases[c].pits, 4, &re), SOW_OK);
+        struct tb_index *ix = malloc(sizeof *ix);
+        cr_assert(ix);
+        tb_index_init(ix, &rs);
+        int n = cases[c].level;
+        uint64_t E = tb_level_entries(ix, n);
+        cr_assert_gt(E, (uint64_t)1 << 31, "%s 2x%d level %d: %llu entries", rs.name, rs.pits,
+                     n, (unsigned long long)E);
+        const uint64_t at[] = {((uint64_t)1 << 31) - 1, (uint64_t)1 << 31,
+                               ((uint64_t)1 << 31) + 1, ((uint64_t)1 << 32) - 1,
+                               (uint64_t)1 << 32,       ((uint64_t)1 << 32) + 1,
+                               E / 2,                   E - 2,
+                               E - 1};
+        sow_position prev = {0};
+        for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+            uint64_t idx = at[k];
+            if (idx >= E)
+                continue;
+            sow_position p, q;
+            tb_position_of(ix, n, idx, &p);
+            cr_assert_eq(rules_board_seeds(&rs, &p), n);
+            int lv;
+            uint64_t got;
+            cr_assert(tb_index_of(ix, &p, &lv, &got));
+            cr_assert_eq(lv, n);
+            cr_assert_eq(got, idx, "%s 2x%d level %d: index %llu came back as %llu", rs.name,
+                         rs.pits, n, (unsigned long long)idx, (unsigned long long)got);
+            q = p;
+            q.board = board_flip(&p.board, rs.pits);
+            q.side = SOW_B;
+            if (p.state == SOW_STATE_A || p.state == SOW_STATE_B)
+                q.state = p.state == SOW_STATE_A ? SOW_STATE_B : SOW_STATE_A;
+            cr_assert(tb_index_of(ix, &q, &lv, &got));
+            cr_assert_eq(got, idx, "side B twin of entry %llu", (unsigned long long)idx);
+            if (k > 0 && at[k - 1] + 1 == idx)
+                cr_assert(!rules_same_position(&prev, &p), "entries %llu and %llu are one position",
+                          (unsigned long long)(idx - 1), (unsigned long long)idx);
+            prev = p;
+        }
+        free(ix);
+    }
+}
+
 Test(tables, level_sizes)
 {
     struct ruleset rs = rules("oware", 6);
