@@ -53,7 +53,10 @@ get() {
     BODY=$(cat "$WORK/body" 2>/dev/null)
 }
 
-if start main --time 4; then
+# levels 0..6 of oware 2x3, for the answers from tables (0.1 s)
+"$SOW" tables build --rules oware --pits 3 --seeds 6 --dir "$WORK/tb" >/dev/null 2>&1 ||
+    echo "# tables build failed"
+if start main --time 4 --tables "$WORK/tb"; then
     ok "sow serve --port 0 listens (port $PORT)"
 else
     notok "sow serve --port 0 listens" "$(cat "$WORK/main.err")"
@@ -66,6 +69,13 @@ case $CODE:$BODY in
 200:'{"rules":"oware","pits":3,"pos":"2,2,2/2,2,2/A/0-0/-","value":6,"exact":true,"source":"closure"'*)
     ok "start of oware 2x3x2" ;;
 *) notok "start of oware 2x3x2" "$CODE $BODY" ;;
+esac
+
+get "/api/oware?pos=1,1,1/1,1,1/A"
+want=$("$SOW" solve --rules oware 1,1,1/1,1,1/A --json | sed 's/.*"value":\(-*[0-9]*\),.*/\1/')
+case $CODE:$BODY in
+200:*'"value":'"$want"',"exact":true,"source":"tables"'*) ok "a 6-seed position from the tables" ;;
+*) notok "a 6-seed position from the tables (value $want)" "$CODE $BODY" ;;
 esac
 
 # ~30 positions of three rule sets against sow solve (one line per position)
