@@ -102,3 +102,20 @@ Test(serve, errors_are_json_with_their_status)
     cr_assert_eq(r.status, 405, "%s", r.json);
     free(r.json);
 }
+
+/* Past the budget: the engine's estimate, every move still listed. */
+Test(serve, engine_past_the_budget)
+{
+    struct serve_ctx quick;
+    serve_ctx_init(&quick, NULL, 1, 0.2, NULL);
+    const struct serve_request rq = {"GET", "/api/oware", NULL, 0};
+    struct serve_answer r = serve_answer(&quick, &rq);
+    cr_assert_eq(r.status, 200, "%s", r.json);
+    cr_assert(strstr(r.json, "\"exact\":false,\"source\":\"engine\",\"depth\":"), "%s", r.json);
+    int n = 0;
+    for (const char *s = r.json; (s = strstr(s, "{\"move\":")); s++)
+        n++;
+    cr_assert_eq(n, 6, "%s", r.json);
+    free(r.json);
+    serve_ctx_free(&quick);
+}
