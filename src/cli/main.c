@@ -20,6 +20,7 @@ static const struct {
     {"bench", cmd_bench, "benchmarks (movegen, ...)"},
     {"engine", cmd_engine, "the alpha-beta engine behind a UCI-style protocol"},
     {"match", cmd_match, "play two engines against each other"},
+    {"serve", cmd_serve, "HTTP server: JSON API of values and best moves"},
 };
 
 static void usage(FILE *f)
