@@ -614,6 +614,22 @@ bad 2 solve --tables "$FD" --pits 2 2,1/1,0/A
 bad 2 tables stats --pits 2 --seeds 3 --dir "$FD"
 bad 2 tables build --pits 2 --seeds 4 --dir "$FD"
 check "FIFO level file left as it was" test -p "$FD/oware-2x2-003.sowtb"
+# A FIFO given or found as a solution file: refused at once (exit 2, one
+# line naming it), never opened for a blocking read (5 s: a hang fails)
+SF="$WORK/fifo-sol"; rm -rf "$SF"; mkdir "$SF"; mkfifo "$SF/odu-2x3-012.sowsol"
+T=5 bad 2 solve --rules odu --pits 3 --seeds 2 --solution "$SF/odu-2x3-012.sowsol"
+check "solve --solution FIFO: the message names the file" grep -q "odu-2x3-012.sowsol" "$err"
+T=5 bad 2 solve --rules odu --pits 3 --seeds 2 --depth 1 --solution "$SF/odu-2x3-012.sowsol"
+T=5 bad 2 tables probe --rules odu --pits 3 --solution "$SF/odu-2x3-012.sowsol" 2,2,2/2,2,2/A
+T=5 bad 2 solve --rules odu --pits 3 --seeds 2 --tables "$SF"
+check "solve --tables DIR with a FIFO solution file: the message names it" \
+    grep -q "odu-2x3-012.sowsol" "$err"
+T=5 bad 2 solve --rules odu --pits 3 --seeds 2 --depth 1 --tables "$SF"
+check "engine: Solution FIFO answers an error line and keeps answering" sh -c \
+    "printf 'setoption name Solution value %s\nisready\nquit\n' '$SF/odu-2x3-012.sowsol' |
+     timeout -k 2 5 '$SOW' engine 2>/dev/null >'$WORK/eng.out';
+     grep -q 'info string error: Solution' '$WORK/eng.out' && grep -qx readyok '$WORK/eng.out'"
+check "FIFO solution file left as it was" test -p "$SF/odu-2x3-012.sowsol"
 DD="$WORK/dir-tables"; rm -rf "$DD"; cp -r "$TB" "$DD"
 rm "$DD/oware-2x2-003.sowtb"; mkdir "$DD/oware-2x2-003.sowtb"
 bad 2 tables probe --pits 2 --dir "$DD" 2,1/1,0/A
