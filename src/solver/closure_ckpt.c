@@ -67,6 +67,36 @@ bool clos_ck_write(const char *dir, const char *name, const char *magic, const v
     return false;
 }
 
+FILE *clos_fopen_in(const char *path)
+{
+    int fd;
+    struct sow_error e;
+    if (fio_open_input(path, &fd, &e) != SOW_OK) /* never waits on a FIFO (rule 1) */
+        return NULL;
+    FILE *f = fdopen(fd, "rb");
+    if (!f)
+        close(fd);
+    return f;
+}
+
+FILE *clos_fopen_append(const char *path)
+{
+    /* O_NONBLOCK: a FIFO with no reader fails at once (ENXIO), never waits */
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+                  O_CLOEXEC, 0644);
+    if (fd < 0)
+        return NULL;
+    struct stat sb;
+    int fl = fcntl(fd, F_GETFL);
+    FILE *f = NULL;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && fl >= 0 &&
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+        f = fdopen(fd, "ab");
+    if (!f)
+        close(fd);
+    return f;
+}
+
 /* Read DIR/name into parts (sizes known: the header must agree). */
 bool clos_ck_read(const char *dir, const char *name, const char *magic, void *const *parts,
                   const uint64_t *sizes, int np)
@@ -174,7 +204,7 @@ enum clos_err clos_ck_load_expand(struct clos *c, const struct clos_env *env, in
     *loaded = false;
     char path[4096];
     snprintf(path, sizeof path, "%s/closure.expand", env->work);
-    FILE *f = fopen(path, "rb");
+    FILE *f = clos_fopen_in(path);
     if (!f)
         return CLOS_OK;
     struct ck_meta m, want;
@@ -214,7 +244,7 @@ enum clos_err clos_ck_load(struct clos *c, const struct clos_env *env, int tbmax
     *done = -1;
     char path[4096];
     snprintf(path, sizeof path, "%s/closure.keys", env->work);
-    FILE *f = fopen(path, "rb");
+    FILE *f = clos_fopen_in(path);
     if (!f)
         return CLOS_OK;
     struct ck_meta m;
@@ -247,7 +277,7 @@ enum clos_err clos_ck_load(struct clos *c, const struct clos_env *env, int tbmax
     *loaded = true;
     /* values */
     snprintf(path, sizeof path, "%s/closure.values", env->work);
-    f = fopen(path, "rb");
+    f = clos_fopen_in(path);
     if (!f)
         return CLOS_OK;
     ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && fread(&m, 1, sizeof m, f) == sizeof m;

@@ -630,6 +630,16 @@ check "engine: Solution FIFO answers an error line and keeps answering" sh -c \
      timeout -k 2 5 '$SOW' engine 2>/dev/null >'$WORK/eng.out';
      grep -q 'info string error: Solution' '$WORK/eng.out' && grep -qx readyok '$WORK/eng.out'"
 check "FIFO solution file left as it was" test -p "$SF/odu-2x3-012.sowsol"
+# FIFOs named like checkpoint or level files in a --work directory are not
+# waited on: treated as missing, the solve goes on
+WF="$WORK/fifo-work"; rm -rf "$WF"; mkdir "$WF"
+mkfifo "$WF/closure.keys" "$WF/closure.values" "$WF/closure.expand"
+T=5 ok solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$WF"
+WF="$WORK/fifo-disk"; rm -rf "$WF"; mkdir "$WF"
+mkfifo "$WF/disk-cur.keys" "$WF/disk-in-008.keys" "$WF/disk-012.keys"
+# (a level file that is a FIFO cannot be replaced either: one line, exit 1)
+T=5 bad 1 solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$WF" --disk
+check "FIFO level file in --work: left as it was" test -p "$WF/disk-012.keys"
 DD="$WORK/dir-tables"; rm -rf "$DD"; cp -r "$TB" "$DD"
 rm "$DD/oware-2x2-003.sowtb"; mkdir "$DD/oware-2x2-003.sowtb"
 bad 2 tables probe --pits 2 --dir "$DD" 2,1/1,0/A
