@@ -640,6 +640,26 @@ mkfifo "$WF/disk-cur.keys" "$WF/disk-in-008.keys" "$WF/disk-012.keys"
 # (a level file that is a FIFO cannot be replaced either: one line, exit 1)
 T=5 bad 1 solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$WF" --disk
 check "FIFO level file in --work: left as it was" test -p "$WF/disk-012.keys"
+# One solve per --work directory: a second waits for the first (saying so)
+# and then gives the same answer; Ctrl-C stops the wait (130)
+WL="$WORK/work-lock"; rm -rf "$WL"
+WSOLVE=(solve --rules jodu --pits 4 --seeds 2 --levels 0 --work "$WL" --disk --json)
+timeout -k 5 "$T" "$SOW" "${WSOLVE[@]}" >"$WORK/wl1.out" 2>"$WORK/wl1.err" & wpid=$!
+sleep 0.2
+run "${WSOLVE[@]}"; wait "$wpid"; rc1=$?
+v1=$(grep -o '"value".*"nodes"' "$WORK/wl1.out"); v2=$(grep -o '"value".*"nodes"' "$out")
+why=OK; [ "$rc1" = 0 ] && [ "$rc" = 0 ] && [ -n "$v1" ] && [ "$v1" = "$v2" ] &&
+    grep -q "waiting for another sow" "$err" || why="rc $rc1 and $rc; '$v1' vs '$v2'; $(head -c 200 "$err")"
+report "$why" "two solve --work DIR at once: the second waits, says so, the same answer"
+# (the directory's lock held by flock(1) for 2 s, as a solve would hold it)
+rm -rf "$WL"; mkdir "$WL"
+flock "$WL/.sowtb.lock" sleep 2 & wpid=$!
+sleep 0.2
+timeout --preserve-status -k 5 -s INT 0.5 "$SOW" "${WSOLVE[@]}" >"$out" 2>"$err"; rc=$?
+wait "$wpid"
+why=OK; [ "$rc" = 130 ] && grep -q "waiting for another sow" "$err" && [ ! -s "$out" ] ||
+    why="rc $rc: $(head -c 200 "$err")"
+report "$why" "solve --work DIR waiting for another solve: Ctrl-C stops the wait, 130"
 DD="$WORK/dir-tables"; rm -rf "$DD"; cp -r "$TB" "$DD"
 rm "$DD/oware-2x2-003.sowtb"; mkdir "$DD/oware-2x2-003.sowtb"
 bad 2 tables probe --pits 2 --dir "$DD" 2,1/1,0/A
