@@ -262,8 +262,12 @@ enum clos_err clos_ck_load(struct clos *c, const struct clos_env *env, int tbmax
         return e;
     void *parts[2] = {&want, c->key};
     uint64_t sizes[2] = {sizeof m, m.n * 8 * (uint64_t)c->K};
-    if (!clos_ck_read(env->work, "closure.keys", "SOWCKPK1", parts, sizes, 2))
+    double last = 0;
+    if (!clos_ck_read(env->work, "closure.keys", "SOWCKPK1", parts, sizes, 2)) {
+        /* this solve's checkpoint by its header, but its checksum fails */
+        clos_say(env, &last, true, "note: %s: damaged, ignored (the solve starts over)", path);
         return CLOS_OK;
+    }
     for (uint64_t i = 0; i < m.n; i++) { /* the keys are where their levels say */
         int lv = key_level(&c->key[i * c->K], c->K);
         if (i < m.start[lv] || i >= m.start[lv + 1])
@@ -289,5 +293,7 @@ enum clos_err clos_ck_load(struct clos *c, const struct clos_env *env, int tbmax
     uint64_t vs[4] = {sizeof m, upto, upto, upto};
     if (clos_ck_read(env->work, "closure.values", "SOWCKPV1", vp, vs, 4))
         *done = m.levels_done;
+    else
+        clos_say(env, &last, true, "note: %s: damaged, ignored (its levels are solved again)", path);
     return CLOS_OK;
 }

@@ -660,6 +660,15 @@ wait "$wpid"
 why=OK; [ "$rc" = 130 ] && grep -q "waiting for another sow" "$err" && [ ! -s "$out" ] ||
     why="rc $rc: $(head -c 200 "$err")"
 report "$why" "solve --work DIR waiting for another solve: Ctrl-C stops the wait, 130"
+# A damaged checkpoint in --work is named on stderr when it is dropped
+WV="$WORK/work-damaged"; rm -rf "$WV"
+run solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$WV" --json
+v1=$(grep -o '"value".*"nodes"' "$out")
+printf "XXXXXXXX" | dd of="$WV/closure.values" bs=1 seek=$(($(stat -c %s "$WV/closure.values") - 8)) conv=notrunc status=none
+run solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$WV" --json
+why=OK; [ "$rc" = 0 ] && [ -n "$v1" ] && [ "$(grep -o '"value".*"nodes"' "$out")" = "$v1" ] &&
+    [ "$(grep -c 'closure.values: damaged, ignored' "$err")" = 1 ] || why="rc $rc: $(head -c 200 "$err")"
+report "$why" "solve --work DIR: a damaged checkpoint is named once on stderr, the same answer"
 DD="$WORK/dir-tables"; rm -rf "$DD"; cp -r "$TB" "$DD"
 rm "$DD/oware-2x2-003.sowtb"; mkdir "$DD/oware-2x2-003.sowtb"
 bad 2 tables probe --pits 2 --dir "$DD" 2,1/1,0/A
