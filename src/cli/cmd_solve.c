@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fileio.h"
 #include "sow/search.h"
 #include "tables/tables.h"
 #include "util.h"
@@ -405,12 +406,44 @@ static int solve_end(int rc, struct search_ctx *s, struct tb_set *tb, struct sol
     return rc;
 }
 
+static void solve_waiting(void *ctx)
+{
+    fprintf(stderr, "sow solve: waiting for another sow solving in --work %s\n",
+            (const char *)ctx);
+}
+
+static int solve_run(struct solve_args a);
+
+/* --work DIR: one solve per work directory (fileio.h rule 3, as a tables
+ * directory has one builder); a second waits, says so, and Ctrl-C stops the
+ * wait.  The lock is held until the solve has ended. */
 int cmd_solve(int argc, char **argv)
 {
     struct solve_args a;
     int r0 = solve_parse(argc, argv, &a);
     if (r0)
         return r0 == CLI_HELP ? CLI_OK : r0;
+    if (!a.work)
+        return solve_run(a);
+    volatile sig_atomic_t *stop = cli_catch_signals(true);
+    struct fio_lock wl;
+    struct sow_error e;
+    enum sow_status st = fio_lock_dir(a.work, &wl, stop, solve_waiting, (void *)a.work, &e);
+    if (st == SOW_E_INTERRUPTED) {
+        fprintf(stderr, "sow solve: interrupted while waiting for --work %s\n", a.work);
+        return cli_interrupted();
+    }
+    if (st != SOW_OK) {
+        cli_bad("solve", "--work %s: %s", a.work, e.msg);
+        return cli_exit_code(st);
+    }
+    int rc = solve_run(a);
+    fio_unlock(&wl);
+    return rc;
+}
+
+static int solve_run(struct solve_args a)
+{
     struct cli_game g = a.g;
     const char *tables = a.tables;
     bool moves = a.moves;

@@ -67,6 +67,36 @@ bool clos_ck_write(const char *dir, const char *name, const char *magic, const v
     return false;
 }
 
+FILE *clos_fopen_in(const char *path)
+{
+    int fd;
+    struct sow_error e;
+    if (fio_open_input(path, &fd, &e) != SOW_OK) /* never waits on a FIFO (rule 1) */
+        return NULL;
+    FILE *f = fdopen(fd, "rb");
+    if (!f)
+        close(fd);
+    return f;
+}
+
+FILE *clos_fopen_append(const char *path)
+{
+    /* O_NONBLOCK: a FIFO with no reader fails at once (ENXIO), never waits */
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+                  O_CLOEXEC, 0644);
+    if (fd < 0)
+        return NULL;
+    struct stat sb;
+    int fl = fcntl(fd, F_GETFL);
+    FILE *f = NULL;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && fl >= 0 &&
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+        f = fdopen(fd, "ab");
+    if (!f)
+        close(fd);
+    return f;
+}
+
 /* Read DIR/name into parts (sizes known: the header must agree). */
 bool clos_ck_read(const char *dir, const char *name, const char *magic, void *const *parts,
                   const uint64_t *sizes, int np)
@@ -174,7 +204,7 @@ enum clos_err clos_ck_load_expand(struct clos *c, const struct clos_env *env, in
     *loaded = false;
     char path[4096];
     snprintf(path, sizeof path, "%s/closure.expand", env->work);
-    FILE *f = fopen(path, "rb");
+    FILE *f = clos_fopen_in(path);
     if (!f)
         return CLOS_OK;
     struct ck_meta m, want;
@@ -214,7 +244,7 @@ enum clos_err clos_ck_load(struct clos *c, const struct clos_env *env, int tbmax
     *done = -1;
     char path[4096];
     snprintf(path, sizeof path, "%s/closure.keys", env->work);
-    FILE *f = fopen(path, "rb");
+    FILE *f = clos_fopen_in(path);
     if (!f)
         return CLOS_OK;
     struct ck_meta m;
@@ -232,8 +262,12 @@ enum clos_err clos_ck_load(struct clos *c, const struct clos_env *env, int tbmax
         return e;
     void *parts[2] = {&want, c->key};
     uint64_t sizes[2] = {sizeof m, m.n * 8 * (uint64_t)c->K};
-    if (!clos_ck_read(env->work, "closure.keys", "SOWCKPK1", parts, sizes, 2))
+    double last = 0;
+    if (!clos_ck_read(env->work, "closure.keys", "SOWCKPK1", parts, sizes, 2)) {
+        /* this solve's checkpoint by its header, but its checksum fails */
+        clos_say(env, &last, true, "note: %s: damaged, ignored (the solve starts over)", path);
         return CLOS_OK;
+    }
     for (uint64_t i = 0; i < m.n; i++) { /* the keys are where their levels say */
         int lv = key_level(&c->key[i * c->K], c->K);
         if (i < m.start[lv] || i >= m.start[lv + 1])
@@ -247,7 +281,7 @@ enum clos_err clos_ck_load(struct clos *c, const struct clos_env *env, int tbmax
     *loaded = true;
     /* values */
     snprintf(path, sizeof path, "%s/closure.values", env->work);
-    f = fopen(path, "rb");
+    f = clos_fopen_in(path);
     if (!f)
         return CLOS_OK;
     ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && fread(&m, 1, sizeof m, f) == sizeof m;
@@ -259,5 +293,7 @@ enum clos_err clos_ck_load(struct clos *c, const struct clos_env *env, int tbmax
     uint64_t vs[4] = {sizeof m, upto, upto, upto};
     if (clos_ck_read(env->work, "closure.values", "SOWCKPV1", vp, vs, 4))
         *done = m.levels_done;
+    else
+        clos_say(env, &last, true, "note: %s: damaged, ignored (its levels are solved again)", path);
     return CLOS_OK;
 }

@@ -3,6 +3,7 @@
  * pass in closure_disk_down.c, the up pass in closure_disk_up.c).  Part of
  * the closure solver: closure_internal.h maps its files. */
 #include "closure_internal.h"
+#include "fileio.h"
 
 /* ---- the closure level by level on disk (env->disk) ----
  *
@@ -138,8 +139,9 @@ bool dk_map(struct clos *c, int l, int kind, bool verify)
     dk_path(path, sizeof path, dk, dk_fmt[kind], l);
     const uint64_t n = dk->st.cnt[l];
     const uint64_t pay = sizeof(struct dk_lvl) + (kind ? 3 * n : n * 8 * (uint64_t)c->K);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
+    int fd;
+    struct sow_error fe;
+    if (fio_open_input(path, &fd, &fe) != SOW_OK) /* never waits on a FIFO */
         return false;
     struct stat sb;
     if (fstat(fd, &sb) < 0 || (uint64_t)sb.st_size != CK_HEAD + pay) {

@@ -59,7 +59,7 @@ enum clos_err dk_load_cur(struct clos *c, const struct clos_env *env, int m,
     struct clos_disk *dk = c->dk;
     char path[4200];
     snprintf(path, sizeof path, "%s/disk-cur.keys", dk->dir);
-    FILE *f = fopen(path, "rb");
+    FILE *f = clos_fopen_in(path);
     *have = *bad = false;
     if (!f)
         return CLOS_OK;
@@ -96,7 +96,7 @@ static void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt)
         if (!dk->in[l]) {
             char path[4200];
             dk_path(path, sizeof path, dk, "disk-in-%03d.keys", l);
-            dk->in[l] = fopen(path, "ab");
+            dk->in[l] = clos_fopen_append(path);
         }
         if (!dk->in[l] || fwrite(h, 8, 2, dk->in[l]) != 2 ||
             fwrite(keys, kb, (size_t)cnt, dk->in[l]) != (size_t)cnt)
@@ -248,7 +248,7 @@ static enum clos_err dk_read_seeds(struct clos *c, const struct clos_env *env, i
     enum clos_err e = CLOS_OK;
     char path[4200];
     dk_path(path, sizeof path, dk, "disk-in-%03d.keys", m);
-    FILE *f = fopen(path, "rb");
+    FILE *f = clos_fopen_in(path);
     uint64_t *buf = malloc(kb * DK_BUF), got = 0, want = dk->st.inlen[m];
     if (!buf)
         e = CLOS_OOM;

@@ -17,7 +17,7 @@ static enum clos_err dk_values(struct clos *c, int m, uint64_t n, bool *damaged)
     dk_path(path, sizeof path, dk, dk_fmt[0], m);
     uint64_t *buf = malloc(8 * (size_t)K * B);
     XXH3_state_t *xs = XXH3_createState();
-    FILE *f = fopen(path, "rb");
+    FILE *f = clos_fopen_in(path);
     if (!buf || !xs) {
         free(buf);
         XXH3_freeState(xs);

@@ -259,10 +259,12 @@ enum sow_status sol_open(const struct ruleset *rs, const char *path, struct sol 
 {
     enum sow_status st = SOW_E_INPUT;
     *out = NULL;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return sow_fail(e, errno == ENOENT ? SOW_E_INPUT : SOW_E_IO, "%s: cannot open: %s", path,
-                        strerror(errno));
+    int fd;
+    /* Non-blocking open, regular files only: a FIFO named like a solution
+     * file is refused at once, never waited on. */
+    enum sow_status ost = fio_open_input(path, &fd, e);
+    if (ost != SOW_OK)
+        return ost;
     struct stat sb;
     struct sol *s = calloc(1, sizeof *s);
     if (!s) {

@@ -614,6 +614,61 @@ bad 2 solve --tables "$FD" --pits 2 2,1/1,0/A
 bad 2 tables stats --pits 2 --seeds 3 --dir "$FD"
 bad 2 tables build --pits 2 --seeds 4 --dir "$FD"
 check "FIFO level file left as it was" test -p "$FD/oware-2x2-003.sowtb"
+# A FIFO given or found as a solution file: refused at once (exit 2, one
+# line naming it), never opened for a blocking read (5 s: a hang fails)
+SF="$WORK/fifo-sol"; rm -rf "$SF"; mkdir "$SF"; mkfifo "$SF/odu-2x3-012.sowsol"
+T=5 bad 2 solve --rules odu --pits 3 --seeds 2 --solution "$SF/odu-2x3-012.sowsol"
+check "solve --solution FIFO: the message names the file" grep -q "odu-2x3-012.sowsol" "$err"
+T=5 bad 2 solve --rules odu --pits 3 --seeds 2 --depth 1 --solution "$SF/odu-2x3-012.sowsol"
+T=5 bad 2 tables probe --rules odu --pits 3 --solution "$SF/odu-2x3-012.sowsol" 2,2,2/2,2,2/A
+T=5 bad 2 solve --rules odu --pits 3 --seeds 2 --tables "$SF"
+check "solve --tables DIR with a FIFO solution file: the message names it" \
+    grep -q "odu-2x3-012.sowsol" "$err"
+T=5 bad 2 solve --rules odu --pits 3 --seeds 2 --depth 1 --tables "$SF"
+check "engine: Solution FIFO answers an error line and keeps answering" sh -c \
+    "printf 'setoption name Solution value %s\nisready\nquit\n' '$SF/odu-2x3-012.sowsol' |
+     timeout -k 2 5 '$SOW' engine 2>/dev/null >'$WORK/eng.out';
+     grep -q 'info string error: Solution' '$WORK/eng.out' && grep -qx readyok '$WORK/eng.out'"
+check "FIFO solution file left as it was" test -p "$SF/odu-2x3-012.sowsol"
+# FIFOs named like checkpoint or level files in a --work directory are not
+# waited on: treated as missing, the solve goes on
+WF="$WORK/fifo-work"; rm -rf "$WF"; mkdir "$WF"
+mkfifo "$WF/closure.keys" "$WF/closure.values" "$WF/closure.expand"
+T=5 ok solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$WF"
+WF="$WORK/fifo-disk"; rm -rf "$WF"; mkdir "$WF"
+mkfifo "$WF/disk-cur.keys" "$WF/disk-in-008.keys" "$WF/disk-012.keys"
+# (a level file that is a FIFO cannot be replaced either: one line, exit 1)
+T=5 bad 1 solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$WF" --disk
+check "FIFO level file in --work: left as it was" test -p "$WF/disk-012.keys"
+# One solve per --work directory: a second waits for the first (saying so)
+# and then gives the same answer; Ctrl-C stops the wait (130)
+WL="$WORK/work-lock"; rm -rf "$WL"
+WSOLVE=(solve --rules jodu --pits 4 --seeds 2 --levels 0 --work "$WL" --disk --json)
+timeout -k 5 "$T" "$SOW" "${WSOLVE[@]}" >"$WORK/wl1.out" 2>"$WORK/wl1.err" & wpid=$!
+sleep 0.2
+run "${WSOLVE[@]}"; wait "$wpid"; rc1=$?
+v1=$(grep -o '"value".*"nodes"' "$WORK/wl1.out"); v2=$(grep -o '"value".*"nodes"' "$out")
+why=OK; [ "$rc1" = 0 ] && [ "$rc" = 0 ] && [ -n "$v1" ] && [ "$v1" = "$v2" ] &&
+    grep -q "waiting for another sow" "$err" || why="rc $rc1 and $rc; '$v1' vs '$v2'; $(head -c 200 "$err")"
+report "$why" "two solve --work DIR at once: the second waits, says so, the same answer"
+# (the directory's lock held by flock(1) for 2 s, as a solve would hold it)
+rm -rf "$WL"; mkdir "$WL"
+flock "$WL/.sowtb.lock" sleep 2 & wpid=$!
+sleep 0.2
+timeout --preserve-status -k 5 -s INT 0.5 "$SOW" "${WSOLVE[@]}" >"$out" 2>"$err"; rc=$?
+wait "$wpid"
+why=OK; [ "$rc" = 130 ] && grep -q "waiting for another sow" "$err" && [ ! -s "$out" ] ||
+    why="rc $rc: $(head -c 200 "$err")"
+report "$why" "solve --work DIR waiting for another solve: Ctrl-C stops the wait, 130"
+# A damaged checkpoint in --work is named on stderr when it is dropped
+WV="$WORK/work-damaged"; rm -rf "$WV"
+run solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$WV" --json
+v1=$(grep -o '"value".*"nodes"' "$out")
+printf "XXXXXXXX" | dd of="$WV/closure.values" bs=1 seek=$(($(stat -c %s "$WV/closure.values") - 8)) conv=notrunc status=none
+run solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$WV" --json
+why=OK; [ "$rc" = 0 ] && [ -n "$v1" ] && [ "$(grep -o '"value".*"nodes"' "$out")" = "$v1" ] &&
+    [ "$(grep -c 'closure.values: damaged, ignored' "$err")" = 1 ] || why="rc $rc: $(head -c 200 "$err")"
+report "$why" "solve --work DIR: a damaged checkpoint is named once on stderr, the same answer"
 DD="$WORK/dir-tables"; rm -rf "$DD"; cp -r "$TB" "$DD"
 rm "$DD/oware-2x2-003.sowtb"; mkdir "$DD/oware-2x2-003.sowtb"
 bad 2 tables probe --pits 2 --dir "$DD" 2,1/1,0/A
