@@ -189,6 +189,9 @@ struct atlas_run {
     const char *rules[SOW_FAMILY_COUNT];
     int nrules, pits[SOW_MAX_PITS], npits, seeds[256], nseeds;
     struct outfile out;
+    FILE *tab; /* the table, printed whole once the CSV is in place */
+    char *tbuf;
+    size_t tlen;
     volatile sig_atomic_t *stop;
     int total, k, nexact, nopen, nskip;
     enum sow_status failed; /* the first failure */
@@ -258,9 +261,9 @@ static void atlas_row(struct atlas_run *A, const struct ruleset *rs, int pits, i
     snprintf(csvpv, sizeof csvpv, "%d", r->over ? 0 : r->pv_len);
     if (!r->exact)
         strcpy(csvpv, "-");
-    printf("%-12s %4d %5d %5d %9s %-18s %5s %14llu %10lld  %s\n", rs->name, pits, seeds, n, val,
-           r->best_str, pv, (unsigned long long)r->nodes, ms, r->exact ? "exact" : "open");
-    fflush(stdout);
+    fprintf(A->tab, "%-12s %4d %5d %5d %9s %-18s %5s %14llu %10lld  %s\n", rs->name, pits, seeds,
+            n, val, r->best_str, pv, (unsigned long long)r->nodes, ms,
+            r->exact ? "exact" : "open");
     if (A->out.f)
         fprintf(A->out.f, "%s,%d,%d,%s,%s,%s,%llu,%lld,%s\n", rs->name, pits, seeds,
                 r->exact ? val + (val[0] == '+') : val, r->exact ? r->best_str : "-", csvpv,
@@ -335,25 +338,37 @@ static int cmd_atlas(int argc, char **argv)
     volatile sig_atomic_t *stop = A.stop = cli_catch_signals(false);
 
     A.total = A.nrules * A.npits * A.nseeds;
-    printf("%-12s %4s %5s %5s %9s %-18s %5s %14s %10s  %s\n", "rules", "pits", "seeds", "total",
-           "value", "best", "pv", "nodes", "time_ms", "status");
-    fflush(stdout);
+    /* The table is printed whole at the end, after the CSV is in place: a
+     * run that fails or is interrupted prints nothing on stdout (its rows
+     * went to stderr's progress; docs/cli.md "Exit statuses"). */
+    if (!(A.tab = open_memstream(&A.tbuf, &A.tlen))) {
+        out_close(cmd, &A.out, false);
+        fprintf(stderr, "sow %s: out of memory\n", cmd);
+        return CLI_FAIL;
+    }
+    fprintf(A.tab, "%-12s %4s %5s %5s %9s %-18s %5s %14s %10s  %s\n", "rules", "pits", "seeds",
+            "total", "value", "best", "pv", "nodes", "time_ms", "status");
     for (int a = 0; a < A.nrules && !*stop && A.failed == SOW_OK; a++)
         for (int b = 0; b < A.npits && !*stop && A.failed == SOW_OK; b++)
             for (int c = 0; c < A.nseeds && !*stop && A.failed == SOW_OK; c++)
                 if (!atlas_instance(&A, A.rules[a], A.pits[b], A.seeds[c]))
                     break;
-    if (*stop) {
+    fclose(A.tab);
+    if (*stop || A.failed != SOW_OK) {
+        free(A.tbuf);
         out_close(cmd, &A.out, false);
+        if (A.failed != SOW_OK)
+            return cli_exit_code(A.failed);
         fprintf(stderr, "sow %s: interrupted (no CSV written)\n", cmd);
         return cli_interrupted();
     }
-    if (A.failed != SOW_OK) {
-        out_close(cmd, &A.out, false);
-        return cli_exit_code(A.failed);
+    rc = out_close(cmd, &A.out, true);
+    if (rc == 0) {
+        fwrite(A.tbuf, 1, A.tlen, stdout);
+        fprintf(stderr, "atlas: %d exact, %d open, %d skipped\n", A.nexact, A.nopen, A.nskip);
     }
-    fprintf(stderr, "atlas: %d exact, %d open, %d skipped\n", A.nexact, A.nopen, A.nskip);
-    return out_close(cmd, &A.out, true);
+    free(A.tbuf);
+    return rc;
 }
 
 /* ---- play ---- */
@@ -552,19 +567,20 @@ static int play_one(struct play_run *R, const struct ruleset *rs, int kind)
  * if all went well; everything freed.  Returns the exit status. */
 static int play_finish(struct play_run *R, int rc)
 {
-    if (R->tab) {
+    if (R->tab)
         fclose(R->tab);
-        if (rc == 0)
-            fwrite(R->tbuf, 1, R->tlen, stdout);
-    }
-    free(R->tbuf);
     free(R->glen);
     free(R->gres);
     free(R->gend);
+    /* the files first: a file that cannot be committed (disk full) is one
+     * error line, the other file discarded, nothing on stdout */
     int r1 = out_close(R->cmd, &R->out, rc == 0);
-    int r2 = out_close(R->cmd, &R->lout, rc == 0);
+    int r2 = out_close(R->cmd, &R->lout, rc == 0 && r1 == 0);
     if (rc == 0)
         rc = r1 ? r1 : r2;
+    if (rc == 0 && R->tab)
+        fwrite(R->tbuf, 1, R->tlen, stdout);
+    free(R->tbuf);
     return rc;
 }
 

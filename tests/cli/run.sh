@@ -604,6 +604,35 @@ check "--csv: no temporary file left" nofiles '*.csv.tmp*'
 bad 2 "${ATLAS[@]}" --csv ''
 bad 2 "${ATLAS[@]}" --csv "$WORK/missing/"$'x\ny.csv'
 
+# Disk full: a file that cannot be committed is one error line and exit 1,
+# with nothing on stdout (the tables are printed once the files are in
+# place) and no file or temporary file left; needs root to mount a small
+# tmpfs, else a visible SKIP.
+FULLD="$WORK/full"
+mkdir -p "$FULLD"
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64k tmpfs "$FULLD" 2>/dev/null; then
+    dd if=/dev/zero of="$FULLD/fill" bs=4k count=64 2>/dev/null || true # fill it up
+    # (stderr also holds the progress lines: the error is its last line)
+    for c in "atlas --rules oware,odu --pits 1-2 --seeds 1-2 --no-tables --csv $FULLD/a.csv" \
+        "play --rules oware --games 4 --csv $FULLD/p.csv --lengths $FULLD/l.csv"; do
+        run variants $c
+        last=$(tail -n 1 "$err")
+        why=OK
+        if [ "$rc" -ne 1 ]; then why="exit $rc, expected 1"
+        elif [ -s "$out" ]; then why="output on stdout: $(head -c 80 "$out")"
+        elif ! [[ $last =~ ^sow\ variants.*(space|full) ]]; then why="last stderr line: ${last:0:100}"
+        elif [ "$(grep -c '^sow ' "$err")" -ne 1 ]; then why="$(grep -c '^sow ' "$err") error lines"
+        fi
+        report "$why" "disk full: variants ${c%% *} exits 1, one error line, nothing on stdout"
+    done
+    check "disk full: no CSV and no temporary file left" \
+        sh -c "test -z \"\$(ls '$FULLD' | grep -v '^fill\$')\""
+    umount "$FULLD"
+else
+    n=$((n + 1))
+    echo "ok $n - disk full cases # SKIP cannot mount a tmpfs here (needs root)"
+fi
+
 # Inputs: a FIFO (or directory) named like a level file is refused, never waited on.
 FD="$WORK/fifo-tables"; rm -rf "$FD"; cp -r "$TB" "$FD"
 rm "$FD/oware-2x2-003.sowtb"; mkfifo "$FD/oware-2x2-003.sowtb"
