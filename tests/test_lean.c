@@ -302,6 +302,20 @@ static void check_identical_from(const char *name, int pits, int from, int max_l
                          d < E ? v[d] : 0);
             if (peak2 > peak) /* the 6-byte bound below holds for both */
                 peak = peak2;
+            /* Work lists of 8 entries: final nodes spill into the pend
+             * bitmap all the time (the bit of a node's side is the top bit
+             * of its 64-bit work item), scanned before each round ends. */
+            struct tb_build_opts tiny = {.threads = threads, .lean_queue_cap = 8};
+            cr_assert_eq(tb_lean_solve_level(&rs, set, n, w, &tiny, &peak2, &e), SOW_OK, "%s",
+                         e.msg);
+            d = 0;
+            while (d < E && v[d] == w[d])
+                d++;
+            cr_assert_eq(d, E,
+                         "%s 2x%d level %d (%d threads, work lists of 8): entry %llu is %d, "
+                         "the fast builder %d",
+                         name, pits, n, threads, (unsigned long long)d, d < E ? w[d] : 0,
+                         d < E ? v[d] : 0);
         }
         /* At most 6 bytes per position, besides buffers of a fixed size per
          * thread (a batch's candidates: 256 KB is ample on these boards; the

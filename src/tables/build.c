@@ -465,7 +465,7 @@ static enum sow_status level_init(struct lvl *L, const struct ruleset *rs,
     tb_progress_init(&L->pr, opt, n, L->E);
     /* Small chunks on small levels, so that threads do interleave there too. */
     L->chunk = L->E < (1u << 20) ? 256 : 4096;
-    enum sow_status st = tb_level_solvable(lower, n, L->E, e);
+    enum sow_status st = tb_level_solvable(lower, n, L->E, TB_MAX_ENTRIES, e);
     if (st != SOW_OK)
         return st;
     L->nchunks = (L->E + L->chunk - 1) / L->chunk;

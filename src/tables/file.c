@@ -414,12 +414,13 @@ enum sow_status tb_rebuild_hint(enum sow_status st, struct sow_error *e)
     return st;
 }
 
-enum sow_status tb_level_solvable(const struct tb_set *lower, int n, uint64_t E,
+enum sow_status tb_level_solvable(const struct tb_set *lower, int n, uint64_t E, uint64_t max,
                                   struct sow_error *e)
 {
-    if (n > TB_MAX_LEVEL || E > TB_MAX_ENTRIES)
-        return sow_fail(e, SOW_E_TOO_BIG, "level %d: too large for one process (31-bit indices)",
-                        n);
+    if (n > TB_MAX_LEVEL || E > max)
+        return sow_fail(e, SOW_E_TOO_BIG,
+                        "level %d: %llu entries, more than this builder indexes in one process "
+                        "(%llu)", n, (unsigned long long)E, (unsigned long long)max);
     for (int m = 0; m < n; m++)
         if (!lower->lv[m].v)
             return sow_fail(e, SOW_E_INPUT, "level %d needs level %d, which is not loaded", n, m);

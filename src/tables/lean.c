@@ -14,9 +14,11 @@
  *     lfin          L node final                1 bit
  *     pend          final, not yet propagated   2 bits (L, H), when a
  *                   thread's work list is full
- *     work lists    <= E/16 words per thread    (a cap, not a reservation)
+ *     work lists    <= E/48 entries per thread  (a cap, not a reservation),
+ *                   16 bytes each: a lean_item (the 64-bit index and the
+ *                   side) and the packed board
  *
- * about 4.4 bytes per entry plus at most 0.25 per thread for the work lists;
+ * about 4.4 bytes per entry plus at most 0.33 per thread for the work lists;
  * the values are written over the nodes at the end (V fits where be was, and
  * is then packed in place to one byte per entry) and go to the file from
  * there.  Lower levels are read where they are (memory-mapped files).
@@ -56,7 +58,7 @@
 
 /* Updates by region (the solve's drain, below): regions of 2^shift
  * entries (LREGION unless the options ask for smaller ones, as the tests
- * do), a bucket of 2^(shift-6) updates (12 bytes each: 0.19 bytes per entry)
+ * do), a bucket of 2^(shift-6) updates (16 bytes each: 0.25 bytes per entry)
  * per region and thread, on levels of at least LBMIN regions. */
 #define LREGION 20
 #define LBMIN 8
@@ -75,11 +77,12 @@ static uint32_t bcap_for(uint64_t E, int shift)
 static double bucket_bytes(uint64_t E, int shift)
 {
     uint32_t c = bcap_for(E, shift);
-    return c ? (double)((E >> shift) + 1) * (12.0 * c + 4) : 0;
+    return c ? (double)((E >> shift) + 1) * (16.0 * c + 4) : 0;
 }
 
-/* Work list entries a thread may hold (12 bytes each: 0.25 bytes per entry
- * of the level), beyond which final nodes spill into the pend bitmap. */
+/* Work list entries a thread may hold (16 bytes each: a lean_item and a
+ * packed board, 0.33 bytes per entry of the level), beyond which final
+ * nodes spill into the pend bitmap. */
 static uint64_t qcap_for(uint64_t E)
 {
     uint64_t c = E / 48;
@@ -90,7 +93,7 @@ double tb_lean_level_memory(uint64_t E, int threads)
 {
     double T = threads > 0 ? threads : 1;
     return (double)E * (4.0 + 1.0 / 8 + 2.0 / 8) + (double)(E >> SBSHIFT) * 32 +
-           T * (12.0 * (double)qcap_for(E) + (1 << 16) + bucket_bytes(E, LREGION)) + (1 << 20);
+           T * (16.0 * (double)qcap_for(E) + (1 << 16) + bucket_bytes(E, LREGION)) + (1 << 20);
 }
 
 /* The same for any rule set: the relay ones have no work lists but the edge
@@ -111,13 +114,13 @@ struct lsolver {
     struct lean *L;
     int t;
     bool par;
-    uint32_t *fin; /* work list (stack) of final nodes: idx | KIND_H */
+    lean_item *fin; /* work list (stack) of final nodes: idx | KIND_H */
     uint64_t *fpk; /* their boards packed (PK_VALID | holes), so that taking
                     * a node needs no unrank; 0: unrank it */
     uint64_t nfin, capfin;
     sow_position *cand; /* a batch's predecessors (FBATCH * maxcand) */
     sow_move *cmv;
-    uint32_t *upd;      /* their updates: idx | KIND_H (claim) or idx (decrement) */
+    lean_item *upd;     /* their updates: idx | KIND_H (claim) or idx (decrement) */
     int maxcand;
     bool failed;
     uint64_t finals; /* nodes taken from the work list, not yet counted in progress */
@@ -131,7 +134,7 @@ struct lsolver {
     /* Updates held back by region (bucketed levels, see "Updates by
      * region"): bucket b holds bn[b] updates to entries of region b, each
      * its target (idx | KIND_H for a claim) and the target's packed board. */
-    uint32_t *bu;
+    lean_item *bu;
     uint64_t *bpk;
     uint32_t *bn;
     uint32_t bcap;   /* updates a bucket holds */
@@ -176,7 +179,7 @@ static inline uint64_t pack_n(const struct lean *L, const sow_position *p)
 }
 
 /* Final node q (with its packed board, or 0) as a normalised position. */
-static inline __attribute__((always_inline)) void unpack(const struct lean *L, uint32_t q,
+static inline __attribute__((always_inline)) void unpack(const struct lean *L, uint64_t q,
                                                          uint64_t pk, sow_position *p, int N)
 {
     if (!pk) {
@@ -192,14 +195,14 @@ static inline __attribute__((always_inline)) void unpack(const struct lean *L, u
     p->state = L->ix->state_of_rel(st, SOW_A);
 }
 
-static void push(struct lsolver *S, uint32_t v, uint64_t pk)
+static void push(struct lsolver *S, lean_item v, uint64_t pk)
 {
     struct lean *L = S->L;
     if (S->nfin == S->capfin) {
         if (S->capfin < L->qcap) {
             uint64_t nc = S->capfin ? 2 * S->capfin : 512;
             nc = nc > L->qcap ? L->qcap : nc;
-            uint32_t *f = realloc(S->fin, nc * sizeof *f);
+            lean_item *f = realloc(S->fin, nc * sizeof *f);
             if (f)
                 S->fin = f;
             uint64_t *g = f ? realloc(S->fpk, nc * sizeof *g) : NULL;
@@ -211,7 +214,7 @@ static void push(struct lsolver *S, uint32_t v, uint64_t pk)
         if (S->nfin == S->capfin) {
             /* Spill: the node is final (its value is set); its
              * predecessors hear of it when the round scans pend. */
-            uint64_t bit = 2 * (uint64_t)(v & IDX_MASK) + (v >> 31);
+            uint64_t bit = 2 * (v & IDX_MASK) + (v >> 63);
             __atomic_fetch_or(&L->pend[bit >> 6], 1ull << (bit & 63), __ATOMIC_RELAXED);
             __atomic_store_n(&L->overflow, 1, __ATOMIC_RELAXED);
             return;
@@ -225,7 +228,7 @@ static void push(struct lsolver *S, uint32_t v, uint64_t pk)
 
 /* Claim: an option worth t for p's L node.  True if it made the node final
  * (the caller pushes it). */
-static inline bool claim_l(struct lsolver *S, uint32_t p)
+static inline bool claim_l(struct lsolver *S, uint64_t p)
 {
     struct lean *L = S->L;
     uint64_t bit = 1ull << (p & 63), *w = &L->lfin[p >> 6];
@@ -247,7 +250,7 @@ static inline bool claim_l(struct lsolver *S, uint32_t p)
  * takes the counter to zero owns the node unless -be == t, where this
  * round's seed scan may race (compare-and-swap decides).  True if it made
  * the node final (the caller pushes it). */
-static inline bool dec_h(struct lsolver *S, uint32_t p)
+static inline bool dec_h(struct lsolver *S, uint64_t p)
 {
     struct lean *L = S->L;
     struct lnode *x = &L->nd[p];
@@ -267,10 +270,10 @@ static inline bool dec_h(struct lsolver *S, uint32_t p)
  * final goes to the work list with its packed board: c's, packed only then
  * (most updates make nothing final), or pk where c is NULL. */
 static inline __attribute__((always_inline)) void
-apply_one(struct lsolver *S, uint32_t v, uint64_t pk, const sow_position *c, int P)
+apply_one(struct lsolver *S, lean_item v, uint64_t pk, const sow_position *c, int P)
 {
     struct lean *L = S->L;
-    uint32_t p = v & IDX_MASK;
+    uint64_t p = v & IDX_MASK;
     /* H final -> claims: most are on L nodes already final */
     if (v & KIND_H) {
         S->claims++;
@@ -299,9 +302,9 @@ apply_one(struct lsolver *S, uint32_t v, uint64_t pk, const sow_position *c, int
 /* The line an update reads first: a claim's L-final bit (it touches the
  * node only when the bit is not set, and most are: prefetching the node
  * too would spend a line fill on a miss not taken), a decrement's node. */
-static inline void prefetch_update(const struct lean *L, uint32_t v)
+static inline void prefetch_update(const struct lean *L, lean_item v)
 {
-    uint32_t p = v & IDX_MASK;
+    uint64_t p = v & IDX_MASK;
     if (v & KIND_H)
         __builtin_prefetch(&L->lfin[p >> 6]);
     else
@@ -312,7 +315,7 @@ static void flush_bucket(struct lsolver *S, uint64_t b)
 {
     struct lean *L = S->L;
     uint32_t n = S->bn[b];
-    const uint32_t *u = S->bu + b * S->bcap;
+    const lean_item *u = S->bu + b * S->bcap;
     const uint64_t *pk = S->bpk + b * S->bcap;
     S->bn[b] = 0;
     S->held -= n;
@@ -355,15 +358,15 @@ static inline __attribute__((always_inline)) void drain_(struct lsolver *S, cons
         }
         uint64_t m = S->nfin < FBATCH ? S->nfin : FBATCH;
         S->finals += m;
-        uint32_t take[FBATCH];
+        lean_item take[FBATCH];
         uint64_t tpk[FBATCH];
         S->nfin -= m;
         memcpy(take, S->fin + S->nfin, m * sizeof *take);
         memcpy(tpk, S->fpk + S->nfin, m * sizeof *tpk);
         int nu = 0; /* predecessors so far: S->cand[0..nu), S->upd[0..nu) */
         for (uint64_t i = 0; i < m; i++) {
-            uint32_t v = take[i];
-            uint32_t kind = v & KIND_H;
+            lean_item v = take[i];
+            lean_item kind = v & KIND_H;
             sow_position q;
             unpack(L, v & IDX_MASK, tpk[i], &q, P);
             bool check;
@@ -378,7 +381,7 @@ static inline __attribute__((always_inline)) void drain_(struct lsolver *S, cons
                         continue;
                     }
                 }
-                uint32_t p = (uint32_t)index_bn(L, &S->cand[j], P);
+                uint64_t p = index_bn(L, &S->cand[j], P);
                 if (bucketed) {
                     uint64_t b = p >> L->rshift;
                     if (S->bn[b] == S->bcap)
@@ -470,11 +473,11 @@ static void seed_block(struct lsolver *S, uint64_t s)
     for (uint64_t i = a; i < b; i++) {
         int be = L->nd[i].be;
         if (be == t)
-            if (claim_l(S, (uint32_t)i))
-                push(S, (uint32_t)i, walk_pack(L, &wk, i));
+            if (claim_l(S, i))
+                push(S, i, walk_pack(L, &wk, i));
         if (be == -t && (S->par ? __atomic_load_n(&L->nd[i].cnt, __ATOMIC_RELAXED) : L->nd[i].cnt) == 0 &&
             retro_claim(&L->nd[i].xh, (int8_t)t, S->par))
-            push(S, (uint32_t)i | KIND_H, walk_pack(L, &wk, i));
+            push(S, i | KIND_H, walk_pack(L, &wk, i));
         if (S->nfin >= 4096) {
             double d0 = L->stats ? util_now() : 0;
             drain(S);
@@ -497,7 +500,7 @@ static void pend_words(struct lsolver *S, uint64_t a, uint64_t b)
         uint64_t x = __atomic_exchange_n(&L->pend[w], 0, __ATOMIC_RELAXED);
         for (; x; x &= x - 1) {
             uint64_t bit = 64 * w + (uint64_t)__builtin_ctzll(x);
-            push(S, (uint32_t)(bit >> 1) | (bit & 1 ? KIND_H : 0), 0);
+            push(S, (bit >> 1) | (bit & 1 ? KIND_H : 0), 0);
         }
         drain(S);
     }
@@ -512,7 +515,7 @@ static void pend_words(struct lsolver *S, uint64_t a, uint64_t b)
 #define RBATCH 64
 #define RWORDS (((uint64_t)1 << LREL_BSHIFT) / 32) /* pend words of a block */
 
-static void relay_apply(struct lsolver *S, const uint32_t *upd, int nu)
+static void relay_apply(struct lsolver *S, const lean_item *upd, int nu)
 {
     for (int u = 0; u < nu; u++)
         apply_one(S, upd[u], 0, NULL, 0); /* no packed boards: pend takes them */
@@ -541,7 +544,7 @@ static void relay_block(struct lsolver *S, uint64_t b)
      * microsecond from the page cache), else the block's (about 1 MB). */
     const uint32_t *off = NULL, *pr = NULL;
     uint64_t base = b << LREL_BSHIFT;
-    uint32_t upd[RBATCH];
+    lean_item upd[RBATCH];
     int nu = 0;
     bool again = true, whole = false;
     while (again) {
@@ -560,7 +563,7 @@ static void relay_block(struct lsolver *S, uint64_t b)
             uint64_t x = __atomic_exchange_n(&L->pend[w], 0, __ATOMIC_RELAXED);
             for (; x; x &= x - 1) {
                 uint64_t bit = 64 * w + (uint64_t)__builtin_ctzll(x), q = bit >> 1;
-                uint32_t kind = bit & 1 ? KIND_H : 0; /* H final: claims; L final: decrements */
+                lean_item kind = bit & 1 ? KIND_H : 0; /* H final: claims; L final: decrements */
                 const uint32_t *list;
                 uint32_t k;
                 S->finals++;
@@ -576,7 +579,7 @@ static void relay_block(struct lsolver *S, uint64_t b)
                     }
                 }
                 for (uint32_t j = 0; j < k; j++) {
-                    uint32_t p = list[j];
+                    uint64_t p = list[j]; /* the relay path stays below 2^31 entries */
                     if (kind)
                         __builtin_prefetch(&L->lfin[p >> 6]);
                     __builtin_prefetch(&L->nd[p], 1);
@@ -762,7 +765,8 @@ int tb_lean_threads(const struct tb_build_opts *opt, uint64_t E)
 
 /* Level n's struct lean: sizes, threads, chunks, seed blocks, work list
  * and bucket capacities, the packing of boards into work lists; a level too
- * large for 31-bit indices, or a lower level not loaded, refused. */
+ * large for the lean builder (tb_lean_max_entries), or a lower level not
+ * loaded, refused. */
 static enum sow_status lean_init(struct lean *L, const struct ruleset *rs,
                                  const struct tb_set *lower, int n,
                                  const struct tb_build_opts *opt, const double *ratio,
@@ -780,14 +784,16 @@ static enum sow_status lean_init(struct lean *L, const struct ruleset *rs,
     tb_progress_init(&L->pr, opt, n, L->E);
     bool relay = !tb_unmove_supported(rs);
     L->sbase = relay ? 0.4 : 0.2;
-    enum sow_status st = tb_level_solvable(lower, n, L->E, e);
+    enum sow_status st = tb_level_solvable(lower, n, L->E, tb_lean_max_entries(rs), e);
     if (st != SOW_OK)
         return st;
     L->threads = tb_lean_threads(opt, L->E);
     L->chunk = L->E < (1u << 20) ? 256 : 4096;
     L->nchunks = (L->E + L->chunk - 1) / L->chunk;
     L->nsb = (L->E + ((uint64_t)1 << SBSHIFT) - 1) >> SBSHIFT;
-    L->qcap = relay ? 0 : qcap_for(L->E); /* relay: every final node goes to pend */
+    L->qcap = relay ? 0 /* relay: every final node goes to pend */
+                    : opt && opt->lean_queue_cap > 0 ? (uint64_t)opt->lean_queue_cap
+                                                     : qcap_for(L->E);
     L->rshift = region_shift(opt);
     L->bcap = relay ? 0 : bcap_for(L->E, L->rshift);
     /* The share of nodes that become final changes slowly from level to

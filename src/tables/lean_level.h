@@ -22,8 +22,13 @@
 #define LMAX_THREADS 64
 #define SBSHIFT 14          /* seed blocks of 2^14 entries: a 256-bit value mask each */
 _Static_assert((1 << SBSHIFT) % 4096 == 0, "a move pass chunk (256 or 4096) lies in one seed block");
-#define KIND_H 0x80000000u  /* work list entry: the node's H side became final */
-#define IDX_MASK 0x7FFFFFFFu
+/* A work list entry or an update: the entry's index, and in the top bit
+ * (KIND_H) the node's side (a work list entry: its H node became final; an
+ * update: a claim on its L node, else a decrement of its H node).  64 bits,
+ * so that levels past 2^31 entries index as the small ones do. */
+typedef uint64_t lean_item;
+#define KIND_H ((lean_item)1 << 63)
+#define IDX_MASK (KIND_H - 1)
 #define FBATCH 16           /* final nodes un-sown per batch */
 
 struct lnode {

@@ -95,11 +95,12 @@ static enum sow_status lean_refuse(const struct ruleset *rs, int n, uint64_t E, 
                                    const struct tb_build_opts *opt, double limit,
                                    struct sow_error *e)
 {
-    if (E > TB_MAX_ENTRIES)
+    uint64_t max = tb_lean_max_entries(rs);
+    if (E > max)
         return sow_fail(e, SOW_E_TOO_BIG,
                         "level %d has %llu entries, more than one process indexes (%llu); "
                         "build up to level %d",
-                        n, (unsigned long long)E, (unsigned long long)TB_MAX_ENTRIES, n - 1);
+                        n, (unsigned long long)E, (unsigned long long)max, n - 1);
     double need = tb_lean_memory(rs, E, tb_lean_threads(opt, E)) + lower;
     if (need > limit)
         return sow_fail(e, SOW_E_TOO_BIG,
@@ -205,8 +206,10 @@ int tb_lean_fast_to(const struct ruleset *rs, const char *dir, int max_level,
     bool any = false; /* a missing level below it */
     for (int n = 0; n <= max_level; n++) {
         uint64_t E = tb_level_entries(ix, n);
-        if (E > TB_MAX_ENTRIES)
-            break; /* both refuse it; build.c says so */
+        if (E > TB_MAX_ENTRIES) { /* past the fast builder's indices: lean (or refused) */
+            fast_to = n - 1;
+            break;
+        }
         bool miss = level_missing(rs, dir, n);
         if (miss && tb_level_memory(ix, n) + lower > limit) {
             fast_to = n - 1;

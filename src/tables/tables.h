@@ -51,6 +51,9 @@ struct tb_build_opts {
      * region"): log2 entries per region, 8..20; 0 (or out of range): 20.
      * Smaller regions reach that path on small levels (the tests). */
     int lean_region_shift;
+    /* tests: the lean builder's work list cap per thread (0: its own), small
+     * so that final nodes spill into the pend bitmap on small levels */
+    int lean_queue_cap;
 };
 
 /* TB_BUILDER_AUTO: the fast builder (build.c) when every missing level fits

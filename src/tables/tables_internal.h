@@ -65,10 +65,11 @@ struct tb_set {
     uint64_t next_block;     /* blocks of its compressed levels so far (tbz gbase) */
 };
 
-/* Level n (E entries) can be solved in one process over `lower`: it fits
- * the builders' 31-bit indices and every level below it is loaded.
- * SOW_OK, SOW_E_TOO_BIG or SOW_E_INPUT with the reason.  (file.c) */
-enum sow_status tb_level_solvable(const struct tb_set *lower, int n, uint64_t E,
+/* Level n (E entries) can be solved in one process over `lower`: E is at
+ * most the builder's limit (max: TB_MAX_ENTRIES for 31-bit indices) and
+ * every level below it is loaded.  SOW_OK, SOW_E_TOO_BIG or SOW_E_INPUT
+ * with the reason.  (file.c) */
+enum sow_status tb_level_solvable(const struct tb_set *lower, int n, uint64_t E, uint64_t max,
                                   struct sow_error *e);
 
 /* Entries [a, b) of the level file `path` (rule set rs, level) into out,

@@ -50,6 +50,13 @@
 /* True for the rule sets whose unmoves sow sets up (single sowing). */
 bool tb_unmove_supported(const struct ruleset *rs);
 
+/* The most entries a level the lean builder builds in one process may have:
+ * with unmoves its work lists hold 64-bit indices (levels past 28 on 2x6);
+ * the relay rule sets' predecessor lists on disk hold 32-bit ones, so they
+ * stop where the fast builder does (TB_MAX_ENTRIES). */
+#define TB_LEAN_MAX_ENTRIES ((uint64_t)1 << 40)
+uint64_t tb_lean_max_entries(const struct ruleset *rs);
+
 /* Most unmoves one position can have: per origin at most one candidate per
  * sowing length s <= the level's seeds, plus the pass. */
 #define TB_UNMOVE_MAX (SOW_MAX_PITS * (SOW_MAX_SEEDS + 1) + 1)

@@ -8,6 +8,11 @@ bool tb_unmove_supported(const struct ruleset *rs)
     return rs->family == SOW_OWARE || rs->family == SOW_AWARI || rs->family == SOW_DARRA;
 }
 
+uint64_t tb_lean_max_entries(const struct ruleset *rs)
+{
+    return tb_unmove_supported(rs) ? TB_LEAN_MAX_ENTRIES : TB_MAX_ENTRIES;
+}
+
 /* Candidates of q (filter: only the in-level predecessors) into out. */
 static int unmoves(const struct ruleset *rs, const sow_position *q, struct tb_unmove *out, int max,
                    bool filter)
