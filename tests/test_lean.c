@@ -258,6 +258,25 @@ Test(unmoves, worked_example_and_unsupported)
 
 /* Levels 0..max_level by the fast builder; from `from` up also by the lean
  * one, compared byte for byte. */
+
+/* Level n solved by the lean builder with opts into w equals the fast
+ * builder's v, entry by entry; its peak bytes. */
+static double lean_agrees(const struct ruleset *rs, const struct tb_set *set, int n,
+                          const int8_t *v, int8_t *w, uint64_t E,
+                          const struct tb_build_opts *opts, const char *how)
+{
+    struct sow_error e;
+    double peak = 0;
+    cr_assert_eq(tb_lean_solve_level(rs, set, n, w, opts, &peak, &e), SOW_OK, "%s", e.msg);
+    uint64_t d = 0;
+    while (d < E && v[d] == w[d])
+        d++;
+    cr_assert_eq(d, E, "%s 2x%d level %d (%d threads, %s): entry %llu is %d, the fast builder %d",
+                 rs->name, rs->pits, n, opts->threads, how, (unsigned long long)d,
+                 d < E ? w[d] : 0, d < E ? v[d] : 0);
+    return peak;
+}
+
 static void check_identical_from(const char *name, int pits, int from, int max_level, int threads)
 {
     struct ruleset rs = rules(name, pits);
@@ -289,33 +308,14 @@ static void check_identical_from(const char *name, int pits, int from, int max_l
              * entries, buckets of 4 updates, so that buckets fill and are
              * applied mid-drain as well as at the round's end. */
             struct tb_build_opts small = {.threads = threads, .lean_region_shift = 8};
-            double peak2 = 0;
-            cr_assert_eq(tb_lean_solve_level(&rs, set, n, w, &small, &peak2, &e), SOW_OK, "%s",
-                         e.msg);
-            d = 0;
-            while (d < E && v[d] == w[d])
-                d++;
-            cr_assert_eq(d, E,
-                         "%s 2x%d level %d (%d threads, regions of 256): entry %llu is %d, "
-                         "the fast builder %d",
-                         name, pits, n, threads, (unsigned long long)d, d < E ? w[d] : 0,
-                         d < E ? v[d] : 0);
+            double peak2 = lean_agrees(&rs, set, n, v, w, E, &small, "regions of 256");
             if (peak2 > peak) /* the 6-byte bound below holds for both */
                 peak = peak2;
             /* Work lists of 8 entries: final nodes spill into the pend
              * bitmap all the time (the bit of a node's side is the top bit
              * of its 64-bit work item), scanned before each round ends. */
             struct tb_build_opts tiny = {.threads = threads, .lean_queue_cap = 8};
-            cr_assert_eq(tb_lean_solve_level(&rs, set, n, w, &tiny, &peak2, &e), SOW_OK, "%s",
-                         e.msg);
-            d = 0;
-            while (d < E && v[d] == w[d])
-                d++;
-            cr_assert_eq(d, E,
-                         "%s 2x%d level %d (%d threads, work lists of 8): entry %llu is %d, "
-                         "the fast builder %d",
-                         name, pits, n, threads, (unsigned long long)d, d < E ? w[d] : 0,
-                         d < E ? v[d] : 0);
+            lean_agrees(&rs, set, n, v, w, E, &tiny, "work lists of 8");
         }
         /* At most 6 bytes per position, besides buffers of a fixed size per
          * thread (a batch's candidates: 256 KB is ample on these boards; the
