@@ -63,6 +63,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sow/rules.h"
+
 #define RETRO_UNDONE ((int8_t)-128)    /* an X-value not final yet */
 #define RETRO_NONE_EXIT ((int8_t)-128) /* be: no exit move */
 
@@ -105,6 +107,28 @@ static inline int retro_value(int8_t xl, int8_t xh, int n, int cyc, uint64_t *ba
     int hi = xh == RETRO_UNDONE ? n : -xh;
     *bad += lo > hi;
     return cyc < lo ? lo : cyc > hi ? hi : cyc;
+}
+
+/* A position's moves, read as the game reads them.  A position without
+ * moves ends the game: its settlement is its one exit, so be starts there;
+ * otherwise be starts at "no exit" and the capturing moves are folded in. */
+static inline int retro_be_start(const struct sow_movelist *ml)
+{
+    return ml->n == 0 ? ml->settle[0] - ml->settle[1] : RETRO_NONE_EXIT;
+}
+
+/* Seeds a move takes off the board: 0 keeps the child in the level (an
+ * in-level edge), k > 0 makes it an exit into level n - k. */
+static inline int retro_taken(const struct sow_child *c)
+{
+    return c->captured[0] + c->captured[1];
+}
+
+/* What an exit's capture is worth to the mover: its seeds less the
+ * opponent's (both can take in relay rule sets). */
+static inline int retro_gain(const struct sow_child *c)
+{
+    return c->captured[0] - c->captured[1];
 }
 
 /* An exit probed in a lower level, folded into its position's best exit

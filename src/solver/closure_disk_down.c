@@ -123,7 +123,7 @@ static inline void dk_expand(struct clos *c, const struct clos_env *env, uint64_
     int nk = 0;
     for (int k = 0; k < ml->n; k++) {
         const struct sow_child *ch = &ml->c[k];
-        int cl = m - ch->captured[0] - ch->captured[1], tv;
+        int cl = m - retro_taken(ch), tv;
         if (tb_exit(env, tbmax, ch, cl, &tv)) {
             if (cl <= env->tb_hits_max)
                 env->tb_hits[tid]++;

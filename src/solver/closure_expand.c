@@ -27,7 +27,7 @@ static inline void expand(struct clos *c, const struct clos_env *env, uint64_t i
     int cls[SOW_MAX_PITS + 1], nk = 0;
     for (int k = 0; k < ml->n; k++) {
         const struct sow_child *ch = &ml->c[k];
-        int cl = n - ch->captured[0] - ch->captured[1], tv;
+        int cl = n - retro_taken(ch), tv;
         if (tb_exit(env, tbmax, ch, cl, &tv)) {
             if (cl <= env->tb_hits_max)
                 env->tb_hits[tid]++;

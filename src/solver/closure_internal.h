@@ -414,7 +414,7 @@ static inline int64_t set_find(const struct clos *c, const uint64_t *w)
 static inline bool tb_exit(const struct clos_env *env, int tbmax, const struct sow_child *ch, int cl,
                            int *tv)
 {
-    return ch->captured[0] + ch->captured[1] && cl <= tbmax && tb_probe(env->tb, &ch->pos, tv);
+    return retro_taken(ch) && cl <= tbmax && tb_probe(env->tb, &ch->pos, tv);
 }
 
 static inline const void *dk_payload(const struct clos_disk *dk, int kind, int l)

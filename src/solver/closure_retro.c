@@ -40,17 +40,15 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
         *missing = true;
         ml->n = 0;
         b = 0;
-    } else if (ml->n == 0) {
-        b = ml->settle[0] - ml->settle[1];
     } else {
-        b = RETRO_NONE_EXIT;
+        b = retro_be_start(ml);
         /* keys and hashes first, cells prefetched, then the look-ups */
         uint64_t kw[SOW_MAX_PITS + 1][MAX_KEY_WORDS], kh[SOW_MAX_PITS + 1];
         int tvs[SOW_MAX_PITS + 1];
         bool tbx[SOW_MAX_PITS + 1];
         for (int k = 0; k < ml->n; k++) {
             const struct sow_child *ch = &ml->c[k];
-            int cap = ch->captured[0] + ch->captured[1];
+            int cap = retro_taken(ch);
             if (cap && mode == LM_FILL)
                 continue;
             tbx[k] = cap && tb_exit(env, tbmax, ch, m - cap, &tvs[k]);
@@ -71,7 +69,7 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
             uint64_t ns[SOW_MAX_PITS + 1];
             int at[SOW_MAX_PITS + 1], nq = 0;
             for (int k = 0; k < ml->n; k++) {
-                int cap = ml->c[k].captured[0] + ml->c[k].captured[1];
+                int cap = retro_taken(&ml->c[k]);
                 qs[k] = -1;
                 if ((cap && (mode == LM_FILL || tbx[k] || !c->dk)) || (!cap && c->set))
                     continue;
@@ -92,11 +90,11 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
         }
         for (int k = 0; k < ml->n; k++) {
             const struct sow_child *ch = &ml->c[k];
-            int cap = ch->captured[0] + ch->captured[1];
+            int cap = retro_taken(ch);
             if (cap && mode == LM_FILL)
                 continue;
             if (cap) {
-                int d = ch->captured[0] - ch->captured[1], val;
+                int d = retro_gain(ch), val;
                 if (tbx[k]) {
                     val = d - tvs[k];
                 } else if (c->dk) { /* the lower levels are in files */

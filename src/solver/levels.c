@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "retro/retro.h"
 #include "tables/tables.h"
 #include "util.h"
 #include "closure.h"
@@ -386,7 +387,7 @@ bool exact_value(struct search_ctx *s, const sow_position *p, int *v)
 static bool exact_move_value(struct search_ctx *s, const sow_position *p,
                              const struct sow_child *ch, int *val)
 {
-    int cap = ch->captured[0] + ch->captured[1];
+    int cap = retro_taken(ch);
     if (cap) {
         int vq;
         if (!exact_value(s, &ch->pos, &vq))

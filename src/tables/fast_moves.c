@@ -128,17 +128,17 @@ moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *
             const struct sow_movelist *mlc = mlp;
             int j = (int)(idx - g), deg = 0;
             *moves += (uint64_t)mlc->n;
-            best[j] = mlc->n == 0 ? mlc->settle[0] - mlc->settle[1] : RETRO_NONE_EXIT;
+            best[j] = retro_be_start(mlc);
             for (int k = 0; k < mlc->n; k++) {
                 const struct sow_child *c = &mlc->c[k];
-                int cap = c->captured[0] + c->captured[1];
+                int cap = retro_taken(c);
                 if (cap) {
                     int m = n - cap;
                     uint64_t q = child_index_n(L, &c->pos, L->lower->boards[m], N);
                     const int8_t *v = L->lower->lv[m].v + q;
                     __builtin_prefetch(v);
                     pr[np].v = v;
-                    pr[np].d = (int8_t)(c->captured[0] - c->captured[1]);
+                    pr[np].d = (int8_t)retro_gain(c);
                     pr[np++].j = (uint8_t)j;
                 } else {
                     uint32_t q = (uint32_t)child_index_n(L, &c->pos, L->boards, N);

@@ -33,11 +33,11 @@ moves_chunk(struct lean *L, uint64_t a, uint64_t b, int me, struct sow_relay_cac
             int j = (int)(idx - g);
             L->rs->generate(L->rs, &p, ml, cache, NULL);
             *moves += (uint64_t)ml->n;
-            best[j] = ml->n == 0 ? ml->settle[0] - ml->settle[1] : RETRO_NONE_EXIT;
+            best[j] = retro_be_start(ml);
             deg[j] = 0;
             for (int k = 0; k < ml->n; k++) {
                 const struct sow_child *c = &ml->c[k];
-                int cap = c->captured[0] + c->captured[1];
+                int cap = retro_taken(c);
                 if (!cap) {
                     deg[j]++;
                     if (L->rel)
@@ -48,7 +48,7 @@ moves_chunk(struct lean *L, uint64_t a, uint64_t b, int me, struct sow_relay_cac
                 const int8_t *v = L->lower->lv[m].v + index_bnb(L, &c->pos, N, L->lower->boards[m]);
                 __builtin_prefetch(v);
                 pr[np].v = v;
-                pr[np].d = (int8_t)(c->captured[0] - c->captured[1]);
+                pr[np].d = (int8_t)retro_gain(c);
                 pr[np++].j = (uint8_t)j;
             }
             if (idx + 1 < b)

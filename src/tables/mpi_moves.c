@@ -50,14 +50,14 @@ bool tbm_pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: lea
                 uint64_t i = idx - L->lo;
                 L->rs->generate(L->rs, &p, &ml, cache, NULL);
                 moves += (uint64_t)ml.n;
-                int best = ml.n == 0 ? ml.settle[0] - ml.settle[1] : RETRO_NONE_EXIT, deg = 0;
+                int best = retro_be_start(&ml), deg = 0;
                 for (int k = 0; k < ml.n; k++) {
                     const struct sow_child *c = &ml.c[k];
-                    int cap = c->captured[0] + c->captured[1];
+                    int cap = retro_taken(c);
                     if (cap) {
                         int m = n - cap;
                         uint64_t q = child_index(L->ix, &c->pos, L->lower->boards[m]);
-                        int d = c->captured[0] - c->captured[1];
+                        int d = retro_gain(c);
                         if (myrq) {
                             int o = owner_of(tb_level_entries(L->ix, m), size, q);
                             if (!vec_push(&myrq[o], (uint32_t)m) || !vec_push(&myrq[o], (uint32_t)q) ||

@@ -65,16 +65,14 @@ enum sow_status tb_verify_level(const struct tb_set *set, int n, const struct tb
             for (uint64_t idx = a; idx < b; idx++) {
                 const char *w = NULL;
                 set->rs.generate(&set->rs, &p, &ml, cache, NULL);
-                int best = RETRO_NONE_EXIT, blo = RETRO_NONE_EXIT, bhi = RETRO_NONE_EXIT, inlevel = 0;
-                if (ml.n == 0)
-                    best = ml.settle[0] - ml.settle[1];
+                int best = retro_be_start(&ml), blo = RETRO_NONE_EXIT, bhi = RETRO_NONE_EXIT, inlevel = 0;
                 for (int k = 0; k < ml.n; k++) {
                     const struct sow_child *c = &ml.c[k];
-                    int cap = c->captured[0] + c->captured[1];
+                    int cap = retro_taken(c);
                     if (cap) {
                         int m = n - cap;
                         uint64_t q = child_index(&L, &c->pos, m, set->boards[m]);
-                        int e = c->captured[0] - c->captured[1] - set->lv[m].v[q];
+                        int e = retro_gain(c) - set->lv[m].v[q];
                         if (e > best)
                             best = e;
                     } else {
