@@ -3,10 +3,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util.h"
+
+void util_huge(void *p, size_t len)
+{
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + len) & ~(huge - 1);
+    if (p && b > a)
+        madvise((void *)a, b - a, MADV_HUGEPAGE);
+}
 
 void util_rmdir_flat(const char *dir)
 {

@@ -3,6 +3,7 @@
 #ifndef SOW_UTIL_H
 #define SOW_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Seconds on the monotonic clock (for rates and timeouts, never wall time). */
@@ -36,6 +37,13 @@ struct util_gb2 util_gb2(double need, double budget);
 
 /* Physical memory of the machine in bytes (0 if unknown). */
 double util_phys_memory(void);
+
+/* Ask for 2 MiB pages (transparent huge pages) under the whole 2 MiB pages
+ * inside [p, p + len): arrays probed at random (hash sets, key arrays,
+ * per-position bytes) spend most of a look-up in page walks with 4 KiB
+ * pages.  Call before the memory is first touched; a no-op where the
+ * kernel says no or len is under 2 MiB. */
+void util_huge(void *p, size_t len);
 
 /* Remove a flat directory: its files (not subdirectories), then itself.
  * For scratch directories of benches and tests; errors are ignored. */

@@ -912,6 +912,7 @@ struct dk_run {
     uint64_t um_stack; /* clos_env's (0: the default) */
     bool unmoves_only; /* clos_env's */
     uint64_t round_max; /* clos_env's (0: the default) */
+    uint64_t par_min;   /* clos_env's (0: the default) */
     bool mem_work;     /* work holds the in-memory closure's checkpoints, not levels on disk */
     bool eager;        /* clos_env's eager_lines */
     /* Ctrl-C at the first line from within a level once a level is solved
@@ -975,6 +976,7 @@ static enum clos_err dk_build_mem(const struct ruleset *rs, const sow_position *
                            .unmoves_only = run && run->unmoves_only,
                            .round_max = run ? run->round_max : 0,
                            .eager_lines = run && run->eager,
+                           .par_min = run ? run->par_min : 0,
                            .info = info};
     struct clos *c = clos_new(rs);
     cr_assert(c);
@@ -1090,6 +1092,26 @@ Test(closure, disk_same, .timeout = 120)
             dk_rm(work);
         }
         clos_free(m);
+    }
+}
+
+/* On every rule set: the threaded retrograde (2 threads, every level of
+ * the closure in memory) gives each position the lo, hi and V of the
+ * single-threaded one, and the same node counts. */
+Test(closure, threaded_retrograde_same, .timeout = 120)
+{
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        sow_position root = dk_small(r, &rs);
+        struct clos *one, *two;
+        uint64_t c1[3], c2[3];
+        cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &one, c1), CLOS_OK);
+        struct dk_run run = {.par_min = 1};
+        cr_assert_eq(dk_build_one(&rs, &root, 2, NULL, &run, &two, c2), CLOS_OK, "%s", rs.name);
+        cr_assert(c1[0] == c2[0] && c1[1] == c2[1], "%s: node counts differ", rs.name);
+        same_values(&rs, one, two, "threaded retrograde");
+        clos_free(one);
+        clos_free(two);
     }
 }
 

@@ -118,6 +118,10 @@ struct clos_env {
      * retrograde) from its first step instead of after a second, so that a
      * test can stop a solve inside any level. */
     bool eager_lines;
+    /* (tests) In-memory levels of at least this many positions take the
+     * threaded retrograde when threads > 1 (0: 2^16, below which barriers
+     * cost more than they save): the same values whatever it is. */
+    uint64_t par_min;
 };
 
 enum clos_err { CLOS_OK = 0, CLOS_STOPPED, CLOS_OOM, CLOS_TOO_BIG };

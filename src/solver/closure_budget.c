@@ -17,7 +17,10 @@ size_t clos_keys_bytes(uint64_t words)
 uint64_t *clos_keys_map(size_t nb)
 {
     void *p = mmap(NULL, nb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+    if (p == MAP_FAILED)
+        return NULL;
+    util_huge(p, nb); /* mremap moves the advice with the pages */
+    return p;
 }
 
 /* Resized to hold words words (the old contents kept); false if refused. */

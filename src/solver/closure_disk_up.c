@@ -41,7 +41,7 @@ static enum clos_err dk_values(struct clos *c, int m, uint64_t n, bool *damaged)
         ok = fread(buf, 8 * (size_t)K, (size_t)cnt, f) == (size_t)cnt;
         if (ok) {
             XXH3_64bits_update(xs, buf, 8 * (size_t)K * (size_t)cnt);
-            clos_level_values(c, a, cnt, buf);
+            clos_level_values(c, a, cnt, buf, 1);
         }
     }
     ok = ok && fgetc(f) == EOF && XXH3_64bits_digest(xs) == sum;
@@ -126,7 +126,7 @@ static enum clos_err dk_up_unmoves(struct clos *c, const struct clos_env *env, i
     if (e == CLOS_OK && !clos_solve_level(c, env, m, 0, n, w))
         e = CLOS_STOPPED;
     if (e == CLOS_OK)
-        clos_level_values(c, 0, n, c->key);
+        clos_level_values(c, 0, n, c->key, env->threads);
     clos_free_work(w);
     if (e != CLOS_OK)
         return e;

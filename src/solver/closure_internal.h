@@ -253,7 +253,7 @@ void clos_roff_sum(uint32_t *roff, uint64_t Nl);
 void clos_roff_back(uint32_t *roff, uint64_t Nl);
 bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_t s0, uint64_t Nl,
                       struct level_work *w);
-void clos_level_values(struct clos *c, uint64_t s0, uint64_t Nl, const uint64_t *keys);
+void clos_level_values(struct clos *c, uint64_t s0, uint64_t Nl, const uint64_t *keys, int threads);
 void clos_free_work(struct level_work *w);
 enum clos_err clos_solve_levels(struct clos *c, const struct clos_env *env, int tbmax,
                                 struct clos_info *info, int done_level);

@@ -375,6 +375,122 @@ static void retro_clamp(struct clos *c, int m, uint64_t s0, uint64_t Nl)
     }
 }
 
+/* The bucket-queue retrograde with reverse edges and bucket links, on
+ * env->threads threads (clos_solve_level's fast case; same values: the
+ * copies final at each t are the round's least fixpoint, docs/retro.h).
+ * The stack is an append-only log of the level's final copies: each copy
+ * becomes final once, so 2 Nl entries hold them all.  Round t: one thread
+ * empties bucket t into the log, then waves: the threads split the log's
+ * last wave [lo, hi) and append what its copies make final (claims by
+ * compare-and-swap, counters by atomic decrement, an H copy whose counter
+ * reaches 0 with a better exit for Y pushed onto its bucket's list by
+ * compare-and-swap); the round ends with an empty wave. */
+#define PAR_BUF 64
+/* Levels under this many positions: one thread (barriers cost more). */
+#define PAR_MIN ((uint64_t)1 << 16)
+static bool solve_level_par(struct clos *c, const struct clos_env *env, int m, uint64_t s0,
+                            uint64_t Nl, struct level_work *w)
+{
+    int8_t *xl = c->lo + s0, *xh = c->hi + s0;
+    const int8_t *be = w->be;
+    uint8_t *cnt = w->cnt;
+    int32_t head[2 * SOW_MAX_SEEDS + 1];
+    int32_t *next = w->next, *log = w->stack;
+    const uint32_t *roff = w->roff, *rev = w->rev;
+    uint64_t occurs[2 * SOW_MAX_SEEDS + 1] = {0};
+    uint64_t tail = 0, lo = 0, hi = 0, waves = 0;
+    bool stop = false;
+    const double t0 = util_now();
+    double last = env->eager_lines ? 0 : t0;
+
+    retro_seed(c, w, s0, Nl, head, occurs);
+#pragma omp parallel num_threads(env->threads)
+    {
+        int32_t buf[PAR_BUF];
+        int nb = 0;
+#define APPEND(e_)                                                                                \
+    do {                                                                                          \
+        buf[nb++] = (e_);                                                                         \
+        if (nb == PAR_BUF) {                                                                      \
+            uint64_t at_ = __atomic_fetch_add(&tail, (uint64_t)nb, __ATOMIC_RELAXED);             \
+            memcpy(&log[at_], buf, sizeof *buf * (size_t)nb);                                     \
+            nb = 0;                                                                               \
+        }                                                                                         \
+    } while (0)
+        for (int t = m; t >= -m && !stop; t--) {
+#pragma omp single
+            {
+                for (int32_t e = head[t + SOW_MAX_SEEDS]; e >= 0; e = next[e]) {
+                    int8_t *x = (e & 1) ? &xh[(uint32_t)e >> 1] : &xl[(uint32_t)e >> 1];
+                    if (*x == RETRO_UNDONE) {
+                        *x = (int8_t)t;
+                        log[tail++] = e;
+                    }
+                }
+                lo = hi;
+                hi = tail;
+            } /* (a barrier) */
+            while (lo < hi) {
+#pragma omp for schedule(dynamic, 256)
+                for (uint64_t i = lo; i < hi; i++) {
+                    const int32_t e = log[i];
+                    const uint32_t q = (uint32_t)e >> 1;
+                    const uint32_t *pr = &rev[roff[q]], *pe = &rev[roff[q + 1]];
+                    if (!(e & 1)) {
+                        /* (q,L) final at t: H copies of its predecessors count down */
+                        for (; pr < pe; pr++) {
+                            uint32_t p = *pr;
+                            if (__atomic_load_n(&xh[p], __ATOMIC_RELAXED) != RETRO_UNDONE ||
+                                retro_dec(&cnt[p], true))
+                                continue;
+                            if (retro_h_final_at(be[p], t)) {
+                                __atomic_store_n(&xh[p], (int8_t)t, __ATOMIC_RELAXED);
+                                APPEND((int32_t)(2 * p + 1));
+                            } else {
+                                int32_t *h = &head[-be[p] + SOW_MAX_SEEDS];
+                                int32_t old = __atomic_load_n(h, __ATOMIC_RELAXED);
+                                do
+                                    next[2 * p + 1] = old;
+                                while (!__atomic_compare_exchange_n(h, &old, (int32_t)(2 * p + 1), true,
+                                                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+                            }
+                        }
+                    } else {
+                        /* (q,H) final at t: L copies of its predecessors reach t */
+                        for (; pr < pe; pr++)
+                            if (retro_claim(&xl[*pr], (int8_t)t, true))
+                                APPEND((int32_t)(2 * *pr));
+                    }
+                }
+                if (nb) {
+                    uint64_t at = __atomic_fetch_add(&tail, (uint64_t)nb, __ATOMIC_RELAXED);
+                    memcpy(&log[at], buf, sizeof *buf * (size_t)nb);
+                    nb = 0;
+                }
+#pragma omp barrier
+#pragma omp single
+                {
+                    lo = hi;
+                    hi = tail;
+                    if (++waves % 64 == 0)
+                        stop = !retro_look(c, env, m, t, tail, Nl, t0, &last);
+                }
+                if (stop)
+                    break;
+            }
+#pragma omp single
+            if (!stop)
+                stop = !retro_look(c, env, m, t, tail, Nl, t0, &last);
+        }
+#undef APPEND
+    }
+    if (stop)
+        return false;
+    retro_clamp(c, m, s0, Nl);
+    return true;
+}
+#undef PAR_BUF
+
 /* The bucket-queue retrograde of level m, nodes [s0, s0 + Nl), with its
  * reverse edges in w->roff, w->rev.  Each node has two copies, L (lo: the
  * mover's best so far) and H (hi); a copy is final once its value t is
@@ -389,6 +505,9 @@ static void retro_clamp(struct clos *c, int m, uint64_t s0, uint64_t Nl)
 bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_t s0, uint64_t Nl,
                       struct level_work *w)
 {
+    if (w->rev && w->next && env->threads > 1 && Nl >= (env->par_min ? env->par_min : PAR_MIN) &&
+        w->scap >= (int64_t)(2 * Nl))
+        return solve_level_par(c, env, m, s0, Nl, w);
     int8_t *xl = c->lo + s0, *xh = c->hi + s0, *be = w->be;
     int32_t head[2 * SOW_MAX_SEEDS + 1];
     int32_t *next = w->next, *stack = w->stack;
@@ -508,8 +627,10 @@ bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_
 /* V of nodes s0 .. s0+Nl-1, their bounds solved (clos_solve_level): the
  * repetition rule's value clamped into them.  keys: those nodes' keys (the
  * node array, or a block read back from a level's file on disk). */
-void clos_level_values(struct clos *c, uint64_t s0, uint64_t Nl, const uint64_t *keys)
+void clos_level_values(struct clos *c, uint64_t s0, uint64_t Nl, const uint64_t *keys, int threads)
 {
+    /* each position alone: any split gives the same bytes */
+#pragma omp parallel for schedule(static, 4096) num_threads(threads) if (threads > 1 && Nl >= PAR_MIN)
     for (uint64_t p = 0; p < Nl; p++) {
         sow_position pos;
         clos_unpack(c->rs, c->K, &keys[p * c->K], &pos);
@@ -571,6 +692,11 @@ enum clos_err clos_solve_levels(struct clos *c, const struct clos_env *env, int 
     enum clos_err e = CLOS_OK;
     if (!w.be || !w.cnt || !w.fwd || !w.roff || !w.rev || !w.next || !w.stack)
         e = CLOS_OOM;
+    /* the retrograde reads them at random, by predecessor */
+    util_huge(w.be, L + 1);
+    util_huge(w.cnt, L + 1);
+    util_huge(w.roff, sizeof *w.roff * (size_t)(L + 1));
+    util_huge(w.next, sizeof *w.next * (size_t)(2 * L + 1));
     double last = 0, t0 = util_now(), lastck = t0;
     uint64_t done = done_level >= 0 ? c->start[done_level + 1] : 0, resumed = done;
     int saved = done_level;
@@ -615,7 +741,7 @@ enum clos_err clos_solve_levels(struct clos *c, const struct clos_env *env, int 
             e = CLOS_STOPPED;
             break;
         }
-        clos_level_values(c, s0, Nl, &c->key[s0 * c->K]);
+        clos_level_values(c, s0, Nl, &c->key[s0 * c->K], env->threads);
         done += Nl;
         double dt = util_now() - t0, rate = dt > 0 ? (double)(done - resumed) / dt : 0;
         clos_say(env, &last, Nl >= BIG_LINE || env->eager_lines,

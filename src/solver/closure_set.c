@@ -25,6 +25,7 @@ enum clos_err clos_rebuild_set(struct clos *c, const struct clos_env *env, uint6
     uint64_t *ns = malloc(sizeof *ns * (size_t)ncap);
     if (!ns)
         return CLOS_OOM;
+    util_huge(ns, sizeof *ns * (size_t)ncap);
     memset(ns, 0xFF, sizeof *ns * (size_t)ncap);
     const uint64_t n = c->n;
     /* in parallel only on disk, where a level's set is never saved: the
