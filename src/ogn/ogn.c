@@ -304,7 +304,7 @@ static bool over_reason(const struct ogn_game *g, struct sow_movelist *ml, char 
 static enum sow_status play(struct ogn_game *g, sow_move m, const char *written, char *msg,
                             size_t msglen)
 {
-    const sow_position *p = ogn_last(g);
+    const sow_position before = *ogn_last(g), *p = &before; /* the array may move */
     int num = g->nply + 1;
     struct sow_movelist ml;
     if (over_reason(g, &ml, msg, msglen, num, written))
