@@ -392,6 +392,8 @@ static const struct badcase bad_records[] = {
      "2:27: move 7 'A': the game is over (opponent has no seeds and cannot be fed)"},
     {"[Board \"2x1\"] [FEN \"1/1/A\"]\n1. A a 2. A a",
      "2:13: move 4 'a': the game is over (move 3 repeated the position after move 1)"},
+    {"[Board \"2x1\"] [FEN \"0/2/B\"]\n1. a A a",
+     "2:8: move 3 'a': the game is over (move 2 repeated the start position)"},
     {"2. C", "1:1: move number 2 where 1 was expected"},
     {"1. C c 1. E", "1:8: move number 1 where 2 was expected"},
     {"1. 2. C", "1:1: move number 1 without a move"},

@@ -3,7 +3,7 @@
     >>> import sow
     >>> g = sow.ogn.read('[Variant "Oware Abapa"]\\n\\n1. C c 2. E f\\n')
     >>> g.rules, [m.name for m in g.moves], str(g.moves[-1].position)
-    ('oware', ['C', 'c', 'E', 'f'], '6,5,1,6,0,6/5,4,0,5,5,0/A/0-0/-')
+    ('oware', ['C', 'c', 'E', 'f'], '6,5,1,6,1,6/6,5,1,6,5,0/A/0-0/-')
     >>> sow.ogn.write(g) == '[Variant "Oware Abapa"]\\n\\n1. C c 2. E f\\n'
     True
 
@@ -92,9 +92,11 @@ class Game:
     def _over(self, num, written):
         """Why move num cannot be played (the game is over), or None."""
         if self.end == "repetition":
-            was = "the start" if self._repeated_at == 0 else f"move {self._repeated_at}"
+            if self._repeated_at == 0:
+                return (f"move {num} '{written}': the game is over (move {len(self.moves)} "
+                        "repeated the start position)")
             return (f"move {num} '{written}': the game is over (move {len(self.moves)} "
-                    f"repeated the position after {was})")
+                    f"repeated the position after move {self._repeated_at})")
         p = self.position
         if p.over:
             return f"move {num} '{written}': the game is over ({p.end})"

@@ -171,7 +171,8 @@ MALFORMED = [
     b'1. C ; x', b'1. C $2', b'1. C [Event "x"]', b'[Result "25-23"]\n\n1. C',
     b'1. C c 25-23', b'1. C c * C', b'[FEN "1-1-0-2-0-1-1-0-0-1-1-0-0-0-S"]\n1. C',
     b'[FEN "1-1-0-2-0-1-1-0-0-1-1-0-0-0-S"]\n1. F+2 d 2. A e 3. A f 4. A',
-    b'[Board "2x1"] [FEN "1/1/A"]\n1. A a 2. A a', b'1. C\x00',
+    b'[Board "2x1"] [FEN "1/1/A"]\n1. A a 2. A a', b'[Board "2x1"] [FEN "0/2/B"]\n1. a A a',
+    b'1. C\x00',
 ]
 
 
@@ -293,3 +294,8 @@ def test_analyse_bad_input():
         sow.analyse(None, rules="chess")
     with pytest.raises(ValueError):
         sow.analyse(None, tables="/no/such/dir")
+
+
+def test_module_docstring_examples():
+    import doctest
+    assert doctest.testmod(sow.ogn).failed == 0

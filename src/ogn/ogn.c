@@ -281,14 +281,14 @@ static bool over_reason(const struct ogn_game *g, struct sow_movelist *ml, char 
                         size_t msglen, int num, const char *written)
 {
     if (g->end == OGN_REPEATED) {
-        char was[32];
         if (g->repeated_at == 0)
-            snprintf(was, sizeof was, "the start");
+            snprintf(msg, msglen, "move %d '%s': the game is over (move %d repeated the start "
+                                  "position)",
+                     num, written, g->nply);
         else
-            snprintf(was, sizeof was, "move %d", g->repeated_at);
-        snprintf(msg, msglen, "move %d '%s': the game is over (move %d repeated the position "
-                              "after %s)",
-                 num, written, g->nply, was);
+            snprintf(msg, msglen, "move %d '%s': the game is over (move %d repeated the "
+                                  "position after move %d)",
+                     num, written, g->nply, g->repeated_at);
         return true;
     }
     rules_generate(&g->rs, ogn_last(g), ml);
@@ -300,7 +300,7 @@ static bool over_reason(const struct ogn_game *g, struct sow_movelist *ml, char 
     return false;
 }
 
-/* Play m after the last move; `written` names it in messages (number first). */
+/* Play m after the last move; `written` names it in the message of a refusal. */
 static enum sow_status play(struct ogn_game *g, sow_move m, const char *written, char *msg,
                             size_t msglen)
 {
