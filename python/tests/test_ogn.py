@@ -195,7 +195,7 @@ def test_damaged_records_same_verdict_as_c():
     alphabet = b' \n{}[]"\\+-.*?!()ABCDEFabcdef0123456789x'
     refused = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for i in range(120):
+        for i in range(60):
             t = bytearray(rnd.choice(texts))
             for _ in range(rnd.randint(1, 2)):
                 k = rnd.randrange(len(t))
@@ -209,7 +209,7 @@ def test_damaged_records_same_verdict_as_c():
             c, py = c_verdict(bytes(t), tmp), py_verdict(bytes(t))
             assert py == c, bytes(t)
             refused += c is not None
-    assert 20 < refused < 120
+    assert 10 < refused < 60
 
 
 def test_play_refuses_illegal_and_names():
