@@ -85,6 +85,12 @@ struct sowpy_result {
 int sowpy_solve(const struct sowpy_rules *r, const sow_position *p,
                 const struct sowpy_solve_opts *o, struct sowpy_result *res, char *err,
                 int errlen);
+int sowpy_move_parse(const struct sowpy_rules *r, const sow_position *p, const char *s,
+                     char *out, int outlen, char *err, int errlen);
+int sowpy_analyse(const struct sowpy_rules *r, const sow_position *p, double seconds,
+                  int threads, const struct sowpy_tables *tables, char **json, char *err,
+                  int errlen);
+void sowpy_free(void *ptr);
 """
 
 SOURCE = """

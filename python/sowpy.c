@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sow/analyse.h"
 #include "sow/position.h"
 #include "sow/search.h"
 #include "sow/status.h"
@@ -274,4 +275,61 @@ int sowpy_solve(const struct sowpy_rules *r, const sow_position *p,
     res->seconds = sr.seconds;
     search_free(s);
     return 0;
+}
+
+int sowpy_move_parse(const struct sowpy_rules *r, const sow_position *p, const char *s,
+                     char *out, int outlen, char *err, int errlen)
+{
+    struct sow_error e;
+    sow_move m;
+    if (move_parse(&r->rs, p, s, &m, &e) != SOW_OK)
+        return fail(err, errlen, "%s", e.msg);
+    move_format(&r->rs, p->side, m, out, (size_t)outlen);
+    return 0;
+}
+
+int sowpy_analyse(const struct sowpy_rules *r, const sow_position *p, double seconds,
+                  int threads, const struct sowpy_tables *tables, char **json, char *err,
+                  int errlen)
+{
+    *json = NULL;
+    if (!(seconds > 0))
+        return fail(err, errlen, "time must be more than 0 seconds");
+    bool main_thread = syscall(SYS_gettid) == getpid();
+    volatile sig_atomic_t local_stop = 0;
+    struct analyse_opts o = {
+        .threads = threads > 0 ? threads : 1,
+        .seconds = seconds,
+        .tb = tables ? tables->set : NULL,
+        .stop = main_thread ? &sowpy_stop : &local_stop,
+    };
+    struct analysis *a = malloc(sizeof *a);
+    if (!a)
+        return fail(err, errlen, "out of memory");
+    struct sigaction sa, old;
+    if (main_thread) {
+        sowpy_stop = 0;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigint;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old);
+    }
+    struct sow_error e = {0};
+    enum sow_status st = analyse_position(&r->rs, p, &o, a, &e);
+    if (main_thread)
+        sigaction(SIGINT, &old, NULL);
+    int rc = 0;
+    if (st == SOW_E_INTERRUPTED)
+        rc = SOWPY_INTERRUPTED;
+    else if (st != SOW_OK)
+        rc = fail(err, errlen, "%s", e.msg[0] ? e.msg : sow_status_name(st));
+    else if (!(*json = analyse_json(&r->rs, p, a)))
+        rc = fail(err, errlen, "out of memory");
+    free(a);
+    return rc;
+}
+
+void sowpy_free(void *ptr)
+{
+    free(ptr);
 }

@@ -98,4 +98,17 @@ int sowpy_solve(const struct sowpy_rules *r, const sow_position *p,
                 const struct sowpy_solve_opts *o, struct sowpy_result *res, char *err,
                 int errlen);
 
+/* Parse move name s for p's side to move (sow/position.h move_parse; legality
+ * not checked) and write its canonical name into out.  0, or -1 + err. */
+int sowpy_move_parse(const struct sowpy_rules *r, const sow_position *p, const char *s,
+                     char *out, int outlen, char *err, int errlen);
+
+/* p analysed as sow serve's GET /api/RULES answers (sow/analyse.h): the
+ * exact solver within half of seconds, else the engine; its JSON text,
+ * malloc'd, into *json (sowpy_free it).  0, -1 + err, or SOWPY_INTERRUPTED. */
+int sowpy_analyse(const struct sowpy_rules *r, const sow_position *p, double seconds,
+                  int threads, const struct sowpy_tables *tables, char **json, char *err,
+                  int errlen);
+void sowpy_free(void *ptr);
+
 #endif

@@ -15,6 +15,8 @@
  *                    move_parse / move_format of moves, pos_draw
  *   sow/search.h     the solver: search_new, search_solve (exact, or bounded
  *                    by depth or time: the engine), search_move_values
+ *   sow/analyse.h    one position's move values within a time budget (exact,
+ *                    else the engine), as JSON like sow serve's /api/RULES
  *   sow/tables_probe.h  endgame tables: tb_open a directory of them,
  *                    tb_probe a position, tb_close; the index and level files
  *   sow/status.h     errors are values: enum sow_status + a one-line message
@@ -35,6 +37,7 @@
 #ifndef SOW_SOW_H
 #define SOW_SOW_H
 
+#include "sow/analyse.h"
 #include "sow/export.h"
 #include "sow/position.h"
 #include "sow/rules.h"

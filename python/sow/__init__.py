@@ -17,13 +17,14 @@ now on under perfect play.  Bad input (a rule set, a position, a move, a
 table directory) raises ValueError with the library's one-line message;
 Ctrl-C during a long solve raises KeyboardInterrupt.
 """
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from ._sow import ffi, lib
 
-__all__ = ["Position", "Solution", "Tables", "Engine", "solve", "RULES",
+__all__ = ["Position", "Solution", "Tables", "Engine", "solve", "analyse", "ogn", "RULES",
            "__version__", "__commit__"]
 
 __version__ = ffi.string(lib.sowpy_version()).decode()
@@ -402,3 +403,43 @@ class Engine:
             movetime = 1.0
         return _solve(pos, threads=self.threads, hash_mb=self.hash_mb, depth=depth,
                       movetime=movetime, tables=self.tables)
+
+
+def analyse(pos=None, rules: str = "oware", pits: Optional[int] = None,
+            seeds: Optional[int] = None, tables=None, time: float = 1.0,
+            threads: int = 1) -> dict:
+    """Every move's value, as `sow serve` answers GET /api/RULES, without a server.
+
+    pos: a Position, a position token, or None for the start (rules, pits and
+    seeds as for Position; a Position brings its own).  Exact where the exact
+    solver (with tables: a Tables or a directory) finishes within half of
+    `time` seconds, else the engine's estimate in the other half.  Returns
+    the answer's JSON object as a dict: rules, pits, pos, value, exact,
+    source ("tables", "closure" or "engine"), depth (None if exact), over,
+    best, moves [{move, value, exact, pos}] best first.  Values are for the
+    player to move; a move's value for its mover.
+    """
+    if not isinstance(pos, Position):
+        pos = Position(pos, rules=rules, pits=pits, seeds=seeds)
+    if isinstance(time, bool) or not isinstance(time, (int, float)) or not 0 < time < 1e7:
+        raise ValueError(f"time: expected seconds > 0, got {time!r}")
+    t = ffi.NULL
+    if tables is not None:
+        if not isinstance(tables, Tables):
+            tables = Tables(tables)
+        t = tables._set(pos._rules)
+    out = ffi.new("char **")
+    err = _err()
+    rc = lib.sowpy_analyse(pos._rules.ptr, pos._pos, float(time),
+                           _int(threads, "threads", 1, 1024), t, out, err, _ERRLEN)
+    if rc == lib.SOWPY_INTERRUPTED:
+        raise KeyboardInterrupt
+    if rc < 0:
+        raise ValueError(_msg(err))
+    try:
+        return json.loads(ffi.string(out[0]).decode())
+    finally:
+        lib.sowpy_free(out[0])
+
+
+from . import ogn  # noqa: E402  (sow.ogn: game records; it uses the names above)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ogn/ogn.h"
 
 static const char moves_usage[] =
     "usage: sow moves [--rules R] [--pits N] [--seeds S] [--json] [POS]\n"
@@ -81,11 +82,32 @@ int cmd_moves(int argc, char **argv)
 }
 
 static const char play_usage[] =
-    "usage: sow play [--rules R] [--pits N] [--seeds S] [POS] MOVE...\n"
+    "usage: sow play [--rules R] [--pits N] [--seeds S] [--ogn] [POS] MOVE...\n"
     "Apply the moves in turn from POS (default: the start) and print each resulting\n"
     "position; the final position token stands alone on the last line.  Moves are\n"
     "named 3A (hole 3 of A), pass, or jerin's opening 2A+3A.  A position that\n"
-    "repeats one earlier in the sequence ends the game (repetition rule).\n";
+    "repeats one earlier in the sequence ends the game (repetition rule).  --ogn\n"
+    "prints the game as a record instead (OGN, docs/ogn.md: Aualé's format).\n";
+
+/* The game as an OGN record on stdout.  0 or an exit status. */
+static int print_ogn(const struct cli_game *g, const struct sow_child *steps, int nmoves)
+{
+    struct ogn_game *og = ogn_new(&g->rs, &g->p);
+    struct sow_error e;
+    enum sow_status st = og ? SOW_OK : SOW_E_NOMEM;
+    for (int i = 0; st == SOW_OK && i < nmoves; i++)
+        st = ogn_play(og, steps[i].move, &e);
+    st = st ? st : ogn_update_result(og);
+    char *s = st ? NULL : ogn_format(og, NULL);
+    ogn_free(og);
+    if (!s) { /* the moves were checked: only memory can fail */
+        cli_bad("play", "out of memory");
+        return CLI_FAIL;
+    }
+    fputs(s, stdout);
+    free(s);
+    return CLI_OK;
+}
 
 int cmd_play(int argc, char **argv)
 {
@@ -94,7 +116,11 @@ int cmd_play(int argc, char **argv)
     int nargs = 0, nmoves;
     if (!args)
         return CLI_FAIL;
-    const struct cli_option opts[] = {CLI_GAME_OPTIONS(g), {0}};
+    bool ogn = false;
+    const struct cli_option opts[] = {
+        CLI_GAME_OPTIONS(g),
+        {"--ogn", CLI_FLAG, &ogn, 0, 0, NULL, "print the game as an OGN record", 0, 0},
+        {0}};
     const struct cli_spec spec = {"play", play_usage, opts, NULL, argc, NULL};
     int r = cli_parse(&spec, argc, argv, args, &nargs);
     if (r) {
@@ -172,6 +198,10 @@ int cmd_play(int argc, char **argv)
         for (int j = 0; j <= i; j++)
             if (rules_same_position(&hist[j], &hist[i + 1]))
                 repeated = i + 1;
+    }
+    if (ogn) {
+        rc = print_ogn(&g, steps, nmoves);
+        goto out;
     }
     char tok[SOW_POS_MAXLEN];
     for (int i = 0; i < nmoves; i++) {

@@ -21,6 +21,7 @@ static const struct {
     {"engine", cmd_engine, "the alpha-beta engine behind a UCI-style protocol"},
     {"match", cmd_match, "play two engines against each other"},
     {"serve", cmd_serve, "HTTP server: JSON API of values and best moves"},
+    {"annotate", cmd_annotate, "a game record (OGN) with every move's value"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,306 @@
+/* Analysis of one position within a time budget (sow/analyse.h). */
+#include "sow/analyse.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sow/position.h"
+#include "util.h"
+
+/* The exact try's lowest levels in memory by default: far below sow solve's,
+ * as sow serve (each concurrent caller builds its own); the closure does the
+ * rest, to the same values. */
+#define ANALYSE_LEVEL_BUDGET (1LL << 22)
+#define ANALYSE_HASH_MB 16
+
+/* ---- the exact try's deadline ---------------------------------------------- */
+
+/* The exact solver has no clock: a watch thread sets its stop flag at the
+ * deadline or when the caller's stop is set. */
+struct watch {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done, running;
+    double until;
+    volatile sig_atomic_t flag;
+    volatile sig_atomic_t *stop;
+};
+
+static void *watch_run(void *arg)
+{
+    struct watch *w = arg;
+    pthread_mutex_lock(&w->mu);
+    while (!w->done) {
+        if (util_now() >= w->until || (w->stop && *w->stop)) {
+            w->flag = 1;
+            break;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 20 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static void watch_start(struct watch *w, double seconds, volatile sig_atomic_t *stop)
+{
+    memset(w, 0, sizeof *w);
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    w->until = util_now() + seconds;
+    w->stop = stop;
+    w->running = pthread_create(&w->th, NULL, watch_run, w) == 0;
+    if (!w->running)
+        w->flag = 1; /* no watch, no unbounded solve: straight to the engine */
+}
+
+static void watch_end(struct watch *w)
+{
+    if (w->running) {
+        pthread_mutex_lock(&w->mu);
+        w->done = true;
+        pthread_cond_signal(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+        pthread_join(w->th, NULL);
+    }
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+}
+
+/* ---- the two tries ------------------------------------------------------------ */
+
+static enum sow_status try_exact(const struct ruleset *rs, const sow_position *p,
+                                 const struct analyse_opts *o, double seconds,
+                                 struct analysis *a, struct sow_error *e)
+{
+    struct watch w;
+    watch_start(&w, seconds, o->stop);
+    struct search_opts so = {
+        .threads = o->threads > 0 ? o->threads : 1,
+        .tb = o->tb,
+        .stop = &w.flag,
+        .level_budget = o->level_budget ? o->level_budget : ANALYSE_LEVEL_BUDGET,
+        .memory = o->memory,
+    };
+    struct search_ctx *s;
+    enum sow_status st = w.flag ? SOW_E_INTERRUPTED : search_new(rs, &so, &s, e);
+    if (st == SOW_OK) {
+        struct search_result r;
+        st = search_solve(s, p, &r);
+        if (st == SOW_OK && search_move_values(s, p, a->vals) < 0)
+            st = search_last_error(s)->status;
+        /* a stop may cut a relay short and leave a move out: nothing computed
+         * then is used (rules_cache_set_stop) */
+        if (st == SOW_OK && w.flag)
+            st = SOW_E_INTERRUPTED;
+        if (st == SOW_OK) {
+            a->exact = true;
+            a->value = r.value;
+            a->over = r.over;
+            a->depth = -1;
+            a->pv_len = r.pv_len;
+            memcpy(a->pv, r.pv, sizeof r.pv);
+            a->pv_repeats = r.pv_repeats;
+        } else if (st != SOW_E_INTERRUPTED) {
+            sow_fail(e, st, "%s", search_last_error(s)->msg);
+        }
+        search_free(s);
+    }
+    watch_end(&w);
+    return st;
+}
+
+/* Every move's child searched by the engine for its share of the time; a
+ * move's value is the seeds it nets and then the child's value for whoever
+ * moves there; the position's value the best of them. */
+static enum sow_status try_engine(const struct ruleset *rs, const sow_position *p,
+                                  const struct analyse_opts *o, double seconds,
+                                  struct analysis *a, struct sow_error *e)
+{
+    struct search_opts so = {
+        .threads = o->threads > 0 ? o->threads : 1,
+        .hash_mb = o->hash_mb ? o->hash_mb : ANALYSE_HASH_MB,
+        .time_limit = seconds / (a->ml.n > 0 ? a->ml.n : 1),
+        .tb = o->tb,
+        .stop = o->stop,
+        .level_budget = -1, /* no levels built in memory: the clock is the budget */
+    };
+    struct search_ctx *s;
+    enum sow_status st = search_new(rs, &so, &s, e);
+    if (st != SOW_OK)
+        return st;
+    a->exact = false;
+    a->source = "engine";
+    a->depth = -1;
+    a->over = a->ml.n == 0;
+    int best = -1;
+    struct search_result *rbest = malloc(sizeof *rbest), *r = malloc(sizeof *r);
+    if (!rbest || !r)
+        st = sow_fail(e, SOW_E_NOMEM, "out of memory");
+    if (st == SOW_OK && a->ml.n == 0) { /* over: the settlement, exact at once */
+        st = search_solve(s, p, r);
+        if (st == SOW_OK) {
+            a->value = r->value;
+            a->exact = true;
+            a->source = "closure";
+        }
+    }
+    for (int i = 0; st == SOW_OK && i < a->ml.n; i++) {
+        const struct sow_child *ch = &a->ml.c[i];
+        st = search_solve(s, &ch->pos, r);
+        if (st != SOW_OK)
+            break;
+        int v = r->value, net = ch->captured[p->side] - ch->captured[!p->side];
+        a->vals[i] = net + (ch->pos.side == p->side ? v : -v);
+        int d = r->over ? 0 : r->depth;
+        if (a->depth < 0 || d + 1 < a->depth)
+            a->depth = d + 1;
+        if (best < 0 || a->vals[i] > a->vals[best]) {
+            best = i;
+            *rbest = *r;
+        }
+    }
+    if (st == SOW_OK && best >= 0) {
+        a->value = a->vals[best];
+        a->pv[0] = a->ml.c[best].move;
+        a->pv_len = 1;
+        for (int k = 0; k < rbest->pv_len && a->pv_len < SEARCH_MAX_PV; k++)
+            a->pv[a->pv_len++] = rbest->pv[k];
+        a->pv_repeats = rbest->pv_repeats;
+    } else if (st != SOW_OK && st != SOW_E_INTERRUPTED && st != SOW_E_NOMEM) {
+        sow_fail(e, st, "%s", search_last_error(s)->msg);
+    }
+    free(rbest);
+    free(r);
+    search_free(s);
+    return st;
+}
+
+/* The moves best first: best value first, the solver's best move first among
+ * equals, then generation order (stable). */
+static void order_moves(struct analysis *a)
+{
+    sow_move best = a->pv_len ? a->pv[0] : SOW_MOVE_NONE;
+    int *ord = a->order;
+    for (int i = 0; i < a->ml.n; i++)
+        ord[i] = i;
+    for (int i = 1; i < a->ml.n; i++) {
+        int x = ord[i], j = i;
+        for (; j > 0; j--) {
+            int y = ord[j - 1];
+            bool before = a->vals[x] > a->vals[y] ||
+                          (a->vals[x] == a->vals[y] && a->ml.c[x].move == best);
+            if (!before)
+                break;
+            ord[j] = y;
+        }
+        ord[j] = x;
+    }
+}
+
+enum sow_status analyse_position(const struct ruleset *rs, const sow_position *p,
+                                 const struct analyse_opts *o, struct analysis *a,
+                                 struct sow_error *e)
+{
+    memset(a, 0, sizeof *a);
+    rs->generate(rs, p, &a->ml, NULL, NULL);
+    double budget = o->seconds > 0 ? o->seconds : 1.0;
+    int v;
+    a->source = o->tb && tb_probe(o->tb, p, &v) ? "tables" : "closure";
+    enum sow_status st = try_exact(rs, p, o, budget / 2, a, e);
+    /* past the deadline, or a closure too big for the memory budget: the
+     * engine, whose clock is its own */
+    if ((st == SOW_E_INTERRUPTED || st == SOW_E_TOO_BIG) && !(o->stop && *o->stop))
+        st = try_engine(rs, p, o, budget / 2, a, e);
+    if (st == SOW_E_INTERRUPTED)
+        sow_fail(e, st, "interrupted");
+    if (st == SOW_OK)
+        order_moves(a);
+    return st;
+}
+
+/* ---- JSON ---------------------------------------------------------------------- */
+
+struct jbuf {
+    char *s;
+    size_t len, cap;
+    bool oom;
+};
+
+static void jb_printf(struct jbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void jb_printf(struct jbuf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = true;
+            return;
+        }
+        if (b->s && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = b->cap ? b->cap : 512;
+        while (cap <= b->len + (size_t)n)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+/* Names and tokens hold no quote, backslash or control character. */
+char *analyse_json(const struct ruleset *rs, const sow_position *p, const struct analysis *a)
+{
+    struct jbuf b = {0};
+    char pos[SOW_POS_MAXLEN], mv[SOW_MOVE_MAXLEN];
+    pos_format(rs, p, pos, sizeof pos);
+    jb_printf(&b, "{\"rules\":\"%s\",\"pits\":%d,\"pos\":\"%s\",\"value\":%d,\"exact\":%s,"
+                  "\"source\":\"%s\",\"depth\":",
+              rs->name, rs->pits, pos, a->value, a->exact ? "true" : "false", a->source);
+    if (a->depth >= 0)
+        jb_printf(&b, "%d", a->depth);
+    else
+        jb_printf(&b, "null");
+    jb_printf(&b, ",\"over\":%s,\"best\":", a->over ? "true" : "false");
+    if (a->ml.n) {
+        move_format(rs, p->side, a->ml.c[a->order[0]].move, mv, sizeof mv);
+        jb_printf(&b, "\"%s\"", mv);
+    } else {
+        jb_printf(&b, "null");
+    }
+    jb_printf(&b, ",\"moves\":[");
+    for (int k = 0; k < a->ml.n; k++) {
+        const struct sow_child *ch = &a->ml.c[a->order[k]];
+        move_format(rs, p->side, ch->move, mv, sizeof mv);
+        pos_format(rs, &ch->pos, pos, sizeof pos);
+        jb_printf(&b, "%s{\"move\":\"%s\",\"value\":%d,\"exact\":%s,\"pos\":\"%s\"}", k ? "," : "",
+                  mv, a->vals[a->order[k]], a->exact ? "true" : "false", pos);
+    }
+    jb_printf(&b, "]}");
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}

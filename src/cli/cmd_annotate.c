@@ -1,0 +1,242 @@
+/* sow annotate: a game record (OGN, docs/ogn.md) written back with every
+ * move's value, the best move where it differs and a mark where the move
+ * changes the result. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fileio.h"
+#include "ogn/ogn.h"
+#include "sow/analyse.h"
+#include "sow/tables_probe.h"
+#include "sow/version.h"
+#include "util.h"
+
+static const char usage[] =
+    "usage: sow annotate GAME.ogn [--tables DIR] [--time S] [--threads T] [-o OUT]\n"
+    "Read a game record (OGN, the format of the Aualé program: docs/ogn.md), replay\n"
+    "and check every move, and write the record back with a comment after each\n"
+    "move: its value for the player who made it (net seeds he captures from that\n"
+    "move on under perfect play), the best move and its value where another move\n"
+    "is worth more, and whether the values are exact or the engine's estimate.  A\n"
+    "move after which the result (win, draw or loss for its mover) is worse than\n"
+    "after the best move is marked '?' (exact values) or '?!' (estimates).\n";
+
+static const char notes[] =
+    "Each position is given about S seconds (default 1): the exact solver with the\n"
+    "endgame tables of --tables DIR for half of it, else the alpha-beta engine for\n"
+    "the other half, as sow serve answers.  Comments of an earlier sow annotate\n"
+    "(they begin with 'sow:') are replaced.  The record goes to stdout, or to OUT\n"
+    "(written whole, then renamed into place).  A malformed record is refused with\n"
+    "one line naming the problem and where: FILE:LINE:COLUMN (exit 2).\n";
+
+struct annotate_args {
+    const char *file, *tables, *out;
+    double seconds;
+    long threads;
+};
+
+/* The whole file (at most OGN_MAX_TEXT + 1 bytes, so that a longer one is
+ * seen to be), malloc'd into *text.  0 or an exit status after a message. */
+static int read_record(const char *path, char **text, size_t *len)
+{
+    int fd;
+    struct sow_error e;
+    if (fio_open_input(path, &fd, &e) != SOW_OK) {
+        cli_bad("annotate", "%s", e.msg);
+        return cli_exit_code(e.status);
+    }
+    size_t cap = OGN_MAX_TEXT + 2, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        close(fd);
+        cli_bad("annotate", "out of memory");
+        return CLI_FAIL;
+    }
+    while (n < cap - 1) {
+        ssize_t r = read(fd, buf + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int err = errno;
+            close(fd);
+            free(buf);
+            cli_bad("annotate", "%s: read error: %s", path, strerror(err));
+            return CLI_FAIL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = 0;
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+/* "+2", "-4", "0" */
+static void signed_value(char *buf, size_t len, int v)
+{
+    snprintf(buf, len, v > 0 ? "+%d" : "%d", v);
+}
+
+static int outcome(int v)
+{
+    return v > 0 ? 1 : v < 0 ? -1 : 0;
+}
+
+/* The comment and mark of move i from the analysis of the position before it. */
+static enum sow_status annotate_move(struct ogn_game *g, int i, const struct analysis *a)
+{
+    const struct ogn_ply *y = &g->ply[i];
+    const sow_position *p = ogn_before(g, i);
+    int k = rules_find_move(&a->ml, y->move);
+    if (k < 0) /* cannot be: the record was replayed with the same rules */
+        return SOW_E_INPUT;
+    int played = a->vals[k], b = a->order[0], best = a->vals[b];
+    char note[160], v[16], bv[16], how[32];
+    signed_value(v, sizeof v, played);
+    if (a->exact)
+        snprintf(how, sizeof how, "exact");
+    else
+        snprintf(how, sizeof how, "engine d%d", a->depth);
+    if (best > played) {
+        char name[SOW_MOVE_MAXLEN];
+        ogn_name(&g->rs, p->side, a->ml.c[b].move, name, sizeof name);
+        signed_value(bv, sizeof bv, best);
+        snprintf(note, sizeof note, "sow: %s, best %s %s %s", v, name, bv, how);
+    } else {
+        snprintf(note, sizeof note, "sow: %s %s", v, how);
+    }
+    ogn_drop_notes(g, i + 1, "sow:");
+    enum sow_status st = ogn_add_note(g, i + 1, note);
+    /* the result for the mover: the seeds he has over the opponent, plus
+     * what he nets from here on */
+    int diff = p->store[p->side] - p->store[!p->side];
+    if (outcome(diff + played) < outcome(diff + best))
+        snprintf(g->ply[i].mark, sizeof g->ply[i].mark, "%s", a->exact ? "?" : "?!");
+    return st;
+}
+
+int cmd_annotate(int argc, char **argv)
+{
+    struct annotate_args a = {.seconds = 1.0, .threads = 1};
+    const struct cli_option opts[] = {
+        {"--tables", CLI_STR, &a.tables, 0, 0, "DIR", "endgame tables for exact values", 0, 0},
+        {"--time", CLI_DOUBLE, &a.seconds, 0, 1e6, "S", "seconds per position, default 1",
+         true, 0},
+        {"--threads", CLI_LONG, &a.threads, 1, (double)cli_max_threads(), "T",
+         "search threads, default 1", 0, 0},
+        {"-o", CLI_STR, &a.out, 0, 0, "OUT", "write the record to OUT, not stdout", 0, 0},
+        {0}};
+    const struct cli_spec spec = {"annotate", usage, opts, notes, 1, "game record"};
+    int r = cli_parse(&spec, argc, argv, &a.file, NULL);
+    if (r)
+        return r == CLI_HELP ? CLI_OK : r;
+    if (!a.file)
+        return cli_bad("annotate", "a game record is needed (see 'sow annotate --help')");
+    if (a.tables && cli_check_dir("annotate", a.tables))
+        return CLI_BAD;
+
+    char *text = NULL;
+    size_t len = 0;
+    if ((r = read_record(a.file, &text, &len)))
+        return r;
+    struct ogn_game *g = NULL;
+    struct sow_error e;
+    enum sow_status st = ogn_parse(text, len, &g, &e);
+    free(text);
+    if (st != SOW_OK) {
+        cli_bad("annotate", "%s:%s", a.file, e.msg);
+        return cli_exit_code(st);
+    }
+    struct tb_set *tb = NULL;
+    if (a.tables && tb_open(&g->rs, a.tables, &tb, &e) != SOW_OK) {
+        ogn_free(g);
+        cli_bad("annotate", "--tables %s: %s", a.tables, e.msg);
+        return cli_exit_code(e.status);
+    }
+    /* the output's temporary file before the work: a target that cannot be
+     * written is refused at once */
+    struct fio_out out = {.fd = -1};
+    FILE *of = stdout;
+    if (a.out) {
+        if (fio_out_begin(&out, a.out, NULL, &e) != SOW_OK) {
+            tb_close(tb);
+            ogn_free(g);
+            cli_bad("annotate", "%s", e.msg);
+            return cli_exit_code(e.status);
+        }
+        if (!(of = fio_out_stream(&out))) {
+            fio_out_abort(&out);
+            tb_close(tb);
+            ogn_free(g);
+            cli_bad("annotate", "%s: out of memory", a.out);
+            return CLI_FAIL;
+        }
+    }
+    volatile sig_atomic_t *stop = cli_catch_signals(!a.out);
+    struct analyse_opts ao = {
+        .threads = (int)a.threads,
+        .seconds = a.seconds,
+        .tb = tb,
+        .stop = stop,
+    };
+    struct analysis *an = malloc(sizeof *an);
+    int rc = CLI_OK;
+    if (!an) {
+        cli_bad("annotate", "out of memory");
+        rc = CLI_FAIL;
+    }
+    double t0 = util_now();
+    for (int i = 0; rc == CLI_OK && i < g->nply; i++) {
+        st = analyse_position(&g->rs, ogn_before(g, i), &ao, an, &e);
+        if (st == SOW_OK && *stop)
+            st = SOW_E_INTERRUPTED;
+        if (st == SOW_OK)
+            st = annotate_move(g, i, an);
+        if (st == SOW_E_INTERRUPTED) {
+            fprintf(stderr, "sow annotate: interrupted\n");
+            rc = cli_interrupted();
+        } else if (st != SOW_OK) {
+            cli_bad("annotate", "move %d: %s", i + 1,
+                    st == SOW_E_NOMEM ? "out of memory" : e.msg);
+            rc = cli_exit_code(st);
+        } else if (util_now() - t0 >= 2.0) {
+            fprintf(stderr, "sow annotate: move %d of %d (%.1f s)\n", i + 1, g->nply,
+                    util_now() - t0);
+        }
+    }
+    free(an);
+    tb_close(tb);
+    char ver[64];
+    snprintf(ver, sizeof ver, "sow %s", sow_version());
+    char *s = NULL;
+    size_t n = 0;
+    if (rc == CLI_OK && (ogn_set_tag(g, "Annotator", ver) != SOW_OK || !(s = ogn_format(g, &n)))) {
+        cli_bad("annotate", "out of memory");
+        rc = CLI_FAIL;
+    }
+    ogn_free(g);
+    if (rc == CLI_OK) {
+        e.msg[0] = 0;
+        if (a.out) {
+            if (fwrite(s, 1, n, of) != n || fio_out_commit(&out, &e) != SOW_OK) {
+                fio_out_abort(&out);
+                cli_bad("annotate", "%s", e.msg[0] ? e.msg : "write error");
+                rc = CLI_FAIL;
+            }
+        } else if (fwrite(s, 1, n, stdout) != n || fflush(stdout) != 0) {
+            cli_bad("annotate", "write error on stdout");
+            rc = CLI_FAIL;
+        }
+    } else if (a.out) {
+        fio_out_abort(&out);
+    }
+    free(s);
+    return rc;
+}
