@@ -36,13 +36,24 @@
 bool clos_ck_write(const char *dir, const char *name, const char *magic, const void *const *parts,
                    const uint64_t *sizes, int np)
 {
+    struct sow_error e;
+    return clos_ck_write_e(dir, name, magic, parts, sizes, np, &e);
+}
+
+bool clos_ck_write_e(const char *dir, const char *name, const char *magic,
+                     const void *const *parts, const uint64_t *sizes, int np, struct sow_error *e)
+{
     char path[4096], tmp[4200];
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
+        sow_fail(e, SOW_E_INPUT, "%s/%s: path too long", dir, name);
         return false; /* a path past PATH_MAX: no file */
+    }
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     XXH3_state_t *xs = XXH3_createState();
-    if (!xs)
+    if (!xs) {
+        sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
         return false;
+    }
     XXH3_64bits_reset(xs);
     uint64_t total = 0;
     for (int k = 0; k < np; k++) {
@@ -58,14 +69,13 @@ bool clos_ck_write(const char *dir, const char *name, const char *magic, const v
     /* fileio.h rule 2, the temporary file's name this solve's own (a
      * leftover of a killed run is removed, never opened or followed) */
     struct fio_out o;
-    struct sow_error e;
-    if (fio_out_begin(&o, path, tmp, &e) != SOW_OK)
+    if (fio_out_begin(&o, path, tmp, e) != SOW_OK)
         return false;
-    enum sow_status st = fio_write_all(&o, h, CK_HEAD, &e);
+    enum sow_status st = fio_write_all(&o, h, CK_HEAD, e);
     for (int k = 0; st == SOW_OK && k < np; k++)
-        st = fio_write_all(&o, parts[k], (size_t)sizes[k], &e);
+        st = fio_write_all(&o, parts[k], (size_t)sizes[k], e);
     if (st == SOW_OK)
-        return fio_out_commit(&o, &e) == SOW_OK;
+        return fio_out_commit(&o, e) == SOW_OK;
     fio_out_abort(&o);
     return false;
 }
