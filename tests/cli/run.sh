@@ -706,6 +706,8 @@ bad 2 solve --tables "$FD" --pits 2 2,1/1,0/A
 bad 2 tables stats --pits 2 --seeds 3 --dir "$FD"
 bad 2 tables build --pits 2 --seeds 4 --dir "$FD"
 check "FIFO level file left as it was" test -p "$FD/oware-2x2-003.sowtb"
+T=5 bad 2 bench probe --pits 2 --seeds 4 --probes 100 --dir "$FD"
+T=5 listing 2 tables compress --pits 2 --dir "$FD"
 # A FIFO given or found as a solution file: refused at once (exit 2, one
 # line naming it), never opened for a blocking read (5 s: a hang fails)
 SF="$WORK/fifo-sol"; rm -rf "$SF"; mkdir "$SF"; mkfifo "$SF/odu-2x3-012.sowsol"
@@ -772,6 +774,8 @@ for kind in dev dir; do
     T=5 bad 2 solve --tables "$DK" --pits 2 2,1/1,0/A
     T=5 bad 2 tables stats --pits 2 --seeds 3 --dir "$DK"
     T=5 bad 2 tables build --pits 2 --seeds 4 --dir "$DK"
+    T=5 bad 2 bench probe --pits 2 --seeds 4 --probes 100 --dir "$DK"
+    T=5 listing 2 tables compress --pits 2 --dir "$DK"
     check "a level file as a $kind: left as it was" is_kind $kind "$DK/oware-2x2-003.sowtb"
     SK="$WORK/sol-$kind"; rm -rf "$SK"; mkdir "$SK"; odd $kind "$SK/odu-2x3-012.sowsol"
     T=5 bad 2 solve --rules odu --pits 3 --seeds 2 --tables "$SK"
