@@ -1,7 +1,11 @@
-/* File safety: include/fileio.h states the rules this implements. */
+/* File safety: fileio.h states the rules this implements. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -90,11 +94,113 @@ enum sow_status fio_check_target(const char *path, struct sow_error *e)
 }
 
 /* Create o->tmp, which must not exist: 0 or the errno.  Read-write: a
- * writer may read back what it wrote (the compressed levels' checksum). */
+ * writer may read back what it wrote (the compressed levels' checksum).
+ * Locked (flock) while open: rule 5's sweep never takes a live writer's
+ * file, even one whose PID it cannot see (another PID namespace). */
 static int create_excl(struct fio_out *o)
 {
     o->fd = open(o->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    return o->fd >= 0 ? 0 : errno;
+    if (o->fd < 0)
+        return errno;
+    flock(o->fd, LOCK_EX | LOCK_NB); /* new file: nobody else holds it */
+    return 0;
+}
+
+/* ---- rule 5: stale temporary files ---- */
+
+/* The PID in a decimal field "N" or "N.K" (s up to its end), 0 if s is not
+ * one: digits only, no sign or leading zero, N in 2..INT_MAX. */
+static long pid_field(const char *s, bool counter_allowed)
+{
+    if (*s < '1' || *s > '9')
+        return 0;
+    char *end;
+    errno = 0;
+    long pid = strtol(s, &end, 10);
+    if (errno || pid < 2 || pid > INT_MAX || end - s > 10)
+        return 0;
+    if (*end == '.' && counter_allowed) {
+        const char *k = end + 1;
+        if (*k < '0' || *k > '9')
+            return 0;
+        while (*k >= '0' && *k <= '9')
+            k++;
+        end = (char *)k;
+    }
+    return *end ? 0 : pid;
+}
+
+long fio_tmp_pid(const char *name, const char *target)
+{
+    static const char probe[] = ".sowtb.probe.";
+    if (!target && strncmp(name, probe, sizeof probe - 1) == 0)
+        return pid_field(name + sizeof probe - 1, false);
+    size_t tl;
+    const char *tail;
+    if (target) {
+        tl = strlen(target);
+        if (strncmp(name, target, tl) != 0 || strncmp(name + tl, ".tmp.", 5) != 0)
+            return 0;
+        tail = name + tl + 5;
+    } else {
+        /* the last ".tmp." whose tail is a PID field; a target name of one
+         * character at least */
+        tail = NULL;
+        for (const char *p = strstr(name + 1, ".tmp."); p; p = strstr(p + 1, ".tmp."))
+            tail = p + 5;
+        if (!tail)
+            return 0;
+    }
+    return pid_field(tail, true);
+}
+
+/* Remove dir/name if it is a regular file no process holds (its writer's
+ * flock went with it) and still the same file when removed. */
+static bool remove_if_unheld(const char *dir, const char *name)
+{
+    char p[FIO_PATH_MAX + 256];
+    if (snprintf(p, sizeof p, "%s/%s", dir, name) >= (int)sizeof p)
+        return false;
+    int fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat a, b;
+    bool gone = false;
+    if (fstat(fd, &a) == 0 && S_ISREG(a.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        lstat(p, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        gone = unlink(p) == 0;
+    close(fd);
+    return gone;
+}
+
+int fio_sweep_stale(const char *dir, const char *target)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int removed = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        long pid = fio_tmp_pid(de->d_name, target);
+        if (pid && kill((pid_t)pid, 0) < 0 && errno == ESRCH &&
+            remove_if_unheld(dir, de->d_name))
+            removed++;
+    }
+    closedir(d);
+    return removed;
+}
+
+/* The directory part of path ("." if none) and the last component. */
+static void split_path(const char *path, char *dir, size_t dlen, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, dlen, ".");
+        *base = path;
+    } else {
+        snprintf(dir, dlen, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+        *base = slash + 1;
+    }
 }
 
 static enum sow_status create_failed(struct fio_out *o, int err, struct sow_error *e)
@@ -132,6 +238,12 @@ enum sow_status fio_out_begin(struct fio_out *o, const char *path, const char *t
         int err = create_excl(o);
         return err ? create_failed(o, err, e) : SOW_OK;
     }
+    /* a killed writer's PATH.tmp.PID removed first (rule 5) */
+    char d[FIO_PATH_MAX];
+    const char *base;
+    split_path(path, d, sizeof d, &base);
+    if (*base)
+        fio_sweep_stale(d, base);
     int err = 0;
     for (int k = 0; k < 100; k++) {
         if (k)
@@ -166,14 +278,8 @@ enum sow_status fio_write_all(struct fio_out *o, const void *buf, size_t n, stru
 static void fsync_dir_of(const char *path)
 {
     char dir[FIO_PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = 0;
-    else
-        *slash = 0;
+    const char *base;
+    split_path(path, dir, sizeof dir, &base);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
         fsync(dfd); /* make the rename durable; best effort on odd file systems */
@@ -319,6 +425,7 @@ enum sow_status fio_lock_dir(const char *dir, struct fio_lock *l, volatile sig_a
         nanosleep(&ts, NULL);
     }
     l->fd = fd;
+    fio_sweep_stale(dir, NULL); /* rule 5: the lock holder's turn to tidy */
     return SOW_OK;
 }
 

@@ -32,6 +32,23 @@
  *  4. A directory that cannot be written is found before any work:
  *     fio_dir_writable creates and removes a probe file in it.
  *
+ *  5. A killed writer's temporary file does not stay for good.  sow's
+ *     temporary names carry the writer's PID: "TARGET.tmp.PID" (or
+ *     "TARGET.tmp.PID.K", K a counter) from fio_out_begin, ".sowtb.probe.PID"
+ *     from fio_dir_writable.  fio_sweep_stale removes such a file when no
+ *     process has that PID (kill(PID, 0) fails with ESRCH) and no process
+ *     holds it (a writer keeps a flock on its temporary file while it is
+ *     open; one in another PID namespace is so still seen alive).  Only
+ *     regular files are removed.  Swept: the whole directory by whoever
+ *     takes its lock (fio_lock_dir: a table or --work directory), and
+ *     TARGET's own temporary files when fio_out_begin starts a new write of
+ *     TARGET.  Fixed temporary names (a table level's "LEVEL.tmp", owned by
+ *     the lock holder) are replaced when that file is written again.
+ *
+ *       out.csv.tmp.4711    PID 4711 gone, unlocked  ->  removed
+ *       out.csv.tmp.4712    PID 4712 running         ->  left alone
+ *       out.csv.tmp.x, notes.tmp, a FIFO or link     ->  left alone
+ *
  * Statuses: a path the user named that cannot be used as asked (missing,
  * wrong type, no permission, read-only) is SOW_E_INPUT (exit 2); a failure
  * while reading or writing (disk full, I/O error) is SOW_E_IO (exit 1).
@@ -71,7 +88,7 @@ struct fio_out {
 
 /* Check the target (rule 2) and create its temporary file.  tmp_name NULL:
  * a name unique to this process ("PATH.tmp.PID", a counter added if that is
- * taken).  Otherwise that exact name, which the caller must own (a table
+ * taken), after PATH's stale temporary files are removed (rule 5).  Otherwise that exact name, which the caller must own (a table
  * builder holding the directory lock): a leftover there (file, link, FIFO)
  * is removed first, never opened. */
 enum sow_status fio_out_begin(struct fio_out *o, const char *path, const char *tmp_name,
@@ -103,10 +120,20 @@ struct fio_lock {
 
 /* Rule 3: take the directory's build lock.  If another process holds it,
  * call waiting(ctx) once (may be NULL) and wait, polling *stop (may be NULL):
- * SOW_E_INTERRUPTED when it is set. */
+ * SOW_E_INTERRUPTED when it is set.  Once held, the directory is swept
+ * (rule 5). */
 enum sow_status fio_lock_dir(const char *dir, struct fio_lock *l, volatile sig_atomic_t *stop,
                              void (*waiting)(void *ctx), void *ctx, struct sow_error *e);
 void fio_unlock(struct fio_lock *l);
+
+/* Rule 5: remove dir's temporary files of dead writers; target NULL: every
+ * name of sow's temporary naming, else only target's ("target.tmp.PID").
+ * Returns how many were removed.  Never fails: what cannot be removed stays. */
+int fio_sweep_stale(const char *dir, const char *target);
+
+/* The writer's PID in a name of sow's temporary naming (rule 5), 0 if the
+ * name is not one; target as for fio_sweep_stale. */
+long fio_tmp_pid(const char *name, const char *target);
 
 /* Name of the lock file inside a table directory. */
 #define FIO_LOCK_NAME ".sowtb.lock"

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -28,7 +29,7 @@ static void teardown(void)
 
 static void path(char *buf, const char *name)
 {
-    snprintf(buf, 512, "%s/%s", dir, name);
+    snprintf(buf, 512, "%s/%.250s", dir, name);
 }
 
 static void put(const char *p, const char *text)
@@ -202,4 +203,85 @@ Test(fileio, writable_and_mkdir)
     rmdir(p);
     path(p, "a");
     rmdir(p);
+}
+
+/* A PID no process has: a child's, once it has exited and been reaped. */
+static long dead_pid(void)
+{
+    pid_t p = fork();
+    cr_assert(p >= 0);
+    if (p == 0)
+        _exit(0);
+    cr_assert_eq(waitpid(p, NULL, 0), p);
+    return (long)p;
+}
+
+static bool present(const char *name)
+{
+    char p[512];
+    struct stat st;
+    path(p, name);
+    return lstat(p, &st) == 0;
+}
+
+Test(fileio, temporary_names_parsed_strictly)
+{
+    cr_assert_eq(fio_tmp_pid("out.csv.tmp.4711", NULL), 4711);
+    cr_assert_eq(fio_tmp_pid("out.csv.tmp.4711.3", NULL), 4711);
+    cr_assert_eq(fio_tmp_pid("out.csv.tmp.4711", "out.csv"), 4711);
+    cr_assert_eq(fio_tmp_pid(".sowtb.probe.4711", NULL), 4711);
+    cr_assert_eq(fio_tmp_pid("a.tmp.1.tmp.4711", NULL), 4711);
+    const char *not_ours[] = {"out.csv.tmp", "out.csv.tmp.", "out.csv.tmp.x", "out.csv.tmp.0",
+                              "out.csv.tmp.1", "out.csv.tmp.04711", "out.csv.tmp.-4711",
+                              "out.csv.tmp.4711x", "out.csv.tmp.4711.", "out.csv.tmp.4711.3.1",
+                              "out.csv.tmp.99999999999", ".tmp.4711", "out.csv",
+                              ".sowtb.probe.4711.1", "level.sowtb.tmp"};
+    for (size_t k = 0; k < sizeof not_ours / sizeof *not_ours; k++)
+        cr_assert_eq(fio_tmp_pid(not_ours[k], NULL), 0, "%s", not_ours[k]);
+    cr_assert_eq(fio_tmp_pid("other.csv.tmp.4711", "out.csv"), 0);
+    cr_assert_eq(fio_tmp_pid("out.csv.tmp.4711", "out"), 0);
+}
+
+/* Rule 5: a dead writer's PATH.tmp.PID is removed when PATH is written
+ * again (its own only) and by the directory's lock holder (all of them);
+ * a live writer's, one still held open, a FIFO and other names stay. */
+Test(fileio, stale_temporary_files_of_dead_writers_swept)
+{
+    long dead = dead_pid(), live = (long)getppid();
+    char n[16][96], p[512];
+    snprintf(n[0], 96, "out.csv.tmp.%ld", dead);
+    snprintf(n[1], 96, "out.csv.tmp.%ld.2", dead);
+    snprintf(n[2], 96, "out.csv.tmp.%ld", live);
+    snprintf(n[3], 96, "other.csv.tmp.%ld", dead);
+    snprintf(n[4], 96, ".sowtb.probe.%ld", dead);
+    snprintf(n[5], 96, "notes.tmp");
+    snprintf(n[6], 96, "held.csv.tmp.%ld", dead);
+    snprintf(n[7], 96, "fifo.csv.tmp.%ld", dead);
+    for (int k = 0; k < 7; k++) {
+        path(p, n[k]);
+        put(p, "partial");
+    }
+    path(p, n[7]);
+    cr_assert_eq(mkfifo(p, 0644), 0);
+    /* held open and locked, as a writer in another PID namespace would */
+    path(p, n[6]);
+    int held = open(p, O_RDONLY);
+    cr_assert(held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0);
+    struct sow_error e;
+    struct fio_out o;
+    path(p, "out.csv");
+    cr_assert_eq(fio_out_begin(&o, p, NULL, &e), SOW_OK);
+    cr_assert(!present(n[0]) && !present(n[1]), "out.csv's dead temporary files left");
+    cr_assert(present(n[2]), "a live writer's temporary file removed");
+    cr_assert(present(n[3]) && present(n[4]), "another target's files swept by out.csv's write");
+    fio_out_abort(&o);
+    struct fio_lock l;
+    cr_assert_eq(fio_lock_dir(dir, &l, NULL, NULL, NULL, &e), SOW_OK);
+    cr_assert(!present(n[3]) && !present(n[4]), "the lock holder left dead writers' files");
+    cr_assert(present(n[2]) && present(n[5]) && present(n[6]) && present(n[7]),
+              "the lock holder removed a live, foreign, held or non-regular file");
+    fio_unlock(&l);
+    close(held);
+    cr_assert_eq(fio_sweep_stale(dir, NULL), 1, "the file no longer held goes next time");
+    cr_assert(!present(n[6]));
 }

@@ -123,7 +123,8 @@ struct search_result {
 struct search_ctx;
 
 /* A solver for one rule set (rs must outlive it) into *out: SOW_OK, or
- * SOW_E_NOMEM with a reason (*out NULL). */
+ * SOW_E_NOMEM with a reason (*out NULL); SOW_E_INPUT if o->work holds a
+ * checkpoint name that is not a regular file (a FIFO, a link, ...). */
 SOW_API enum sow_status search_new(const struct ruleset *rs, const struct search_opts *o,
                                    struct search_ctx **out, struct sow_error *e);
 SOW_API void search_free(struct search_ctx *s);

@@ -282,8 +282,10 @@ int bench_probe(int argc, char **argv)
     }
     st = tb_open(&rs, rawdir, &raw, &e);
     if (st != SOW_OK || tb_max_level(raw) < seeds) {
-        fprintf(stderr, "sow bench probe: %s\n",
-                st != SOW_OK ? e.msg : "levels 0..N are not all in --dir");
+        if (st == SOW_OK)
+            sow_fail(&e, SOW_E_INPUT, "levels 0..%ld of %s 2x%ld are not all in --dir %s", seeds,
+                     rs.name, pits, rawdir);
+        fprintf(stderr, "sow bench probe: %s\n", e.msg);
         rc = st != SOW_OK ? cli_exit_code(st) : CLI_BAD;
         goto out;
     }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -229,6 +230,11 @@ static int atlas_parse(struct atlas_run *A, int argc, char **argv)
         return pr;
     if (A->no_tables)
         A->tables = NULL;
+    /* a DIR named but not a directory (a FIFO, a device, a file): bad input,
+     * not a build that fails and is skipped */
+    struct stat sb;
+    if (A->tables && stat(A->tables, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return cli_bad(A->cmd, "--tables %s: not a directory", A->tables);
     if (parse_rules(A->cmd, A->rules_spec, A->rules, &A->nrules) ||
         parse_list(A->cmd, "--pits", A->pits_spec, 1, SOW_MAX_PITS, A->pits, &A->npits) ||
         parse_list(A->cmd, "--seeds", A->seeds_spec, 1, SOW_MAX_SEEDS, A->seeds, &A->nseeds))

@@ -25,6 +25,11 @@ enum sow_status search_new(const struct ruleset *rs, const struct search_opts *o
                            struct search_ctx **out, struct sow_error *e)
 {
     *out = NULL;
+    if (o->work) { /* its checkpoint names: regular files or absent */
+        enum sow_status st = clos_work_check(o->work, e);
+        if (st != SOW_OK)
+            return st;
+    }
     struct search_ctx *s = calloc(1, sizeof *s);
     if (!s)
         return sow_fail(e, SOW_E_NOMEM, "out of memory");

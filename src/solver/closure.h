@@ -186,7 +186,17 @@ uint64_t clos_hash(const uint64_t *w, int K);
  * part sizes and both checksums hold (the parts are then filled). */
 bool clos_ck_write(const char *dir, const char *name, const char *magic, const void *const *parts,
                    const uint64_t *sizes, int np);
+/* The same, *e saying why on failure (the file and strerror: "No space
+ * left on device"). */
+bool clos_ck_write_e(const char *dir, const char *name, const char *magic,
+                     const void *const *parts, const uint64_t *sizes, int np, struct sow_error *e);
 bool clos_ck_read(const char *dir, const char *name, const char *magic, void *const *parts,
                   const uint64_t *sizes, int np);
+/* A --work directory before a solve uses it: SOW_E_INPUT naming the first
+ * checkpoint name there (closure.*, disk.state, disk-*.keys, disk-*.values,
+ * level-*.ck) that is not a regular file (a FIFO, device, directory, socket
+ * or symbolic link: sow writes only regular files, fileio.h rule 2), else
+ * SOW_OK.  So a checkpoint's save cannot fail later on what was there. */
+enum sow_status clos_work_check(const char *dir, struct sow_error *e);
 
 #endif

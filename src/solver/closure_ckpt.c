@@ -1,6 +1,9 @@
 /* The in-memory closure's checkpoints (env->work): the files, their
  * header and checksums, and what is saved and resumed (below).  Part of the
  * closure solver: closure_internal.h maps its files. */
+#include <dirent.h>
+#include <errno.h>
+
 #include "closure_internal.h"
 #include "container.h"
 #include "fileio.h"
@@ -33,13 +36,24 @@
 bool clos_ck_write(const char *dir, const char *name, const char *magic, const void *const *parts,
                    const uint64_t *sizes, int np)
 {
+    struct sow_error e;
+    return clos_ck_write_e(dir, name, magic, parts, sizes, np, &e);
+}
+
+bool clos_ck_write_e(const char *dir, const char *name, const char *magic,
+                     const void *const *parts, const uint64_t *sizes, int np, struct sow_error *e)
+{
     char path[4096], tmp[4200];
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
+        sow_fail(e, SOW_E_INPUT, "%s/%s: path too long", dir, name);
         return false; /* a path past PATH_MAX: no file */
+    }
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     XXH3_state_t *xs = XXH3_createState();
-    if (!xs)
+    if (!xs) {
+        sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
         return false;
+    }
     XXH3_64bits_reset(xs);
     uint64_t total = 0;
     for (int k = 0; k < np; k++) {
@@ -55,16 +69,54 @@ bool clos_ck_write(const char *dir, const char *name, const char *magic, const v
     /* fileio.h rule 2, the temporary file's name this solve's own (a
      * leftover of a killed run is removed, never opened or followed) */
     struct fio_out o;
-    struct sow_error e;
-    if (fio_out_begin(&o, path, tmp, &e) != SOW_OK)
+    if (fio_out_begin(&o, path, tmp, e) != SOW_OK)
         return false;
-    enum sow_status st = fio_write_all(&o, h, CK_HEAD, &e);
+    enum sow_status st = fio_write_all(&o, h, CK_HEAD, e);
     for (int k = 0; st == SOW_OK && k < np; k++)
-        st = fio_write_all(&o, parts[k], (size_t)sizes[k], &e);
+        st = fio_write_all(&o, parts[k], (size_t)sizes[k], e);
     if (st == SOW_OK)
-        return fio_out_commit(&o, &e) == SOW_OK;
+        return fio_out_commit(&o, e) == SOW_OK;
     fio_out_abort(&o);
     return false;
+}
+
+/* Is name one the solver writes in a --work directory (closure.h)? */
+static bool ck_name(const char *name)
+{
+    static const char *const fixed[] = {"closure.keys", "closure.values", "closure.expand",
+                                        "disk.state"};
+    for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
+        if (strcmp(name, fixed[k]) == 0)
+            return true;
+    size_t n = strlen(name);
+    return (strncmp(name, "disk-", 5) == 0 &&
+            ((n > 10 && strcmp(name + n - 5, ".keys") == 0) ||
+             (n > 12 && strcmp(name + n - 7, ".values") == 0))) ||
+           (strncmp(name, "level-", 6) == 0 && n > 9 && strcmp(name + n - 3, ".ck") == 0);
+}
+
+enum sow_status clos_work_check(const char *dir, struct sow_error *e)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return sow_fail(e, SOW_E_INPUT, "%s: cannot read the directory: %s", dir,
+                        strerror(errno));
+    enum sow_status st = SOW_OK;
+    struct dirent *de;
+    char path[4200];
+    while (st == SOW_OK && (de = readdir(d)))
+        if (ck_name(de->d_name)) {
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            st = fio_check_target(path, e); /* absent (raced away) or regular: fine */
+        }
+    closedir(d);
+    if (st != SOW_OK && e) {
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", e->msg);
+        sow_fail(e, st, "%s (the solve's checkpoint there: remove it or use another --work)",
+                 why);
+    }
+    return st;
 }
 
 FILE *clos_fopen_in(const char *path)

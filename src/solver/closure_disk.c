@@ -2,6 +2,8 @@
  * look-up, the state, and dk_build that runs both passes (below; the down
  * pass in closure_disk_down.c, the up pass in closure_disk_up.c).  Part of
  * the closure solver: closure_internal.h maps its files. */
+#include <errno.h>
+
 #include "closure_internal.h"
 #include "fileio.h"
 
@@ -72,16 +74,27 @@ void dk_path(char *buf, size_t len, const struct clos_disk *dk, const char *fmt,
     snprintf(buf, len, "%s/%s", dk->dir, nm);
 }
 
+void dk_in_failed(struct clos_disk *dk, int l, int err)
+{
+    if (!dk->ioerr) { /* the first failure says why */
+        char path[4200];
+        dk_path(path, sizeof path, dk, "disk-in-%03d.keys", l);
+        sow_fail(&dk->err, SOW_E_IO, "appending to %s: %s", path, strerror(err ? err : EIO));
+    }
+    dk->ioerr = true;
+}
+
 void dk_close_in(struct clos_disk *dk, bool sync)
 {
     for (int l = 0; l <= SOW_MAX_SEEDS; l++)
         if (dk->in[l]) {
-            bool ok = fflush(dk->in[l]) == 0;
-            if (sync)
-                ok = fsync(fileno(dk->in[l])) == 0 && ok;
-            ok = fclose(dk->in[l]) == 0 && ok;
-            if (!ok)
-                dk->ioerr = true;
+            int err = fflush(dk->in[l]) == 0 ? 0 : errno;
+            if (sync && fsync(fileno(dk->in[l])) != 0 && !err)
+                err = errno;
+            if (fclose(dk->in[l]) != 0 && !err)
+                err = errno;
+            if (err)
+                dk_in_failed(dk, l, err);
             dk->in[l] = NULL;
         }
 }
@@ -267,7 +280,7 @@ bool dk_save_state(struct clos *c, const struct clos_env *env)
     dk->st.tb_hits = x[2] - dk->base[2];
     const void *parts[1] = {&dk->st};
     uint64_t sizes[1] = {sizeof dk->st};
-    return clos_ck_write(dk->dir, "disk.state", "SOWDKS01", parts, sizes, 1);
+    return clos_ck_write_e(dk->dir, "disk.state", "SOWDKS01", parts, sizes, 1, &dk->err);
 }
 
 /* Forget every level of this build: the counters back to before it, the
@@ -404,7 +417,7 @@ static enum clos_err dk_open_state(struct dk_run *r)
         dk_start_over(c, env, fresh);
         r->have_cur = false;
         if (!dk_save_state(c, env)) {
-            snprintf(r->info->why, sizeof r->info->why, "cannot write %.150s/disk.state", dk->dir);
+            snprintf(r->info->why, sizeof r->info->why, "the closure on disk: %.200s", dk->err.msg);
             return CLOS_OOM;
         }
     }

@@ -3,6 +3,8 @@
  * appended to the lower levels' incoming files, its keys sorted into
  * disk-LLL.keys; the cursor that resumes a level between two rounds.  Part
  * of the closure solver: closure_internal.h maps its files. */
+#include <errno.h>
+
 #include "closure_internal.h"
 
 static void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt);
@@ -100,7 +102,7 @@ static void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt)
         }
         if (!dk->in[l] || fwrite(h, 8, 2, dk->in[l]) != 2 ||
             fwrite(keys, kb, (size_t)cnt, dk->in[l]) != (size_t)cnt)
-            dk->ioerr = true;
+            dk_in_failed(dk, l, errno);
         else
             dk->st.inlen[l] += 16 + kb * cnt;
     }
@@ -376,8 +378,9 @@ static enum clos_err dk_down_done(struct clos *c, const struct clos_env *env, in
     uint64_t sizes[2] = {sizeof hd, n * kb};
     char name[64];
     snprintf(name, sizeof name, dk_fmt[0], m);
-    if (dk->ioerr || !clos_ck_write(dk->dir, name, dk_magic[0], parts, sizes, 2)) {
-        snprintf(info->why, sizeof info->why, "cannot write level %d's files in %.150s", m, dk->dir);
+    if (dk->ioerr || !clos_ck_write_e(dk->dir, name, dk_magic[0], parts, sizes, 2, &dk->err)) {
+        snprintf(info->why, sizeof info->why, "the closure on disk, level %d: %.200s", m,
+                 dk->err.msg);
         return CLOS_OOM;
     }
     char path[4200];
@@ -386,7 +389,7 @@ static enum clos_err dk_down_done(struct clos *c, const struct clos_env *env, in
     dk->st.inlen[m] = 0;
     dk->st.expanded_to = m;
     if (!dk_save_state(c, env)) {
-        snprintf(info->why, sizeof info->why, "cannot write %.150s/disk.state", dk->dir);
+        snprintf(info->why, sizeof info->why, "the closure on disk: %.200s", dk->err.msg);
         return CLOS_OOM;
     }
     snprintf(path, sizeof path, "%s/disk-cur.keys", dk->dir);

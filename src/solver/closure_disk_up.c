@@ -247,9 +247,15 @@ static enum clos_err dk_up_done(struct clos *c, const struct clos_env *env, int 
     uint64_t vs[4] = {sizeof hd, n, n, n};
     snprintf(name, sizeof name, dk_fmt[1], m);
     dk->st.solved_to = m;
-    if (!clos_ck_write(dk->dir, name, dk_magic[1], vp, vs, 4) || !dk_map(c, m, 0, false) ||
-        !dk_map(c, m, 1, false) || !dk_save_state(c, env)) {
-        snprintf(info->why, sizeof info->why, "cannot write level %d's files in %.150s", m, dk->dir);
+    bool wrote = clos_ck_write_e(dk->dir, name, dk_magic[1], vp, vs, 4, &dk->err);
+    bool mapped = wrote && dk_map(c, m, 0, false) && dk_map(c, m, 1, false);
+    if (!mapped || !dk_save_state(c, env)) {
+        if (wrote && !mapped)
+            snprintf(info->why, sizeof info->why, "cannot map level %d's files in %.150s", m,
+                     dk->dir);
+        else
+            snprintf(info->why, sizeof info->why, "the closure on disk, level %d: %.200s", m,
+                     dk->err.msg);
         return CLOS_OOM;
     }
     *done += n;

@@ -167,6 +167,8 @@ struct clos_disk {
     struct dk_meta st;
     FILE *in[SOW_MAX_SEEDS + 1];       /* incoming files open for appending */
     bool ioerr;                        /* an append failed */
+    struct sow_error err;              /* why the first append, or the last
+                                        * level or state write, failed */
     void *map[2][SOW_MAX_SEEDS + 1];   /* level files mapped: keys, values */
     size_t msz[2][SOW_MAX_SEEDS + 1];
     bool solved;                       /* every level solved and mapped */
@@ -281,6 +283,9 @@ enum clos_err clos_ck_load(struct clos *c, const struct clos_env *env, int tbmax
 /* ---- closure_disk.c ---- */
 
 void dk_path(char *buf, size_t len, const struct clos_disk *dk, const char *fmt, int l);
+/* An append to disk-in-LLL.keys failed with errno err: dk->ioerr set, the
+ * first failure's reason kept in dk->err. */
+void dk_in_failed(struct clos_disk *dk, int l, int err);
 void dk_close_in(struct clos_disk *dk, bool sync);
 void dk_free(struct clos *c);
 uint64_t dk_total(const struct clos *c);

@@ -574,6 +574,50 @@ fi
 SOW=$SOW_REAL
 
 # ---- file safety (docs/testing.md "Trust": file-type rules, lock, one error contract) ----
+# The kinds of path each rule is tried with: odd KIND PATH makes PATH one
+# (false where that needs root: the case is then a visible SKIP); is_kind
+# says it is still that kind (a link's target untouched); named_left: the
+# error line names PATH and PATH is left as it was.
+echo "keep me" >"$WORK/victim.txt"
+odd() {
+    case $1 in
+    fifo) mkfifo "$2" ;;
+    dir) mkdir "$2" ;;
+    link) ln -s "$WORK/victim.txt" "$2" ;;
+    dangling) ln -s "$WORK/no-such-target" "$2" ;;
+    dev) [ "$(id -u)" -eq 0 ] && mknod "$2" c 1 5 2>/dev/null ;; # a private /dev/zero
+    file) echo "a file" >"$2" ;;
+    esac
+}
+is_kind() {
+    case $1 in
+    fifo) test -p "$2" ;; dir) test -d "$2" ;; dev) test -c "$2" ;; file) test -f "$2" ;;
+    link) test -L "$2" && test "$(cat "$WORK/victim.txt")" = "keep me" ;;
+    dangling) test -L "$2" && ! test -e "$WORK/no-such-target" ;;
+    esac
+}
+named_left() { grep -qF "$2" "$err" && is_kind "$1" "$2"; }
+skip_case() { n=$((n + 1)); echo "ok $n - $1 # SKIP mknod needs root"; }
+# Outputs: every option that writes a file refuses a link (a dangling one
+# too), a FIFO, a directory and a device node with exit 2 and one line
+# naming it, before any work, and leaves it as it was (run as root, solve
+# --save once replaced /dev/null with a regular file).
+OUTS=("solve --rules odu --pits 3 --seeds 2 --save"
+      "variants play --rules oware --games 2 --csv"
+      "variants play --rules oware --games 2 --lengths"
+      "variants atlas --rules oware --pits 1 --seeds 1 --no-tables --csv"
+      "match --a greedy --b greedy --games 2 --out"
+      "match --a greedy --b greedy --games 2 --save-openings")
+OD="$WORK/out-kinds"
+for o in "${OUTS[@]}"; do
+    for kind in link dangling fifo dir dev; do
+        rm -rf "$OD"; mkdir "$OD"
+        if ! odd $kind "$OD/target"; then skip_case "${o%% --*} ${o##* } a $kind"; continue; fi
+        # shellcheck disable=SC2086
+        T=5 bad 2 $o "$OD/target"
+        check "${o%% --*} ${o##* } a $kind: named, left as it was" named_left $kind "$OD/target"
+    done
+done
 # Output files: a regular file is replaced whole; a symlink, FIFO, device or
 # directory is refused with exit 2 and left as it was.
 ATLAS=(variants atlas --rules oware --pits 1 --seeds 1 --no-tables)
@@ -627,6 +671,25 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64k tmpfs "$FULLD" 2>/dev/null
     done
     check "disk full: no CSV and no temporary file left" \
         sh -c "test -z \"\$(ls '$FULLD' | grep -v '^fill\$')\""
+    # solve --save: one line saying why, no file and no temporary file
+    bad 1 solve --rules odu --pits 3 --seeds 2 --save "$FULLD/x.sol"
+    check "disk full: solve --save says why" grep -q "No space left" "$err"
+    check "disk full: solve --save leaves no file" sh -c "! ls '$FULLD' | grep -q '^x\.sol'"
+    # the closure on disk running out of space part-way (16 KiB left): one
+    # line saying why, no temporary file; with space again the rerun resumes
+    # from what it kept and gives the value of the solve in memory
+    run solve --rules odu --pits 3 --seeds 2 --levels 0 --json
+    v_mem=$(grep -o '"value".*"nodes":[0-9]*' "$out" | head -c 400)
+    rm -f "$FULLD/fill"; dd if=/dev/zero of="$FULLD/fill" bs=4k count=12 2>/dev/null || true
+    bad 1 solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$FULLD/w" --disk --json
+    check "disk full: solve --work --disk says why" grep -q "No space left" "$err"
+    check "disk full: solve --work --disk leaves no temporary file" \
+        sh -c "! ls -a '$FULLD/w' | grep -q tmp"
+    rm -f "$FULLD/fill"
+    run solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$FULLD/w" --disk --json
+    v_disk=$(grep -o '"value".*"nodes":[0-9]*' "$out" | head -c 400)
+    check "disk full, then space: solve --work --disk resumes: value, PV and nodes as in memory" \
+        test "$rc" = 0 -a -n "$v_mem" -a "$v_disk" = "$v_mem"
     umount "$FULLD"
 else
     n=$((n + 1))
@@ -643,6 +706,8 @@ bad 2 solve --tables "$FD" --pits 2 2,1/1,0/A
 bad 2 tables stats --pits 2 --seeds 3 --dir "$FD"
 bad 2 tables build --pits 2 --seeds 4 --dir "$FD"
 check "FIFO level file left as it was" test -p "$FD/oware-2x2-003.sowtb"
+T=5 bad 2 bench probe --pits 2 --seeds 4 --probes 100 --dir "$FD"
+T=5 listing 2 tables compress --pits 2 --dir "$FD"
 # A FIFO given or found as a solution file: refused at once (exit 2, one
 # line naming it), never opened for a blocking read (5 s: a hang fails)
 SF="$WORK/fifo-sol"; rm -rf "$SF"; mkdir "$SF"; mkfifo "$SF/odu-2x3-012.sowsol"
@@ -659,16 +724,107 @@ check "engine: Solution FIFO answers an error line and keeps answering" sh -c \
      timeout -k 2 5 '$SOW' engine 2>/dev/null >'$WORK/eng.out';
      grep -q 'info string error: Solution' '$WORK/eng.out' && grep -qx readyok '$WORK/eng.out'"
 check "FIFO solution file left as it was" test -p "$SF/odu-2x3-012.sowsol"
-# FIFOs named like checkpoint or level files in a --work directory are not
-# waited on: treated as missing, the solve goes on
-WF="$WORK/fifo-work"; rm -rf "$WF"; mkdir "$WF"
-mkfifo "$WF/closure.keys" "$WF/closure.values" "$WF/closure.expand"
-T=5 ok solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$WF"
-WF="$WORK/fifo-disk"; rm -rf "$WF"; mkdir "$WF"
-mkfifo "$WF/disk-cur.keys" "$WF/disk-in-008.keys" "$WF/disk-012.keys"
-# (a level file that is a FIFO cannot be replaced either: one line, exit 1)
-T=5 bad 1 solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$WF" --disk
-check "FIFO level file in --work: left as it was" test -p "$WF/disk-012.keys"
+# Inputs, every option that reads a file: a FIFO, a directory or a device
+# node (a private /dev/zero: endless zeros) is refused at once, exit 2 with
+# one line naming it, never waited on or read to the end (5 s: a hang fails)
+IK="$WORK/in-kinds"
+INS=("solve --rules odu --pits 3 --seeds 2 --solution"
+     "solve --rules odu --pits 3 --seeds 2 --depth 1 --solution"
+     "tables probe --rules odu --pits 3 2,2,2/2,2,2/A --solution"
+     "bench search --file"
+     "match --a sow:depth=1 --b greedy --games 2 --openings"
+     "match --a sow:depth=1 --b greedy --games 2 --balance-exact"
+     "match --a sow:depth=1 --b greedy --games 2 --resume --out"
+     "match --b greedy --games 2 --a sow:depth=1,solution=")
+# ... and every option that names a directory: a FIFO, a device or a file there
+INDIRS=("solve --pits 2 1,1/1,1/A --tables"
+        "solve --rules odu --pits 3 --seeds 2 --levels 0 --work"
+        "tables info" "tables verify"
+        "tables stats --pits 2 --seeds 2 --dir"
+        "tables probe --pits 2 1,1/1,1/A --dir"
+        "tables build --pits 2 --seeds 2 --dir"
+        "tables compress --pits 2 --dir"
+        "variants atlas --rules oware --pits 1 --seeds 1 --tables"
+        "bench probe --pits 2 --seeds 2 --dir"
+        "bench tables --rules oware --pits 2 --seeds 2 --keep"
+        "serve --port 0 --tables"
+        "match --b greedy --games 2 --a sow:depth=1,tables=")
+in_case() { # in_case KIND CMD: CMD with PATH appended (glued after '=')
+    local kind=$1 c=$2 p="$IK/$1"
+    if ! odd "$kind" "$p"; then skip_case "$c a $kind"; return; fi
+    # shellcheck disable=SC2086
+    if [[ $c == *= ]]; then T=5 bad 2 ${c%% --a*} --a "${c##*--a }$p"
+    else T=5 bad 2 $c "$p"; fi
+    check "$c a $kind: named, left as it was" named_left "$kind" "$p"
+}
+for c in "${INS[@]}"; do
+    for kind in fifo dir dev; do rm -rf "$IK"; mkdir "$IK"; in_case $kind "$c"; done
+done
+for c in "${INDIRS[@]}"; do
+    for kind in fifo dev file; do rm -rf "$IK"; mkdir "$IK"; in_case $kind "$c"; done
+done
+# Files found inside a directory: a level or solution file that is a device
+# node or a directory is refused as a FIFO is (above)
+for kind in dev dir; do
+    DK="$WORK/dir-$kind"; rm -rf "$DK"; cp -r "$TB" "$DK"; rm "$DK/oware-2x2-003.sowtb"
+    if ! odd $kind "$DK/oware-2x2-003.sowtb"; then skip_case "a level file as a $kind"; continue; fi
+    T=5 listing 2 tables info "$DK"
+    T=5 listing 2 tables verify "$DK"
+    T=5 bad 2 tables probe --pits 2 --dir "$DK" 2,1/1,0/A
+    T=5 bad 2 solve --tables "$DK" --pits 2 2,1/1,0/A
+    T=5 bad 2 tables stats --pits 2 --seeds 3 --dir "$DK"
+    T=5 bad 2 tables build --pits 2 --seeds 4 --dir "$DK"
+    T=5 bad 2 bench probe --pits 2 --seeds 4 --probes 100 --dir "$DK"
+    T=5 listing 2 tables compress --pits 2 --dir "$DK"
+    check "a level file as a $kind: left as it was" is_kind $kind "$DK/oware-2x2-003.sowtb"
+    SK="$WORK/sol-$kind"; rm -rf "$SK"; mkdir "$SK"; odd $kind "$SK/odu-2x3-012.sowsol"
+    T=5 bad 2 solve --rules odu --pits 3 --seeds 2 --tables "$SK"
+    check "solve --tables DIR, its solution file a $kind: named, left as it was" \
+        named_left $kind "$SK/odu-2x3-012.sowsol"
+done
+# The engine: Solution or Tables naming a FIFO, directory or device answers
+# one error line and goes on; a FIFO named like a solution file in Tables
+# is not waited on at go; end of input after a FIFO Solution ends it.
+ENG_ODU='setoption name Rules value odu\nsetoption name Pits value 3\nsetoption name Seeds value 2\n'
+for kind in fifo dir dev; do
+    rm -rf "$IK"; mkdir "$IK"
+    if ! odd $kind "$IK/$kind"; then skip_case "engine Solution a $kind"; continue; fi
+    for opt in Solution Tables; do
+        [ $opt = Tables ] && [ $kind = dir ] && continue # a directory is what Tables takes
+        printf "${ENG_ODU}setoption name %s value %s\nisready\nquit\n" $opt "$IK/$kind" |
+            timeout -k 2 5 "$SOW" engine >"$out" 2>"$err"; rc=$?
+        check "engine: $opt a $kind: one error line, then readyok, exit 0 (rc $rc)" \
+            sh -c "test $rc -eq 0 && test \$(grep -c 'info string error:.*$opt' '$out') -eq 1 &&
+                   grep -qx readyok '$out'"
+    done
+done
+printf "${ENG_ODU}setoption name Tables value %s\nposition startpos\ngo depth 1\nquit\n" "$SF" |
+    timeout -k 2 5 "$SOW" engine >"$out" 2>"$err"; rc=$?
+check "engine: Tables with a FIFO solution file: go answers a bestmove, exit 0 (rc $rc)" \
+    sh -c "test $rc -eq 0 && grep -q '^bestmove [1-3]A' '$out'"
+printf 'setoption name Solution value %s\nposition startpos\ngo depth 1\n' "$SF/odu-2x3-012.sowsol" |
+    timeout -k 2 5 "$SOW" engine >"$out" 2>"$err"; rc=$?
+check "engine: Solution FIFO, go, end of input (no quit): a bestmove, exit 0 (rc $rc)" \
+    sh -c "test $rc -eq 0 && grep -q '^bestmove ' '$out'"
+T=5 bad 2 match --a "sow:solution=$SF/odu-2x3-012.sowsol" --b greedy --games 2
+check "match sow:solution=FIFO: named" grep -q "odu-2x3-012.sowsol" "$err"
+# A checkpoint name in --work that is not a regular file (a FIFO, a
+# directory, a link, a device) is refused before the solve: exit 2, one line
+# naming it, left as it was; never waited on, and no save failing silently
+# on it later (in memory: closure.*, level-*.ck; on disk: disk.state, disk-*)
+WF="$WORK/ck-kinds"
+for name in closure.values closure.keys closure.expand level-odu-2x3-004.ck \
+            disk.state disk-cur.keys disk-in-008.keys disk-012.keys disk-012.values; do
+    disk=; [ "${name#disk}" != "$name" ] && disk=--disk
+    for kind in fifo dir link dev; do
+        rm -rf "$WF"; mkdir "$WF"
+        if ! odd $kind "$WF/$name"; then skip_case "--work $name as a $kind"; continue; fi
+        # shellcheck disable=SC2086
+        T=5 bad 2 solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$WF" $disk
+        check "solve --work $disk: $name as a $kind: named, left as it was" \
+            named_left $kind "$WF/$name"
+    done
+done
 # One solve per --work directory: a second waits for the first (saying so)
 # and then gives the same answer; Ctrl-C stops the wait (130)
 WL="$WORK/work-lock"; rm -rf "$WL"
@@ -680,15 +836,18 @@ v1=$(grep -o '"value".*"nodes"' "$WORK/wl1.out"); v2=$(grep -o '"value".*"nodes"
 why=OK; [ "$rc1" = 0 ] && [ "$rc" = 0 ] && [ -n "$v1" ] && [ "$v1" = "$v2" ] &&
     grep -q "waiting for another sow" "$err" || why="rc $rc1 and $rc; '$v1' vs '$v2'; $(head -c 200 "$err")"
 report "$why" "two solve --work DIR at once: the second waits, says so, the same answer"
-# (the directory's lock held by flock(1) for 2 s, as a solve would hold it)
-rm -rf "$WL"; mkdir "$WL"
-flock "$WL/.sowtb.lock" sleep 2 & wpid=$!
-sleep 0.2
-timeout --preserve-status -k 5 -s INT 0.5 "$SOW" "${WSOLVE[@]}" >"$out" 2>"$err"; rc=$?
-wait "$wpid"
-why=OK; [ "$rc" = 130 ] && grep -q "waiting for another sow" "$err" && [ ! -s "$out" ] ||
-    why="rc $rc: $(head -c 200 "$err")"
-report "$why" "solve --work DIR waiting for another solve: Ctrl-C stops the wait, 130"
+# (the directory's lock held by flock(1) for 1.5 s, as a solve would hold
+# it); SIGTERM stops the wait as Ctrl-C does, with its own status
+for sig in INT:130 TERM:143; do
+    rm -rf "$WL"; mkdir "$WL"
+    flock "$WL/.sowtb.lock" sleep 1.5 & wpid=$!
+    sleep 0.2
+    timeout --preserve-status -k 5 -s "${sig%:*}" 0.5 "$SOW" "${WSOLVE[@]}" >"$out" 2>"$err"; rc=$?
+    wait "$wpid"
+    why=OK; [ "$rc" = "${sig#*:}" ] && grep -q "waiting for another sow" "$err" && [ ! -s "$out" ] ||
+        why="rc $rc: $(head -c 200 "$err")"
+    report "$why" "solve --work DIR waiting for another solve: SIG${sig%:*} stops the wait, ${sig#*:}"
+done
 # A damaged checkpoint in --work is named on stderr when it is dropped
 WV="$WORK/work-damaged"; rm -rf "$WV"
 run solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$WV" --json
@@ -717,6 +876,43 @@ ok tables build --pits 2 --seeds 5 --dir "$TF"
 check "temp-name FIFO: removed, the level is a regular file" \
     sh -c "test -f '$TF/oware-2x2-005.sowtb' && ! test -e '$TF/oware-2x2-005.sowtb.tmp'"
 ok tables verify "$TF"
+
+# Stale temporary files (fileio.h rule 5): the FILE.tmp.PID of a writer
+# killed by SIGKILL is removed when FILE is written again, and by whoever
+# takes a tables or --work directory's lock; a live process's temporary
+# file, another target's (on a plain write) and names not of sow's temporary
+# naming stay.  The dead PID is a sow killed by SIGKILL; its temporary file
+# is faked with that PID (the kill cannot be timed inside the write).
+"$SOW" solve --rules oware "$START" >/dev/null 2>&1 & dead=$!
+kill -KILL "$dead"; wait "$dead" 2>/dev/null
+sleep 60 & live=$!
+stale() { # stale DIR NAME...: each DIR/NAME a partial file
+    local d=$1 f; shift
+    for f in "$@"; do printf 'partial' >"$d/$f"; done
+}
+SW="$WORK/stale"; rm -rf "$SW"; mkdir "$SW"
+stale "$SW" "x.sol.tmp.$dead" "x.sol.tmp.$dead.1" "x.sol.tmp.$live" "y.sol.tmp.$dead"
+ok solve --rules odu --pits 3 --seeds 2 --save "$SW/x.sol"
+check "solve --save FILE: a killed writer's FILE.tmp.PID removed" \
+    sh -c "! [ -e '$SW/x.sol.tmp.$dead' ] && ! [ -e '$SW/x.sol.tmp.$dead.1' ]"
+check "solve --save FILE: a live process's FILE.tmp.PID and another file's left" \
+    test -f "$SW/x.sol.tmp.$live" -a -f "$SW/y.sol.tmp.$dead"
+# under a tables directory's lock (the builder's) and a --work directory's
+for how in tables work; do
+    SW="$WORK/stale-$how"; rm -rf "$SW"
+    if [ $how = tables ]; then cp -r "$TB" "$SW"; else mkdir "$SW"; fi
+    stale "$SW" "odu-2x3-012.sowsol.tmp.$dead" "a.csv.tmp.$dead.2" ".sowtb.probe.$dead" \
+        "b.csv.tmp.$live" "keep.tmp" "keep.tmp.x$dead"
+    if [ $how = tables ]; then ok tables build --pits 2 --seeds 5 --dir "$SW"
+    else ok solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$SW"; fi
+    check "$how directory's lock holder: dead writers' temporary files removed" \
+        sh -c "cd '$SW' && ! [ -e odu-2x3-012.sowsol.tmp.$dead ] && ! [ -e a.csv.tmp.$dead.2 ] &&
+               ! [ -e .sowtb.probe.$dead ]"
+    check "$how directory's lock holder: a live writer's file and other names left" \
+        sh -c "cd '$SW' && [ -f b.csv.tmp.$live ] && [ -f keep.tmp ] && [ -f keep.tmp.x$dead ]"
+done
+kill "$live" 2>/dev/null; wait "$live" 2>/dev/null
+rm -rf "$WORK/stale" "$WORK/stale-tables" "$WORK/stale-work" # (later cases look for *.tmp)
 
 # Names: tables info checks each header against its file name.
 MD="$WORK/misnamed"; rm -rf "$MD"; mkdir "$MD"
@@ -867,6 +1063,47 @@ bad 2 match --a greedy --b cmd:/nonexistent --games 2
 bad 2 match --a greedy --b cmd:/nonexistent --games 4 --concurrency 2
 bad 2 match --a greedy --b 'cmd:echo >&2 one; echo >&2 two; exit 5' --games 2
 bad 2 match --a greedy --b greedy --grace -1
+# Every wait on a program is bounded, at the default --grace (2 s): a
+# program (cmd:) that never answers go, crashes or plays an illegal move
+# forfeits each game with the reason on stderr; SIGINT and SIGTERM stop a
+# match at once (130, 143) with none of its programs left running.  The
+# programs are sh scripts that answer isready; go is their fault.
+fake() { # fake NAME 'what it does on go'
+    # shellcheck disable=SC2016
+    printf 'while read -r l; do\n case $l in\n  isready) echo readyok;;\n  go*) %s;;\n esac\ndone\n' \
+        "$2" >"$WORK/$1.sh"
+}
+fake hang 'while :; do sleep 1; done'
+fake segv 'kill -SEGV $$'
+fake illegal 'echo "bestmove 9Z"'
+left() { # left NAME: true if a program of that script still runs (then ended)
+    local p; p=$(pgrep -f "$WORK/$1.sh") || return 1
+    # shellcheck disable=SC2086
+    kill -KILL $p 2>/dev/null; return 0
+}
+none_left() { ! left "$1"; }
+forfeits() { [ "$rc" -eq 0 ] && [ "$(grep -cF "(b forfeits: $1" "$err")" -eq 2 ]; }
+FM=(match --a greedy --games 2 --unbalanced --time 10 --concurrency 2)
+for f in "hang:no bestmove within" "segv:was killed by signal 11" "illegal:the illegal move '9Z'"; do
+    name=${f%%:*} why=${f#*:}
+    T=10 run "${FM[@]}" --b "cmd:exec sh $WORK/$name.sh"
+    check "match: a program that does $name on go forfeits each game, saying why ($why; rc $rc)" \
+        forfeits "$why"
+    check "match: no $name program left running" none_left "$name"
+done
+for sig in INT:130 TERM:143; do
+    "$SOW" "${FM[@]}" --b "cmd:sh $WORK/hang.sh" >"$out" 2>"$err" & mpid=$!
+    sleep 0.7
+    kill -s "${sig%:*}" $mpid
+    t0=$(date +%s%N)
+    while kill -0 $mpid 2>/dev/null && [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 3000 ]; do sleep 0.05; done
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    kill -0 $mpid 2>/dev/null && kill -KILL $mpid
+    wait $mpid; rc=$?
+    check "match: SIG${sig%:*} while a program thinks: exit ${sig#*:} within a second (rc $rc, $ms ms)" \
+        test "$rc" -eq "${sig#*:}" -a "$ms" -lt 1000
+    check "match: SIG${sig%:*}: no program left running" none_left hang
+done
 
 echo "1..$n"
 echo "# $n cases, $failed failed, $todo pending"
