@@ -2,7 +2,17 @@
  * the Universal Chess Interface (docs/engine.md "Protocol").  The main
  * thread reads commands; `go` starts one search thread, which prints `info`
  * lines and `bestmove`; `stop` ends it (the engine polls its stop flag every
- * 1024 nodes). */
+ * 256 nodes).  `go ponder` searches with no clock until `ponderhit`, which
+ * starts the go command's time limit on a timer thread (it sets the same
+ * stop flag), or `stop`.
+ *
+ * Letter mode (the oware GUIs' notation, Aualé's): after a `position` that
+ * used fen or hole letters, or always with --letters, the answers are what
+ * such a GUI parses: moves as letters, the pv as one run of letters, scores
+ * as `score cp` (never `score exact`), `bestmove 0000` when the game is over
+ * (no legal move, a repeated position, or a player holding more than half
+ * of the seeds).  With Ponder true or --letters, `bestmove M ponder R` when
+ * the PV has a reply. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -19,15 +29,17 @@
 #include "util.h"
 
 static const char usage[] =
-    "usage: sow engine\n"
+    "usage: sow engine [--letters]\n"
     "Speaks a UCI-style line protocol on stdin/stdout (docs/engine.md):\n"
     "  uci | isready | setoption name N value V | ucinewgame\n"
     "  position startpos | pos TOKEN | fen F  [moves M ...]\n"
-    "  go [depth D] [movetime MS] [wtime MS btime MS [winc MS binc MS] [movestogo N]]\n"
-    "     [nodes N] [infinite] | stop | quit\n"
-    "Options: Hash, Threads, Rules, Pits, Seeds, Tables, Solution, Weights.  For oware, F is the\n"
-    "twelve hole counts (South's A-F, North's a-f), the two stores and the side S/N\n"
-    "joined by '-', and moves may be hole letters (A-F South, a-f North).\n"
+    "  go [ponder] [depth D] [movetime MS] [wtime MS btime MS [winc MS binc MS] [movestogo N]]\n"
+    "     [nodes N] [infinite] | ponderhit | stop | quit\n"
+    "Options: Hash, Threads, Rules, Pits, Seeds, Tables, Solution, Weights, Ponder.  For oware,\n"
+    "F is the twelve hole counts (South's A-F, North's a-f), the two stores and the side S/N\n"
+    "joined by '-', and moves may be hole letters (A-F South, a-f North), also run\n"
+    "together (moves CfB).  After such a position the answers are in letters, as the\n"
+    "oware GUIs read them: pv CaAfA, score cp only, bestmove 0000 at the end.\n"
     "Tables DIR without Solution also probes DIR's solution file (sow solve --save,\n"
     "named RULES-2xPITS-LLL.sowsol) that holds the position set by 'position'.\n";
 
@@ -57,7 +69,9 @@ struct proto {
     int nhist;
     sow_position phist[HIST_MAX]; /* the history a `position` command builds: a
                                    * rejected one leaves hist as it was */
-    bool letters;               /* answer in the oware GUIs' letter notation */
+    bool letters;               /* the last `position` used fen or letters */
+    bool force_letters;         /* --letters: letter mode whatever `position` used */
+    bool ponder_opt;            /* setoption Ponder: bestmove names a ponder move */
     /* the search thread */
     pthread_t th;
     bool searching;
@@ -67,7 +81,22 @@ struct proto {
     sow_position spos;
     sow_position shist[HIST_MAX];
     int snhist;
+    bool sletters;              /* letter mode for this search's answers */
+    const char *over;           /* letter mode: why the game is over (no search), or NULL */
     volatile int done;          /* the search thread has printed bestmove */
+    /* go ponder: 1 until ponderhit or stop (__atomic; the search thread
+     * holds bestmove back while it is set); the go command's time limit,
+     * counted from ponderhit (0: none) */
+    int pondering;
+    double ponder_secs;
+    /* the clock ponderhit starts: a thread that sets stop_req at deadline
+     * (CLOCK_MONOTONIC) unless cancelled first; tmu guards tcancel */
+    pthread_t timer;
+    bool timer_on;
+    pthread_mutex_t tmu;
+    pthread_cond_t tcv;
+    bool tcancel;
+    struct timespec deadline;
 };
 
 static void say(struct proto *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -90,9 +119,16 @@ static bool is_oware(const struct proto *P)
     return P->rs.family == SOW_OWARE;
 }
 
+/* Letter mode (the header comment): oware only, the notation is oware's. */
+static bool letter_mode(const struct proto *P)
+{
+    return (P->letters || P->force_letters) && is_oware(P);
+}
+
+/* A move as the answers name it (letters: the search's snapshot sletters). */
 static void fmt_move(const struct proto *P, int side, sow_move m, char *buf, size_t len)
 {
-    if (P->letters && is_oware(P) && m < P->rs.pits)
+    if (P->sletters && m < P->rs.pits)
         snprintf(buf, len, "%c", (side ? 'a' : 'A') + m);
     else
         move_format(&P->rs, side, m, buf, len);
@@ -285,6 +321,7 @@ static void cmd_uci(struct proto *P)
     say(P, "option name Tables type string default <empty>");
     say(P, "option name Solution type string default <empty>");
     say(P, "option name Weights type string default <empty>");
+    say(P, "option name Ponder type check default false");
     say(P, "uciok");
 }
 
@@ -424,6 +461,19 @@ static void setoption_weights(struct proto *P, const char *v)
     P->dirty = true;
 }
 
+/* Ponder (UCI: the GUI says whether it will send go ponder; pondering
+ * works either way, and true adds the ponder move to bestmove): true or
+ * false. */
+static void setoption_ponder(struct proto *P, const char *v)
+{
+    if (v && !strcasecmp(v, "true"))
+        P->ponder_opt = true;
+    else if (v && !strcasecmp(v, "false"))
+        P->ponder_opt = false;
+    else
+        ERR(P, "setoption Ponder: expected true or false, not '%s'", v ? v : "");
+}
+
 static void cmd_setoption(struct proto *P, char *args)
 {
     char *name, *v;
@@ -440,6 +490,8 @@ static void cmd_setoption(struct proto *P, char *args)
         setoption_solution(P, v);
     else if (!strcasecmp(name, "Weights"))
         setoption_weights(P, v);
+    else if (!strcasecmp(name, "Ponder"))
+        setoption_ponder(P, v);
     else
         ERR(P, "setoption: unknown option '%s'", name);
 }
@@ -511,6 +563,20 @@ static int parse_move(struct proto *P, const sow_position *p, const char *tok, s
     return 0;
 }
 
+/* The length of tok if it is two or more oware hole letters (moves CfB, as
+ * the oware GUIs send a game), else 0. */
+static size_t letter_run(const struct proto *P, const char *tok)
+{
+    if (!is_oware(P))
+        return 0;
+    size_t n = 0;
+    for (; tok[n]; n++)
+        if (!((tok[n] >= 'A' && tok[n] < 'A' + P->rs.pits) ||
+              (tok[n] >= 'a' && tok[n] < 'a' + P->rs.pits)))
+            return 0;
+    return n > 1 ? n : 0;
+}
+
 static void cmd_position(struct proto *P, char *args)
 {
     char err[320];
@@ -566,25 +632,33 @@ static void cmd_position(struct proto *P, char *args)
     }
     struct sow_movelist ml;
     while (tok && (tok = strtok_r(NULL, " \t", &save))) {
-        sow_move m;
-        bool let;
-        if (parse_move(P, &p, tok, &m, &let, err, sizeof err) < 0) {
-            ERR(P, "position: %s", err);
-            return;
+        /* a run of letters (moves CfB) is one move a letter */
+        size_t run = letter_run(P, tok);
+        for (size_t k = 0; k < (run ? run : 1); k++) {
+            char one[2] = {tok[k], 0}, where[128] = "";
+            const char *mt = run ? one : tok;
+            if (run)
+                snprintf(where, sizeof where, " (letter %zu of '%.64s')", k + 1, tok);
+            sow_move m;
+            bool let;
+            if (parse_move(P, &p, mt, &m, &let, err, sizeof err) < 0) {
+                ERR(P, "position: %s%s", err, where);
+                return;
+            }
+            letters |= let;
+            rules_generate(&P->rs, &p, &ml);
+            int i = rules_find_move(&ml, m);
+            if (i < 0) {
+                ERR(P, "position: move '%s' is not legal here%s", mt, where);
+                return;
+            }
+            if (nh == HIST_MAX) {
+                memmove(hist, hist + 1, sizeof hist[0] * (HIST_MAX - 1));
+                nh--;
+            }
+            hist[nh++] = p;
+            p = ml.c[i].pos;
         }
-        letters |= let;
-        rules_generate(&P->rs, &p, &ml);
-        int i = rules_find_move(&ml, m);
-        if (i < 0) {
-            ERR(P, "position: move '%s' is not legal here", tok);
-            return;
-        }
-        if (nh == HIST_MAX) {
-            memmove(hist, hist + 1, sizeof hist[0] * (HIST_MAX - 1));
-            nh--;
-        }
-        hist[nh++] = p;
-        p = ml.c[i].pos;
     }
     P->pos = p;
     if (ensure_engine(P) == 0)
@@ -601,16 +675,20 @@ static void on_info(void *arg, const struct engine_info *in)
     struct proto *P = arg;
     char line[8192];
     int k = snprintf(line, sizeof line, "info depth %d seldepth %d ", in->depth, in->seldepth);
-    if (in->proven)
+    if (in->proven && !P->sletters)
         k += snprintf(line + k, sizeof line - (size_t)k, "score exact %d", in->score / 100);
-    else
+    else /* letter mode: a proven score is cp too (100 x its seeds) */
         k += snprintf(line + k, sizeof line - (size_t)k, "score cp %d%s", in->score,
                       in->bound_lower ? " lowerbound" : in->bound_upper ? " upperbound" : "");
     double t = in->seconds;
     k += snprintf(line + k, sizeof line - (size_t)k,
-                  " nodes %llu nps %.0f hashfull %d tbhits %llu time %.0f pv",
+                  " nodes %llu nps %.0f hashfull %d tbhits %llu time %.0f",
                   (unsigned long long)in->nodes, t > 0 ? (double)in->nodes / t : 0.0,
                   in->hashfull, (unsigned long long)in->tb_hits, t * 1000);
+    /* the pv: "pv 3A 1B ..."; in letter mode "pv CaA" (one run of letters,
+     * as the oware GUIs read it) and nothing when it is empty */
+    if (!P->sletters)
+        k += snprintf(line + k, sizeof line - (size_t)k, " pv");
     sow_position q = P->spos;
     struct sow_movelist ml;
     for (int i = 0; i < in->pv_len && k < (int)sizeof line - 32; i++) {
@@ -620,19 +698,68 @@ static void on_info(void *arg, const struct engine_info *in)
             break;
         char mv[SOW_MOVE_MAXLEN];
         fmt_move(P, q.side, in->pv[i], mv, sizeof mv);
-        k += snprintf(line + k, sizeof line - (size_t)k, " %s", mv);
+        k += snprintf(line + k, sizeof line - (size_t)k, "%s%s",
+                      !P->sletters ? " " : i ? "" : " pv ", mv);
         q = ml.c[j].pos;
     }
     say(P, "%s", line);
+}
+
+/* Letter mode: why the game is over at the position of the last `position`
+ * command (the oware GUIs' end of game), or NULL.  No legal move is the
+ * search's to find. */
+static const char *game_ended(const struct proto *P)
+{
+    const sow_position *p = &P->pos;
+    int total = p->store[0] + p->store[1];
+    for (int i = 0; i < P->rs.holes; i++)
+        total += p->board.h[i];
+    if (2 * p->store[0] > total || 2 * p->store[1] > total)
+        return "a player has captured more than half of the seeds";
+    for (int i = 0; i < P->nhist; i++)
+        if (rules_same_position(&P->hist[i], p))
+            return "position repeated";
+    return NULL;
+}
+
+/* bestmove's " ponder R" (with Ponder true or --letters): the PV's reply
+ * to the best move, if it has one and it is legal there; else "". */
+static void ponder_reply(const struct proto *P, const struct engine_result *r, char *buf,
+                         size_t len)
+{
+    buf[0] = 0;
+    if (r->info.pv_len < 2 || r->info.pv[0] != r->best)
+        return;
+    struct sow_movelist ml;
+    rules_generate(&P->rs, &P->spos, &ml);
+    int i = rules_find_move(&ml, r->best);
+    if (i < 0)
+        return;
+    sow_position q = ml.c[i].pos;
+    rules_generate(&P->rs, &q, &ml);
+    if (rules_find_move(&ml, r->info.pv[1]) < 0)
+        return;
+    char mv[SOW_MOVE_MAXLEN];
+    fmt_move(P, q.side, r->info.pv[1], mv, sizeof mv);
+    snprintf(buf, len, " ponder %s", mv);
 }
 
 static void *search_main(void *arg)
 {
     struct proto *P = arg;
     struct engine_result r;
-    engine_search(P->e, &P->spos, P->shist, P->snhist, &P->lim, &r);
-    /* UCI: after `go infinite` the answer waits for `stop`. */
-    while (P->infinite && !__atomic_load_n(&P->stop_req, __ATOMIC_RELAXED)) {
+    const char *over = P->over;
+    if (over) {
+        memset(&r, 0, sizeof r);
+        r.best = SOW_MOVE_NONE;
+    } else {
+        engine_search(P->e, &P->spos, P->shist, P->snhist, &P->lim, &r);
+        over = "no legal move";
+    }
+    /* UCI: after `go infinite` the answer waits for `stop`; after `go
+     * ponder` for `ponderhit` or `stop`. */
+    while ((P->infinite || __atomic_load_n(&P->pondering, __ATOMIC_ACQUIRE)) &&
+           !__atomic_load_n(&P->stop_req, __ATOMIC_RELAXED)) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
@@ -640,14 +767,42 @@ static void *search_main(void *arg)
      * it reads bestmove, and the main thread must then join, not refuse. */
     __atomic_store_n(&P->done, 1, __ATOMIC_RELEASE);
     if (r.best == SOW_MOVE_NONE) {
-        say(P, "info string game over: no legal move");
-        say(P, "bestmove (none)");
+        say(P, "info string game over: %s", over);
+        say(P, "bestmove %s", P->sletters ? "0000" : "(none)");
     } else {
-        char mv[SOW_MOVE_MAXLEN];
+        char mv[SOW_MOVE_MAXLEN], reply[SOW_MOVE_MAXLEN + 8] = "";
         fmt_move(P, P->spos.side, r.best, mv, sizeof mv);
-        say(P, "bestmove %s", mv);
+        if (P->ponder_opt || P->force_letters)
+            ponder_reply(P, &r, reply, sizeof reply);
+        say(P, "bestmove %s%s", mv, reply);
     }
     return NULL;
+}
+
+/* ponderhit's clock: stop_req at the deadline unless cancelled first. */
+static void *timer_main(void *arg)
+{
+    struct proto *P = arg;
+    pthread_mutex_lock(&P->tmu);
+    int rc = 0;
+    while (!P->tcancel && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&P->tcv, &P->tmu, &P->deadline);
+    if (!P->tcancel)
+        __atomic_store_n(&P->stop_req, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&P->tmu);
+    return NULL;
+}
+
+static void timer_cancel(struct proto *P)
+{
+    if (!P->timer_on)
+        return;
+    pthread_mutex_lock(&P->tmu);
+    P->tcancel = true;
+    pthread_cond_signal(&P->tcv);
+    pthread_mutex_unlock(&P->tmu);
+    pthread_join(P->timer, NULL);
+    P->timer_on = false;
 }
 
 static void join_search(struct proto *P)
@@ -655,7 +810,33 @@ static void join_search(struct proto *P)
     if (!P->searching)
         return;
     pthread_join(P->th, NULL);
+    timer_cancel(P);
     P->searching = false;
+}
+
+/* ponderhit: the ponder move was played; the search goes on as a normal
+ * one, with go's time limit from now. */
+static void cmd_ponderhit(struct proto *P)
+{
+    if (!P->searching || !__atomic_load_n(&P->pondering, __ATOMIC_ACQUIRE)) {
+        ERR(P, "ponderhit: not pondering (no go ponder running)");
+        return;
+    }
+    if (P->ponder_secs > 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long long ns = now.tv_nsec + (long long)(P->ponder_secs * 1e9);
+        P->deadline.tv_sec = now.tv_sec + (time_t)(ns / 1000000000LL);
+        P->deadline.tv_nsec = (long)(ns % 1000000000LL);
+        P->tcancel = false;
+        if (pthread_create(&P->timer, NULL, timer_main, P) != 0) {
+            /* no clock: stop now rather than search past the time */
+            ERR(P, "ponderhit: cannot start the clock thread (stopping)");
+            __atomic_store_n(&P->stop_req, 1, __ATOMIC_RELAXED);
+        } else
+            P->timer_on = true;
+    }
+    __atomic_store_n(&P->pondering, 0, __ATOMIC_RELEASE);
 }
 
 static void cmd_go(struct proto *P, char *args)
@@ -663,12 +844,16 @@ static void cmd_go(struct proto *P, char *args)
     struct engine_limits lim = {0};
     double wtime = -1, btime = -1, winc = 0, binc = 0, mtg = 0;
     long long v, lo = 1, hi = 0;
-    bool infinite = false;
+    bool infinite = false, ponder = false;
     char *save = NULL;
     for (char *tok = strtok_r(args, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
         char *val = NULL;
         if (!strcmp(tok, "infinite")) {
             infinite = true;
+            continue;
+        }
+        if (!strcmp(tok, "ponder")) {
+            ponder = true;
             continue;
         }
         val = strtok_r(NULL, " \t", &save);
@@ -725,13 +910,20 @@ static void cmd_go(struct proto *P, char *args)
     }
     if (ensure_engine(P) < 0)
         return;
+    /* go ponder: no clock until ponderhit (cmd_ponderhit starts it) */
+    P->ponder_secs = ponder ? lim.seconds : 0;
+    if (ponder)
+        lim.seconds = 0;
     P->lim = lim;
     P->infinite = infinite;
+    P->sletters = letter_mode(P);
+    P->over = P->sletters ? game_ended(P) : NULL;
     P->spos = P->pos;
     memcpy(P->shist, P->hist, sizeof P->hist[0] * (size_t)P->nhist);
     P->snhist = P->nhist;
     __atomic_store_n(&P->stop_req, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&P->done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&P->pondering, ponder ? 1 : 0, __ATOMIC_RELAXED);
     engine_set_info(P->e, on_info, P);
     if (pthread_create(&P->th, NULL, search_main, P) != 0) {
         ERR(P, "go: cannot start the search thread");
@@ -790,13 +982,15 @@ static bool read_line(char *line, size_t cap, const char **why, char *whybuf, si
 
 int cmd_engine(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return CLI_OK;
-        }
-        return cli_unknown("engine", argv[i]);
-    }
+    bool force_letters = false;
+    const struct cli_option opts[] = {
+        {"--letters", CLI_FLAG, &force_letters, 0, 0, NULL,
+         "answer in letters after any position, and name a ponder move", 0, 0},
+        {0}};
+    const struct cli_spec spec = {"engine", usage, opts, NULL, 0, NULL};
+    int pr = cli_parse(&spec, argc, argv, NULL, NULL);
+    if (pr)
+        return pr == CLI_HELP ? CLI_OK : pr;
     /* The session's state: large (histories), so on the heap, zeroed. */
     struct proto *P = calloc(1, sizeof *P);
     char *line = malloc(LINE_MAX_LEN);
@@ -807,6 +1001,13 @@ int cmd_engine(int argc, char **argv)
         return cli_exit_code(SOW_E_NOMEM);
     }
     pthread_mutex_init(&P->out, NULL);
+    pthread_mutex_init(&P->tmu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&P->tcv, &ca);
+    pthread_condattr_destroy(&ca);
+    P->force_letters = force_letters;
     snprintf(P->rules, sizeof P->rules, "oware");
     P->pits = 6;
     P->seeds = 4;
@@ -838,6 +1039,10 @@ int cmd_engine(int argc, char **argv)
             break;
         if (!strcmp(cmd, "stop")) {
             do_stop(P);
+            continue;
+        }
+        if (!strcmp(cmd, "ponderhit")) {
+            cmd_ponderhit(P);
             continue;
         }
         if (!strcmp(cmd, "isready")) {
@@ -879,6 +1084,8 @@ int cmd_engine(int argc, char **argv)
     tb_close(P->tb);
     search_solution_close(P->sol);
     pthread_mutex_destroy(&P->out);
+    pthread_mutex_destroy(&P->tmu);
+    pthread_cond_destroy(&P->tcv);
     free(line);
     free(P);
     return CLI_OK;

@@ -68,7 +68,8 @@ send "go depth 3"
 check "fen + letters: answer in letters" 'expect "^bestmove [a-f]$"'
 send "position fen 0-0-0-0-1-1-1-0-0-0-0-1-22-23-S"
 send "go depth 6"
-check "fen: a small ending scores exact" 'expect "score exact 4" && expect "^bestmove [A-F]$"'
+# (letter mode answers as the oware GUIs read it: a proven 4 seeds is cp 400)
+check "fen: a small ending scores exactly 4 seeds (cp 400)" 'expect "score cp 400 " && expect "^bestmove [A-F]$"'
 
 # ---- stop during go infinite: answered within 50 ms ----
 send "position startpos"
