@@ -208,6 +208,21 @@ void clos_ck_meta_of(const struct clos *c, const struct clos_env *env, int tbmax
     }
 }
 
+/* A checkpoint of the in-memory closure written, or a note saying why not:
+ * a checkpoint only shortens a rerun, so the solve goes on without it (disk
+ * full, a directory that went away), but the user is told. */
+static bool ck_save(const struct clos_env *env, const char *name, const char *magic,
+                    const void *const *parts, const uint64_t *sizes, int np)
+{
+    struct sow_error e;
+    if (clos_ck_write_e(env->work, name, magic, parts, sizes, np, &e))
+        return true;
+    double last = 0;
+    clos_say(env, &last, true, "note: checkpoint %s not saved (%s): the solve goes on, a rerun "
+             "resumes from an earlier one", name, e.msg);
+    return false;
+}
+
 bool clos_ck_save_keys(const struct clos *c, const struct clos_env *env, int tbmax,
                        const uint64_t *root, const struct ck_meta *base)
 {
@@ -219,7 +234,7 @@ bool clos_ck_save_keys(const struct clos *c, const struct clos_env *env, int tbm
     m.tb_hits -= base->tb_hits;
     const void *parts[2] = {&m, c->key};
     uint64_t sizes[2] = {sizeof m, c->n * 8 * (uint64_t)c->K};
-    return clos_ck_write(env->work, "closure.keys", "SOWCKPK1", parts, sizes, 2);
+    return ck_save(env, "closure.keys", "SOWCKPK1", parts, sizes, 2);
 }
 
 bool clos_ck_save_values(const struct clos *c, const struct clos_env *env, int done)
@@ -231,7 +246,7 @@ bool clos_ck_save_values(const struct clos *c, const struct clos_env *env, int d
     uint64_t upto = c->start[done + 1];
     const void *parts[4] = {&m, c->lo, c->hi, c->v};
     uint64_t sizes[4] = {sizeof m, upto, upto, upto};
-    return clos_ck_write(env->work, "closure.values", "SOWCKPV1", parts, sizes, 4);
+    return ck_save(env, "closure.values", "SOWCKPV1", parts, sizes, 4);
 }
 
 bool clos_ck_save_expand(const struct clos *c, const struct clos_env *env,
@@ -245,7 +260,7 @@ bool clos_ck_save_expand(const struct clos *c, const struct clos_env *env,
     m.tb_hits -= ck->base->tb_hits;
     const void *parts[3] = {&m, st, c->key};
     uint64_t sizes[3] = {sizeof m, sizeof *st, c->n * 8 * (uint64_t)c->K};
-    return clos_ck_write(env->work, "closure.expand", "SOWCKPE1", parts, sizes, 3);
+    return ck_save(env, "closure.expand", "SOWCKPE1", parts, sizes, 3);
 }
 
 /* The expansion checkpoint, if it is this solve's: keys [0, n) loaded (the

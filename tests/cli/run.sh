@@ -685,6 +685,16 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64k tmpfs "$FULLD" 2>/dev/null
     check "disk full: solve --work --disk says why" grep -q "No space left" "$err"
     check "disk full: solve --work --disk leaves no temporary file" \
         sh -c "! ls -a '$FULLD/w' | grep -q tmp"
+    # the in-memory closure's checkpoints only shorten a rerun: with no
+    # space the solve goes on to its value, and a note says what was lost
+    rm -f "$FULLD/fill"; dd if=/dev/zero of="$FULLD/fill" bs=4k count=64 2>/dev/null || true
+    run solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$FULLD/m" --json
+    v_ck=$(grep -o '"value".*"nodes":[0-9]*' "$out" | head -c 400)
+    check "disk full: solve --work (in memory) goes on to the value" test "$rc" = 0 -a "$v_ck" = "$v_mem"
+    check "disk full: solve --work (in memory) says which checkpoint was not saved and why" \
+        grep -q "note: checkpoint closure.values not saved (.*No space left" "$err"
+    check "disk full: solve --work (in memory) leaves no temporary file" \
+        sh -c "! ls -a '$FULLD/m' | grep -q tmp"
     rm -f "$FULLD/fill"
     run solve --rules odu --pits 3 --seeds 2 --levels 0 --work "$FULLD/w" --disk --json
     v_disk=$(grep -o '"value".*"nodes":[0-9]*' "$out" | head -c 400)
