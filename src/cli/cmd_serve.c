@@ -97,7 +97,7 @@ static int serve_parse(int argc, char **argv, struct serve_args *a)
     rest[nrest] = NULL;
     const struct cli_option opts[] = {
         {"--tables", CLI_STR, &a->tables, 0, 0, "DIR",
-         "probe the endgame tables and solution files in DIR (default: none)", 0, 0},
+         "the endgame tables and solution files in DIR (default: none)", 0, 0},
         {"--solution", CLI_STR, &a->solution, 0, 0, "FILE",
          "answer the positions of a solution file from it (repeatable)", 0, 0},
         {"--bind", CLI_STR, &a->bind, 0, 0, "ADDR",
@@ -110,7 +110,7 @@ static int serve_parse(int argc, char **argv, struct serve_args *a)
         {"--max-clients", CLI_LONG, &a->max_clients, 1, 1024, "N",
          "requests worked on at once, default 8", 0, 0},
         {"--levels", CLI_DOUBLE, &a->levels, 0, 4096, "MPOS",
-         "millions of positions of the shared levels per rule set and size, default 4", 0, 0},
+         "M positions of shared levels per rule set and size, default 4", 0, 0},
         {0}};
     const struct cli_spec spec = {"serve", usage, opts, notes, 0, NULL};
     int r = cli_parse(&spec, nrest, rest, NULL, NULL);
