@@ -57,16 +57,18 @@ const SowOGN = (() => {
     let ws = 0;
     while (!s.done() && isSpace(s.peek())) { s.next(); ws++; }
     if (!ws || s.peek() !== '"') fail(s.where(), `tag ${name}: expected a quoted value`);
-    const vat = s.where();
+    const qat = s.where();
     s.next();
+    const vat = s.where(); // a value's errors point at its first character
     let value = "";
     for (;;) {
-      if (s.done() || s.peek() === "\n") fail(vat, `tag ${name}: value not closed`);
+      if (s.done() || s.peek() === "\n") fail(qat, `tag ${name}: value not closed`);
+      const cat = s.where();
       const ch = s.next();
       if (ch === '"') break;
       if (ch === "\\") {
         const e = s.peek();
-        if (e !== '"' && e !== "\\") fail(s.where(), `tag ${name}: bad escape '\\${e || ""}' (only \\" and \\\\)`);
+        if (e !== '"' && e !== "\\") fail(cat, `tag ${name}: bad escape '\\${e || ""}' (only \\" and \\\\)`);
         value += s.next();
       } else if (ch.charCodeAt(0) < 0x20 || ch === "\x7f") {
         fail(s.where(), `tag ${name}: control character in the value`);
@@ -120,22 +122,24 @@ const SowOGN = (() => {
         continue;
       }
       if (ch === "(") fail(at, "variations are not read");
-      if (ch === ";") fail(at, "';' comments are not read");
+      if (ch === ";") fail(at, "';' comments are not read (use { })");
       let tok = "";
       while (!s.done() && !isSpace(s.peek()) && s.peek() !== "{") tok += s.next();
-      if (tok.startsWith("$")) fail(at, `annotation '${tok}' is not read`);
+      if (tok.startsWith("$")) fail(at, "'$' annotations are not read");
       if (tok.includes("(")) fail(at, "variations are not read");
-      if (tok.includes(";")) fail(at, "';' comments are not read");
+      if (tok.includes(";")) fail(at, "';' comments are not read (use { })");
+      const isResult = t => t === "*" || /^\d+(\.5)?-\d+(\.5)?$/.test(t);
+      if (isResult(tok)) { // before the move number: "12.5-11.5" is a score
+        rec.result = tok;
+        rec.resultAt = at;
+        continue;
+      }
       let m = /^(\d+)\.+(.*)$/.exec(tok);
       if (m) {
         number = {n: parseInt(m[1], 10), at};
         if (!m[2]) continue;
         tok = m[2];
-      }
-      if (tok === "*" || /^\d+(\.5)?-\d+(\.5)?$/.test(tok)) {
-        rec.result = tok;
-        rec.resultAt = at;
-        continue;
+        if (isResult(tok)) fail(at, `'${m[0]}': a move number before the result`);
       }
       m = /^(.+?)(?:\+(\d+(?:\.5)?))?(!!|\?\?|!\?|\?!|!|\?)?$/.exec(tok);
       if (!m) fail(at, `'${tok}': not a move`);
@@ -247,7 +251,8 @@ const SowOGN = (() => {
     const board = tagOf(rec, "Board");
     if (board !== null) {
       const m = /^2x(\d+)$/.exec(board.trim());
-      if (!m || +m[1] < 1 || +m[1] > 18) fail(where("Board"), `Board '${board}': expected 2xN, N in 1..18`);
+      if (!m || +m[1] < 1 || +m[1] > 18)
+        fail(where("Board"), `Board '${board}': expected 2xN, N holes a side in 1..18`);
       pits = +m[1];
     }
     const seedsTag = tagOf(rec, "Seeds");
@@ -260,10 +265,12 @@ const SowOGN = (() => {
     let start = null;
     if (fen !== null) {
       start = fen.includes("/") ? fen.trim() : fenToToken(fen);
-      if (!start) fail(where("FEN"), `FEN '${fen}': neither Aualé's form nor a position token`);
+      if (!start)
+        fail(where("FEN"), "FEN: expected 2N hole counts, two stores and S or N, separated by " +
+                           "'-' (or a position token A1,...,AN/B1,...,BN/SIDE)");
       const n = start.split("/")[0].split(",").length;
       if (pits !== null && n !== pits)
-        fail(where("FEN"), `FEN: ${n} holes per side, Board says 2x${pits}`);
+        fail(where("FEN"), `FEN: ${2 * n} holes, but the board has ${2 * pits}`);
       pits = n;
     }
     if (pits === null) pits = 6;
@@ -280,6 +287,10 @@ const SowOGN = (() => {
                   comments: rec.comments.slice(), moves: [], end: null};
     let cur = first;
     const seen = [first.pos];
+    if (first.over) {
+      const p = split(first.pos);
+      game.end = {why: first.end, score: [p.stores[0] + first.settle[0], p.stores[1] + first.settle[1]]};
+    }
     for (let i = 0; i < rec.moves.length; i++) {
       const m = rec.moves[i];
       const label = `move ${i + 1} '${m.text}'`;
