@@ -124,7 +124,8 @@ const SowOGN = (() => {
       if (ch === "(") fail(at, "variations are not read");
       if (ch === ";") fail(at, "';' comments are not read (use { })");
       let tok = "";
-      while (!s.done() && !isSpace(s.peek()) && s.peek() !== "{") tok += s.next();
+      while (!s.done() && !isSpace(s.peek()) && s.peek() !== "{" && s.peek() !== "(") tok += s.next();
+      if (!tok) continue; // a "(" right after a token: read on the next turn
       if (tok.startsWith("$")) fail(at, "'$' annotations are not read");
       if (tok.includes("(")) fail(at, "variations are not read");
       if (tok.includes(";")) fail(at, "';' comments are not read (use { })");
@@ -294,7 +295,7 @@ const SowOGN = (() => {
     for (let i = 0; i < rec.moves.length; i++) {
       const m = rec.moves[i];
       const label = `move ${i + 1} '${m.text}'`;
-      if (game.end) fail(m.at, `${label}: the game is over (${game.end.why})`);
+      if (game.end) fail(m.at, `${label}: the game is over (${game.end.detail || game.end.why})`);
       const nm = moveName(rules, pits, cur.side, m.name);
       if (nm.error) fail(m.at, `${label}: ${nm.error}`);
       const legal = cur.moves.find(x => x.move === nm.name);
@@ -308,7 +309,9 @@ const SowOGN = (() => {
       if (next.over) {
         end = {why: next.end, score: [next.settle[0], next.settle[1]]};
       } else if (seen.includes(next.pos)) {
-        end = {why: "position repeated", score: next.repetition.slice()};
+        const j = seen.indexOf(next.pos);
+        end = {why: "position repeated", score: next.repetition.slice(),
+               detail: `move ${i + 1} repeated the ${j ? `position after move ${j}` : "start position"}`};
       }
       const p = split(next.pos);
       if (end) end.score = [p.stores[0] + end.score[0], p.stores[1] + end.score[1]];
