@@ -6,7 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "serve/known.h"
 #include "serve/serve.h"
+#include "serve/www.h"
 #include "sow/position.h"
 #include "sow/search.h"
 #include "sow/tables_probe.h"
@@ -77,15 +79,24 @@ static void jb_str(struct jbuf *b, const char *s)
     jb_printf(b, "\"");
 }
 
+static const char json_type[] = "application/json";
+
 static struct serve_answer jb_answer(struct jbuf *b, int status)
 {
     if (b->oom || !b->s) {
         free(b->s);
         static const char oom[] = "{\"error\":\"out of memory\"}";
         char *s = strdup(oom);
-        return (struct serve_answer){500, s, s ? sizeof oom - 1 : 0};
+        return (struct serve_answer){500, s, s ? sizeof oom - 1 : 0, json_type, false};
     }
-    return (struct serve_answer){status, b->s, b->len};
+    return (struct serve_answer){status, b->s, b->len, json_type, false};
+}
+
+void serve_answer_free(struct serve_answer *a)
+{
+    if (!a->is_static)
+        free(a->body);
+    a->body = NULL;
 }
 
 static struct serve_answer error_answer(int status, const char *fmt, ...)
@@ -115,44 +126,14 @@ void serve_ctx_init(struct serve_ctx *c, const char *tables, int threads, double
     c->time_budget = time_budget > 0 ? time_budget : 1.0;
     c->hash_mb = SERVE_HASH_MB;
     c->stop = stop;
+    c->levels = SERVE_LEVELS_DEFAULT;
     pthread_mutex_init(&c->lock, NULL);
 }
 
 void serve_ctx_free(struct serve_ctx *c)
 {
-    for (int i = 0; i < c->nsets; i++)
-        tb_close(c->sets[i].tb);
-    c->nsets = 0;
+    serve_sets_free(c);
     pthread_mutex_destroy(&c->lock);
-}
-
-/* The tables of rs (its rule set and board size), opened on first use and
- * kept; NULL if there are none (no --tables, none of rs, or past
- * SERVE_MAX_SETS).  rs comes from the registry, so the files opened are
- * named by the registry's name, never by the request's text. */
-static const struct tb_set *tables_of(struct serve_ctx *c, const struct ruleset *rs)
-{
-    if (!c->tables)
-        return NULL;
-    const struct tb_set *tb = NULL;
-    pthread_mutex_lock(&c->lock);
-    int i;
-    for (i = 0; i < c->nsets; i++)
-        if (strcmp(c->sets[i].rs.name, rs->name) == 0 && c->sets[i].rs.pits == rs->pits)
-            break;
-    if (i == c->nsets && c->nsets < SERVE_MAX_SETS) {
-        struct serve_set *s = &c->sets[c->nsets++];
-        struct sow_error e;
-        s->rs = *rs;
-        /* a damaged file: answered without tables (the solver's values are the
-         * same), and not retried at every request */
-        if (tb_open(&s->rs, c->tables, &s->tb, &e) != SOW_OK)
-            s->tb = NULL;
-    }
-    if (i < c->nsets)
-        tb = c->sets[i].tb;
-    pthread_mutex_unlock(&c->lock);
-    return tb;
 }
 
 /* ---- the time budget -------------------------------------------------------- */
@@ -220,16 +201,6 @@ static void watch_end(struct watch *w)
 
 /* ---- solving ---------------------------------------------------------------- */
 
-struct analysis {
-    const char *source;   /* "tables", "closure", "engine" */
-    bool exact, over;
-    int value, depth;     /* depth: the engine's, -1 if exact */
-    struct sow_movelist ml;
-    int vals[SOW_MAX_PITS + 1];
-    sow_move pv[SEARCH_MAX_PV];
-    int pv_len;
-    bool pv_repeats;
-};
 
 /* Exact values by the solver (with the tables) within seconds: SOW_OK, or
  * SOW_E_INTERRUPTED past the deadline, or the solver's failure. */
@@ -329,14 +300,18 @@ static enum sow_status analyse_engine(struct serve_ctx *c, const struct ruleset 
     return st;
 }
 
-/* p analysed: exact within half the budget, else the engine's estimate in the
- * other half.  SOW_OK, or the failure (interrupted: the server stops). */
+/* p analysed: from the shared levels or a solution file at once, else
+ * exact within half the budget, else the engine's estimate in the other
+ * half.  SOW_OK, or the failure (interrupted: the server stops). */
 static enum sow_status analyse(struct serve_ctx *c, const struct ruleset *rs,
                                const sow_position *p, struct analysis *a)
 {
     memset(a, 0, sizeof *a);
     rs->generate(rs, p, &a->ml, NULL, NULL);
-    const struct tb_set *tb = tables_of(c, rs);
+    struct serve_set *set = serve_set_of(c, rs);
+    if ((set && serve_levels_answer(c, set, rs, p, a)) || serve_solution_answer(c, rs, p, a))
+        return SOW_OK;
+    const struct tb_set *tb = set ? set->tb : NULL;
     int v;
     a->source = tb && tb_probe(tb, p, &v) ? "tables" : "closure";
     enum sow_status st = analyse_exact(c, rs, tb, p, c->time_budget / 2, a);
@@ -459,6 +434,92 @@ static struct serve_answer answer_line(const struct ruleset *rs, const sow_posit
     return jb_answer(&b, 200);
 }
 
+/* The legal moves of p and the positions they make, without analysis (the
+ * page replays a game record with these), and how the game ends here. */
+static struct serve_answer answer_legal(const struct ruleset *rs, const sow_position *p)
+{
+    struct jbuf b = {0};
+    struct sow_movelist ml;
+    char pos[SOW_POS_MAXLEN];
+    rs->generate(rs, p, &ml, NULL, NULL);
+    pos_format(rs, p, pos, sizeof pos);
+    jb_printf(&b, "{\"rules\":");
+    jb_str(&b, rs->name);
+    jb_printf(&b, ",\"pits\":%d,\"pos\":", rs->pits);
+    jb_str(&b, pos);
+    jb_printf(&b, ",\"side\":\"%c\",\"over\":%s,\"end\":", p->side ? 'B' : 'A',
+              ml.n ? "false" : "true");
+    if (ml.n) {
+        jb_printf(&b, "null,\"settle\":null");
+    } else {
+        jb_str(&b, rules_end_name(ml.end));
+        jb_printf(&b, ",\"settle\":[%d,%d]", ml.settle[0], ml.settle[1]);
+    }
+    int s2[2];
+    rules_repetition_settle2(rs, p, s2);
+    jb_printf(&b, ",\"repetition\":[%g,%g],\"moves\":[", s2[0] / 2.0, s2[1] / 2.0);
+    for (int k = 0; k < ml.n; k++) {
+        const struct sow_child *ch = &ml.c[k];
+        char mv[SOW_MOVE_MAXLEN];
+        move_format(rs, p->side, ch->move, mv, sizeof mv);
+        pos_format(rs, &ch->pos, pos, sizeof pos);
+        jb_printf(&b, "%s{\"move\":", k ? "," : "");
+        jb_str(&b, mv);
+        jb_printf(&b, ",\"pos\":");
+        jb_str(&b, pos);
+        jb_printf(&b, ",\"captured\":[%d,%d]}", ch->captured[0], ch->captured[1]);
+    }
+    jb_printf(&b, "]}");
+    return jb_answer(&b, 200);
+}
+
+/* The rule sets of the registry: default size, the states a position may
+ * have (those rules_validate takes), and the limits of a board. */
+static struct serve_answer answer_rules(void)
+{
+    struct jbuf b = {0};
+    jb_printf(&b, "{\"rules\":[");
+    for (int i = 0; sow_rule_names[i]; i++) {
+        struct ruleset rs;
+        if (rules_init(&rs, sow_rule_names[i], 0, -1, NULL) != SOW_OK)
+            continue;
+        jb_printf(&b, "%s{\"name\":", i ? "," : "");
+        jb_str(&b, rs.name);
+        jb_printf(&b, ",\"pits\":%d,\"seeds\":%d,\"relay\":%s,\"cycle\":\"%s\",\"states\":[",
+                  rs.pits, rs.seeds, rs.relay ? "true" : "false",
+                  rs.cycle == SOW_CYCLE_SPLIT ? "split" : "own-sides");
+        sow_position p = rules_start(&rs);
+        const char *start = p.state == SOW_STATE_OPEN ? "open" : "-";
+        int n = 0;
+        for (int st = SOW_STATE_NONE; st <= SOW_STATE_OPEN; st++) {
+            p.state = (uint8_t)st;
+            if (rules_validate(&rs, &p, NULL) != SOW_OK)
+                continue;
+            char pos[SOW_POS_MAXLEN];
+            pos_format(&rs, &p, pos, sizeof pos);
+            const char *tok = strrchr(pos, '/');
+            jb_printf(&b, "%s", n++ ? "," : "");
+            jb_str(&b, tok ? tok + 1 : "-");
+        }
+        jb_printf(&b, "],\"start\":\"%s\"}", start);
+    }
+    jb_printf(&b, "],\"max_pits\":%d,\"max_seeds\":%d}", SOW_MAX_PITS, SOW_MAX_SEEDS);
+    return jb_answer(&b, 200);
+}
+
+/* One of the page's files, by exact name ("/" is "/index.html"). */
+static const struct serve_file *www_file(const char *path)
+{
+    if (strcmp(path, "/") == 0)
+        path = "/index.html";
+    for (const struct serve_file *f = serve_www; f->path; f++)
+        if (strcmp(f->path, path) == 0)
+            return f;
+    return NULL;
+}
+
+#define API_PATHS "the page is /, the API /api/rules, /api/RULES, /api/RULES/mainline, /api/RULES/moves"
+
 struct serve_answer serve_answer(struct serve_ctx *c, const struct serve_request *rq)
 {
     if (!rq->method || (strcmp(rq->method, "GET") != 0 && strcmp(rq->method, "HEAD") != 0))
@@ -472,18 +533,31 @@ struct serve_answer serve_answer(struct serve_ctx *c, const struct serve_request
     if (qlen > SERVE_MAX_QUERY)
         return error_answer(414, "the query is longer than %d characters", SERVE_MAX_QUERY);
 
-    /* /api/RULES or /api/RULES/mainline */
+    /* the page: compiled-in files, compared by name (the page's own query,
+     * ?rules=...&pos=..., is read by its script) */
+    const struct serve_file *f = www_file(path);
+    if (f)
+        return (struct serve_answer){200, (char *)f->data, f->len, f->type, true};
+    if (strcmp(path, "/api/rules") == 0) {
+        if (rq->nargs)
+            return error_answer(400, "/api/rules takes no parameters");
+        return answer_rules();
+    }
+
+    /* /api/RULES, /api/RULES/mainline or /api/RULES/moves */
     if (strncmp(path, "/api/", 5) != 0)
-        return error_answer(404, "no such path (the API is /api/RULES and /api/RULES/mainline)");
+        return error_answer(404, "no such path (%s)", API_PATHS);
     const char *name = path + 5;
     size_t nlen = 0;
     while (rules_char(name[nlen]))
         nlen++;
-    bool mainline = false;
+    bool mainline = false, legal = false;
     if (strcmp(name + nlen, "/mainline") == 0)
         mainline = true;
+    else if (strcmp(name + nlen, "/moves") == 0)
+        legal = true;
     else if (name[nlen] != 0 && strcmp(name + nlen, "/") != 0)
-        return error_answer(404, "no such path (the API is /api/RULES and /api/RULES/mainline)");
+        return error_answer(404, "no such path (%s)", API_PATHS);
     if (nlen == 0 || nlen > 32)
         return error_answer(404, "no rule set in the path (/api/RULES)");
     char rules[33];
@@ -533,6 +607,8 @@ struct serve_answer serve_answer(struct serve_ctx *c, const struct serve_request
     sow_position p = rules_start(&rs);
     if (pos && pos_parse(&rs, pos, &p, &e) != SOW_OK)
         return error_answer(400, "position: %s", e.msg);
+    if (legal)
+        return answer_legal(&rs, &p);
 
     struct analysis *a = malloc(sizeof *a);
     if (!a)

@@ -1,21 +1,30 @@
 /* sow serve's answers: an HTTP request (method, path, query arguments) in, a
- * JSON text and an HTTP status out, without a socket (cmd_serve.c puts it on
- * libmicrohttpd; tests/test_serve.c calls it directly).
+ * body, its content type and an HTTP status out, without a socket
+ * (cmd_serve.c puts it on libmicrohttpd; tests/serve/test_serve.c calls it
+ * directly).
  *
+ *   GET /                                    -> 200 the board page (index.html)
+ *   GET /app.js                              -> 200 one of the page's files
+ *   GET /api/rules                           -> 200 {"rules":[{"name":"oware",...}]}
  *   GET /api/oware?pos=2,2,2/2,2,2/A          -> 200 {"rules":"oware","pos":...,
  *                                                "value":6,"exact":true,...}
  *   GET /api/oware/mainline?pits=3&seeds=2   -> 200 {...,"line":[{"move","pos"},...]}
+ *   GET /api/oware/moves?pos=...             -> 200 {...,"moves":[{"move","pos",...}]}
  *   GET /api/chess                           -> 404 {"error":"unknown rule set ..."}
  *
- * How a value is found (docs/cli.md "sow serve"): the loaded endgame tables
- * and the exact solver (tables, closure) within half the time budget, else the
- * alpha-beta engine over every move within the other half.  Nothing in a
- * request names a file: the rule set is looked up in the registry before any
- * table of it is opened.
+ * How a value is found (docs/serve.md): the levels solved in memory and
+ * shared by every request, a solution file holding the position, the exact
+ * solver (tables, closure) within half the time budget, else the alpha-beta
+ * engine over every move within the other half.  Nothing in a request names
+ * a file: the page's files are compiled in (www.h) and looked up by exact
+ * name, and the rule set is looked up in the registry before any table or
+ * solution file of it is opened.
  *
  * Thread-safety: serve_answer may run in many threads at once on one context
- * (each request gets its own searches; the table sets are opened once under
- * the context's lock and only probed afterwards). */
+ * (each request gets its own searches; the table sets and solution files are
+ * opened once under the context's lock and only probed afterwards; the
+ * shared levels are extended under their set's write lock and probed under
+ * its read lock).  serve_ctx_add_solution is for before the first request. */
 #ifndef SOW_SERVE_H
 #define SOW_SERVE_H
 
@@ -32,12 +41,31 @@
 #define SERVE_MAX_QUERY 512
 /* Table sets kept open: one per rule set and board size asked for. */
 #define SERVE_MAX_SETS 64
+/* Solution files kept open, over all rule sets (--solution and those found
+ * in the tables directory). */
+#define SERVE_MAX_SOLS 64
 
 struct tb_set;
+struct tb_mem;
+struct sol;
 
 struct serve_set {
     struct ruleset rs;   /* the rule set the tables were opened with (outlives tb) */
     struct tb_set *tb;   /* NULL: none could be opened (missing dir: an empty set) */
+    /* The lowest levels solved in memory with their forced bounds, shared by
+     * every request of this rule set and size: extended (write lock) when a
+     * request needs a level above mem's top that fits ctx->levels, probed
+     * (read lock) otherwise.  refused: the first level that did not fit
+     * (none above it is tried again). */
+    pthread_rwlock_t rw;
+    struct tb_mem *mem;
+    int refused;
+};
+
+/* A solution file: the rule set it was opened with (outlives sol). */
+struct serve_sol {
+    struct ruleset rs;
+    struct sol *sol;
 };
 
 struct serve_ctx {
@@ -48,13 +76,17 @@ struct serve_ctx {
     double memory;       /* bytes the exact try's closure may hold (0: 3/4 of RAM),
                             per request: the caller divides by the concurrency */
     volatile sig_atomic_t *stop; /* the server is stopping (may be NULL) */
-    pthread_mutex_t lock; /* guards sets / nsets */
+    unsigned long long levels; /* positions of the shared levels per set (0: none) */
+    pthread_mutex_t lock; /* guards sets / nsets and sols / nsols */
     struct serve_set sets[SERVE_MAX_SETS];
     int nsets;
+    struct serve_sol sols[SERVE_MAX_SOLS];
+    int nsols;
 };
 
 /* One request, as the HTTP layer decoded it.  Arguments other than pos, pits
- * and seeds are refused (400), so that a typo is not silently ignored. */
+ * and seeds are refused (400), so that a typo is not silently ignored (the
+ * page's files take none). */
 struct serve_arg {
     const char *name, *value;
 };
@@ -66,17 +98,38 @@ struct serve_request {
     int nargs;
 };
 
-/* The answer: status (200, 4xx, 5xx) and a JSON text, NUL-terminated,
- * malloc'd (NULL only if memory ran out: status 500 then). */
+/* The answer: status (200, 4xx, 5xx), its content type, and a body of len
+ * bytes: a JSON text, NUL-terminated and malloc'd (NULL only if memory ran
+ * out: status 500 then), or one of the page's compiled-in files (then
+ * is_static: the caller must not free it). */
 struct serve_answer {
     int status;
-    char *json;
+    char *body;
     size_t len;
+    const char *type;  /* "application/json", "text/html; charset=utf-8", ... */
+    bool is_static;
 };
+
+/* The default of ctx->levels: about 12 MB kept per rule set and size. */
+#define SERVE_LEVELS_DEFAULT (4ULL << 20)
 
 void serve_ctx_init(struct serve_ctx *c, const char *tables, int threads, double time_budget,
                     volatile sig_atomic_t *stop);
 void serve_ctx_free(struct serve_ctx *c);
+
+/* Open the solution file at path (sow solve --save) for the rule set and
+ * board size it holds (the registry's, tried in turn: the header names
+ * them) and answer its positions from it.  SOW_OK, or SOW_E_INPUT (not a
+ * solution file, damaged, of no known rule set, too many files) or SOW_E_IO
+ * with one line in *e.  Before the first request only. */
+enum sow_status serve_ctx_add_solution(struct serve_ctx *c, const char *path,
+                                       struct sow_error *e);
+/* The rule set and board size of solution file i (for the start-up line). */
+const struct ruleset *serve_ctx_solution_rules(const struct serve_ctx *c, int i,
+                                               unsigned long long *positions);
+
+/* Free an answer's body (nothing for a static one). */
+void serve_answer_free(struct serve_answer *a);
 
 /* Answer one request (see above).  Never fails otherwise: every error is an
  * answer with its status and {"error":"..."}. */
