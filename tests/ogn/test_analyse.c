@@ -20,8 +20,8 @@ static char *via_serve(const char *rules, const char *pos, double seconds)
     const struct serve_request rq = {"GET", path, a, 1};
     struct serve_answer r = serve_answer(&ctx, &rq);
     serve_ctx_free(&ctx);
-    cr_assert_eq(r.status, 200, "%s %s: %d %s", rules, pos, r.status, r.json);
-    return r.json;
+    cr_assert_eq(r.status, 200, "%s %s: %d %s", rules, pos, r.status, r.body);
+    return r.body;
 }
 
 static char *via_analyse(const char *rules, const char *pos, double seconds)
