@@ -502,12 +502,9 @@ static bool solve_level_par(struct clos *c, const struct clos_env *env, int m, u
  * cnt at most.  A line of progress at most once a second (the threshold t
  * and the copies final so far); false: stopped by Ctrl-C, lo and hi left
  * unfinished (the caller drops the level). */
-bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_t s0, uint64_t Nl,
-                      struct level_work *w)
+static bool solve_level_serial(struct clos *c, const struct clos_env *env, int m, uint64_t s0,
+                               uint64_t Nl, struct level_work *w)
 {
-    if (w->rev && w->next && env->threads > 1 && Nl >= (env->par_min ? env->par_min : PAR_MIN) &&
-        w->scap >= (int64_t)(2 * Nl))
-        return solve_level_par(c, env, m, s0, Nl, w);
     int8_t *xl = c->lo + s0, *xh = c->hi + s0, *be = w->be;
     int32_t head[2 * SOW_MAX_SEEDS + 1];
     int32_t *next = w->next, *stack = w->stack;
@@ -622,6 +619,18 @@ bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_
 #undef PUSH
     retro_clamp(c, m, s0, Nl);
     return true;
+}
+
+/* The threaded queue where it can run (reverse edges and bucket links in
+ * memory, a log of 2 Nl entries, a level worth the barriers), else the
+ * serial one; the same values either way. */
+bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_t s0, uint64_t Nl,
+                      struct level_work *w)
+{
+    if (w->rev && w->next && env->threads > 1 && Nl >= (env->par_min ? env->par_min : PAR_MIN) &&
+        w->scap >= (int64_t)(2 * Nl))
+        return solve_level_par(c, env, m, s0, Nl, w);
+    return solve_level_serial(c, env, m, s0, Nl, w);
 }
 
 /* V of nodes s0 .. s0+Nl-1, their bounds solved (clos_solve_level): the
