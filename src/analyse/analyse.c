@@ -84,6 +84,18 @@ static void watch_end(struct watch *w)
 
 /* ---- the tries ---------------------------------------------------------------- */
 
+/* The exact answer r of the position into a (its move values already in). */
+static void take_exact(struct analysis *a, const struct search_result *r)
+{
+    a->exact = true;
+    a->over = r->over;
+    a->value = r->value;
+    a->depth = -1;
+    a->pv_len = r->pv_len;
+    memcpy(a->pv, r->pv, sizeof r->pv);
+    a->pv_repeats = r->pv_repeats;
+}
+
 /* p answered from one of o's solution files holding it: every move's value
  * and the PV from the file. */
 static bool try_solutions(const sow_position *p, const struct analyse_opts *o, struct analysis *a)
@@ -93,13 +105,7 @@ static bool try_solutions(const sow_position *p, const struct analyse_opts *o, s
         if (!o->solutions[i] || search_solution_answer(o->solutions[i], p, &r, a->vals) < 0)
             continue;
         a->source = "solution";
-        a->exact = true;
-        a->over = r.over;
-        a->value = r.value;
-        a->depth = -1;
-        a->pv_len = r.pv_len;
-        memcpy(a->pv, r.pv, sizeof r.pv);
-        a->pv_repeats = r.pv_repeats;
+        take_exact(a, &r);
         return true;
     }
     return false;
@@ -129,17 +135,10 @@ static enum sow_status try_exact(const struct ruleset *rs, const sow_position *p
          * then is used (rules_cache_set_stop) */
         if (st == SOW_OK && w.flag)
             st = SOW_E_INTERRUPTED;
-        if (st == SOW_OK) {
-            a->exact = true;
-            a->value = r.value;
-            a->over = r.over;
-            a->depth = -1;
-            a->pv_len = r.pv_len;
-            memcpy(a->pv, r.pv, sizeof r.pv);
-            a->pv_repeats = r.pv_repeats;
-        } else if (st != SOW_E_INTERRUPTED) {
+        if (st == SOW_OK)
+            take_exact(a, &r);
+        else if (st != SOW_E_INTERRUPTED)
             sow_fail(e, st, "%s", search_last_error(s)->msg);
-        }
         search_free(s);
     }
     watch_end(&w);

@@ -182,7 +182,8 @@ static struct serve_answer answer_analysis(struct serve_ctx *c, const struct rul
     struct analysis *a = malloc(sizeof *a);
     if (!a)
         return error_answer(500, "out of memory");
-    enum sow_status st = analyse_position(rs, p, &o, a, NULL);
+    struct sow_error e;
+    enum sow_status st = analyse_position(rs, p, &o, a, &e);
     struct serve_answer ans;
     if (st == SOW_OK) {
         char *s = mainline ? analyse_json_line(rs, p, a) : analyse_json(rs, p, a);
