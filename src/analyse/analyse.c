@@ -1,20 +1,24 @@
-/* Analysis of one position within a time budget (sow/analyse.h). */
+/* Analysis of one position within a time budget (sow/analyse.h): the known
+ * answers, the exact solver's try against its deadline, the engine, the
+ * order of the moves and the JSON. */
 #include "sow/analyse.h"
 
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "analyse/analyse_internal.h"
+#include "analyse/jsonbuf.h"
 #include "sow/position.h"
 #include "util.h"
 
 /* The exact try's lowest levels in memory by default: far below sow solve's,
- * as sow serve (each concurrent caller builds its own); the closure does the
- * rest, to the same values. */
+ * since every concurrent caller (sow serve's requests) builds its own; the
+ * closure does the rest, to the same values. */
 #define ANALYSE_LEVEL_BUDGET (1LL << 22)
+/* The engine's transposition table per call, MiB (sow solve's 64 would be
+ * 512 MiB at 8 concurrent requests of sow serve). */
 #define ANALYSE_HASH_MB 16
 
 /* ---- the exact try's deadline ---------------------------------------------- */
@@ -78,7 +82,34 @@ static void watch_end(struct watch *w)
     pthread_mutex_destroy(&w->mu);
 }
 
-/* ---- the two tries ------------------------------------------------------------ */
+/* ---- the tries ---------------------------------------------------------------- */
+
+/* The exact answer r of the position into a (its move values already in). */
+static void take_exact(struct analysis *a, const struct search_result *r)
+{
+    a->exact = true;
+    a->over = r->over;
+    a->value = r->value;
+    a->depth = -1;
+    a->pv_len = r->pv_len;
+    memcpy(a->pv, r->pv, sizeof r->pv);
+    a->pv_repeats = r->pv_repeats;
+}
+
+/* p answered from one of o's solution files holding it: every move's value
+ * and the PV from the file. */
+static bool try_solutions(const sow_position *p, const struct analyse_opts *o, struct analysis *a)
+{
+    for (int i = 0; i < o->nsolutions; i++) {
+        struct search_result r;
+        if (!o->solutions[i] || search_solution_answer(o->solutions[i], p, &r, a->vals) < 0)
+            continue;
+        a->source = "solution";
+        take_exact(a, &r);
+        return true;
+    }
+    return false;
+}
 
 static enum sow_status try_exact(const struct ruleset *rs, const sow_position *p,
                                  const struct analyse_opts *o, double seconds,
@@ -104,17 +135,10 @@ static enum sow_status try_exact(const struct ruleset *rs, const sow_position *p
          * then is used (rules_cache_set_stop) */
         if (st == SOW_OK && w.flag)
             st = SOW_E_INTERRUPTED;
-        if (st == SOW_OK) {
-            a->exact = true;
-            a->value = r.value;
-            a->over = r.over;
-            a->depth = -1;
-            a->pv_len = r.pv_len;
-            memcpy(a->pv, r.pv, sizeof r.pv);
-            a->pv_repeats = r.pv_repeats;
-        } else if (st != SOW_E_INTERRUPTED) {
+        if (st == SOW_OK)
+            take_exact(a, &r);
+        else if (st != SOW_E_INTERRUPTED)
             sow_fail(e, st, "%s", search_last_error(s)->msg);
-        }
         search_free(s);
     }
     watch_end(&w);
@@ -215,6 +239,10 @@ enum sow_status analyse_position(const struct ruleset *rs, const sow_position *p
 {
     memset(a, 0, sizeof *a);
     rs->generate(rs, p, &a->ml, NULL, NULL);
+    if ((o->levels && analyse_levels_answer(o->levels, rs, p, o, a)) || try_solutions(p, o, a)) {
+        order_moves(a);
+        return SOW_OK;
+    }
     double budget = o->seconds > 0 ? o->seconds : 1.0;
     int v;
     a->source = o->tb && tb_probe(o->tb, p, &v) ? "tables" : "closure";
@@ -232,75 +260,78 @@ enum sow_status analyse_position(const struct ruleset *rs, const sow_position *p
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-struct jbuf {
-    char *s;
-    size_t len, cap;
-    bool oom;
-};
-
-static void jb_printf(struct jbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void jb_printf(struct jbuf *b, const char *fmt, ...)
+/* {"rules" .. "over": the head of both answers. */
+static void json_head(struct jbuf *b, const struct ruleset *rs, const sow_position *p,
+                      const struct analysis *a)
 {
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = true;
-            return;
-        }
-        if (b->s && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = b->cap ? b->cap : 512;
-        while (cap <= b->len + (size_t)n)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->oom = true;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
+    char pos[SOW_POS_MAXLEN];
+    pos_format(rs, p, pos, sizeof pos);
+    jbuf_printf(b, "{\"rules\":");
+    jbuf_str(b, rs->name);
+    jbuf_printf(b, ",\"pits\":%d,\"pos\":", rs->pits);
+    jbuf_str(b, pos);
+    jbuf_printf(b, ",\"value\":%d,\"exact\":%s,\"source\":\"%s\",\"depth\":", a->value,
+                a->exact ? "true" : "false", a->source);
+    if (a->depth >= 0)
+        jbuf_printf(b, "%d", a->depth);
+    else
+        jbuf_printf(b, "null");
+    jbuf_printf(b, ",\"over\":%s", a->over ? "true" : "false");
 }
 
-/* Names and tokens hold no quote, backslash or control character. */
 char *analyse_json(const struct ruleset *rs, const sow_position *p, const struct analysis *a)
 {
     struct jbuf b = {0};
-    char pos[SOW_POS_MAXLEN], mv[SOW_MOVE_MAXLEN];
-    pos_format(rs, p, pos, sizeof pos);
-    jb_printf(&b, "{\"rules\":\"%s\",\"pits\":%d,\"pos\":\"%s\",\"value\":%d,\"exact\":%s,"
-                  "\"source\":\"%s\",\"depth\":",
-              rs->name, rs->pits, pos, a->value, a->exact ? "true" : "false", a->source);
-    if (a->depth >= 0)
-        jb_printf(&b, "%d", a->depth);
-    else
-        jb_printf(&b, "null");
-    jb_printf(&b, ",\"over\":%s,\"best\":", a->over ? "true" : "false");
+    json_head(&b, rs, p, a);
+    jbuf_printf(&b, ",\"best\":");
     if (a->ml.n) {
+        char mv[SOW_MOVE_MAXLEN];
         move_format(rs, p->side, a->ml.c[a->order[0]].move, mv, sizeof mv);
-        jb_printf(&b, "\"%s\"", mv);
+        jbuf_str(&b, mv);
     } else {
-        jb_printf(&b, "null");
+        jbuf_printf(&b, "null");
     }
-    jb_printf(&b, ",\"moves\":[");
+    jbuf_printf(&b, ",\"moves\":[");
     for (int k = 0; k < a->ml.n; k++) {
         const struct sow_child *ch = &a->ml.c[a->order[k]];
+        char mv[SOW_MOVE_MAXLEN], pos[SOW_POS_MAXLEN];
         move_format(rs, p->side, ch->move, mv, sizeof mv);
         pos_format(rs, &ch->pos, pos, sizeof pos);
-        jb_printf(&b, "%s{\"move\":\"%s\",\"value\":%d,\"exact\":%s,\"pos\":\"%s\"}", k ? "," : "",
-                  mv, a->vals[a->order[k]], a->exact ? "true" : "false", pos);
+        jbuf_printf(&b, "%s{\"move\":", k ? "," : "");
+        jbuf_str(&b, mv);
+        jbuf_printf(&b, ",\"value\":%d,\"exact\":%s,\"pos\":", a->vals[a->order[k]],
+                    a->exact ? "true" : "false");
+        jbuf_str(&b, pos);
+        jbuf_printf(&b, "}");
     }
-    jb_printf(&b, "]}");
-    if (b.oom) {
-        free(b.s);
-        return NULL;
+    jbuf_printf(&b, "]}");
+    return jbuf_take(&b, NULL);
+}
+
+char *analyse_json_line(const struct ruleset *rs, const sow_position *p, const struct analysis *a)
+{
+    struct jbuf b = {0};
+    json_head(&b, rs, p, a);
+    jbuf_printf(&b, ",\"line\":[");
+    sow_position q = *p;
+    struct sow_movelist ml;
+    for (int k = 0; k < a->pv_len; k++) {
+        rs->generate(rs, &q, &ml, NULL, NULL);
+        int i = rules_find_move(&ml, a->pv[k]);
+        if (i < 0)
+            break;
+        char mv[SOW_MOVE_MAXLEN], pos[SOW_POS_MAXLEN];
+        move_format(rs, q.side, a->pv[k], mv, sizeof mv);
+        q = ml.c[i].pos;
+        pos_format(rs, &q, pos, sizeof pos);
+        jbuf_printf(&b, "%s{\"move\":", k ? "," : "");
+        jbuf_str(&b, mv);
+        jbuf_printf(&b, ",\"pos\":");
+        jbuf_str(&b, pos);
+        jbuf_printf(&b, "}");
     }
-    return b.s;
+    rs->generate(rs, &q, &ml, NULL, NULL);
+    const char *end = ml.n == 0 ? "over" : a->pv_repeats ? "repetition" : "cut";
+    jbuf_printf(&b, "],\"end\":\"%s\"}", end);
+    return jbuf_take(&b, NULL);
 }

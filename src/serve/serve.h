@@ -12,19 +12,21 @@
  *   GET /api/oware/moves?pos=...             -> 200 {...,"moves":[{"move","pos",...}]}
  *   GET /api/chess                           -> 404 {"error":"unknown rule set ..."}
  *
- * How a value is found (docs/serve.md): the levels solved in memory and
- * shared by every request, a solution file holding the position, the exact
- * solver (tables, closure) within half the time budget, else the alpha-beta
- * engine over every move within the other half.  Nothing in a request names
- * a file: the page's files are compiled in (www.h) and looked up by exact
- * name, and the rule set is looked up in the registry before any table or
- * solution file of it is opened.
+ * How a value is found (docs/serve.md) is sow/analyse.h's analyse_position,
+ * given the context's shared levels, solution files and tables of the
+ * position's rule set and size: the levels solved in memory and shared by
+ * every request, a solution file holding the position, the exact solver
+ * (tables, closure) within half the time budget, else the alpha-beta engine
+ * over every move within the other half; analyse_json writes the answer.
+ * serve keeps the requests, the context and the other answers.  Nothing in
+ * a request names a file: the page's files are compiled in (www.h) and
+ * looked up by exact name, and the rule set is looked up in the registry
+ * before any table or solution file of it is opened.
  *
  * Thread-safety: serve_answer may run in many threads at once on one context
  * (each request gets its own searches; the table sets and solution files are
  * opened once under the context's lock and only probed afterwards; the
- * shared levels are extended under their set's write lock and probed under
- * its read lock).  serve_ctx_add_solution is for before the first request. */
+ * shared levels lock themselves: sow/analyse.h).  serve_ctx_add_solution is for before the first request. */
 #ifndef SOW_SERVE_H
 #define SOW_SERVE_H
 
@@ -46,20 +48,19 @@
 #define SERVE_MAX_SOLS 64
 
 struct tb_set;
-struct tb_mem;
 struct sol;
+struct analyse_levels;
 
+/* The tables and shared levels of one rule set and board size (known.c),
+ * made at its first request and kept. */
 struct serve_set {
     struct ruleset rs;   /* the rule set the tables were opened with (outlives tb) */
     struct tb_set *tb;   /* NULL: none could be opened (missing dir: an empty set) */
-    /* The lowest levels solved in memory with their forced bounds, shared by
-     * every request of this rule set and size: extended (write lock) when a
-     * request needs a level above mem's top that fits ctx->levels, probed
-     * (read lock) otherwise.  refused: the first level that did not fit
-     * (none above it is tried again). */
-    pthread_rwlock_t rw;
-    struct tb_mem *mem;
-    int refused;
+    /* The lowest levels solved in memory, shared by every request of this
+     * rule set and size (sow/analyse.h: extended by the request that needs
+     * a level above those built, if it fits ctx->levels positions, probed
+     * otherwise); NULL if ctx->levels is 0. */
+    struct analyse_levels *levels;
 };
 
 /* A solution file: the rule set it was opened with (outlives sol). */
@@ -72,7 +73,8 @@ struct serve_ctx {
     const char *tables;  /* --tables DIR, or NULL: no tables */
     int threads;         /* search threads per request */
     double time_budget;  /* seconds per request (exact try, then the engine) */
-    unsigned hash_mb;    /* the engine's transposition table per request */
+    unsigned hash_mb;    /* the engine's transposition table per request, MiB
+                            (0: sow/analyse.h's default, 16) */
     double memory;       /* bytes the exact try's closure may hold (0: 3/4 of RAM),
                             per request: the caller divides by the concurrency */
     volatile sig_atomic_t *stop; /* the server is stopping (may be NULL) */
