@@ -109,6 +109,36 @@ static int print_ogn(const struct cli_game *g, const struct sow_child *steps, in
     return CLI_OK;
 }
 
+/* The game as text on stdout: each move, what it captured and the position
+ * after it (hist[i + 1]), how a finished game is settled (repeated: the
+ * last position repeats an earlier one), and the last position's token
+ * alone on the last line. */
+static void print_steps(const struct ruleset *rs, const sow_position *hist,
+                        const struct sow_child *steps, int nmoves, bool repeated,
+                        struct sow_relay_cache *cache)
+{
+    char mv[SOW_MOVE_MAXLEN], tok[SOW_POS_MAXLEN];
+    for (int i = 0; i < nmoves; i++) {
+        move_format(rs, hist[i].side, steps[i].move, mv, sizeof mv);
+        pos_format(rs, &hist[i + 1], tok, sizeof tok);
+        printf("%d. %-6s captured %d-%d  %s\n", i + 1, mv, steps[i].captured[0],
+               steps[i].captured[1], tok);
+    }
+    const sow_position *last = &hist[nmoves];
+    struct sow_movelist ml;
+    rs->generate(rs, last, &ml, cache, NULL);
+    if (repeated) {
+        int s2[2];
+        rules_repetition_settle2(rs, last, s2);
+        printf("game over: position repeated; settlement: A takes %g, B takes %g\n", s2[0] / 2.0,
+               s2[1] / 2.0);
+    } else if (!ml.n) {
+        print_settlement(rs, last, &ml);
+    }
+    pos_format(rs, last, tok, sizeof tok);
+    printf("%s\n", tok);
+}
+
 int cmd_play(int argc, char **argv)
 {
     struct cli_game g = {.seeds = -1};
@@ -199,30 +229,10 @@ int cmd_play(int argc, char **argv)
             if (rules_same_position(&hist[j], &hist[i + 1]))
                 repeated = i + 1;
     }
-    if (ogn) {
+    if (ogn)
         rc = print_ogn(&g, steps, nmoves);
-        goto out;
-    }
-    char tok[SOW_POS_MAXLEN];
-    for (int i = 0; i < nmoves; i++) {
-        move_format(&g.rs, hist[i].side, steps[i].move, mv, sizeof mv);
-        pos_format(&g.rs, &hist[i + 1], tok, sizeof tok);
-        printf("%d. %-6s captured %d-%d  %s\n", i + 1, mv, steps[i].captured[0],
-               steps[i].captured[1], tok);
-    }
-    const sow_position *last = &hist[nmoves];
-    struct sow_movelist ml;
-    g.rs.generate(&g.rs, last, &ml, cache, NULL);
-    if (repeated >= 0) {
-        int s2[2];
-        rules_repetition_settle2(&g.rs, last, s2);
-        printf("game over: position repeated; settlement: A takes %g, B takes %g\n", s2[0] / 2.0,
-               s2[1] / 2.0);
-    } else if (!ml.n) {
-        print_settlement(&g.rs, last, &ml);
-    }
-    pos_format(&g.rs, last, tok, sizeof tok);
-    printf("%s\n", tok);
+    else
+        print_steps(&g.rs, hist, steps, nmoves, repeated >= 0, cache);
 out:
     rules_cache_free(cache);
     free(hist);
