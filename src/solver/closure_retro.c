@@ -1,8 +1,9 @@
 /* The closure's values (closure.c, step 3): level by level from the fewest
  * seeds up, each node's moves generated again, then the retrograde game of
  * retro/retro.h over the level's copies (p,L), (p,H), played with a bucket
- * queue: one thread, nodes numbered by their place in the sorted keys.  Part of the closure
- * solver: closure_internal.h maps its files. */
+ * queue (threaded in memory from 2^16 positions), nodes numbered by their
+ * place in the sorted keys.  Part of the closure solver: closure_internal.h
+ * maps its files. */
 #include "closure_internal.h"
 
 /* ---- values ---- */
