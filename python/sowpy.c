@@ -189,6 +189,18 @@ static void on_sigint(int sig)
     sowpy_stop = 1;
 }
 
+/* Ctrl-C stops a long call made from Python's main thread (sowpy_stop);
+ * the caller puts *old back when the call returns. */
+static void catch_sigint(struct sigaction *old)
+{
+    struct sigaction sa;
+    sowpy_stop = 0;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, old);
+}
+
 int sowpy_solve(const struct sowpy_rules *r, const sow_position *p,
                 const struct sowpy_solve_opts *o, struct sowpy_result *res, char *err,
                 int errlen)
@@ -216,14 +228,9 @@ int sowpy_solve(const struct sowpy_rules *r, const sow_position *p,
     struct sow_error e;
     if (search_new(&r->rs, &so, &s, &e) != SOW_OK)
         return fail(err, errlen, "%s", e.msg);
-    struct sigaction sa, old;
-    if (main_thread) {
-        sowpy_stop = 0;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_sigint;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &old);
-    }
+    struct sigaction old;
+    if (main_thread)
+        catch_sigint(&old);
     struct search_result sr;
     int rc = search_solve(s, p, &sr) == SOW_OK ? 0 : -1;
     struct sow_movelist ml;
@@ -306,14 +313,9 @@ int sowpy_analyse(const struct sowpy_rules *r, const sow_position *p, double sec
     struct analysis *a = malloc(sizeof *a);
     if (!a)
         return fail(err, errlen, "out of memory");
-    struct sigaction sa, old;
-    if (main_thread) {
-        sowpy_stop = 0;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_sigint;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &old);
-    }
+    struct sigaction old;
+    if (main_thread)
+        catch_sigint(&old);
     struct sow_error e = {0};
     enum sow_status st = analyse_position(&r->rs, p, &o, a, &e);
     if (main_thread)
