@@ -48,6 +48,12 @@ failed = 0
 T0 = time.monotonic()
 
 
+def skip(desc, why):
+    global n_tests
+    n_tests += 1
+    print(f"ok {n_tests} - {desc} # SKIP {why}", flush=True)
+
+
 def ok(cond, desc, why=""):
     global n_tests, failed
     n_tests += 1
@@ -365,9 +371,16 @@ def main():
            f"({n / secs:.0f}/s), no error", "\n".join(errors[:10]))
         warm = [kb for t, kb in rss if t >= t0 + 3]
         first, last, top = (warm[0], warm[-1], max(warm)) if warm else (0, 0, 0)
-        ok(warm and top <= first * 1.10 + 4096,
-           f"load: resident memory flat once warm ({first} KB at 3 s, {last} KB at the end, "
-           f"at most {top} KB)", " ".join(str(kb) for _, kb in rss))
+        if "ASAN_OPTIONS" in os.environ:
+            # AddressSanitizer keeps freed blocks in its quarantine (256 MB by
+            # default), so resident memory grows there without a leak; its
+            # leak check at the server's exit is the test then
+            skip("load: resident memory flat once warm",
+                 f"under AddressSanitizer ({first} KB at 3 s, {top} KB at most: its quarantine)")
+        else:
+            ok(warm and top <= first * 1.10 + 4096,
+               f"load: resident memory flat once warm ({first} KB at 3 s, {last} KB at the end, "
+               f"at most {top} KB)", " ".join(str(kb) for _, kb in rss))
         st, _, _ = main_srv.get("/api/oware/moves")
         ok(st == 200 and main_srv.proc.poll() is None, "serving after the load", main_srv.log())
     finally:
