@@ -479,6 +479,8 @@ static bool solve_level_par(struct clos *c, const struct clos_env *env, int m, u
                 if (stop)
                     break;
             }
+            /* every thread past its last read of stop before one writes it */
+#pragma omp barrier
 #pragma omp single
             if (!stop)
                 stop = !retro_look(c, env, m, t, tail, Nl, t0, &last);

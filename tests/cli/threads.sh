@@ -96,6 +96,8 @@ same "solve darra (last-capturer state)" --rules darra 1,0,2,1,0,3/0,1,1,0,2,0/B
 # the closure's concurrent expansion (the positions above go through levels in memory)
 same "solve oware, closure alone" --levels 0 0,0,1,2,1,0/1,0,2,0,0,1/A
 same "solve jodu, closure alone" --levels 0 --rules jodu 0,1,0,2,1,1/1,0,1,0,0,1/A
+# levels past 2^16 positions: the closure's threaded level retrograde
+same "solve oware, closure alone, threaded level retrograde" --levels 0 1,1,1,1,1,1/1,1,1,1,1,0/A
 same "solve oware, closure above compressed tables" --levels 0 --tables "$TBZ" 0,0,1,2,1,1/1,0,2,0,1,0/B
 t "engine with compressed tables --depth 10, 2 threads" solve --threads 2 --depth 10 --tables "$TBZ" 0,0,1,2,1,2/1,0,2,0,1,1/B
 t "solve --depth 8 (bounded), 2 threads" solve --threads 2 --depth 8
