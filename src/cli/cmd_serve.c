@@ -132,6 +132,12 @@ struct args_seen {
     bool too_many;
 };
 
+/* A file of --tables left out (serve_ctx's note). */
+static void say_left_out(const char *why)
+{
+    fprintf(stderr, "sow serve: note: %s (left out; answered without it)\n", why);
+}
+
 static enum MHD_Result on_arg(void *cls, enum MHD_ValueKind kind, const char *key,
                               const char *value)
 {
@@ -229,6 +235,7 @@ int cmd_serve(int argc, char **argv)
     struct serve_ctx ctx;
     serve_ctx_init(&ctx, a.tables, (int)a.threads, a.tlimit, stop);
     ctx.levels = (unsigned long long)(a.levels * 1e6);
+    ctx.note = say_left_out;
     for (int i = 0; i < a.nsolutions; i++) {
         struct sow_error e;
         enum sow_status st = serve_ctx_add_solution(&ctx, a.solutions[i], &e);

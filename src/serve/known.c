@@ -71,6 +71,8 @@ static void solutions_of_dir(struct serve_ctx *c, const struct ruleset *rs)
         s->rs = *rs;
         if (search_solution_open(&s->rs, path, &s->sol, &e) == SOW_OK)
             c->nsols++;
+        else if (c->note)
+            c->note(e.msg);
     }
 }
 
@@ -90,8 +92,11 @@ struct serve_set *serve_set_of(struct serve_ctx *c, const struct ruleset *rs)
         struct sow_error e;
         /* a damaged file: answered without tables (the solver's values are the
          * same), and not retried at every request */
-        if (c->tables && tb_open(&s->rs, c->tables, &s->tb, &e) != SOW_OK)
+        if (c->tables && tb_open(&s->rs, c->tables, &s->tb, &e) != SOW_OK) {
             s->tb = NULL;
+            if (c->note)
+                c->note(e.msg);
+        }
         if (c->tables)
             solutions_of_dir(c, rs);
     }

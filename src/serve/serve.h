@@ -79,6 +79,10 @@ struct serve_ctx {
                             per request: the caller divides by the concurrency */
     volatile sig_atomic_t *stop; /* the server is stopping (may be NULL) */
     unsigned long long levels; /* positions of the shared levels per set (0: none) */
+    /* Told once of each file of --tables left out (damaged, unreadable): the
+     * answers stay right without it, but the operator should know.  May be
+     * NULL; called under the lock. */
+    void (*note)(const char *line);
     pthread_mutex_t lock; /* guards sets / nsets and sols / nsols */
     struct serve_set sets[SERVE_MAX_SETS];
     int nsets;

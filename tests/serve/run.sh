@@ -149,6 +149,25 @@ else
     notok "sow serve --time 0.4 listens" "$(cat "$WORK/engine.err")"
 fi
 
+# a damaged level in --tables: left out with a note on stderr, and the
+# answers still exact (the solver's)
+cp -r "$WORK/tb" "$WORK/tbd"
+lvl=$(ls "$WORK"/tbd/*-006.sowtb)
+printf 'XX' | dd of="$lvl" bs=1 seek=200 conv=notrunc 2>/dev/null
+if start damaged --time 4 --tables "$WORK/tbd" --levels 0; then
+    get "/api/oware?pits=3&seeds=2"
+    if [ "$CODE" = 200 ] && [[ $BODY == *'"value":6,"exact":true'* ]] &&
+        grep -q "^sow serve: note: .*-006.sowtb: .*damaged.*left out" "$WORK/damaged.err"; then
+        ok "a damaged level in --tables: a note names it, the answer stays exact"
+    else
+        notok "a damaged level in --tables: a note names it, the answer stays exact" \
+            "$CODE $BODY" "$(cat "$WORK/damaged.err")"
+    fi
+    kill -TERM "$PID"; wait "$PID" 2>/dev/null
+else
+    notok "sow serve over a damaged level listens" "$(cat "$WORK/damaged.err")"
+fi
+
 # bad options: one line, exit 2
 "$SOW" serve --bind nowhere >/dev/null 2>"$WORK/e"; rc=$?
 if [ $rc = 2 ] && [ "$(wc -l <"$WORK/e")" = 1 ]; then ok "--bind nowhere: exit 2"
