@@ -14,24 +14,16 @@ GET /api/RULES.
 import json
 import os
 import random
-import shutil
 import subprocess
 import tempfile
 
 import pytest
 
 import sow
+from sowcli import SOW, cli
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "..", "tests", "ogn")
-SOW = os.environ.get("SOW_BIN") or shutil.which("sow")
-
-
-def cli(*args, check=True):
-    p = subprocess.run([SOW, *args], capture_output=True, text=True, timeout=120)
-    if check and p.returncode != 0:
-        raise AssertionError(f"sow {' '.join(args)}: exit {p.returncode}: {p.stderr}")
-    return p
 
 
 def good_files():

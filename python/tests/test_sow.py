@@ -12,24 +12,16 @@ import json
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
 
 import pytest
 
 import sow
+from sowcli import SOW, cli
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "tests", "data", "perft.txt")
-SOW = os.environ.get("SOW_BIN") or shutil.which("sow")
-
-
-def cli(*args, check=True):
-    p = subprocess.run([SOW, *args], capture_output=True, text=True, timeout=120)
-    if check and p.returncode != 0:
-        raise AssertionError(f"sow {' '.join(args)}: exit {p.returncode}: {p.stderr}")
-    return p
 
 
 def data_lines():
