@@ -389,6 +389,29 @@ static void retro_clamp(struct clos *c, int m, uint64_t s0, uint64_t Nl)
 #define PAR_BUF 64
 /* Levels under this many positions: one thread (barriers cost more). */
 #define PAR_MIN ((uint64_t)1 << 16)
+/* A thread's newly final copies, put into the shared log PAR_BUF at a time
+ * (one atomic add for the lot, not one a copy). */
+struct par_out {
+    int32_t buf[PAR_BUF];
+    int nb;
+};
+
+static inline void par_flush(struct par_out *o, int32_t *log, uint64_t *tail)
+{
+    if (!o->nb)
+        return;
+    uint64_t at = __atomic_fetch_add(tail, (uint64_t)o->nb, __ATOMIC_RELAXED);
+    memcpy(&log[at], o->buf, sizeof *o->buf * (size_t)o->nb);
+    o->nb = 0;
+}
+
+static inline void par_append(struct par_out *o, int32_t e, int32_t *log, uint64_t *tail)
+{
+    o->buf[o->nb++] = e;
+    if (o->nb == PAR_BUF)
+        par_flush(o, log, tail);
+}
+
 static bool solve_level_par(struct clos *c, const struct clos_env *env, int m, uint64_t s0,
                             uint64_t Nl, struct level_work *w)
 {
@@ -407,17 +430,7 @@ static bool solve_level_par(struct clos *c, const struct clos_env *env, int m, u
     retro_seed(c, w, s0, Nl, head, occurs);
 #pragma omp parallel num_threads(env->threads)
     {
-        int32_t buf[PAR_BUF];
-        int nb = 0;
-#define APPEND(e_)                                                                                \
-    do {                                                                                          \
-        buf[nb++] = (e_);                                                                         \
-        if (nb == PAR_BUF) {                                                                      \
-            uint64_t at_ = __atomic_fetch_add(&tail, (uint64_t)nb, __ATOMIC_RELAXED);             \
-            memcpy(&log[at_], buf, sizeof *buf * (size_t)nb);                                     \
-            nb = 0;                                                                               \
-        }                                                                                         \
-    } while (0)
+        struct par_out out = {.nb = 0};
         for (int t = m; t >= -m && !stop; t--) {
 #pragma omp single
             {
@@ -446,7 +459,7 @@ static bool solve_level_par(struct clos *c, const struct clos_env *env, int m, u
                                 continue;
                             if (retro_h_final_at(be[p], t)) {
                                 __atomic_store_n(&xh[p], (int8_t)t, __ATOMIC_RELAXED);
-                                APPEND((int32_t)(2 * p + 1));
+                                par_append(&out, (int32_t)(2 * p + 1), log, &tail);
                             } else {
                                 int32_t *h = &head[-be[p] + SOW_MAX_SEEDS];
                                 int32_t old = __atomic_load_n(h, __ATOMIC_RELAXED);
@@ -460,14 +473,10 @@ static bool solve_level_par(struct clos *c, const struct clos_env *env, int m, u
                         /* (q,H) final at t: L copies of its predecessors reach t */
                         for (; pr < pe; pr++)
                             if (retro_claim(&xl[*pr], (int8_t)t, true))
-                                APPEND((int32_t)(2 * *pr));
+                                par_append(&out, (int32_t)(2 * *pr), log, &tail);
                     }
                 }
-                if (nb) {
-                    uint64_t at = __atomic_fetch_add(&tail, (uint64_t)nb, __ATOMIC_RELAXED);
-                    memcpy(&log[at], buf, sizeof *buf * (size_t)nb);
-                    nb = 0;
-                }
+                par_flush(&out, log, &tail);
 #pragma omp barrier
 #pragma omp single
                 {
@@ -485,7 +494,6 @@ static bool solve_level_par(struct clos *c, const struct clos_env *env, int m, u
             if (!stop)
                 stop = !retro_look(c, env, m, t, tail, Nl, t0, &last);
         }
-#undef APPEND
     }
     if (stop)
         return false;
