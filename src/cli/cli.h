@@ -144,6 +144,7 @@ int cmd_engine(int argc, char **argv); /* cmd_engine.c */
 int cmd_match(int argc, char **argv);  /* cmd_match.c */
 int cmd_serve(int argc, char **argv);  /* cmd_serve.c (a refusal without libmicrohttpd) */
 int cmd_annotate(int argc, char **argv); /* cmd_annotate.c */
+int cmd_book(int argc, char **argv);     /* cmd_book.c */
 
 /* bench parts (bench_*.c) */
 int bench_movegen(const char *rules, int argc, char **argv);

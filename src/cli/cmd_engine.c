@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "engine_proto.h"
+#include "util.h"
 
 static const char usage[] =
     "usage: sow engine [--letters]\n"
@@ -105,6 +107,9 @@ int cmd_engine(int argc, char **argv)
     P->seeds = 4;
     P->hash = 64;
     P->threads = 1;
+    P->own_book = true;
+    /* book moves vary from one session to the next (equal moves) */
+    P->book_rng = (uint64_t)getpid() * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(util_now() * 1e9);
     char err[320];
     if (proto_setup_rules(P, err, sizeof err) < 0) {
         free(line);
@@ -175,6 +180,7 @@ int cmd_engine(int argc, char **argv)
     engine_free(P->e);
     tb_close(P->tb);
     search_solution_close(P->sol);
+    book_free(&P->book);
     pthread_mutex_destroy(&P->out);
     pthread_mutex_destroy(&P->tmu);
     pthread_cond_destroy(&P->tcv);

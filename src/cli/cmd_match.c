@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "book/builtin.h"
 #include "cli.h"
 #include "fileio.h"
 #include "match.h"
@@ -32,7 +33,9 @@ static const char usage[] =
     "  sow[:KEY=V,...]        the engine; keys: depth, time (ms per move), threads,\n"
     "                         hash (MiB), tables (DIR: its levels, and its solution\n"
     "                         file of the start without solution=), weights (w1/.../w7),\n"
-    "                         solution (FILE of sow solve --save: exact knowledge)\n"
+    "                         solution (FILE of sow solve --save: exact knowledge),\n"
+    "                         book (FILE of sow book build, or builtin: sow's own;\n"
+    "                         its moves played while it holds the position)\n"
     "  threshold[:KEY=V,...]  the threshold search's bounded mode (sow solve --threshold): depth, time\n"
     "  greedy                 one ply: the largest net capture, else the first move\n"
     "  cmd:COMMAND            a program speaking the engine protocol (sh -c COMMAND)\n"
@@ -167,6 +170,18 @@ static int match_setup_players(struct mctx *M, struct match_args *a)
                 fprintf(stderr, "sow match: %s\n", se.msg);
                 return cli_exit_code(st);
             }
+        }
+    for (int k = 0; k < 2; k++)
+        if (M->spec[k].book) {
+            struct sow_error be;
+            enum sow_status st = strcmp(M->spec[k].book, "builtin")
+                                     ? book_open(M->spec[k].book, &M->rs, &M->book[k], &be)
+                                     : book_load_builtin(&M->rs, &M->book[k], &be);
+            if (st != SOW_OK) {
+                fprintf(stderr, "sow match: player %c: %s\n", 'a' + k, be.msg);
+                return cli_exit_code(st);
+            }
+            M->have_book[k] = true;
         }
     /* tables=DIR without solution=: DIR's solution file of the
      * start, if there is one, as sow solve --tables finds it (every game
@@ -393,6 +408,7 @@ static void match_free(struct mctx *M)
     for (int k = 0; k < 2; k++) {
         tb_close(M->tb[k]);
         search_solution_close(M->sol[k]);
+        book_free(&M->book[k]);
     }
     free(M->score);
     free(M->text);

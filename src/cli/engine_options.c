@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "engine_proto.h"
+#include "book/builtin.h"
 #include "util.h"
 
 int proto_setup_rules(struct proto *P, char *err, int errlen)
@@ -66,6 +67,26 @@ void proto_new_base(struct proto *P, const sow_position *p)
     search_solution_close(s);
 }
 
+/* OwnBook: the Book file, or sow's own book of the rule set (none for
+ * some rule sets: then play is searched from the first move). */
+static void load_book(struct proto *P)
+{
+    book_free(&P->book);
+    P->have_book = false;
+    if (!P->own_book)
+        return;
+    struct sow_error be;
+    enum sow_status st = P->book_file[0] ? book_open(P->book_file, &P->rs, &P->book, &be)
+                                         : book_load_builtin(&P->rs, &P->book, &be);
+    if (st == SOW_OK) {
+        P->have_book = true;
+        proto_say(P, "info string book %s: %llu positions",
+                  P->book_file[0] ? P->book_file : "sow's own", (unsigned long long)P->book.nent);
+    } else if (P->book_file[0]) {
+        ERR(P, "Book: %s (no book used)", be.msg);
+    }
+}
+
 int proto_ensure_engine(struct proto *P)
 {
     if (!P->dirty && P->e)
@@ -96,6 +117,7 @@ int proto_ensure_engine(struct proto *P)
     if (!P->solution[0] && P->tables[0] &&
         find_solution(P, &P->sol_base, &P->sol, found, sizeof found) == 0 && P->sol)
         proto_say(P, "info string solution file %s", found);
+    load_book(P);
     struct engine_opts o = {.threads = (int)P->threads, .hash_mb = (unsigned)P->hash,
                             .tb = P->tb, .weights = P->have_weights ? &P->weights : NULL,
                             .solution = P->sol};
@@ -196,6 +218,9 @@ void proto_uci(struct proto *P)
     proto_say(P, "option name Solution type string default <empty>");
     proto_say(P, "option name Weights type string default <empty>");
     proto_say(P, "option name Ponder type check default false");
+    proto_say(P, "option name OwnBook type check default true");
+    proto_say(P, "option name Book type string default <builtin>");
+    proto_say(P, "option name BookMargin type spin default 0 min 0 max 10000");
     proto_say(P, "uciok");
 }
 
@@ -348,6 +373,35 @@ static void setoption_ponder(struct proto *P, const char *v)
         ERR(P, "setoption Ponder: expected true or false, not '%s'", v ? v : "");
 }
 
+/* OwnBook (true or false), Book (a file, or <builtin>/empty for sow's
+ * own), BookMargin (centi-seeds). */
+static void setoption_book(struct proto *P, const char *name, const char *v)
+{
+    if (!strcasecmp(name, "OwnBook")) {
+        if (v && (!strcasecmp(v, "true") || !strcasecmp(v, "false")))
+            P->own_book = !strcasecmp(v, "true");
+        else
+            ERR(P, "setoption OwnBook: expected true or false, not '%s'", v ? v : "");
+    } else if (!strcasecmp(name, "Book")) {
+        if (!v || !*v || !strcmp(v, "<builtin>") || !strcmp(v, "<empty>"))
+            P->book_file[0] = 0;
+        else if (strlen(v) >= sizeof P->book_file) {
+            ERR(P, "setoption Book: path too long");
+            return;
+        } else
+            snprintf(P->book_file, sizeof P->book_file, "%s", v);
+    } else {
+        long long x;
+        if (!v || !proto_parse_dec(v, 0, 10000, &x)) {
+            ERR(P, "setoption BookMargin: '%s' is not a decimal integer in 0..10000", v ? v : "");
+            return;
+        }
+        P->book_margin = (long)x;
+        return;
+    }
+    P->dirty = true;
+}
+
 void proto_setoption(struct proto *P, char *args)
 {
     char *name, *v;
@@ -366,6 +420,9 @@ void proto_setoption(struct proto *P, char *args)
         setoption_weights(P, v);
     else if (!strcasecmp(name, "Ponder"))
         setoption_ponder(P, v);
+    else if (!strcasecmp(name, "OwnBook") || !strcasecmp(name, "Book") ||
+             !strcasecmp(name, "BookMargin"))
+        setoption_book(P, name, v);
     else
         ERR(P, "setoption: unknown option '%s'", name);
 }

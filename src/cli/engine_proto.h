@@ -7,8 +7,10 @@
  *                      the options make: rule set, tables, solution file
  *   engine_position.c  position: startpos, pos TOKEN, fen F, the moves
  *                      (also oware hole letters, run together or not)
- *   engine_search.c    search control: go and its limits, the search thread,
- *                      go ponder and ponderhit's clock thread, stop
+ *   engine_search.c    search control: go and its limits (a book move
+ *                      instead where the book holds the position), the
+ *                      search thread, go ponder and ponderhit's clock
+ *                      thread, stop
  *   engine_answers.c   what the engine says: every line out, info (score,
  *                      pv), bestmove [ponder], letter mode
  *
@@ -36,6 +38,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "book/book.h"
 #include "sow/engine.h"
 #include "sow/search.h"
 
@@ -50,11 +53,17 @@ struct proto {
     char solution[1024];        /* engine-strength: a solution file, or "" */
     bool have_weights;
     struct eval_weights weights;
+    bool own_book;              /* OwnBook: play from the opening book (default true) */
+    char book_file[1024];       /* Book: a book file, or "" for sow's own (book/builtin.h) */
+    long book_margin;           /* BookMargin: choose among moves this close to the best */
     /* state */
     struct ruleset rs;
     struct engine *e;
     struct tb_set *tb;
     struct sol *sol;
+    struct book book;           /* the book in use, if have_book */
+    bool have_book;
+    uint64_t book_rng;          /* book_choose's random state */
     /* Tables without Solution: the position DIR's solution file in use was
      * found for (the last `position` command's, before its moves) */
     sow_position sol_base;

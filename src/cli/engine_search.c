@@ -97,6 +97,35 @@ void proto_ponderhit(struct proto *P)
     __atomic_store_n(&P->pondering, 0, __ATOMIC_RELEASE);
 }
 
+/* A position the book holds (not after a game's end in letter mode): the
+ * book's move at once, with its score, and no search.  True if it answered. */
+static bool book_move(struct proto *P)
+{
+    if (!P->have_book)
+        return false;
+    P->sletters = proto_letter_mode(P);
+    if (P->sletters && proto_game_ended(P))
+        return false;
+    const struct book_entry *t = book_find(&P->book, &P->rs, &P->pos);
+    if (!t)
+        return false;
+    struct engine_result r = {0};
+    r.best = book_choose(&P->book, t, (int)P->book_margin, &P->book_rng);
+    for (int i = 0; i < t->n; i++)
+        if (P->book.mov[t->first + i].move == r.best) {
+            r.info.score = P->book.mov[t->first + i].score;
+            r.info.proven = P->book.mov[t->first + i].flags & BOOK_EXACT;
+        }
+    r.info.depth = P->book.par.depth;
+    r.info.pv_len = 1;
+    r.info.pv[0] = r.best;
+    P->spos = P->pos;
+    proto_say(P, "info string book move");
+    proto_on_info(P, &r.info);
+    proto_bestmove(P, &r, NULL);
+    return true;
+}
+
 void proto_go(struct proto *P, char *args)
 {
     struct engine_limits lim = {0};
@@ -167,6 +196,8 @@ void proto_go(struct proto *P, char *args)
         lim.infinite = true;
     }
     if (proto_ensure_engine(P) < 0)
+        return;
+    if (!infinite && !ponder && book_move(P))
         return;
     /* go ponder: no clock until ponderhit (cmd_ponderhit starts it) */
     P->ponder_secs = ponder ? lim.seconds : 0;

@@ -22,6 +22,7 @@ static const struct {
     {"match", cmd_match, "play two engines against each other"},
     {"serve", cmd_serve, "HTTP server: JSON API of values and best moves"},
     {"annotate", cmd_annotate, "a game record (OGN) with every move's value"},
+    {"book", cmd_book, "opening books: build, info, probe"},
 };
 
 static void usage(FILE *f)

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "book/book.h"
 #include "sow/engine.h"
 #include "sow/search.h"
 
@@ -34,6 +35,7 @@ struct pspec {
     unsigned hash;
     const char *tables;
     const char *solution;      /* a solution file (sow solve --save) */
+    const char *book;          /* an opening book file, or "builtin" (sow's own) */
     bool have_weights;
     struct eval_weights w;
     char cmd[1024];
@@ -45,6 +47,8 @@ struct mctx {
     struct pspec spec[2];
     struct tb_set *tb[2];
     struct sol *sol[2];
+    struct book book[2];       /* spec[k].book's, if have_book[k] */
+    bool have_book[2];
     int games, oplies, maxplies;
     double defms;
     bool cpu_clock;            /* --clock cpu: times are the thinking thread's CPU time */

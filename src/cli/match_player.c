@@ -307,6 +307,14 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
         }
         return ml.c[best].move;
     }
+    int who = (int)(sp - M->spec);
+    const struct book_entry *bt;
+    if (sp->kind == P_SOW && M->have_book[who] && (bt = book_find(&M->book[who], rs, p))) {
+        /* the choice among equal moves is a function of the game (its
+         * opening and the position), not of the order games are played in */
+        uint64_t rng = book_key(open) ^ book_key(p) ^ (uint64_t)(who + 1);
+        return book_choose(&M->book[who], bt, 0, &rng);
+    }
     if (sp->kind == P_SOW) {
         struct engine_limits lim = {.depth = sp->depth, .seconds = sp->depth ? 0 : ms / 1000,
                                     .cpu_clock = M->cpu_clock};
@@ -460,6 +468,8 @@ int match_parse_spec(const char *s, struct pspec *sp, char *err, int errlen)
             sp->tables = strdup(v);
         else if (!strcmp(kv, "solution") && sp->kind == P_SOW && *v)
             sp->solution = strdup(v);
+        else if (!strcmp(kv, "book") && sp->kind == P_SOW && *v)
+            sp->book = strdup(v);
         else if (!strcmp(kv, "weights") && sp->kind == P_SOW) {
             char w[256];
             snprintf(w, sizeof w, "%s", v);
