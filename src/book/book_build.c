@@ -6,7 +6,8 @@
  * the children of the moves scored within the margin of the best that are
  * new and not finished make ply k + 1's frontier.  With one thread the
  * searches, and so the book, are the same on every run (the engine's table
- * is kept from one search to the next, in this fixed order).  After each
+ * is emptied at the start of each ply and kept from one search to the next
+ * within it, in this fixed order).  After each
  * ply the book so far is written (a complete book of fewer plies), so a
  * stopped build loses at most the ply it was in; a rerun replays the
  * frontier from the file and goes on. */
@@ -222,6 +223,9 @@ static void progress(struct bb *B, int ply, size_t done, double t0, bool end)
 static enum sow_status build_ply(struct bb *B, int ply, struct sow_error *e)
 {
     double t0 = util_now(), last = t0;
+    /* each ply from an empty table: what the table holds can change a
+     * fixed-depth score, and a resumed build must equal a whole one */
+    engine_clear(B->eng);
     for (size_t i = 0; i < B->ncur; i++) {
         const sow_position *p = &B->cur[i];
         struct sow_movelist ml;
