@@ -21,14 +21,16 @@
 static const char usage[] =
     "usage: sow tables SUBCOMMAND [OPTIONS]\n"
     "  build  [--rules R] [--pits N] --seeds N [--dir DIR] [--threads T] [--memory GB]\n"
-    "         [--builder auto|fast|lean]\n"
+    "         [--builder auto|fast|lean] [--bounds]\n"
     "         build the missing levels 0..N (seeds on the board); interrupted builds\n"
     "         leave only complete levels and resume; --memory (default 3/4 of RAM)\n"
     "         refuses up front what does not fit; --builder auto (default) uses the\n"
     "         fast builder for the levels that fit --memory with it, the lean one from\n"
     "         the first that does not (relay rule sets: in-level edges in temporary\n"
     "         files in DIR, up to about 31 B/position);\n"
-    "         --rules A,B,...: each rule set in turn (one MPI job for all of them)\n"
+    "         --rules A,B,...: each rule set in turn (one MPI job for all of them);\n"
+    "         --bounds: also each level's forced bounds (RULES-2xN-LLL.sowtbb, 2 B/position:\n"
+    "         exact move values from the tables), levels present without them solved again\n"
     "  info   [DIR]              the level files present, sizes (raw and stored), checksums\n"
     "  compress [--rules R] [--pits N] [--dir DIR] [--threads T]\n"
     "         rewrite every level present in zstd blocks (probes stay exact; the\n"
@@ -47,13 +49,13 @@ struct topts {
     const char *rules, *dir, *pos, *solution;
     long pits, seeds, threads, memory_gb;
     double memory;
-    bool json, pits_given;
+    bool json, pits_given, bounds;
     const char *builder; /* --builder auto|fast|lean */
 };
 
 /* Which options a subcommand takes (bits of the table in parse). */
 enum { T_RULES = 1, T_PITS = 2, T_SEEDS = 4, T_THREADS = 8, T_MEMORY = 16, T_DIR = 32,
-       T_JSON = 64, T_BUILDER = 128, T_SOLUTION = 256 };
+       T_JSON = 64, T_BUILDER = 128, T_SOLUTION = 256, T_BOUNDS = 512 };
 
 /* Parse a subcommand's options (those in `which`); the positional argument
  * into o->pos (and o->dir if pos_is_dir).  0, CLI_HELP or CLI_BAD. */
@@ -82,6 +84,8 @@ static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool p
          "the fast builder for the levels that fit --memory, the lean one above (default auto)", 0, 0},
         {"--solution", CLI_STR, &o->solution, 0, 0, "FILE",
          "probe: answer from a solution file (sow solve --save) instead", 0, 0},
+        {"--bounds", CLI_FLAG, &o->bounds, 0, 0, NULL,
+         "build: also write each level's forced bounds file (.sowtbb)", 0, 0},
     };
     struct cli_option opts[sizeof all / sizeof all[0] + 1];
     int k = 0;
@@ -208,7 +212,8 @@ static int build_one(const struct topts *op, const struct ruleset *rs, int build
     struct bar b = {(int)o.seeds, isatty(2), util_now(), -1, NULL, 0, -1};
     struct tb_build_opts opt = {.threads = (int)o.threads, .memory_bytes = o.memory,
                                 .stop = stop, .progress = on_progress, .level_done = on_level,
-                                .ctx = &b, .builder = builder, .level_info = on_level_info};
+                                .ctx = &b, .builder = builder, .level_info = on_level_info,
+                                .bounds = o.bounds};
     struct sow_error e;
     double t0 = util_now();
     int rank = 0; /* MPI: only rank 0 reports (docs/distributed.md) */
@@ -248,7 +253,8 @@ static int tables_build(int argc, char **argv)
 {
     struct topts o;
     int r = parse("tables build", argc, argv, &o, false,
-                  T_RULES | T_PITS | T_SEEDS | T_THREADS | T_MEMORY | T_DIR | T_BUILDER);
+                  T_RULES | T_PITS | T_SEEDS | T_THREADS | T_MEMORY | T_DIR | T_BUILDER |
+                      T_BOUNDS);
     if (r)
         return r == CLI_HELP ? CLI_OK : r;
     int builder = TB_BUILDER_AUTO;
@@ -266,6 +272,11 @@ static int tables_build(int argc, char **argv)
         return cli_bad("tables build",
                        "--seeds %ld: levels go up to %d (values are signed bytes, |V| <= n)",
                        o.seeds, TB_MAX_LEVEL);
+#ifdef SOW_MPI
+    if (o.bounds && tb_mpi_launched())
+        return cli_bad("tables build", "--bounds: the distributed builder (mpirun) does not "
+                                       "write bounds files; build them without mpirun");
+#endif
     /* --rules A,B,...: every name checked first, then each built in turn
      * (under mpirun: in one job, MPI initialised once; docs/distributed.md) */
     char names[512];
