@@ -334,8 +334,10 @@ static char **list_dir(const char *dir, int *count)
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
-        bool tb = l > 6 && strcmp(e->d_name + l - 6, ".sowtb") == 0;
-        bool tmp = l > 10 && strcmp(e->d_name + l - 10, ".sowtb.tmp") == 0;
+        bool tb = (l > 6 && strcmp(e->d_name + l - 6, ".sowtb") == 0) ||
+                  (l > 7 && strcmp(e->d_name + l - 7, ".sowtbb") == 0); /* bounds files */
+        bool tmp = (l > 10 && strcmp(e->d_name + l - 10, ".sowtb.tmp") == 0) ||
+                   (l > 11 && strcmp(e->d_name + l - 11, ".sowtbb.tmp") == 0);
         if (!tb && !tmp)
             continue;
         if (*count == cap) {
@@ -370,9 +372,9 @@ static int list_tables(const char *cmd, int argc, char **argv, struct topts *o, 
 }
 
 /* What a level file's name says it holds: "RULES-2xN-LLL.sowtb" (rule-set
- * names may hold '-').  false if the name is not of that form or names no
- * rule set. */
-static bool name_says(const char *name, struct ruleset *rs, int *level)
+ * names may hold '-'), or its bounds file "RULES-2xN-LLL.sowtbb" (*bounds).
+ * false if the name is not of that form or names no rule set. */
+static bool name_says(const char *name, struct ruleset *rs, int *level, bool *bounds)
 {
     const char *x = strstr(name, "-2x"), *nx;
     while (x && (nx = strstr(x + 1, "-2x")))
@@ -383,7 +385,10 @@ static bool name_says(const char *name, struct ruleset *rs, int *level)
         return false;
     memcpy(rules, name, (size_t)(x - name));
     rules[x - name] = 0;
-    if (sscanf(x, "-2x%d-%3d.sowtb%n", &pits, &n, &end) != 2 || x[end] || pits < 1 ||
+    if (sscanf(x, "-2x%d-%3d.sowtb%n", &pits, &n, &end) != 2)
+        return false;
+    *bounds = x[end] == 'b';
+    if (x[end + *bounds] || pits < 1 ||
         pits > SOW_MAX_PITS || n < 0 || n > TB_MAX_LEVEL)
         return false;
     if (rules_init(rs, rules, pits, 0, NULL) != SOW_OK || strcmp(rs->name, rules) != 0)
@@ -400,8 +405,8 @@ static int tables_info(int argc, char **argv)
     int r = list_tables("tables info", argc, argv, &o, &names, &count);
     if (r >= 0)
         return r;
-    int bad = 0;
-    double total = 0, stored = 0;
+    int bad = 0, nbounds = 0;
+    double total = 0, stored = 0, bbytes = 0;
     printf("%-28s %-12s %-6s %5s %14s %14s %14s  %-16s %s\n", "file", "rules", "board", "level",
            "entries", "raw bytes", "stored bytes", "xxh3-64", "status");
     for (int i = 0; i < count; i++) {
@@ -419,10 +424,25 @@ static int tables_info(int argc, char **argv)
         int nlevel;
         struct sow_error e;
         /* The header must say what the name says, as probe and verify check. */
-        bool named = name_says(names[i], &nrs, &nlevel);
+        bool bounds = false, named = name_says(names[i], &nrs, &nlevel, &bounds);
         if (!named) {
             printf("%-28s BAD: not a level file name (RULES-2xN-LLL.sowtb)\n", names[i]);
             bad++;
+        } else if (bounds) { /* a level's bounds file: not in the totals of values */
+            if (tb_bounds_load(path, &nrs, nlevel, &h, NULL, NULL, NULL, &e) != SOW_OK) {
+                printf("%-28s BAD: %s\n", names[i], e.msg);
+                bad++;
+            } else {
+                char board[16];
+                snprintf(board, sizeof board, "2x%u", h.pits);
+                printf("%-28s %-12s %-6s %5u %14llu %14llu %14llu  %016llx ok (bounds of "
+                       "values %016llx)\n",
+                       names[i], h.rules, board, h.level, (unsigned long long)h.entries,
+                       (unsigned long long)h.stored, (unsigned long long)h.stored,
+                       (unsigned long long)h.checksum, (unsigned long long)h.values_sum);
+                nbounds++;
+                bbytes += (double)h.stored;
+            }
         } else if (tb_file_load(path, &nrs, nlevel, &h, NULL, NULL, NULL, &e) != SOW_OK) {
             printf("%-28s BAD: %s\n", names[i], e.msg);
             bad++;
@@ -442,7 +462,9 @@ static int tables_info(int argc, char **argv)
     }
     free(names);
     printf("total %.0f bytes raw, %.0f stored (%.2fx) in %d files%s\n", total, stored,
-           stored > 0 ? total / stored : 0.0, count, bad ? ", some damaged" : "");
+           stored > 0 ? total / stored : 0.0, count - nbounds, bad ? ", some damaged" : "");
+    if (nbounds)
+        printf("bounds %.0f bytes in %d files\n", bbytes, nbounds);
     return bad ? CLI_BAD : CLI_OK;
 }
 
@@ -487,7 +509,28 @@ static int tables_stats(int argc, char **argv)
         hist[s][v[i] + TB_MAX_LEVEL]++;
         hist[3][v[i] + TB_MAX_LEVEL]++;
     }
+    uint64_t vsum = h.checksum;
     tb_file_unmap(map, maplen);
+    /* its bounds file, if any: positions whose bounds meet (lo = hi: forced
+     * whatever the repetition rule says) and the others */
+    char bpath[4200];
+    long long forced = -1, open = 0;
+    tb_bounds_name(o.dir, rs.name, rs.pits, n, bpath, sizeof bpath);
+    if (access(bpath, F_OK) == 0) {
+        const int8_t *b;
+        if (tb_bounds_load(bpath, &rs, n, &h, &b, &map, &maplen, &e) != SOW_OK)
+            return cli_bad("tables stats", "%s", e.msg);
+        if (h.values_sum != vsum) {
+            tb_file_unmap(map, maplen);
+            return cli_bad("tables stats", "%s: the bounds of other values (rebuild them with "
+                                           "sow tables build --bounds)", bpath);
+        }
+        forced = 0;
+        for (uint64_t i = 0; i < h.entries; i++)
+            forced += b[2 * i] == b[2 * i + 1];
+        open = (long long)h.entries - forced;
+        tb_file_unmap(map, maplen);
+    }
     static const char *const sname[3] = {"nobody captured yet", "mover captured last",
                                          "opponent captured last"};
     /* JSON and single-state rule sets: the whole level; darra also per state. */
@@ -511,7 +554,10 @@ static int tables_stats(int argc, char **argv)
             for (int x = -n; x <= n; x++)
                 printf("%s\"%d\":%llu", x == -n ? "" : ",", x,
                        (unsigned long long)hist[s][x + TB_MAX_LEVEL]);
-            printf("}}\n");
+            printf("}");
+            if (forced >= 0)
+                printf(",\"bounds\":{\"forced\":%lld,\"open\":%lld}", forced, open);
+            printf("}\n");
             continue;
         }
         if (s == 3)
@@ -528,6 +574,9 @@ static int tables_stats(int argc, char **argv)
                 printf(" %d:%llu", x, (unsigned long long)hist[s][x + TB_MAX_LEVEL]);
         printf("\n");
     }
+    if (forced >= 0 && !o.json)
+        printf("  bounds file: lo = hi (forced) %lld, lo < hi (the repetition rule settles) "
+               "%lld\n", forced, open);
     return CLI_OK;
 }
 
@@ -553,7 +602,10 @@ static int tables_verify(int argc, char **argv)
             continue;
         struct tb_header h;
         struct sow_error e;
-        if (tb_file_load(path, NULL, 0, &h, NULL, NULL, NULL, &e) != SOW_OK) {
+        size_t nl = strlen(names[i]);
+        bool bounds = nl > 7 && strcmp(names[i] + nl - 7, ".sowtbb") == 0;
+        if ((bounds ? tb_bounds_load : tb_file_load)(path, NULL, 0, &h, NULL, NULL, NULL, &e) !=
+            SOW_OK) {
             if (strcmp(e.msg, lastbad) != 0) /* its group may have listed it already */
                 printf("BAD  %s\n", e.msg);
             snprintf(lastbad, sizeof lastbad, "%s", e.msg);
