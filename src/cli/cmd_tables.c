@@ -736,10 +736,16 @@ static int tables_probe(int argc, char **argv)
      * level is one line on stderr and nothing on stdout */
     struct sow_movelist ml;
     rules_generate(&g.rs, &g.p, &ml);
-    bool found = tb_probe(set, &g.p, &v), cfound[SOW_MAX_PITS + 1];
-    int cvals[SOW_MAX_PITS + 1];
-    for (int k = 0; k < ml.n; k++)
+    bool found = tb_probe(set, &g.p, &v), cfound[SOW_MAX_PITS + 1], cbound[SOW_MAX_PITS + 1];
+    int cvals[SOW_MAX_PITS + 1], lo[SOW_MAX_PITS + 1], hi[SOW_MAX_PITS + 1], nbound = 0;
+    for (int k = 0; k < ml.n; k++) {
         cfound[k] = tb_probe(set, &ml.c[k].pos, &cvals[k]);
+        /* a move that keeps the seeds on the board: its result's bounds, if
+         * its level has them (docs/rules.md) */
+        cbound[k] = ml.c[k].captured[0] + ml.c[k].captured[1] == 0 &&
+                    tb_probe_bounds(set, &ml.c[k].pos, &lo[k], &hi[k], &cvals[k]);
+        nbound += cbound[k];
+    }
     if (tb_set_damaged(set, &e)) {
         tb_close(set);
         cli_bad("tables probe", "%s", e.msg);
@@ -783,14 +789,23 @@ static int tables_probe(int argc, char **argv)
             pos_format(&g.rs, &c->pos, cb, sizeof cb);
             int cv = cvals[k];
             int d = c->captured[me] - c->captured[!me];
-            if (cfound[k])
+            int cyc = rules_cycle_value(&g.rs, &g.p);
+            if (cbound[k])
+                printf("%-8s %3d-%-5d %+6d  %s\n", mv, c->captured[0], c->captured[1],
+                       cyc < -hi[k] ? -hi[k] : cyc > -lo[k] ? -lo[k] : cyc, cb);
+            else if (cfound[k])
                 printf("%-8s %3d-%-5d %+6d  %s\n", mv, c->captured[0], c->captured[1], d - cv, cb);
             else
                 printf("%-8s %3d-%-5d %6s  %s\n", mv, c->captured[0], c->captured[1], "?", cb);
         }
-        printf("(a move's value: its captures, net, minus the value of the result for the\n"
-               " opponent; where cycles matter the position's value may differ from the best\n"
-               " move's, see docs/tables.md)\n");
+        if (nbound)
+            printf("(a move's value: a capture's net seeds minus the value of the result for\n"
+                   " the opponent; a move that keeps the seeds on the board, the repetition\n"
+                   " settlement clamped to the result's bounds (its bounds file): exact)\n");
+        else
+            printf("(a move's value: its captures, net, minus the value of the result for the\n"
+                   " opponent; where cycles matter the position's value may differ from the best\n"
+                   " move's, see docs/tables.md)\n");
     }
     tb_close(set);
     return CLI_OK;

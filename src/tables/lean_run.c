@@ -220,7 +220,8 @@ int tb_lean_fast_to(const struct ruleset *rs, const char *dir, int max_level,
             break;
         }
         bool miss = level_missing(rs, dir, n, opt);
-        if (miss && tb_level_memory(ix, n) + lower > limit) {
+        double bounds = opt && opt->bounds ? 2.0 * (double)E : 0; /* as fast_build counts */
+        if (miss && tb_level_memory(ix, n) + lower + bounds > limit) {
             fast_to = n - 1;
             break;
         }

@@ -52,6 +52,16 @@ strip() { sed 's/,"nodes".*//' "$1"; }
 check "solve --tables: a 9-seed position from the bounds, the closure's values" $? \
     "$(cat "$WORK/a")" "$(cat "$WORK/b")"
 
+# tables probe: a move that stays in the level from its result's bounds
+# (5A is worth 3, where minus the result's value says 1), as sow solve says
+P7=2,0,0,1,2,0/0,0,2,0,0,0/A
+probe() { "$SOW" tables probe --dir "$1" "$P7" 2>&1 | sed -n 's/^\([1-6]A\) .* \([-+][0-9]*\)  .*/\1 \2/p' | tr '\n' ' '; }
+want=$("$SOW" solve --moves "$P7" 2>/dev/null | sed -n 's/^move \([1-6]A\) *: \(-*[0-9]*\).*/\1 \2/p' | sed 's/ \([0-9]\)/ +\1/' | tr '\n' ' ')
+got=$(probe "$TB") plain=$(probe "$LOW")
+[ "$got" = "$want" ] && [ "$got" != "$plain" ]
+check "tables probe: in-level moves from the bounds, sow solve's values" $? "bounds: $got" \
+    "solve: $want" "without bounds: $plain"
+
 # damage: a byte of level 7's bounds
 BAD=$WORK/bad
 cp -r "$TB" "$BAD"
