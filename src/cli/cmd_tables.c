@@ -273,9 +273,14 @@ static int tables_build(int argc, char **argv)
                        "--seeds %ld: levels go up to %d (values are signed bytes, |V| <= n)",
                        o.seeds, TB_MAX_LEVEL);
 #ifdef SOW_MPI
-    if (o.bounds && tb_mpi_launched())
+    if (o.bounds && tb_mpi_launched()) { /* refused by every rank, said by rank 0 */
+        const char *r = getenv("OMPI_COMM_WORLD_RANK");
+        r = r ? r : getenv("PMIX_RANK") ? getenv("PMIX_RANK") : getenv("PMI_RANK");
+        if (r && atoi(r) != 0)
+            return CLI_BAD;
         return cli_bad("tables build", "--bounds: the distributed builder (mpirun) does not "
                                        "write bounds files; build them without mpirun");
+    }
 #endif
     /* --rules A,B,...: every name checked first, then each built in turn
      * (under mpirun: in one job, MPI initialised once; docs/distributed.md) */
