@@ -33,9 +33,9 @@
  *
  * Thread-safety: a built `struct tb_index` and a loaded `struct tb_set` are
  * read-only (but for the block cache of compressed levels, which locks);
- * tb_rank/tb_unrank/tb_index_of/tb_position_of/tb_probe may be called from
- * any number of threads at once; tb_open/tb_close are not concurrent with
- * probes.
+ * tb_rank/tb_unrank/tb_index_of/tb_position_of/tb_probe/tb_probe_bounds may
+ * be called from any number of threads at once; tb_open/tb_close are not
+ * concurrent with probes.
  */
 #ifndef SOW_TABLES_PROBE_H
 #define SOW_TABLES_PROBE_H
