@@ -224,7 +224,6 @@ struct tb_header {
     uint64_t entries;
     uint64_t checksum;     /* XXH3-64 of the values (the payload of version 1) */
     uint64_t stored;       /* bytes of the file (version 2: compressed, docs/tables.md) */
-    uint64_t values_sum;   /* bounds files: XXH3-64 of the values they belong to; else 0 */
 };
 
 /* "DIR/RULES-2xN-LLL.sowtb" into buf. */
@@ -269,12 +268,13 @@ SOW_API void tb_bounds_name(const char *dir, const char *rules, int pits, int le
 
 /* Read and check a bounds file completely (header, size, payload checksum,
  * every pair -n <= lo <= hi <= n, and, if rs != NULL, that it belongs to rs
- * at `level`): *h filled (h->values_sum: the values it belongs to) and, if
- * lohi != NULL, the pairs mapped read-only (release with tb_file_unmap).
- * Otherwise as tb_file_load. */
+ * at `level`): *h filled (h->checksum: the pairs'), *values_sum the XXH3-64
+ * of the values it belongs to, and, if lohi != NULL, the pairs mapped
+ * read-only (release with tb_file_unmap).  Otherwise as tb_file_load. */
 SOW_API enum sow_status tb_bounds_load(const char *path, const struct ruleset *rs, int level,
-                                       struct tb_header *h, const int8_t **lohi, void **map,
-                                       size_t *maplen, struct sow_error *e);
+                                       struct tb_header *h, uint64_t *values_sum,
+                                       const int8_t **lohi, void **map, size_t *maplen,
+                                       struct sow_error *e);
 
 /* Write level's bounds file (internal to libsow, the builders'), as
  * tb_file_write: lohi[2 * entries], values_sum the XXH3-64 of the level's

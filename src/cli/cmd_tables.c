@@ -434,7 +434,8 @@ static int tables_info(int argc, char **argv)
             printf("%-28s BAD: not a level file name (RULES-2xN-LLL.sowtb)\n", names[i]);
             bad++;
         } else if (bounds) { /* a level's bounds file: not in the totals of values */
-            if (tb_bounds_load(path, &nrs, nlevel, &h, NULL, NULL, NULL, &e) != SOW_OK) {
+            uint64_t vsum;
+            if (tb_bounds_load(path, &nrs, nlevel, &h, &vsum, NULL, NULL, NULL, &e) != SOW_OK) {
                 printf("%-28s BAD: %s\n", names[i], e.msg);
                 bad++;
             } else {
@@ -444,7 +445,7 @@ static int tables_info(int argc, char **argv)
                        "values %016llx)\n",
                        names[i], h.rules, board, h.level, (unsigned long long)h.entries,
                        (unsigned long long)h.stored, (unsigned long long)h.stored,
-                       (unsigned long long)h.checksum, (unsigned long long)h.values_sum);
+                       (unsigned long long)h.checksum, (unsigned long long)vsum);
                 nbounds++;
                 bbytes += (double)h.stored;
             }
@@ -523,9 +524,10 @@ static int tables_stats(int argc, char **argv)
     tb_bounds_name(o.dir, rs.name, rs.pits, n, bpath, sizeof bpath);
     if (access(bpath, F_OK) == 0) {
         const int8_t *b;
-        if (tb_bounds_load(bpath, &rs, n, &h, &b, &map, &maplen, &e) != SOW_OK)
+        uint64_t bsum;
+        if (tb_bounds_load(bpath, &rs, n, &h, &bsum, &b, &map, &maplen, &e) != SOW_OK)
             return cli_bad("tables stats", "%s", e.msg);
-        if (h.values_sum != vsum) {
+        if (bsum != vsum) {
             tb_file_unmap(map, maplen);
             return cli_bad("tables stats", "%s: the bounds of other values (rebuild them with "
                                            "sow tables build --bounds)", bpath);
@@ -609,8 +611,9 @@ static int tables_verify(int argc, char **argv)
         struct sow_error e;
         size_t nl = strlen(names[i]);
         bool bounds = nl > 7 && strcmp(names[i] + nl - 7, ".sowtbb") == 0;
-        if ((bounds ? tb_bounds_load : tb_file_load)(path, NULL, 0, &h, NULL, NULL, NULL, &e) !=
-            SOW_OK) {
+        uint64_t vsum;
+        if ((bounds ? tb_bounds_load(path, NULL, 0, &h, &vsum, NULL, NULL, NULL, &e)
+                    : tb_file_load(path, NULL, 0, &h, NULL, NULL, NULL, &e)) != SOW_OK) {
             if (strcmp(e.msg, lastbad) != 0) /* its group may have listed it already */
                 printf("BAD  %s\n", e.msg);
             snprintf(lastbad, sizeof lastbad, "%s", e.msg);

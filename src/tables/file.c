@@ -170,11 +170,15 @@ enum sow_status tb_file_load(const char *path, const struct ruleset *rs, int lev
 /* The header of the level file `path` mapped at h (size bytes, at least
  * the header's): decoded into *hd and checked (magic, seal, version, sizes,
  * a known table, the one expected if rs is given, entries and states as the
- * index counts them).  SOW_E_INPUT (bad content) or SOW_E_NOMEM. */
+ * index counts them); with values_sum, of a bounds file instead (its magic,
+ * version and encoding; the values' checksum into *values_sum).
+ * SOW_E_INPUT (bad content) or SOW_E_NOMEM. */
 static enum sow_status header_decode(const uint8_t *h, size_t size, const char *path,
-                                     const struct ruleset *rs, int level, bool bounds,
-                                     struct tb_header *hd, struct sow_error *e)
+                                     const struct ruleset *rs, int level,
+                                     uint64_t *values_sum, struct tb_header *hd,
+                                     struct sow_error *e)
 {
+    bool bounds = values_sum != NULL; /* a bounds file: its values' checksum there */
 #define BAD(...) return sow_fail(e, SOW_E_INPUT, __VA_ARGS__)
     if (memcmp(h + TBH_MAGIC, bounds ? BMAGIC : MAGIC, 8) != 0)
         BAD("%s: not a sow %s file (bad magic)", path, bounds ? "bounds" : "table");
@@ -204,7 +208,7 @@ static enum sow_status header_decode(const uint8_t *h, size_t size, const char *
     if (hd->value_encoding != (bounds ? TB_BOUNDS_INT8_PAIRS : TB_VALUE_INT8))
         BAD("%s: unknown value encoding %u", path, hd->value_encoding);
     if (bounds)
-        hd->values_sum = ct_get64(h + TBH_VALUESUM);
+        *values_sum = ct_get64(h + TBH_VALUESUM);
     struct ruleset frs;
     if (hd->pits < 1 || hd->pits > SOW_MAX_PITS || hd->level > TB_MAX_LEVEL ||
         rules_init(&frs, hd->rules, (int)hd->pits, 0, NULL) != SOW_OK ||
@@ -341,7 +345,7 @@ static enum sow_status file_load(const char *path, const struct ruleset *rs, int
     /* (sow_fail keeps the messages one printable line: they may quote the
      * file's rule-set name.) */
     struct tb_header hd;
-    st = header_decode(map, size, path, rs, level, false, &hd, e);
+    st = header_decode(map, size, path, rs, level, NULL, &hd, e);
     if (st == SOW_OK && hd.version == TBZ_VERSION) {
         st = zload(map, size, path, &hd, values, mapout, maplen, zout, e);
         if (st == SOW_OK)
@@ -366,8 +370,8 @@ static enum sow_status file_load(const char *path, const struct ruleset *rs, int
 }
 
 enum sow_status tb_bounds_load(const char *path, const struct ruleset *rs, int level,
-                               struct tb_header *out, const int8_t **lohi, void **mapout,
-                               size_t *maplen, struct sow_error *e)
+                               struct tb_header *out, uint64_t *values_sum, const int8_t **lohi,
+                               void **mapout, size_t *maplen, struct sow_error *e)
 {
     int fd;
     void *map;
@@ -377,7 +381,8 @@ enum sow_status tb_bounds_load(const char *path, const struct ruleset *rs, int l
         return st;
     close(fd);
     struct tb_header hd = {0};
-    st = header_decode(map, size, path, rs, level, true, &hd, e);
+    uint64_t vsum = 0;
+    st = header_decode(map, size, path, rs, level, &vsum, &hd, e);
     uint64_t want = TB_HEADER_SIZE + 2 * hd.entries;
     const int8_t *b = (const int8_t *)((const uint8_t *)map + TB_HEADER_SIZE);
     if (st == SOW_OK && size != want)
@@ -405,6 +410,7 @@ enum sow_status tb_bounds_load(const char *path, const struct ruleset *rs, int l
     }
     hd.stored = size;
     *out = hd;
+    *values_sum = vsum;
     if (lohi) {
         *lohi = b;
         *mapout = map;
@@ -426,16 +432,18 @@ enum sow_status tb_set_load_bounds(struct tb_set *s, int n, struct sow_error *e)
         return SOW_OK;
     struct tb_header h;
     const int8_t *b;
-    enum sow_status st = tb_bounds_load(path, &s->rs, n, &h, &b, &lv->bmap, &lv->bmaplen, e);
+    uint64_t vsum;
+    enum sow_status st =
+        tb_bounds_load(path, &s->rs, n, &h, &vsum, &b, &lv->bmap, &lv->bmaplen, e);
     if (st != SOW_OK)
         return st;
-    if (h.values_sum != lv->checksum) {
+    if (vsum != lv->checksum) {
         tb_file_unmap(lv->bmap, lv->bmaplen);
         lv->bmap = NULL;
         return sow_fail(e, SOW_E_INPUT,
                         "%s: the bounds of other values (values checksum %016llx, the level "
                         "file's is %016llx): rebuild them with sow tables build --bounds",
-                        path, (unsigned long long)h.values_sum,
+                        path, (unsigned long long)vsum,
                         (unsigned long long)lv->checksum);
     }
     lv->bd = b;
@@ -518,7 +526,7 @@ enum sow_status tb_file_read_slice(const char *path, const struct ruleset *rs, i
     if (st != SOW_OK)
         return st;
     struct tb_header hd;
-    st = header_decode(map, size, path, rs, level, false, &hd, e);
+    st = header_decode(map, size, path, rs, level, NULL, &hd, e);
     if (st == SOW_OK && (a > b || b > hd.entries))
         st = sow_fail(e, SOW_E_INPUT, "%s: entries %llu..%llu are not in the level (%llu)", path,
                       (unsigned long long)a, (unsigned long long)b,
