@@ -8,10 +8,12 @@
  *
  * The first of these that answers (docs/serve.md "How a request is answered"):
  *   1. "levels": the caller's shared levels (analyse_levels, below), exact,
- *   2. "solution": one of the caller's solution files holding p, exact,
- *   3. "tables" / "closure": the exact solver (with the endgame tables)
+ *   2. "tables": the endgame tables, where they hold p's level with its
+ *      bounds file (sow/tables_probe.h), exact, without a search,
+ *   3. "solution": one of the caller's solution files holding p, exact,
+ *   4. "tables" / "closure": the exact solver (with the endgame tables)
  *      stopped after half the budget,
- *   4. "engine": the alpha-beta engine over every move in the other half
+ *   5. "engine": the alpha-beta engine over every move in the other half
  *      (exact false).
  * This is the one implementation behind sow serve, sow annotate and
  * Python's sow.analyse: the same position, sources and budget give the same

@@ -33,9 +33,9 @@
  *
  * Thread-safety: a built `struct tb_index` and a loaded `struct tb_set` are
  * read-only (but for the block cache of compressed levels, which locks);
- * tb_rank/tb_unrank/tb_index_of/tb_position_of/tb_probe may be called from
- * any number of threads at once; tb_open/tb_close are not concurrent with
- * probes.
+ * tb_rank/tb_unrank/tb_index_of/tb_position_of/tb_probe/tb_probe_bounds may
+ * be called from any number of threads at once; tb_open/tb_close are not
+ * concurrent with probes.
  */
 #ifndef SOW_TABLES_PROBE_H
 #define SOW_TABLES_PROBE_H
@@ -167,10 +167,14 @@ SOW_API int tb_max_level(const struct tb_set *set);
 SOW_API bool tb_probe(const struct tb_set *set, const sow_position *p, int *value);
 
 /* p's value and forced bounds lo <= V <= hi (docs/rules.md), if p's level
- * holds bounds (levels built in memory, tb_mem in tables/tables.h); false
- * otherwise (or p not indexed). */
+ * holds bounds (levels built in memory, tb_mem in tables/tables.h, or levels
+ * whose bounds file tb_open found); false otherwise (or p not indexed). */
 SOW_API bool tb_probe_bounds(const struct tb_set *set, const sow_position *p, int *lo, int *hi,
                              int *value);
+
+/* Whether level n is loaded with its forced bounds (tb_probe_bounds answers
+ * its positions). */
+SOW_API bool tb_level_has_bounds(const struct tb_set *set, int n);
 
 /* The values of level n (entries in index order), or NULL if not loaded. */
 SOW_API const int8_t *tb_level_values(const struct tb_set *set, int n, uint64_t *entries);
@@ -242,6 +246,42 @@ SOW_API void tb_file_unmap(void *map, size_t maplen);
  * SOW_OK or SOW_E_IO (the temp file removed). */
 enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int level,
                               const int8_t *values, uint64_t entries, struct sow_error *e);
+
+/* ---- bounds files -------------------------------------------------------
+ * Optional, beside a level file: "DIR/RULES-2xN-LLL.sowtbb" holds the
+ * level's forced bounds (lo, hi: two int8 per entry in index order), from
+ * which its values came (V = clamp(cyc, lo, hi)); a move that keeps the
+ * seeds on the board is worth clamp(cyc(p), -hi(q), -lo(q)) for its child q,
+ * so exact move values above the lowest levels need them (docs/rules.md).
+ * The header is the level file's (docs/tables.md "Bounds files") with magic
+ * "SOWTBB\r\n", its own version and encoding, and the XXH3-64 of the raw
+ * values it belongs to (a level file rebuilt or replaced makes its old
+ * bounds file foreign).  tb_open and tb_open_values load a level's bounds
+ * file when it is present: a damaged or foreign one fails them as a damaged
+ * level file does. */
+#define TB_BOUNDS_VERSION 1
+#define TB_BOUNDS_INT8_PAIRS 1
+
+/* "DIR/RULES-2xN-LLL.sowtbb" into buf. */
+SOW_API void tb_bounds_name(const char *dir, const char *rules, int pits, int level, char *buf,
+                            size_t len);
+
+/* Read and check a bounds file completely (header, size, payload checksum,
+ * every pair -n <= lo <= hi <= n, and, if rs != NULL, that it belongs to rs
+ * at `level`): *h filled (h->checksum: the pairs'), *values_sum the XXH3-64
+ * of the values it belongs to, and, if lohi != NULL, the pairs mapped
+ * read-only (release with tb_file_unmap).  Otherwise as tb_file_load. */
+SOW_API enum sow_status tb_bounds_load(const char *path, const struct ruleset *rs, int level,
+                                       struct tb_header *h, uint64_t *values_sum,
+                                       const int8_t **lohi, void **map, size_t *maplen,
+                                       struct sow_error *e);
+
+/* Write level's bounds file (internal to libsow, the builders'), as
+ * tb_file_write: lohi[2 * entries], values_sum the XXH3-64 of the level's
+ * values.  SOW_OK or SOW_E_IO (the temp file removed). */
+enum sow_status tb_bounds_write(const char *dir, const struct ruleset *rs, int level,
+                                const int8_t *lohi, uint64_t entries, uint64_t values_sum,
+                                struct sow_error *e);
 
 /* Default table directory: $SOW_TABLES, else "tables". */
 SOW_API const char *tb_default_dir(void);

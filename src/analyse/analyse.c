@@ -239,7 +239,8 @@ enum sow_status analyse_position(const struct ruleset *rs, const sow_position *p
 {
     memset(a, 0, sizeof *a);
     rs->generate(rs, p, &a->ml, NULL, NULL);
-    if ((o->levels && analyse_levels_answer(o->levels, rs, p, o, a)) || try_solutions(p, o, a)) {
+    if ((o->levels && analyse_levels_answer(o->levels, rs, p, o, a)) ||
+        (o->tb && analyse_tables_answer(o->tb, rs, p, a)) || try_solutions(p, o, a)) {
         order_moves(a);
         return SOW_OK;
     }

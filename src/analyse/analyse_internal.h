@@ -18,6 +18,13 @@ bool analyse_levels_answer(struct analyse_levels *l, const struct ruleset *rs,
                            const sow_position *p, const struct analyse_opts *o,
                            struct analysis *a);
 
+/* p answered from the endgame tables tb (source "tables"), as from shared
+ * levels: true if tb holds p's level with its bounds file (and every level
+ * a capture leads to), false otherwise.  The PV is walked as far as the
+ * levels it meets have bounds. */
+bool analyse_tables_answer(const struct tb_set *tb, const struct ruleset *rs,
+                           const sow_position *p, struct analysis *a);
+
 /* GET /api/RULES/mainline's answer: the head of analyse_json (rules .. over),
  * then "line":[{"move","pos"},...], the principal variation replayed, and
  * "end": "over" (the game ends), "repetition" (a position repeats) or "cut"

@@ -129,16 +129,17 @@ static bool move_values(const struct ruleset *rs, const struct tb_set *L, const 
 /* p answered from levels L: V(p), every move's value, and the PV as the
  * exact solver walks it (search.c pv_walk: at each position the first move
  * worth its value, until the game ends, a position repeats or SEARCH_MAX_PV
- * moves).  false if L misses p or a child. */
+ * moves; it stops early at a level without bounds).  false if L misses p or
+ * a child (or the bounds of p's level). */
 static bool answer(const struct ruleset *rs, const struct tb_set *L, const sow_position *p,
-                   struct analysis *a)
+                   const char *source, struct analysis *a)
 {
     int v;
     if (a->ml.n == 0)
         v = a->ml.settle[p->side] - a->ml.settle[!p->side];
     else if (!tb_probe(L, p, &v) || !move_values(rs, L, p, &a->ml, a->vals))
         return false;
-    a->source = "levels";
+    a->source = source;
     a->exact = true;
     a->over = a->ml.n == 0;
     a->value = v;
@@ -183,7 +184,20 @@ bool analyse_levels_answer(struct analyse_levels *l, const struct ruleset *rs,
         return false;
     if (!levels_lock(l, rules_board_seeds(rs, p), o))
         return false;
-    bool ok = answer(rs, tb_mem_set(l->mem), p, a);
+    bool ok = answer(rs, tb_mem_set(l->mem), p, "levels", a);
     pthread_rwlock_unlock(&l->rw);
     return ok;
+}
+
+bool analyse_tables_answer(const struct tb_set *tb, const struct ruleset *rs,
+                           const sow_position *p, struct analysis *a)
+{
+    const struct tb_index *ix = tb_set_index(tb);
+    int n;
+    uint64_t idx;
+    /* only where the tables hold p's level with its bounds: its in-level
+     * moves' values need them */
+    if (ix->pits != rs->pits || !tb_index_of(ix, p, &n, &idx) || !tb_level_has_bounds(tb, n))
+        return false;
+    return answer(rs, tb, p, "tables", a);
 }

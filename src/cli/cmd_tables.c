@@ -21,14 +21,16 @@
 static const char usage[] =
     "usage: sow tables SUBCOMMAND [OPTIONS]\n"
     "  build  [--rules R] [--pits N] --seeds N [--dir DIR] [--threads T] [--memory GB]\n"
-    "         [--builder auto|fast|lean]\n"
+    "         [--builder auto|fast|lean] [--bounds]\n"
     "         build the missing levels 0..N (seeds on the board); interrupted builds\n"
     "         leave only complete levels and resume; --memory (default 3/4 of RAM)\n"
     "         refuses up front what does not fit; --builder auto (default) uses the\n"
     "         fast builder for the levels that fit --memory with it, the lean one from\n"
     "         the first that does not (relay rule sets: in-level edges in temporary\n"
     "         files in DIR, up to about 31 B/position);\n"
-    "         --rules A,B,...: each rule set in turn (one MPI job for all of them)\n"
+    "         --rules A,B,...: each rule set in turn (one MPI job for all of them);\n"
+    "         --bounds: also each level's forced bounds (RULES-2xN-LLL.sowtbb, 2 B/position:\n"
+    "         exact move values from the tables), levels present without them solved again\n"
     "  info   [DIR]              the level files present, sizes (raw and stored), checksums\n"
     "  compress [--rules R] [--pits N] [--dir DIR] [--threads T]\n"
     "         rewrite every level present in zstd blocks (probes stay exact; the\n"
@@ -47,13 +49,13 @@ struct topts {
     const char *rules, *dir, *pos, *solution;
     long pits, seeds, threads, memory_gb;
     double memory;
-    bool json, pits_given;
+    bool json, pits_given, bounds;
     const char *builder; /* --builder auto|fast|lean */
 };
 
 /* Which options a subcommand takes (bits of the table in parse). */
 enum { T_RULES = 1, T_PITS = 2, T_SEEDS = 4, T_THREADS = 8, T_MEMORY = 16, T_DIR = 32,
-       T_JSON = 64, T_BUILDER = 128, T_SOLUTION = 256 };
+       T_JSON = 64, T_BUILDER = 128, T_SOLUTION = 256, T_BOUNDS = 512 };
 
 /* Parse a subcommand's options (those in `which`); the positional argument
  * into o->pos (and o->dir if pos_is_dir).  0, CLI_HELP or CLI_BAD. */
@@ -82,6 +84,8 @@ static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool p
          "the fast builder for the levels that fit --memory, the lean one above (default auto)", 0, 0},
         {"--solution", CLI_STR, &o->solution, 0, 0, "FILE",
          "probe: answer from a solution file (sow solve --save) instead", 0, 0},
+        {"--bounds", CLI_FLAG, &o->bounds, 0, 0, NULL,
+         "build: also write each level's forced bounds file (.sowtbb)", 0, 0},
     };
     struct cli_option opts[sizeof all / sizeof all[0] + 1];
     int k = 0;
@@ -208,7 +212,8 @@ static int build_one(const struct topts *op, const struct ruleset *rs, int build
     struct bar b = {(int)o.seeds, isatty(2), util_now(), -1, NULL, 0, -1};
     struct tb_build_opts opt = {.threads = (int)o.threads, .memory_bytes = o.memory,
                                 .stop = stop, .progress = on_progress, .level_done = on_level,
-                                .ctx = &b, .builder = builder, .level_info = on_level_info};
+                                .ctx = &b, .builder = builder, .level_info = on_level_info,
+                                .bounds = o.bounds};
     struct sow_error e;
     double t0 = util_now();
     int rank = 0; /* MPI: only rank 0 reports (docs/distributed.md) */
@@ -248,7 +253,8 @@ static int tables_build(int argc, char **argv)
 {
     struct topts o;
     int r = parse("tables build", argc, argv, &o, false,
-                  T_RULES | T_PITS | T_SEEDS | T_THREADS | T_MEMORY | T_DIR | T_BUILDER);
+                  T_RULES | T_PITS | T_SEEDS | T_THREADS | T_MEMORY | T_DIR | T_BUILDER |
+                      T_BOUNDS);
     if (r)
         return r == CLI_HELP ? CLI_OK : r;
     int builder = TB_BUILDER_AUTO;
@@ -266,6 +272,16 @@ static int tables_build(int argc, char **argv)
         return cli_bad("tables build",
                        "--seeds %ld: levels go up to %d (values are signed bytes, |V| <= n)",
                        o.seeds, TB_MAX_LEVEL);
+#ifdef SOW_MPI
+    if (o.bounds && tb_mpi_launched()) { /* refused by every rank, said by rank 0 */
+        const char *r = getenv("OMPI_COMM_WORLD_RANK");
+        r = r ? r : getenv("PMIX_RANK") ? getenv("PMIX_RANK") : getenv("PMI_RANK");
+        if (r && atoi(r) != 0)
+            return CLI_BAD;
+        return cli_bad("tables build", "--bounds: the distributed builder (mpirun) does not "
+                                       "write bounds files; build them without mpirun");
+    }
+#endif
     /* --rules A,B,...: every name checked first, then each built in turn
      * (under mpirun: in one job, MPI initialised once; docs/distributed.md) */
     char names[512];
@@ -323,8 +339,10 @@ static char **list_dir(const char *dir, int *count)
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
-        bool tb = l > 6 && strcmp(e->d_name + l - 6, ".sowtb") == 0;
-        bool tmp = l > 10 && strcmp(e->d_name + l - 10, ".sowtb.tmp") == 0;
+        bool tb = (l > 6 && strcmp(e->d_name + l - 6, ".sowtb") == 0) ||
+                  (l > 7 && strcmp(e->d_name + l - 7, ".sowtbb") == 0); /* bounds files */
+        bool tmp = (l > 10 && strcmp(e->d_name + l - 10, ".sowtb.tmp") == 0) ||
+                   (l > 11 && strcmp(e->d_name + l - 11, ".sowtbb.tmp") == 0);
         if (!tb && !tmp)
             continue;
         if (*count == cap) {
@@ -359,9 +377,9 @@ static int list_tables(const char *cmd, int argc, char **argv, struct topts *o, 
 }
 
 /* What a level file's name says it holds: "RULES-2xN-LLL.sowtb" (rule-set
- * names may hold '-').  false if the name is not of that form or names no
- * rule set. */
-static bool name_says(const char *name, struct ruleset *rs, int *level)
+ * names may hold '-'), or its bounds file "RULES-2xN-LLL.sowtbb" (*bounds).
+ * false if the name is not of that form or names no rule set. */
+static bool name_says(const char *name, struct ruleset *rs, int *level, bool *bounds)
 {
     const char *x = strstr(name, "-2x"), *nx;
     while (x && (nx = strstr(x + 1, "-2x")))
@@ -372,7 +390,10 @@ static bool name_says(const char *name, struct ruleset *rs, int *level)
         return false;
     memcpy(rules, name, (size_t)(x - name));
     rules[x - name] = 0;
-    if (sscanf(x, "-2x%d-%3d.sowtb%n", &pits, &n, &end) != 2 || x[end] || pits < 1 ||
+    if (sscanf(x, "-2x%d-%3d.sowtb%n", &pits, &n, &end) != 2)
+        return false;
+    *bounds = x[end] == 'b';
+    if (x[end + *bounds] || pits < 1 ||
         pits > SOW_MAX_PITS || n < 0 || n > TB_MAX_LEVEL)
         return false;
     if (rules_init(rs, rules, pits, 0, NULL) != SOW_OK || strcmp(rs->name, rules) != 0)
@@ -389,8 +410,8 @@ static int tables_info(int argc, char **argv)
     int r = list_tables("tables info", argc, argv, &o, &names, &count);
     if (r >= 0)
         return r;
-    int bad = 0;
-    double total = 0, stored = 0;
+    int bad = 0, nbounds = 0;
+    double total = 0, stored = 0, bbytes = 0;
     printf("%-28s %-12s %-6s %5s %14s %14s %14s  %-16s %s\n", "file", "rules", "board", "level",
            "entries", "raw bytes", "stored bytes", "xxh3-64", "status");
     for (int i = 0; i < count; i++) {
@@ -408,10 +429,26 @@ static int tables_info(int argc, char **argv)
         int nlevel;
         struct sow_error e;
         /* The header must say what the name says, as probe and verify check. */
-        bool named = name_says(names[i], &nrs, &nlevel);
+        bool bounds = false, named = name_says(names[i], &nrs, &nlevel, &bounds);
         if (!named) {
             printf("%-28s BAD: not a level file name (RULES-2xN-LLL.sowtb)\n", names[i]);
             bad++;
+        } else if (bounds) { /* a level's bounds file: not in the totals of values */
+            uint64_t vsum;
+            if (tb_bounds_load(path, &nrs, nlevel, &h, &vsum, NULL, NULL, NULL, &e) != SOW_OK) {
+                printf("%-28s BAD: %s\n", names[i], e.msg);
+                bad++;
+            } else {
+                char board[16];
+                snprintf(board, sizeof board, "2x%u", h.pits);
+                printf("%-28s %-12s %-6s %5u %14llu %14llu %14llu  %016llx ok (bounds of "
+                       "values %016llx)\n",
+                       names[i], h.rules, board, h.level, (unsigned long long)h.entries,
+                       (unsigned long long)h.stored, (unsigned long long)h.stored,
+                       (unsigned long long)h.checksum, (unsigned long long)vsum);
+                nbounds++;
+                bbytes += (double)h.stored;
+            }
         } else if (tb_file_load(path, &nrs, nlevel, &h, NULL, NULL, NULL, &e) != SOW_OK) {
             printf("%-28s BAD: %s\n", names[i], e.msg);
             bad++;
@@ -431,7 +468,9 @@ static int tables_info(int argc, char **argv)
     }
     free(names);
     printf("total %.0f bytes raw, %.0f stored (%.2fx) in %d files%s\n", total, stored,
-           stored > 0 ? total / stored : 0.0, count, bad ? ", some damaged" : "");
+           stored > 0 ? total / stored : 0.0, count - nbounds, bad ? ", some damaged" : "");
+    if (nbounds)
+        printf("bounds %.0f bytes in %d files\n", bbytes, nbounds);
     return bad ? CLI_BAD : CLI_OK;
 }
 
@@ -476,7 +515,29 @@ static int tables_stats(int argc, char **argv)
         hist[s][v[i] + TB_MAX_LEVEL]++;
         hist[3][v[i] + TB_MAX_LEVEL]++;
     }
+    uint64_t vsum = h.checksum;
     tb_file_unmap(map, maplen);
+    /* its bounds file, if any: positions whose bounds meet (lo = hi: forced
+     * whatever the repetition rule says) and the others */
+    char bpath[4200];
+    long long forced = -1, open = 0;
+    tb_bounds_name(o.dir, rs.name, rs.pits, n, bpath, sizeof bpath);
+    if (access(bpath, F_OK) == 0) {
+        const int8_t *b;
+        uint64_t bsum;
+        if (tb_bounds_load(bpath, &rs, n, &h, &bsum, &b, &map, &maplen, &e) != SOW_OK)
+            return cli_bad("tables stats", "%s", e.msg);
+        if (bsum != vsum) {
+            tb_file_unmap(map, maplen);
+            return cli_bad("tables stats", "%s: the bounds of other values (rebuild them with "
+                                           "sow tables build --bounds)", bpath);
+        }
+        forced = 0;
+        for (uint64_t i = 0; i < h.entries; i++)
+            forced += b[2 * i] == b[2 * i + 1];
+        open = (long long)h.entries - forced;
+        tb_file_unmap(map, maplen);
+    }
     static const char *const sname[3] = {"nobody captured yet", "mover captured last",
                                          "opponent captured last"};
     /* JSON and single-state rule sets: the whole level; darra also per state. */
@@ -500,7 +561,10 @@ static int tables_stats(int argc, char **argv)
             for (int x = -n; x <= n; x++)
                 printf("%s\"%d\":%llu", x == -n ? "" : ",", x,
                        (unsigned long long)hist[s][x + TB_MAX_LEVEL]);
-            printf("}}\n");
+            printf("}");
+            if (forced >= 0)
+                printf(",\"bounds\":{\"forced\":%lld,\"open\":%lld}", forced, open);
+            printf("}\n");
             continue;
         }
         if (s == 3)
@@ -517,6 +581,9 @@ static int tables_stats(int argc, char **argv)
                 printf(" %d:%llu", x, (unsigned long long)hist[s][x + TB_MAX_LEVEL]);
         printf("\n");
     }
+    if (forced >= 0 && !o.json)
+        printf("  bounds file: lo = hi (forced) %lld, lo < hi (the repetition rule settles) "
+               "%lld\n", forced, open);
     return CLI_OK;
 }
 
@@ -542,7 +609,11 @@ static int tables_verify(int argc, char **argv)
             continue;
         struct tb_header h;
         struct sow_error e;
-        if (tb_file_load(path, NULL, 0, &h, NULL, NULL, NULL, &e) != SOW_OK) {
+        size_t nl = strlen(names[i]);
+        bool bounds = nl > 7 && strcmp(names[i] + nl - 7, ".sowtbb") == 0;
+        uint64_t vsum;
+        if ((bounds ? tb_bounds_load(path, NULL, 0, &h, &vsum, NULL, NULL, NULL, &e)
+                    : tb_file_load(path, NULL, 0, &h, NULL, NULL, NULL, &e)) != SOW_OK) {
             if (strcmp(e.msg, lastbad) != 0) /* its group may have listed it already */
                 printf("BAD  %s\n", e.msg);
             snprintf(lastbad, sizeof lastbad, "%s", e.msg);
@@ -673,10 +744,16 @@ static int tables_probe(int argc, char **argv)
      * level is one line on stderr and nothing on stdout */
     struct sow_movelist ml;
     rules_generate(&g.rs, &g.p, &ml);
-    bool found = tb_probe(set, &g.p, &v), cfound[SOW_MAX_PITS + 1];
-    int cvals[SOW_MAX_PITS + 1];
-    for (int k = 0; k < ml.n; k++)
+    bool found = tb_probe(set, &g.p, &v), cfound[SOW_MAX_PITS + 1], cbound[SOW_MAX_PITS + 1];
+    int cvals[SOW_MAX_PITS + 1], lo[SOW_MAX_PITS + 1], hi[SOW_MAX_PITS + 1], nbound = 0;
+    for (int k = 0; k < ml.n; k++) {
         cfound[k] = tb_probe(set, &ml.c[k].pos, &cvals[k]);
+        /* a move that keeps the seeds on the board: its result's bounds, if
+         * its level has them (docs/rules.md) */
+        cbound[k] = ml.c[k].captured[0] + ml.c[k].captured[1] == 0 &&
+                    tb_probe_bounds(set, &ml.c[k].pos, &lo[k], &hi[k], &cvals[k]);
+        nbound += cbound[k];
+    }
     if (tb_set_damaged(set, &e)) {
         tb_close(set);
         cli_bad("tables probe", "%s", e.msg);
@@ -720,14 +797,23 @@ static int tables_probe(int argc, char **argv)
             pos_format(&g.rs, &c->pos, cb, sizeof cb);
             int cv = cvals[k];
             int d = c->captured[me] - c->captured[!me];
-            if (cfound[k])
+            int cyc = rules_cycle_value(&g.rs, &g.p);
+            if (cbound[k])
+                printf("%-8s %3d-%-5d %+6d  %s\n", mv, c->captured[0], c->captured[1],
+                       cyc < -hi[k] ? -hi[k] : cyc > -lo[k] ? -lo[k] : cyc, cb);
+            else if (cfound[k])
                 printf("%-8s %3d-%-5d %+6d  %s\n", mv, c->captured[0], c->captured[1], d - cv, cb);
             else
                 printf("%-8s %3d-%-5d %6s  %s\n", mv, c->captured[0], c->captured[1], "?", cb);
         }
-        printf("(a move's value: its captures, net, minus the value of the result for the\n"
-               " opponent; where cycles matter the position's value may differ from the best\n"
-               " move's, see docs/tables.md)\n");
+        if (nbound)
+            printf("(a move's value: a capture's net seeds minus the value of the result for\n"
+                   " the opponent; a move that keeps the seeds on the board, the repetition\n"
+                   " settlement clamped to the result's bounds (its bounds file): exact)\n");
+        else
+            printf("(a move's value: its captures, net, minus the value of the result for the\n"
+                   " opponent; where cycles matter the position's value may differ from the best\n"
+                   " move's, see docs/tables.md)\n");
     }
     tb_close(set);
     return CLI_OK;

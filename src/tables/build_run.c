@@ -106,7 +106,8 @@ static enum sow_status fast_build(const struct ruleset *rs, const char *dir, int
             rc = tb_rebuild_hint(tb_set_load_level(set, n, e), e);
             if (rc != SOW_OK)
                 goto out;
-        } else {
+        }
+        if (tb_level_wanted(rs, dir, n, opt && opt->bounds)) {
             missing[n] = true;
             maxE = E > maxE ? E : maxE;
             if (E > TB_MAX_ENTRIES) {
@@ -116,7 +117,8 @@ static enum sow_status fast_build(const struct ruleset *rs, const char *dir, int
                               n, (unsigned long long)E, (unsigned long long)TB_MAX_ENTRIES, n - 1);
                 goto out;
             }
-            double need = tb_level_memory(&set->ix, n) + lower_bytes;
+            double need = tb_level_memory(&set->ix, n) + lower_bytes +
+                          (opt && opt->bounds ? 2.0 * (double)E : 0); /* its bounds */
             if (need > limit) {
                 int fit = n - 1;
                 rc = sow_fail(e, SOW_E_TOO_BIG,
@@ -150,9 +152,15 @@ static enum sow_status fast_build(const struct ruleset *rs, const char *dir, int
             rc = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
             goto out;
         }
-        rc = tb_fast_solve_level(rs, set, n, v, NULL, opt, &wk, e);
-        if (rc == SOW_OK)
-            rc = tb_file_write(dir, rs, n, v, E, e);
+        int8_t *lohi = opt && opt->bounds ? malloc(E ? 2 * E : 1) : NULL;
+        if (opt && opt->bounds && !lohi) {
+            rc = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
+            goto out;
+        }
+        rc = tb_fast_solve_level(rs, set, n, v, lohi, opt, &wk, e);
+        if (rc == SOW_OK) /* the level file (or the check of the one present), its bounds */
+            rc = tb_level_output(set, n, v, lohi, E, e);
+        free(lohi);
         if (rc != SOW_OK)
             goto out;
         /* The written file holds exactly v: the next levels probe v itself. */

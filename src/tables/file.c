@@ -22,6 +22,7 @@
 #include "tables_internal.h"
 
 static const char MAGIC[8] = {'S', 'O', 'W', 'T', 'B', 'L', '\r', '\n'};
+static const char BMAGIC[8] = {'S', 'O', 'W', 'T', 'B', 'B', '\r', '\n'}; /* bounds files */
 
 
 const char *tb_default_dir(void)
@@ -33,6 +34,12 @@ const char *tb_default_dir(void)
 void tb_file_name(const char *dir, const char *rules, int pits, int level, char *buf, size_t len)
 {
     snprintf(buf, len, "%s/%s-2x%d-%03d.sowtb", dir, rules, pits, level);
+}
+
+void tb_bounds_name(const char *dir, const char *rules, int pits, int level, char *buf,
+                    size_t len)
+{
+    snprintf(buf, len, "%s/%s-2x%d-%03d.sowtbb", dir, rules, pits, level);
 }
 
 enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int level,
@@ -58,6 +65,62 @@ enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int lev
         return st;
     }
     return SOW_OK;
+}
+
+enum sow_status tb_bounds_write(const char *dir, const struct ruleset *rs, int level,
+                                const int8_t *lohi, uint64_t entries, uint64_t values_sum,
+                                struct sow_error *e)
+{
+    enum sow_status st = fio_mkdir_p(dir, e);
+    if (st != SOW_OK)
+        return st;
+    char path[4096], tmp[4200];
+    tb_bounds_name(dir, rs->name, rs->pits, level, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    uint8_t h[TB_HEADER_SIZE];
+    tb_header_encode(h, rs, level, TB_BOUNDS_VERSION, entries,
+                     XXH3_64bits(lohi, (size_t)(2 * entries)));
+    memcpy(h + TBH_MAGIC, BMAGIC, 8);
+    ct_put32(h + TBH_ENCODING, TB_BOUNDS_INT8_PAIRS);
+    ct_put64(h + TBH_VALUESUM, values_sum);
+    tb_header_seal(h);
+    struct fio_out o;
+    if ((st = fio_out_begin(&o, path, tmp, e)) || (st = fio_write_all(&o, h, TB_HEADER_SIZE, e)) ||
+        (st = fio_write_all(&o, lohi, (size_t)(2 * entries), e)) || (st = fio_out_commit(&o, e))) {
+        fio_out_abort(&o);
+        return st;
+    }
+    return SOW_OK;
+}
+
+enum sow_status tb_level_output(const struct tb_set *s, int n, const int8_t *v,
+                                const int8_t *lohi, uint64_t entries, struct sow_error *e)
+{
+    const struct tb_level *lv = &s->lv[n];
+    uint64_t sum = XXH3_64bits(v, (size_t)entries);
+    enum sow_status st = SOW_OK;
+    if (!(lv->v || lv->z))
+        st = tb_file_write(s->dir, &s->rs, n, v, entries, e);
+    else if (sum != lv->checksum) {
+        char path[4096];
+        tb_file_name(s->dir, s->rs.name, s->rs.pits, n, path, sizeof path);
+        st = sow_fail(e, SOW_E_INPUT,
+                      "%s: its values differ from the level solved again for its bounds "
+                      "(delete it to rebuild)", path);
+    }
+    if (st == SOW_OK && lohi)
+        st = tb_bounds_write(s->dir, &s->rs, n, lohi, entries, sum, e);
+    return st;
+}
+
+bool tb_level_wanted(const struct ruleset *rs, const char *dir, int n, bool bounds)
+{
+    char path[4200];
+    tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
+    if (!fio_exists(path))
+        return true;
+    tb_bounds_name(dir, rs->name, rs->pits, n, path, sizeof path);
+    return bounds && !fio_exists(path);
 }
 
 void tb_header_encode(uint8_t *h, const struct ruleset *rs, int level, uint32_t version,
@@ -107,19 +170,26 @@ enum sow_status tb_file_load(const char *path, const struct ruleset *rs, int lev
 /* The header of the level file `path` mapped at h (size bytes, at least
  * the header's): decoded into *hd and checked (magic, seal, version, sizes,
  * a known table, the one expected if rs is given, entries and states as the
- * index counts them).  SOW_E_INPUT (bad content) or SOW_E_NOMEM. */
+ * index counts them); with values_sum, of a bounds file instead (its magic,
+ * version and encoding; the values' checksum into *values_sum).
+ * SOW_E_INPUT (bad content) or SOW_E_NOMEM. */
 static enum sow_status header_decode(const uint8_t *h, size_t size, const char *path,
-                                     const struct ruleset *rs, int level, struct tb_header *hd,
+                                     const struct ruleset *rs, int level,
+                                     uint64_t *values_sum, struct tb_header *hd,
                                      struct sow_error *e)
 {
+    bool bounds = values_sum != NULL; /* a bounds file: its values' checksum there */
 #define BAD(...) return sow_fail(e, SOW_E_INPUT, __VA_ARGS__)
-    if (memcmp(h + TBH_MAGIC, MAGIC, 8) != 0)
-        BAD("%s: not a sow table file (bad magic)", path);
+    if (memcmp(h + TBH_MAGIC, bounds ? BMAGIC : MAGIC, 8) != 0)
+        BAD("%s: not a sow %s file (bad magic)", path, bounds ? "bounds" : "table");
     if (!ct_sealed(h, TBH_HCHECK))
         BAD("%s: header damaged (header checksum mismatch)", path);
     memset(hd, 0, sizeof *hd);
     hd->version = ct_get32(h + TBH_VERSION);
-    if (hd->version != TB_FORMAT_VERSION && hd->version != TBZ_VERSION)
+    if (bounds && hd->version != TB_BOUNDS_VERSION)
+        BAD("%s: bounds format version %u, this sow reads version %d", path, hd->version,
+            TB_BOUNDS_VERSION);
+    if (!bounds && hd->version != TB_FORMAT_VERSION && hd->version != TBZ_VERSION)
         BAD("%s: format version %u, this sow reads versions %d and %d", path, hd->version,
             TB_FORMAT_VERSION, TBZ_VERSION);
     if (ct_get32(h + TBH_HSIZE) != TB_HEADER_SIZE || ct_get64(h + TBH_PAYLOAD) != TB_HEADER_SIZE)
@@ -135,8 +205,10 @@ static enum sow_status header_decode(const uint8_t *h, size_t size, const char *
     hd->checksum = ct_get64(h + TBH_CHECKSUM);
     if (hd->index_scheme != TB_INDEX_SCHEME)
         BAD("%s: unknown index scheme %u", path, hd->index_scheme);
-    if (hd->value_encoding != TB_VALUE_INT8)
+    if (hd->value_encoding != (bounds ? TB_BOUNDS_INT8_PAIRS : TB_VALUE_INT8))
         BAD("%s: unknown value encoding %u", path, hd->value_encoding);
+    if (bounds)
+        *values_sum = ct_get64(h + TBH_VALUESUM);
     struct ruleset frs;
     if (hd->pits < 1 || hd->pits > SOW_MAX_PITS || hd->level > TB_MAX_LEVEL ||
         rules_init(&frs, hd->rules, (int)hd->pits, 0, NULL) != SOW_OK ||
@@ -273,7 +345,7 @@ static enum sow_status file_load(const char *path, const struct ruleset *rs, int
     /* (sow_fail keeps the messages one printable line: they may quote the
      * file's rule-set name.) */
     struct tb_header hd;
-    st = header_decode(map, size, path, rs, level, &hd, e);
+    st = header_decode(map, size, path, rs, level, NULL, &hd, e);
     if (st == SOW_OK && hd.version == TBZ_VERSION) {
         st = zload(map, size, path, &hd, values, mapout, maplen, zout, e);
         if (st == SOW_OK)
@@ -294,6 +366,87 @@ static enum sow_status file_load(const char *path, const struct ruleset *rs, int
     } else {
         munmap(map, size);
     }
+    return SOW_OK;
+}
+
+enum sow_status tb_bounds_load(const char *path, const struct ruleset *rs, int level,
+                               struct tb_header *out, uint64_t *values_sum, const int8_t **lohi,
+                               void **mapout, size_t *maplen, struct sow_error *e)
+{
+    int fd;
+    void *map;
+    size_t size;
+    enum sow_status st = map_level_file(path, &fd, &map, &size, e);
+    if (st != SOW_OK)
+        return st;
+    close(fd);
+    struct tb_header hd = {0};
+    uint64_t vsum = 0;
+    st = header_decode(map, size, path, rs, level, &vsum, &hd, e);
+    uint64_t want = TB_HEADER_SIZE + 2 * hd.entries;
+    const int8_t *b = (const int8_t *)((const uint8_t *)map + TB_HEADER_SIZE);
+    if (st == SOW_OK && size != want)
+        st = sow_fail(e, SOW_E_INPUT, "%s: %s (%zu bytes, expected %llu)", path,
+                      size < want ? "truncated" : "trailing bytes", size,
+                      (unsigned long long)want);
+    if (st == SOW_OK && XXH3_64bits(b, (size_t)(2 * hd.entries)) != hd.checksum)
+        st = sow_fail(e, SOW_E_INPUT, "%s: payload damaged (checksum mismatch)", path);
+    if (st == SOW_OK) {
+        /* forced bounds of level n: -n <= lo <= hi <= n (a file that passes its
+         * checksums but breaks this was written wrongly) */
+        int n = (int)hd.level;
+        uint64_t bad = 0;
+        for (uint64_t i = 0; i < hd.entries; i++)
+            bad += b[2 * i] < -n || b[2 * i] > b[2 * i + 1] || b[2 * i + 1] > n;
+        if (bad)
+            st = sow_fail(e, SOW_E_INPUT,
+                          "%s: bounds out of order or range in %llu entries (level %d allows "
+                          "-%d <= lo <= hi <= %d)",
+                          path, (unsigned long long)bad, n, n, n);
+    }
+    if (st != SOW_OK) {
+        munmap(map, size);
+        return st;
+    }
+    hd.stored = size;
+    *out = hd;
+    *values_sum = vsum;
+    if (lohi) {
+        *lohi = b;
+        *mapout = map;
+        *maplen = size;
+    } else {
+        munmap(map, size);
+    }
+    return SOW_OK;
+}
+
+enum sow_status tb_set_load_bounds(struct tb_set *s, int n, struct sow_error *e)
+{
+    struct tb_level *lv = &s->lv[n];
+    if (lv->bd || !(lv->v || lv->z))
+        return SOW_OK;
+    char path[4096];
+    tb_bounds_name(s->dir, s->rs.name, s->rs.pits, n, path, sizeof path);
+    if (!fio_exists(path))
+        return SOW_OK;
+    struct tb_header h;
+    const int8_t *b;
+    uint64_t vsum;
+    enum sow_status st =
+        tb_bounds_load(path, &s->rs, n, &h, &vsum, &b, &lv->bmap, &lv->bmaplen, e);
+    if (st != SOW_OK)
+        return st;
+    if (vsum != lv->checksum) {
+        tb_file_unmap(lv->bmap, lv->bmaplen);
+        lv->bmap = NULL;
+        return sow_fail(e, SOW_E_INPUT,
+                        "%s: the bounds of other values (values checksum %016llx, the level "
+                        "file's is %016llx): rebuild them with sow tables build --bounds",
+                        path, (unsigned long long)vsum,
+                        (unsigned long long)lv->checksum);
+    }
+    lv->bd = b;
     return SOW_OK;
 }
 
@@ -373,7 +526,7 @@ enum sow_status tb_file_read_slice(const char *path, const struct ruleset *rs, i
     if (st != SOW_OK)
         return st;
     struct tb_header hd;
-    st = header_decode(map, size, path, rs, level, &hd, e);
+    st = header_decode(map, size, path, rs, level, NULL, &hd, e);
     if (st == SOW_OK && (a > b || b > hd.entries))
         st = sow_fail(e, SOW_E_INPUT, "%s: entries %llu..%llu are not in the level (%llu)", path,
                       (unsigned long long)a, (unsigned long long)b,
@@ -480,12 +633,24 @@ void tb_set_put_level(struct tb_set *s, int n, const int8_t *v, uint64_t entries
 
 void tb_set_own_level(struct tb_set *s, int n, int8_t *v, int8_t *lohi, uint64_t entries)
 {
-    tb_file_unmap(s->lv[n].map, s->lv[n].maplen);
-    free(s->lv[n].own);
-    free(s->lv[n].lohi);
-    if (!s->lv[n].z_borrowed)
-        free(s->lv[n].z);
-    s->lv[n] = (struct tb_level){.v = v, .entries = entries, .own = v, .lohi = lohi};
+    struct tb_level *lv = &s->lv[n];
+    tb_file_unmap(lv->map, lv->maplen);
+    free(lv->own);
+    if (!lv->z_borrowed)
+        free(lv->z);
+    const int8_t *bd = lv->bd;
+    void *bmap = lv->bmap;
+    size_t bmaplen = lv->bmaplen;
+    uint64_t sum = lv->checksum;
+    if (lohi) { /* new bounds replace the old ones */
+        free(lv->lohi);
+        tb_file_unmap(bmap, bmaplen);
+        *lv = (struct tb_level){.v = v, .entries = entries, .own = v, .lohi = lohi, .bd = lohi};
+        return;
+    }
+    /* the same level's values in memory: its bounds (and checksum) stay */
+    *lv = (struct tb_level){.v = v, .entries = entries, .own = v, .lohi = lv->lohi, .bd = bd,
+                            .bmap = bmap, .bmaplen = bmaplen, .checksum = sum};
 }
 
 enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set **out,
@@ -502,6 +667,8 @@ enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set
         if (!fio_exists(path))
             continue;
         enum sow_status st = tb_set_load_level(s, n, e);
+        if (st == SOW_OK)
+            st = tb_set_load_bounds(s, n, e);
         if (st != SOW_OK) {
             tb_close(s);
             return st;
@@ -522,6 +689,7 @@ void tb_close(struct tb_set *s)
         return;
     for (int n = 0; n <= TB_MAX_LEVEL; n++) {
         tb_file_unmap(s->lv[n].map, s->lv[n].maplen);
+        tb_file_unmap(s->lv[n].bmap, s->lv[n].bmaplen);
         free(s->lv[n].own);
         free(s->lv[n].lohi);
         if (!s->lv[n].z_borrowed)
@@ -548,9 +716,7 @@ static bool probe_index(const struct tb_set *s, const sow_position *p, bool need
     if (st < 0)
         return false;
     *n = board_sum_range(&p->board, 0, s->ix.holes);
-    if (*n > TB_MAX_LEVEL ||
-        !(need_bounds ? (const void *)s->lv[*n].lohi
-                      : s->lv[*n].v ? (const void *)s->lv[*n].v : (const void *)s->lv[*n].z))
+    if (*n > TB_MAX_LEVEL || !(s->lv[*n].v || s->lv[*n].z) || (need_bounds && !s->lv[*n].bd))
         return false;
     *idx = (uint64_t)st * s->boards[*n] + tb_rank_side(&s->ix, p->board.h, p->side);
     return true;
@@ -574,10 +740,18 @@ bool tb_probe_bounds(const struct tb_set *s, const sow_position *p, int *lo, int
     uint64_t idx;
     if (!probe_index(s, p, true, &n, &idx))
         return false;
-    *lo = s->lv[n].lohi[2 * idx];
-    *hi = s->lv[n].lohi[2 * idx + 1];
-    *value = s->lv[n].v[idx];
+    if (s->lv[n].v)
+        *value = s->lv[n].v[idx];
+    else if (!tbz_probe(s->lv[n].z, idx, value)) /* compressed: a damaged block */
+        return false;
+    *lo = s->lv[n].bd[2 * idx];
+    *hi = s->lv[n].bd[2 * idx + 1];
     return true;
+}
+
+bool tb_level_has_bounds(const struct tb_set *s, int n)
+{
+    return n >= 0 && n <= TB_MAX_LEVEL && (s->lv[n].v || s->lv[n].z) && s->lv[n].bd;
 }
 
 void tb_set_borrow(struct tb_set *dst, const struct tb_set *src)
@@ -593,6 +767,8 @@ void tb_set_borrow(struct tb_set *dst, const struct tb_set *src)
             dst->lv[n].z_borrowed = true;
             dst->lv[n].entries = src->lv[n].entries;
         }
+        dst->lv[n].bd = src->lv[n].bd; /* its bounds, if it has them */
+        dst->lv[n].checksum = src->lv[n].checksum;
     }
 }
 

@@ -726,8 +726,9 @@ static enum sow_status solve(struct lean *L)
 }
 
 /* lo, hi, V = clamp(cyc, lo, hi) into out (which may be the nodes' memory:
- * then V goes into be first and is packed afterwards). */
-static uint64_t finish(struct lean *L, int8_t *out)
+ * then V goes into be first and is packed afterwards), and (lo, hi) into
+ * lohi[2 * idx] if lohi is not NULL. */
+static uint64_t finish(struct lean *L, int8_t *out, int8_t *lohi)
 {
     tb_progress_phase(&L->pr, "values", 0.95, 0.05);
     int n = L->n, N = L->ix->pits;
@@ -743,6 +744,10 @@ static uint64_t finish(struct lean *L, int8_t *out)
             int cyc = rules_cycle_net(L->rs, board_sum_range(&p.board, 0, N),
                                       board_sum_range(&p.board, N, 2 * N));
             int v = retro_value(x->xl, x->xh, n, cyc, &bad);
+            if (lohi) { /* as the fast builder's finish (build.c) */
+                lohi[2 * idx] = (int8_t)(x->xl == RETRO_UNDONE ? -n : x->xl);
+                lohi[2 * idx + 1] = (int8_t)(x->xh == RETRO_UNDONE ? n : -x->xh);
+            }
             if (inplace)
                 L->nd[idx].be = (int8_t)v;
             else
@@ -809,8 +814,9 @@ static enum sow_status lean_init(struct lean *L, const struct ruleset *rs,
 }
 
 /* Solve level n; out may be NULL (then the values stay in the nodes' memory
- * and *values points at them). */
+ * and *values points at them); lohi (or NULL) gets the forced bounds. */
 enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
+                      int8_t *lohi,
                       const struct tb_build_opts *opt, struct lean_work *wk, int8_t **values,
                       double *peak, double *ratio, const char *tmpdir, struct sow_error *e)
 {
@@ -876,7 +882,7 @@ enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *low
     if (rc != SOW_OK)
         return sow_fail(e, rc, "level %d: out of memory in the solve", n);
     int8_t *dst = out ? out : (int8_t *)L.nd;
-    if (finish(&L, dst))
+    if (finish(&L, dst, lohi))
         return sow_fail(e, SOW_E_IO, "level %d: internal error: lo > hi", n);
     if (values)
         *values = dst;

@@ -162,9 +162,10 @@ void tb_lean_stats(const struct lean *L, uint64_t edges, uint64_t nblk, const do
 /* The threads level E is solved with (opt->threads, retro_threads). */
 int tb_lean_threads(const struct tb_build_opts *opt, uint64_t E);
 /* Solve level n; out may be NULL (then the values stay in the nodes' memory
- * and *values points at them). */
+ * and *values points at them); lohi (or NULL) gets the forced bounds (lo, hi)
+ * per entry, as tb_solve_level's. */
 enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *lower, int n, int8_t *out,
-                      const struct tb_build_opts *opt, struct lean_work *wk, int8_t **values,
+                      int8_t *lohi, const struct tb_build_opts *opt, struct lean_work *wk, int8_t **values,
                       double *peak, double *ratio, const char *tmpdir, struct sow_error *e);
 
 #endif

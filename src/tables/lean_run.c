@@ -49,7 +49,7 @@ enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_se
 {
     struct lean_work wk;
     memset(&wk, 0, sizeof wk);
-    enum sow_status rc = tb_lean_level(rs, lower, n, out, opt, &wk, NULL, peak_bytes, NULL, NULL, e);
+    enum sow_status rc = tb_lean_level(rs, lower, n, out, NULL, opt, &wk, NULL, peak_bytes, NULL, NULL, e);
     tb_lean_work_free(&wk);
     return rc;
 }
@@ -82,11 +82,12 @@ static double budget(const struct tb_build_opts *opt)
     return opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * (ram > 0 ? ram : 4e9);
 }
 
-static bool level_missing(const struct ruleset *rs, const char *dir, int n)
+/* To be built: the level file missing, or its bounds file when the build
+ * writes them. */
+static bool level_missing(const struct ruleset *rs, const char *dir, int n,
+                          const struct tb_build_opts *opt)
 {
-    char path[4200];
-    tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
-    return access(path, F_OK) != 0;
+    return tb_level_wanted(rs, dir, n, opt && opt->bounds);
 }
 
 /* The up-front refusal of a missing level n of E entries over `lower`
@@ -101,7 +102,8 @@ static enum sow_status lean_refuse(const struct ruleset *rs, int n, uint64_t E, 
                         "level %d has %llu entries, more than one process indexes (%llu); "
                         "build up to level %d",
                         n, (unsigned long long)E, (unsigned long long)max, n - 1);
-    double need = tb_lean_memory(rs, E, tb_lean_threads(opt, E)) + lower;
+    double need = tb_lean_memory(rs, E, tb_lean_threads(opt, E)) + lower +
+                  (opt && opt->bounds ? 2.0 * (double)E : 0); /* its bounds */
     if (need > limit)
         return sow_fail(e, SOW_E_TOO_BIG,
                         "level %d needs about %.1f GB with the lean builder but the memory "
@@ -122,7 +124,7 @@ enum sow_status tb_lean_check(const struct ruleset *rs, const char *dir, int max
     enum sow_status rc = SOW_OK;
     for (int n = 0; n <= max_level && rc == SOW_OK; n++) {
         uint64_t E = tb_level_entries(ix, n);
-        if (n > from && level_missing(rs, dir, n))
+        if (n > from && level_missing(rs, dir, n, opt))
             rc = lean_refuse(rs, n, E, lower, opt, limit, e);
         lower += (double)E;
     }
@@ -145,14 +147,15 @@ enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max
     /* Existing levels are checked completely (the missing ones were checked
      * to fit by tb_lean_check, lower levels counted). */
     for (int n = 0; n <= max_level; n++) {
-        if (!level_missing(rs, dir, n)) {
+        char path[4200];
+        tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
+        if (access(path, F_OK) == 0) {
             rc = tb_rebuild_hint(tb_set_load_level(set, n, e), e);
             if (rc != SOW_OK)
                 goto out;
             lean_pin_level(set, n);
-        } else {
-            missing[n] = true;
         }
+        missing[n] = level_missing(rs, dir, n, opt);
     }
     for (int n = 0; n <= max_level; n++) {
         uint64_t E = tb_level_entries(&set->ix, n);
@@ -162,12 +165,18 @@ enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max
             continue;
         }
         double t0 = util_now(), peak = 0;
-        int8_t *v = NULL;
-        rc = tb_lean_level(rs, set, n, NULL, opt, &wk, &v, &peak, &ratio, dir, e);
-        if (rc == SOW_OK)
-            rc = tb_file_write(dir, rs, n, v, E, e);
+        int8_t *v = NULL, *lohi = opt && opt->bounds ? malloc(E ? 2 * E : 1) : NULL;
+        if (opt && opt->bounds && !lohi) {
+            rc = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
+            goto out;
+        }
+        rc = tb_lean_level(rs, set, n, NULL, lohi, opt, &wk, &v, &peak, &ratio, dir, e);
+        bool had = set->lv[n].v != NULL; /* present: solved again for its bounds */
+        if (rc == SOW_OK) /* the level file (or the check of the one present), its bounds */
+            rc = tb_level_output(set, n, v, lohi, E, e);
+        free(lohi);
         /* The levels above read this one from its file (mapped, checked). */
-        if (rc == SOW_OK)
+        if (rc == SOW_OK && !had)
             rc = tb_set_load_level(set, n, e);
         if (rc != SOW_OK)
             goto out;
@@ -210,8 +219,9 @@ int tb_lean_fast_to(const struct ruleset *rs, const char *dir, int max_level,
             fast_to = n - 1;
             break;
         }
-        bool miss = level_missing(rs, dir, n);
-        if (miss && tb_level_memory(ix, n) + lower > limit) {
+        bool miss = level_missing(rs, dir, n, opt);
+        double bounds = opt && opt->bounds ? 2.0 * (double)E : 0; /* as fast_build counts */
+        if (miss && tb_level_memory(ix, n) + lower + bounds > limit) {
             fast_to = n - 1;
             break;
         }

@@ -54,6 +54,13 @@ struct tb_build_opts {
     /* tests: the lean builder's work list cap per thread (0: its own), small
      * so that final nodes spill into the pend bitmap on small levels */
     int lean_queue_cap;
+    /* Write each level's forced bounds file beside it (tb_bounds_write,
+     * 2 bytes per position, counted in the memory check while a level is
+     * built).  A level whose values are present but whose bounds file is
+     * missing is then solved again: the values must come out identical
+     * (else SOW_E_INPUT, the level file named), and only the bounds file is
+     * written. */
+    bool bounds;
 };
 
 /* TB_BUILDER_AUTO: the fast builder (build.c) when every missing level fits
@@ -64,7 +71,8 @@ enum tb_builder { TB_BUILDER_AUTO = 0, TB_BUILDER_FAST, TB_BUILDER_LEAN };
 /* Bytes one level needs while it is built (upper bound, lower levels not counted). */
 double tb_level_memory(const struct tb_index *ix, int level);
 
-/* Build every missing level 0..max_level of rs into dir (created if needed).
+/* Build every missing level 0..max_level of rs into dir (created if needed;
+ * with opt->bounds, a level without its bounds file is missing too).
  * SOW_OK; SOW_E_INTERRUPTED (only complete levels left on disk); SOW_E_TOO_BIG
  * (a level needs more than the memory limit or the index width allows,
  * refused before building); SOW_E_INPUT (a damaged or foreign existing file);

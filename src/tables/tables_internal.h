@@ -12,7 +12,9 @@ struct tbz; /* compress.h */
 /* ---- the 128-byte level-file header, both versions (docs/tables.md "File
  * format"; compress.h draws version 2): one layout and one encoder for the
  * raw writer (file.c), the compressed writer (zwrite.c) and the readers
- * (file.c checks the common fields, zprobe.c the version-2 ones). */
+ * (file.c checks the common fields, zprobe.c the version-2 ones).  Bounds
+ * files (sow/tables_probe.h) share it: their own magic "SOWTBB\r\n",
+ * version TB_BOUNDS_VERSION, encoding TB_BOUNDS_INT8_PAIRS, VALUESUM. */
 enum {
     TBH_MAGIC = 0,        /* 8 bytes "SOWTBL\r\n" */
     TBH_VERSION = 8,      /* u32: 1 raw, 2 compressed */
@@ -28,6 +30,7 @@ enum {
     TBH_CHECKSUM = 72,    /* u64 XXH3-64 of the payload (all bytes after the header) */
     TBH_PAYLOAD = 80,     /* u64 payload offset = 128 */
     TBH_BSHIFT = 88,      /* u32 block shift (version 2; else 0) */
+    TBH_VALUESUM = 88,    /* u64 bounds files: XXH3-64 of the raw values they belong to */
     TBH_NBLOCKS = 96,     /* u64 block count (version 2; else 0) */
     TBH_RAWSUM = 104,     /* u64 XXH3-64 of the raw values (version 2; else 0) */
     TBH_HCHECK = 120,     /* u64 XXH3-64 of bytes 0..119 */
@@ -52,6 +55,12 @@ struct tb_level {
     int8_t *lohi;      /* owned forced bounds (lo, hi) per entry, or NULL */
     struct tbz *z;     /* a compressed level kept compressed (v NULL); map is its file */
     bool z_borrowed;   /* z is another set's (tb_set_borrow): not freed here */
+    /* The forced bounds (lo, hi) per entry that probes read: lohi, the
+     * mapping of the level's bounds file (bmap), or another set's
+     * (tb_set_borrow); NULL if the level has none. */
+    const int8_t *bd;
+    void *bmap;        /* the bounds file's mapping (tb_set_load_bounds), or NULL */
+    size_t bmaplen;
 };
 
 struct tb_set {
@@ -86,10 +95,29 @@ enum sow_status tb_file_read_slice(const char *path, const struct ruleset *rs, i
  * what to do (" (delete it to rebuild)").  SOW_OK passes through. */
 enum sow_status tb_rebuild_hint(enum sow_status st, struct sow_error *e);
 
+/* The bounds file of loaded level n of s, if present in s's directory:
+ * checked completely (tb_bounds_load, against the level's values checksum)
+ * and mapped for tb_probe_bounds.  SOW_OK also when there is none (or level
+ * n is not loaded); SOW_E_INPUT (damaged, foreign, or the bounds of other
+ * values), SOW_E_IO or SOW_E_NOMEM with the reason.  (file.c) */
+enum sow_status tb_set_load_bounds(struct tb_set *s, int n, struct sow_error *e);
+
+/* Level n of s just solved into v (and its forced bounds into lohi, or
+ * NULL), out to s's directory: the level file written, or, if s holds
+ * level n from its file already (a build for its bounds), the values
+ * checked identical to the file's (SOW_E_INPUT naming it if not); then the
+ * bounds file if lohi.  SOW_OK, SOW_E_INPUT or SOW_E_IO.  (file.c) */
+enum sow_status tb_level_output(const struct tb_set *s, int n, const int8_t *v,
+                                const int8_t *lohi, uint64_t entries, struct sow_error *e);
+/* Whether a build with these bounds wants level n of rs in dir built: its
+ * level file missing, or (bounds) its bounds file.  (file.c) */
+bool tb_level_wanted(const struct ruleset *rs, const char *dir, int n, bool bounds);
+
 /* Make level n of s point at values held elsewhere (not owned). */
 void tb_set_put_level(struct tb_set *s, int n, const int8_t *v, uint64_t entries);
 /* Give level n of s values v and bounds lohi (malloc'd, owned by s from now,
- * freed by tb_close), replacing what it held. */
+ * freed by tb_close), replacing what it held; with lohi NULL the level keeps
+ * the bounds it had (a bounds file's or a borrowed level's). */
 void tb_set_own_level(struct tb_set *s, int n, int8_t *v, int8_t *lohi, uint64_t entries);
 
 /* Decompress compressed level n of s into values s owns (a borrowed level's

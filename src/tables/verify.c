@@ -48,11 +48,13 @@ enum sow_status tb_verify_level(const struct tb_set *set, int n, const struct tb
     L.chunk = CHUNK;
     uint64_t nchunks = (E + CHUNK - 1) / CHUNK;
     uint64_t bad = 0, first = UINT64_MAX;
+    const int8_t *bd = set->lv[n].bd; /* the level's bounds file, if loaded (tb_open_values) */
     char why[160] = "";
     /* Local checks against the successors: the stored value is the
      * recomputed one, within [-n, n], at least every exit, equal to the best
      * exit without in-level moves; and the recomputed bounds satisfy
-     * lo = max(exits, -hi(q)), hi = max(exits, -lo(q)) over in-level q. */
+     * lo = max(exits, -hi(q)), hi = max(exits, -lo(q)) over in-level q and
+     * equal those of the level's bounds file, if it has one. */
 #pragma omp parallel num_threads(threads)
     {
         struct sow_relay_cache *cache = tb_fast_thread_cache(&set->rs);
@@ -96,6 +98,8 @@ enum sow_status tb_verify_level(const struct tb_set *set, int n, const struct tb
                     w = "not the best exit although no move stays in the level";
                 else if (lo != (wlo < -n ? -n : wlo) || hi != (whi < -n ? -n : whi))
                     w = "bounds inconsistent with the successors";
+                else if (bd && (bd[2 * idx] != lo || bd[2 * idx + 1] != hi))
+                    w = "its bounds file's lo, hi differ from the recomputed ones";
                 if (w) {
                     bad++;
 #pragma omp critical(tb_verify)

@@ -283,6 +283,8 @@ enum sow_status tb_open_values(const struct ruleset *rs, const char *dir, struct
         if (access(path, F_OK) != 0)
             continue;
         enum sow_status st = tb_set_load_level(s, n, e);
+        if (st == SOW_OK)
+            st = tb_set_load_bounds(s, n, e);
         if (st != SOW_OK) {
             tb_close(s);
             return st;
