@@ -248,6 +248,7 @@ check "end of input while pondering: exit 0 with bestmove" '[ $r -eq 0 ] && grep
 
 # ---- sow's notation unchanged; --letters for a first move from the start ----
 start
+send "setoption name OwnBook value false" # a search, not sow's own book's move
 send "position startpos"
 send "go depth 3"
 check "position startpos alone: sow's notation as before (bestmove 3A, pv with spaces, not Aualé's)" \
