@@ -1,4 +1,4 @@
-/* The opening books compiled into sow (tables/book/, by embed.py at build
+/* The opening books compiled into sow (tables/book/, by src/embed.py at build
  * time): the books a player gets without naming a file.
  *
  *   book_builtin[i] = {"oware-2x6-4.sowbook", bytes, len}, ... ending with {0}.

@@ -1,4 +1,4 @@
-/* The board page's files (src/serve/www/), compiled into sow by embed.py at
+/* The board page's files (src/serve/www/), compiled into sow by src/embed.py at
  * build time: sow serve needs nothing on disk, and a request's path is only
  * ever compared with these names, never opened.
  *
