@@ -168,6 +168,67 @@ static inline bool retro_round_stopped(volatile bool *flag, const volatile sig_a
  * max. */
 int retro_threads(int asked, uint64_t E, int max);
 
+/* ---- rounds: a parallel level's round loop ----------------------------- */
+
+/* A solve that plays the rounds t = n .. -n with OpenMP threads supplies
+ * what its rounds do as callbacks; retro_rounds owns the rest: one
+ * parallel region over every round (the threads and their state live
+ * across rounds), the round loop, the stop check (retro_round_stopped, once
+ * per round), the work items handed out first come, first served, the
+ * barriers and the round count.  The callbacks are called per round or per
+ * work item (thousands of nodes), never per node: the client's per-node
+ * loops stay inside them, inlined.  Round t, on every thread:
+ *
+ *     stop check (a barrier; stopped: no more rounds)
+ *     pass 0:  items 0 .. seeds(t)-1: work(th, t, 0, item) each;
+ *              settle(th, t)                    the thread's work done
+ *     barrier                                   the pass done, everywhere
+ *     again:   thread 0 alone: k = again(t); barrier; if k == 0 the round
+ *              is over, else pass 1, 2, ..: items 0 .. k-1 as above, then
+ *              settle, barrier, again ...
+ *     progress(t) by thread 0
+ *
+ * A round with seeds(t) == 0 is skipped (no stop check, no barrier); an
+ * absent again ends every round after pass 0.  Every callback is optional
+ * but seeds and work. */
+struct retro_round_ops {
+    /* Round t's work items in pass 0 (its seeds, cut as the client likes),
+     * 0 if it has none; called by every thread, so the same for each. */
+    uint64_t (*seeds)(void *ctx, int t);
+    /* Thread me's state, NULL if out of memory (the thread then only meets
+     * the others at the barriers, and the solve fails). */
+    void *(*begin)(void *ctx, int me);
+    /* One work item of round t's pass; false if the thread failed (it takes
+     * no more work). */
+    bool (*work)(void *th, int t, int pass, uint64_t item);
+    /* The work this thread's items set off, finished; false if failed. */
+    bool (*settle)(void *th, int t);
+    /* Thread 0 while the others wait: another pass's items (0: none). */
+    uint64_t (*again)(void *ctx, int t);
+    /* Thread 0, after round t. */
+    void (*progress)(void *ctx, int t);
+    /* The thread's state let go (every state begin gave). */
+    void (*end)(void *th);
+};
+
+struct retro_rounds {
+    const struct retro_round_ops *ops;
+    void *ctx;                         /* the client's level, passed to the ops */
+    int n, threads;                    /* rounds t = n .. -n (|n| <= 127), threads asked */
+    const volatile sig_atomic_t *stop; /* set asynchronously to stop; may be NULL */
+    bool timed;                        /* measure idle (a clock read per barrier) */
+    /* out */
+    uint64_t rounds; /* rounds played: with seeds, not stopped */
+    double idle;     /* thread-seconds waiting at the passes' ends (timed only) */
+};
+
+/* Play the rounds (see above).  False if a thread failed (begin, work or
+ * settle); whether the stop flag ended it early is the caller's to read.
+ * One call at a time per struct; the ops' thread-safety is the client's:
+ * work, settle and begin/end run on every thread at once, again and
+ * progress on thread 0 alone (again while the others wait). */
+bool retro_rounds(struct retro_rounds *R);
+
 /* ---- regions: the large arrays of a level ------------------------------ */
 
 /* A large anonymous mapping, 2 MB aligned, reserved without commitment
