@@ -10,8 +10,10 @@
  *                 predecessor lists on disk (tables/lean_relay.h);
  *   place         memory, disk, or a slice on each MPI rank.
  * The game itself, its node state, its primitives (claims, decrements,
- * values) and the parallel level's shared parts (threads, regions) live
- * here.  docs/tables.md "Algorithm" says why it computes exactly the value
+ * values) and the parallel level's shared parts live here: threads,
+ * regions (retro.c) and the round loop (retro_rounds, rounds.c: one OpenMP
+ * region over the rounds, stop checks, barriers), which the fast and lean
+ * builders drive with their own seeds and propagation.  docs/tables.md "Algorithm" says why it computes exactly the value
  * of docs/rules.md; this says what it is.
  *
  * The game, per level n.  Every position p of the level has two nodes:
@@ -52,7 +54,8 @@
  * Thread-safety: the inline primitives are safe for concurrent callers on
  * the same node when `par` is true (atomics), and for one thread when it is
  * false (plain operations, so that one thread's cache misses overlap);
- * retro_threads is pure; a region belongs to one caller.
+ * retro_threads is pure; a region belongs to one caller; retro_rounds runs
+ * one solve per call (its clients' callbacks: below).
  */
 #ifndef SOW_RETRO_H
 #define SOW_RETRO_H
@@ -139,6 +142,19 @@ struct retro_probe {
     int8_t d;        /* the mover's capture minus the opponent's */
     uint8_t j;       /* the position's place in the group */
 };
+
+/* Exit c of the group's position j, whose child's value is at v in its
+ * level: v prefetched, the probe appended to pr[*np] (read by
+ * retro_fold_probes after the group). */
+static inline __attribute__((always_inline)) void
+retro_probe_add(struct retro_probe *pr, int *np, const int8_t *v, const struct sow_child *c, int j)
+{
+    __builtin_prefetch(v);
+    pr[*np].v = v;
+    pr[*np].d = (int8_t)retro_gain(c);
+    pr[*np].j = (uint8_t)j;
+    ++*np;
+}
 
 /* best[j] = max(best[j], d - v) over the np probes. */
 static inline void retro_fold_probes(const struct retro_probe *pr, int np, int *best)

@@ -17,9 +17,11 @@
  *   edges (parallel over blocks): each block counts and fills the reverse
  *           (CSR) lists of its own targets from the bins of all threads;
  *   seeds:  entries grouped by best exit value and block (counting sort);
- *   solve:  the retrograde game of retro/retro.h, rounds t = n .. -n.  A
- *           finalisation does not touch its predecessors at once: the node
- *           joins a queue of final nodes, whose predecessor lists become
+ *   solve:  the retrograde game of retro/retro.h, rounds t = n .. -n
+ *           (played by retro_rounds: this file supplies a round's seed
+ *           chunks and a thread's work lists).  A finalisation does not
+ *           touch its predecessors at once: the node joins a queue of
+ *           final nodes, whose predecessor lists become
  *           4-byte updates in a second queue; both are taken oldest first,
  *           BATCH at a time, every random address of a batch prefetched
  *           before it is used (the cache misses overlap);
@@ -482,22 +484,11 @@ static enum sow_status level_init(struct lvl *L, const struct ruleset *rs,
                                   const struct tb_set *lower, int n,
                                   const struct tb_build_opts *opt, struct sow_error *e)
 {
-    memset(L, 0, sizeof *L);
-    L->rs = rs;
-    L->lower = lower;
-    L->ix = &lower->ix;
-    L->opt = opt;
-    L->n = n;
-    L->boards = tb_level_boards(L->ix, n);
-    L->E = tb_level_entries(L->ix, n);
+    TB_LEVEL_START(L, rs, lower, n, opt);
     L->threads = tb_fast_threads(opt, L->E);
-    tb_progress_init(&L->pr, opt, n, L->E);
-    /* Small chunks on small levels, so that threads do interleave there too. */
-    L->chunk = L->E < (1u << 20) ? 256 : 4096;
     enum sow_status st = tb_level_solvable(lower, n, L->E, TB_MAX_ENTRIES, e);
     if (st != SOW_OK)
         return st;
-    L->nchunks = (L->E + L->chunk - 1) / L->chunk;
     L->bshift = BSHIFT;
     L->nblocks = level_blocks(L->E);
     return SOW_OK;

@@ -27,13 +27,15 @@
  *
  * Per level: a move pass (best exit, in-level out-degree, as build.c; it
  * also notes which best-exit values each block of entries has), then
- * rounds t = n .. -n: the round's seeds are found by scanning the
- * blocks that have best exit t or -t; final nodes go to the thread's work
- * list (a stack) with its board packed; a node taken from it is unpacked,
- * its predecessors found and ranked, claims on L nodes already final
- * dropped by the bitmap, and the rest applied (claims and counter
- * decrements as in build.c, prefetched a batch at a time).  A full work list spills into the pend bitmap, which is scanned
- * until empty before the round ends.
+ * rounds t = n .. -n (played by retro_rounds, retro.h: this file supplies
+ * a round's passes and a thread's state): the round's seeds are found by
+ * scanning the blocks that have best exit t or -t; final nodes go to the
+ * thread's work list (a stack) with its board packed; a node taken from it
+ * is unpacked, its predecessors found and ranked, claims on L nodes already
+ * final dropped by the bitmap, and the rest applied (claims and counter
+ * decrements as in build.c, prefetched a batch at a time).  A full work
+ * list spills into the pend bitmap, which the round's further passes scan
+ * until it is empty.
  */
 #include <errno.h>
 #include <omp.h>
@@ -381,7 +383,7 @@ static inline __attribute__((always_inline)) void drain_(struct lsolver *S, cons
                         continue;
                     }
                 }
-                uint64_t p = index_bn(L, &S->cand[j], P);
+                uint64_t p = tb_index_b(L->ix, &S->cand[j], P, L->boards);
                 if (bucketed) {
                     uint64_t b = p >> L->rshift;
                     if (S->bn[b] == S->bcap)
@@ -783,24 +785,14 @@ static enum sow_status lean_init(struct lean *L, const struct ruleset *rs,
                                  const struct tb_build_opts *opt, const double *ratio,
                                  struct sow_error *e)
 {
-    memset(L, 0, sizeof *L);
+    TB_LEVEL_START(L, rs, lower, n, opt);
     L->stats = getenv("SOW_LEAN_STATS") != NULL;
-    L->rs = rs;
-    L->lower = lower;
-    L->ix = &lower->ix;
-    L->opt = opt;
-    L->n = n;
-    L->boards = tb_level_boards(L->ix, n);
-    L->E = tb_level_entries(L->ix, n);
-    tb_progress_init(&L->pr, opt, n, L->E);
     bool relay = !tb_unmove_supported(rs);
     L->sbase = relay ? 0.4 : 0.2;
     enum sow_status st = tb_level_solvable(lower, n, L->E, tb_lean_max_entries(rs), e);
     if (st != SOW_OK)
         return st;
     L->threads = tb_lean_threads(opt, L->E);
-    L->chunk = L->E < (1u << 20) ? 256 : 4096;
-    L->nchunks = (L->E + L->chunk - 1) / L->chunk;
     L->nsb = (L->E + ((uint64_t)1 << SBSHIFT) - 1) >> SBSHIFT;
     L->qcap = relay ? 0 /* relay: every final node goes to pend */
                     : opt && opt->lean_queue_cap > 0 ? (uint64_t)opt->lean_queue_cap
