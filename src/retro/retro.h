@@ -13,8 +13,9 @@
  * values) and the parallel level's shared parts live here: threads,
  * regions (retro.c) and the round loop (retro_rounds, rounds.c: one OpenMP
  * region over the rounds, stop checks, barriers), which the fast and lean
- * builders drive with their own seeds and propagation.  docs/tables.md "Algorithm" says why it computes exactly the value
- * of docs/rules.md; this says what it is.
+ * builders drive with their own seeds and propagation.  docs/tables.md
+ * "Algorithm" says why it computes exactly the value of docs/rules.md; this
+ * says what it is.
  *
  * The game, per level n.  Every position p of the level has two nodes:
  * (p,L), where X (the player to move, who takes endless play as -inf) is to
@@ -204,9 +205,11 @@ int retro_threads(int asked, uint64_t E, int max);
  *              settle, barrier, again ...
  *     progress(t) by thread 0
  *
- * A round with seeds(t) == 0 is skipped (no stop check, no barrier); an
- * absent again ends every round after pass 0.  Every callback is optional
- * but seeds and work. */
+ * All of round t's work ends before any of the next round's starts (the
+ * values a round gives are t); inside a pass there is no barrier.  A round
+ * with seeds(t) == 0 is skipped (no stop check, no barrier); an absent
+ * again ends every round after pass 0.  Every callback is optional but
+ * seeds and work. */
 struct retro_round_ops {
     /* Round t's work items in pass 0 (its seeds, cut as the client likes),
      * 0 if it has none; called by every thread, so the same for each. */
