@@ -10,9 +10,12 @@
  *                 predecessor lists on disk (tables/lean_relay.h);
  *   place         memory, disk, or a slice on each MPI rank.
  * The game itself, its node state, its primitives (claims, decrements,
- * values) and the parallel level's shared parts (threads, regions) live
- * here.  docs/tables.md "Algorithm" says why it computes exactly the value
- * of docs/rules.md; this says what it is.
+ * values) and the parallel level's shared parts live here: threads,
+ * regions (retro.c) and the round loop (retro_rounds, rounds.c: one OpenMP
+ * region over the rounds, stop checks, barriers), which the fast and lean
+ * builders drive with their own seeds and propagation.  docs/tables.md
+ * "Algorithm" says why it computes exactly the value of docs/rules.md; this
+ * says what it is.
  *
  * The game, per level n.  Every position p of the level has two nodes:
  * (p,L), where X (the player to move, who takes endless play as -inf) is to
@@ -52,7 +55,8 @@
  * Thread-safety: the inline primitives are safe for concurrent callers on
  * the same node when `par` is true (atomics), and for one thread when it is
  * false (plain operations, so that one thread's cache misses overlap);
- * retro_threads is pure; a region belongs to one caller.
+ * retro_threads is pure; a region belongs to one caller; retro_rounds runs
+ * one solve per call (its clients' callbacks: below).
  */
 #ifndef SOW_RETRO_H
 #define SOW_RETRO_H
@@ -140,6 +144,19 @@ struct retro_probe {
     uint8_t j;       /* the position's place in the group */
 };
 
+/* Exit c of the group's position j, whose child's value is at v in its
+ * level: v prefetched, the probe appended to pr[*np] (read by
+ * retro_fold_probes after the group). */
+static inline __attribute__((always_inline)) void
+retro_probe_add(struct retro_probe *pr, int *np, const int8_t *v, const struct sow_child *c, int j)
+{
+    __builtin_prefetch(v);
+    pr[*np].v = v;
+    pr[*np].d = (int8_t)retro_gain(c);
+    pr[*np].j = (uint8_t)j;
+    ++*np;
+}
+
 /* best[j] = max(best[j], d - v) over the np probes. */
 static inline void retro_fold_probes(const struct retro_probe *pr, int np, int *best)
 {
@@ -167,6 +184,69 @@ static inline bool retro_round_stopped(volatile bool *flag, const volatile sig_a
  * cost more than they save there, badly so on a loaded machine); at most
  * max. */
 int retro_threads(int asked, uint64_t E, int max);
+
+/* ---- rounds: a parallel level's round loop ----------------------------- */
+
+/* A solve that plays the rounds t = n .. -n with OpenMP threads supplies
+ * what its rounds do as callbacks; retro_rounds owns the rest: one
+ * parallel region over every round (the threads and their state live
+ * across rounds), the round loop, the stop check (retro_round_stopped, once
+ * per round), the work items handed out first come, first served, the
+ * barriers and the round count.  The callbacks are called per round or per
+ * work item (thousands of nodes), never per node: the client's per-node
+ * loops stay inside them, inlined.  Round t, on every thread:
+ *
+ *     stop check (a barrier; stopped: no more rounds)
+ *     pass 0:  items 0 .. seeds(t)-1: work(th, t, 0, item) each;
+ *              settle(th, t)                    the thread's work done
+ *     barrier                                   the pass done, everywhere
+ *     again:   thread 0 alone: k = again(t); barrier; if k == 0 the round
+ *              is over, else pass 1, 2, ..: items 0 .. k-1 as above, then
+ *              settle, barrier, again ...
+ *     progress(t) by thread 0
+ *
+ * All of round t's work ends before any of the next round's starts (the
+ * values a round gives are t); inside a pass there is no barrier.  A round
+ * with seeds(t) == 0 is skipped (no stop check, no barrier); an absent
+ * again ends every round after pass 0.  Every callback is optional but
+ * seeds and work. */
+struct retro_round_ops {
+    /* Round t's work items in pass 0 (its seeds, cut as the client likes),
+     * 0 if it has none; called by every thread, so the same for each. */
+    uint64_t (*seeds)(void *ctx, int t);
+    /* Thread me's state, NULL if out of memory (the thread then only meets
+     * the others at the barriers, and the solve fails). */
+    void *(*begin)(void *ctx, int me);
+    /* One work item of round t's pass; false if the thread failed (it takes
+     * no more work). */
+    bool (*work)(void *th, int t, int pass, uint64_t item);
+    /* The work this thread's items set off, finished; false if failed. */
+    bool (*settle)(void *th, int t);
+    /* Thread 0 while the others wait: another pass's items (0: none). */
+    uint64_t (*again)(void *ctx, int t);
+    /* Thread 0, after round t. */
+    void (*progress)(void *ctx, int t);
+    /* The thread's state let go (every state begin gave). */
+    void (*end)(void *th);
+};
+
+struct retro_rounds {
+    const struct retro_round_ops *ops;
+    void *ctx;                         /* the client's level, passed to the ops */
+    int n, threads;                    /* rounds t = n .. -n (|n| <= 127), threads asked */
+    const volatile sig_atomic_t *stop; /* set asynchronously to stop; may be NULL */
+    bool timed;                        /* measure idle (a clock read per barrier) */
+    /* out */
+    uint64_t rounds; /* rounds played: with seeds, not stopped */
+    double idle;     /* thread-seconds waiting at the passes' ends (timed only) */
+};
+
+/* Play the rounds (see above).  False if a thread failed (begin, work or
+ * settle); whether the stop flag ended it early is the caller's to read.
+ * One call at a time per struct; the ops' thread-safety is the client's:
+ * work, settle and begin/end run on every thread at once, again and
+ * progress on thread 0 alone (again while the others wait). */
+bool retro_rounds(struct retro_rounds *R);
 
 /* ---- regions: the large arrays of a level ------------------------------ */
 

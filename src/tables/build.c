@@ -17,9 +17,11 @@
  *   edges (parallel over blocks): each block counts and fills the reverse
  *           (CSR) lists of its own targets from the bins of all threads;
  *   seeds:  entries grouped by best exit value and block (counting sort);
- *   solve:  the retrograde game of retro/retro.h, rounds t = n .. -n.  A
- *           finalisation does not touch its predecessors at once: the node
- *           joins a queue of final nodes, whose predecessor lists become
+ *   solve:  the retrograde game of retro/retro.h, rounds t = n .. -n
+ *           (played by retro_rounds: this file supplies a round's seed
+ *           chunks and a thread's work lists).  A finalisation does not
+ *           touch its predecessors at once: the node joins a queue of
+ *           final nodes, whose predecessor lists become
  *           4-byte updates in a second queue; both are taken oldest first,
  *           BATCH at a time, every random address of a batch prefetched
  *           before it is used (the cache misses overlap);
@@ -268,110 +270,139 @@ static void drain_one(struct solver *S)
     drain_(S, false);
 }
 
+/* The solve as a client of retro_rounds (retro.h): the threads' work
+ * lists, a round's seeds and their drains.  A node is finalised once: an L
+ * node by the thread that sets its L-final bit, an H node by the thread
+ * that takes its counter to zero or, when a seed's scan may race with
+ * that, by compare-and-swap on its value. */
+static void *solve_begin(void *ctx, int me)
+{
+    (void)me;
+    struct solver *S = calloc(1, sizeof *S);
+    if (S)
+        S->L = ctx;
+    return S;
+}
+
+static void solve_end(void *th)
+{
+    struct solver *S = th;
+    free(S->fin.v);
+    free(S->upd.v);
+    free(S);
+}
+
+/* Round t's seeds (L: best exit t, H: best exit -t; each list sorted by
+ * block, then index): [*l0, *l1) and [*h0, *h1). */
+static void round_seeds(const struct lvl *L, int t, const uint32_t **l0, const uint32_t **l1,
+                        const uint32_t **h0, const uint32_t **h1)
+{
+    uint64_t nb = L->nblocks;
+    int n = L->n;
+    *l0 = L->seeds + L->seedoff[(uint64_t)(t + n) * nb];
+    *l1 = L->seeds + L->seedoff[(uint64_t)(t + n + 1) * nb];
+    *h0 = L->seeds + L->seedoff[(uint64_t)(-t + n) * nb];
+    *h1 = L->seeds + L->seedoff[(uint64_t)(-t + n + 1) * nb];
+}
+
+/* The round's seeds are taken SEED_CHUNK at a time (the L seeds' chunks,
+ * then the H seeds'), and each thread drains what its seeds set off.
+ * Chunks rather than whole blocks: a level of a million entries has only
+ * ~20 blocks, too few to share evenly.  Rounds with no entry of best exit
+ * t or -t have none and are skipped: every finalisation of a round starts
+ * from such an entry. */
+static uint64_t solve_seeds(void *ctx, int t)
+{
+    const uint32_t *l0, *l1, *h0, *h1;
+    round_seeds(ctx, t, &l0, &l1, &h0, &h1);
+    return ((uint64_t)(l1 - l0) + SEED_CHUNK - 1) / SEED_CHUNK +
+           ((uint64_t)(h1 - h0) + SEED_CHUNK - 1) / SEED_CHUNK;
+}
+
+/* Seed chunk c of round t: L seeds become claims on themselves; H seeds
+ * are final if no in-level child is open. */
+static bool seed_chunk(void *th, int t, int pass, uint64_t c)
+{
+    (void)pass;
+    struct solver *S = th;
+    struct lvl *L = S->L;
+    int T = L->threads;
+    S->t = t;
+    const uint32_t *l0, *l1, *h0, *h1;
+    round_seeds(L, t, &l0, &l1, &h0, &h1);
+    uint64_t nlc = ((uint64_t)(l1 - l0) + SEED_CHUNK - 1) / SEED_CHUNK;
+    const uint32_t *sl = l0, *el = l0, *sh = h0, *eh = h0;
+    if (c < nlc) {
+        sl = l0 + c * SEED_CHUNK;
+        el = (uint64_t)(l1 - sl) < SEED_CHUNK ? l1 : sl + SEED_CHUNK;
+    } else {
+        sh = h0 + (c - nlc) * SEED_CHUNK;
+        eh = (uint64_t)(h1 - sh) < SEED_CHUNK ? h1 : sh + SEED_CHUNK;
+    }
+    while ((sl < el || sh < eh) && !S->failed) {
+        if (sl < el) {
+            size_t m = (size_t)(el - sl) < 4 * BATCH ? (size_t)(el - sl) : 4 * BATCH;
+            if (!reserve(&S->upd, m)) {
+                S->failed = true;
+                break;
+            }
+            for (size_t i = 0; i < m; i++)
+                S->upd.v[S->upd.n++] = sl[i] | UPD_CLAIM;
+            sl += m;
+        }
+        if (sh < eh) {
+            size_t m = (size_t)(eh - sh) < BATCH ? (size_t)(eh - sh) : BATCH;
+            if (!reserve(&S->fin, m)) {
+                S->failed = true;
+                break;
+            }
+            for (size_t i = 0; i < m; i++)
+                __builtin_prefetch(&L->nd[sh[i]], 1);
+            for (size_t i = 0; i < m; i++) {
+                struct node *x = &L->nd[sh[i]];
+                if (T > 1 ? __atomic_load_n(&x->cnt, __ATOMIC_RELAXED) == 0 &&
+                                retro_claim(&x->xh, (int8_t)t, true)
+                          : x->cnt == 0 && retro_claim(&x->xh, (int8_t)t, false))
+                {
+                    __builtin_prefetch(&L->rev[x->off]);
+                    S->fin.v[S->fin.n++] = sh[i] | UPD_CLAIM;
+                }
+            }
+            sh += m;
+        }
+        if (T > 1)
+            drain_par(S);
+        else
+            drain_one(S);
+    }
+    return !S->failed;
+}
+
+static void solve_progress(void *ctx, int t)
+{
+    (void)t;
+    struct lvl *L = ctx;
+    L->pr.base += L->pr.weight;
+    tb_progress_add(&L->pr, 0);
+}
+
+/* The rounds t = n .. -n; 1 if stopped, -1 out of memory. */
 static int solve(struct lvl *L)
 {
-    int n = L->n, T = L->threads;
-    uint64_t nb = L->nblocks;
-    tb_progress_phase(&L->pr, "solve", 0.8, 0.15 / (2 * n + 1));
-    /* Rounds with no entry of best exit t or -t are empty: every
-     * finalisation of a round starts from such an entry. */
-    bool seeded[2 * TB_MAX_LEVEL + 1];
-    for (int t = -n; t <= n; t++)
-        seeded[t + n] = L->seedoff[(uint64_t)(t + n + 1) * nb] > L->seedoff[(uint64_t)(t + n) * nb];
-    bool ok = true;
-    volatile bool stopv[2 * TB_MAX_LEVEL + 1] = {false};
-    uint64_t nextc[2 * TB_MAX_LEVEL + 1] = {0}; /* next seed chunk, per round */
-#pragma omp parallel num_threads(T)
-    {
-        int me = omp_get_thread_num();
-        /* A node is finalised once: an L node by the thread that sets its
-         * L-final bit, an H node by the thread that takes its counter to
-         * zero or, when a seed's scan may race with that, by
-         * compare-and-swap on its value. */
-        struct solver S;
-        memset(&S, 0, sizeof S);
-        S.L = L;
-        for (int t = n; t >= -n; t--) {
-            if (!seeded[t + n] && !seeded[-t + n])
-                continue;
-            if (retro_round_stopped(&stopv[t + n], L->opt ? L->opt->stop : NULL))
-                break;
-            S.t = t;
-            /* The round's seeds (L: best exit t, H: best exit -t; each list
-             * sorted by block, then index) are taken SEED_CHUNK at a time,
-             * first come first served, and each thread drains what its
-             * seeds set off.  Chunks rather than whole blocks: a level of a
-             * million entries has only ~20 blocks, too few to share evenly. */
-            const uint32_t *l0 = L->seeds + L->seedoff[(uint64_t)(t + n) * nb],
-                           *l1 = L->seeds + L->seedoff[(uint64_t)(t + n + 1) * nb],
-                           *h0 = L->seeds + L->seedoff[(uint64_t)(-t + n) * nb],
-                           *h1 = L->seeds + L->seedoff[(uint64_t)(-t + n + 1) * nb];
-            uint64_t nlc = ((uint64_t)(l1 - l0) + SEED_CHUNK - 1) / SEED_CHUNK,
-                     nhc = ((uint64_t)(h1 - h0) + SEED_CHUNK - 1) / SEED_CHUNK;
-            for (;;) {
-                uint64_t c = __atomic_fetch_add(&nextc[t + n], 1, __ATOMIC_RELAXED);
-                if (c >= nlc + nhc)
-                    break;
-                /* L seeds become claims on themselves; H seeds are final if
-                 * no in-level child is open. */
-                const uint32_t *sl = l0, *el = l0, *sh = h0, *eh = h0;
-                if (c < nlc) {
-                    sl = l0 + c * SEED_CHUNK;
-                    el = (uint64_t)(l1 - sl) < SEED_CHUNK ? l1 : sl + SEED_CHUNK;
-                } else {
-                    sh = h0 + (c - nlc) * SEED_CHUNK;
-                    eh = (uint64_t)(h1 - sh) < SEED_CHUNK ? h1 : sh + SEED_CHUNK;
-                }
-                while ((sl < el || sh < eh) && !S.failed) {
-                    if (sl < el) {
-                        size_t m = (size_t)(el - sl) < 4 * BATCH ? (size_t)(el - sl) : 4 * BATCH;
-                        if (!reserve(&S.upd, m)) {
-                            S.failed = true;
-                            break;
-                        }
-                        for (size_t i = 0; i < m; i++)
-                            S.upd.v[S.upd.n++] = sl[i] | UPD_CLAIM;
-                        sl += m;
-                    }
-                    if (sh < eh) {
-                        size_t m = (size_t)(eh - sh) < BATCH ? (size_t)(eh - sh) : BATCH;
-                        if (!reserve(&S.fin, m)) {
-                            S.failed = true;
-                            break;
-                        }
-                        for (size_t i = 0; i < m; i++)
-                            __builtin_prefetch(&L->nd[sh[i]], 1);
-                        for (size_t i = 0; i < m; i++) {
-                            struct node *x = &L->nd[sh[i]];
-                            if (T > 1 ? __atomic_load_n(&x->cnt, __ATOMIC_RELAXED) == 0 &&
-                                            retro_claim(&x->xh, (int8_t)t, true)
-                                      : x->cnt == 0 && retro_claim(&x->xh, (int8_t)t, false))
-                            {
-                                __builtin_prefetch(&L->rev[x->off]);
-                                S.fin.v[S.fin.n++] = sh[i] | UPD_CLAIM;
-                            }
-                        }
-                        sh += m;
-                    }
-                    if (T > 1)
-                        drain_par(&S);
-                    else
-                        drain_one(&S);
-                }
-            }
-            if (me == 0) {
-                L->pr.base += L->pr.weight;
-                tb_progress_add(&L->pr, 0);
-            }
-#pragma omp barrier
-        }
-        if (S.failed)
-#pragma omp atomic write
-            ok = false;
-        free(S.fin.v);
-        free(S.upd.v);
-    }
-    if (!ok)
+    static const struct retro_round_ops ops = {
+        .seeds = solve_seeds,
+        .begin = solve_begin,
+        .work = seed_chunk,
+        .progress = solve_progress,
+        .end = solve_end,
+    };
+    tb_progress_phase(&L->pr, "solve", 0.8, 0.15 / (2 * L->n + 1));
+    struct retro_rounds R = {.ops = &ops,
+                             .ctx = L,
+                             .n = L->n,
+                             .threads = L->threads,
+                             .stop = L->opt ? L->opt->stop : NULL};
+    if (!retro_rounds(&R))
         return -1;
     return stopped(L) ? 1 : 0;
 }
@@ -453,22 +484,11 @@ static enum sow_status level_init(struct lvl *L, const struct ruleset *rs,
                                   const struct tb_set *lower, int n,
                                   const struct tb_build_opts *opt, struct sow_error *e)
 {
-    memset(L, 0, sizeof *L);
-    L->rs = rs;
-    L->lower = lower;
-    L->ix = &lower->ix;
-    L->opt = opt;
-    L->n = n;
-    L->boards = tb_level_boards(L->ix, n);
-    L->E = tb_level_entries(L->ix, n);
+    TB_LEVEL_START(L, rs, lower, n, opt);
     L->threads = tb_fast_threads(opt, L->E);
-    tb_progress_init(&L->pr, opt, n, L->E);
-    /* Small chunks on small levels, so that threads do interleave there too. */
-    L->chunk = L->E < (1u << 20) ? 256 : 4096;
     enum sow_status st = tb_level_solvable(lower, n, L->E, TB_MAX_ENTRIES, e);
     if (st != SOW_OK)
         return st;
-    L->nchunks = (L->E + L->chunk - 1) / L->chunk;
     L->bshift = BSHIFT;
     L->nblocks = level_blocks(L->E);
     return SOW_OK;

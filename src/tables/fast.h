@@ -145,28 +145,6 @@ static inline uint64_t child_index(const struct lvl *L, const sow_position *c, i
     return (uint64_t)st * boards + tb_rank_side(L->ix, c->board.h, 1);
 }
 
-/* child_index with N = holes per side passed in (a constant after inlining:
- * the rank's loops unroll). */
-static inline __attribute__((always_inline)) uint64_t
-child_index_n(const struct lvl *L, const sow_position *c, uint64_t boards, int N)
-{
-    /* relative to B, the child's mover (rules' hook; a call only where the
-     * rule set indexes states) */
-    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0;
-    const uint8_t *h = c->board.h;
-    uint64_t r = 0;
-    int s = 0, i = 0;
-    for (int k = N; k < 2 * N; k++, i++) {
-        s += h[k];
-        r += L->ix->t[i][s];
-    }
-    for (int k = 0; k < N - 1; k++, i++) {
-        s += h[k];
-        r += L->ix->t[i][s];
-    }
-    return (uint64_t)st * boards + r;
-}
-
 /* The move pass's relay cache for a thread (NULL: no relays). */
 struct sow_relay_cache *tb_fast_thread_cache(const struct ruleset *rs);
 /* Pass 1 (moves), 2 (reverse edges from the bins; ebase: each block's first

@@ -134,14 +134,10 @@ moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *
                 int cap = retro_taken(c);
                 if (cap) {
                     int m = n - cap;
-                    uint64_t q = child_index_n(L, &c->pos, L->lower->boards[m], N);
-                    const int8_t *v = L->lower->lv[m].v + q;
-                    __builtin_prefetch(v);
-                    pr[np].v = v;
-                    pr[np].d = (int8_t)retro_gain(c);
-                    pr[np++].j = (uint8_t)j;
+                    uint64_t q = tb_index_b(L->ix, &c->pos, N, L->lower->boards[m]);
+                    retro_probe_add(pr, &np, L->lower->lv[m].v + q, c, j);
                 } else {
-                    uint32_t q = (uint32_t)child_index_n(L, &c->pos, L->boards, N);
+                    uint32_t q = (uint32_t)tb_index_b(L->ix, &c->pos, N, L->boards);
                     edge_put(L, pl, &eb[q >> sh], q & qmask, (uint32_t)idx);
                     deg++;
                 }

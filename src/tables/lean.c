@@ -27,13 +27,15 @@
  *
  * Per level: a move pass (best exit, in-level out-degree, as build.c; it
  * also notes which best-exit values each block of entries has), then
- * rounds t = n .. -n: the round's seeds are found by scanning the
- * blocks that have best exit t or -t; final nodes go to the thread's work
- * list (a stack) with its board packed; a node taken from it is unpacked,
- * its predecessors found and ranked, claims on L nodes already final
- * dropped by the bitmap, and the rest applied (claims and counter
- * decrements as in build.c, prefetched a batch at a time).  A full work list spills into the pend bitmap, which is scanned
- * until empty before the round ends.
+ * rounds t = n .. -n (played by retro_rounds, retro.h: this file supplies
+ * a round's passes and a thread's state): the round's seeds are found by
+ * scanning the blocks that have best exit t or -t; final nodes go to the
+ * thread's work list (a stack) with its board packed; a node taken from it
+ * is unpacked, its predecessors found and ranked, claims on L nodes already
+ * final dropped by the bitmap, and the rest applied (claims and counter
+ * decrements as in build.c, prefetched a batch at a time).  A full work
+ * list spills into the pend bitmap, which the round's further passes scan
+ * until it is empty.
  */
 #include <errno.h>
 #include <omp.h>
@@ -222,8 +224,10 @@ static void push(struct lsolver *S, lean_item v, uint64_t pk)
     }
     S->fpk[S->nfin] = pk;
     S->fin[S->nfin++] = v;
-    if (S->nfin > L->qpeak)
-        __atomic_store_n(&L->qpeak, S->nfin, __ATOMIC_RELAXED); /* a statistic: races are harmless */
+    /* a statistic: a lost update is harmless, but both accesses are atomic
+     * (relaxed: plain moves), so that ThreadSanitizer sees no race */
+    if (S->nfin > __atomic_load_n(&L->qpeak, __ATOMIC_RELAXED))
+        __atomic_store_n(&L->qpeak, S->nfin, __ATOMIC_RELAXED);
 }
 
 /* Claim: an option worth t for p's L node.  True if it made the node final
@@ -381,7 +385,7 @@ static inline __attribute__((always_inline)) void drain_(struct lsolver *S, cons
                         continue;
                     }
                 }
-                uint64_t p = index_bn(L, &S->cand[j], P);
+                uint64_t p = tb_index_b(L->ix, &S->cand[j], P, L->boards);
                 if (bucketed) {
                     uint64_t b = p >> L->rshift;
                     if (S->bn[b] == S->bcap)
@@ -601,125 +605,136 @@ static void relay_block(struct lsolver *S, uint64_t b)
     S->finals = 0;
 }
 
-/* The rounds t = n .. -n.  One function over 120 lines on purpose: one
- * OpenMP parallel region holds every round, so that the threads, their
- * work lists and their place in the seed blocks live across rounds and
- * meet at barriers; cut into functions per round, each round would start
- * and join its threads again. */
+/* The solve as a client of retro_rounds (retro.h): a thread's state
+ * (work list, batch buffers, buckets) lives across the rounds; pass 0 of a
+ * round scans its seed blocks, the later passes the spilled nodes (pend),
+ * as long as a pass spilled some. */
+static void *lsolve_begin(void *ctx, int me)
+{
+    (void)me;
+    struct lean *L = ctx;
+    struct lsolver *S = calloc(1, sizeof *S);
+    if (!S)
+        return NULL;
+    S->L = L;
+    S->par = L->threads > 1;
+    S->maxcand = L->ix->pits * (L->n + 1) + 2;
+    size_t nc = (size_t)S->maxcand * FBATCH;
+    S->cand = malloc(nc * sizeof *S->cand);
+    S->cmv = malloc(nc);
+    S->upd = malloc(nc * sizeof *S->upd);
+    if (!S->cand || !S->cmv || !S->upd)
+        S->failed = true;
+    if (L->bcap) {
+        S->nb = (L->E >> L->rshift) + 1;
+        S->bcap = L->bcap;
+        S->bn = calloc(S->nb, sizeof *S->bn);
+        S->bu = malloc(S->nb * S->bcap * sizeof *S->bu);
+        S->bpk = malloc(S->nb * S->bcap * sizeof *S->bpk);
+        if (!S->bn || !S->bu || !S->bpk)
+            S->failed = true;
+    }
+    return S;
+}
+
+/* The thread's statistics into the level's; its memory freed. */
+static void lsolve_end(void *th)
+{
+    struct lsolver *S = th;
+    struct lean *L = S->L;
+    __atomic_fetch_add(&L->decs, S->decs, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&L->claims, S->claims, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&L->dropped, S->dropped, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&L->sblocks, S->sblocks, __ATOMIC_RELAXED);
+#pragma omp critical(lean_scan)
+    L->scan += S->scan;
+    __atomic_fetch_add(&L->listbytes,
+                       S->capfin * 12 + (uint64_t)S->maxcand * FBATCH * (sizeof *S->cand + 5) +
+                           S->rcap + (uint64_t)bucket_bytes(L->E, L->rshift),
+                       __ATOMIC_RELAXED);
+    free(S->rbuf);
+    free(S->bn);
+    free(S->bu);
+    free(S->bpk);
+    free(S->fin);
+    free(S->fpk);
+    free(S->upd);
+    free(S->cand);
+    free(S->cmv);
+    free(S);
+}
+
+/* Round t's seed blocks (every block; seed_block skips those whose mask
+ * has neither t nor -t); none if the level has neither. */
+static uint64_t lsolve_seeds(void *ctx, int t)
+{
+    struct lean *L = ctx;
+    return has_value(L->gmask, t) || has_value(L->gmask, -t) ? L->nsb : 0;
+}
+
+/* Pass 0: seed block s; later passes: spilled nodes, a relay block's
+ * lists at a time, else 4096 words of pend. */
+static bool lsolve_work(void *th, int t, int pass, uint64_t s)
+{
+    struct lsolver *S = th;
+    struct lean *L = S->L;
+    S->t = t;
+    if (S->failed)
+        return false;
+    if (pass == 0)
+        seed_block(S, s);
+    else if (L->rel)
+        relay_block(S, s);
+    else {
+        uint64_t pw = (2 * L->E + 63) / 64, a = s * 4096;
+        pend_words(S, a, a + 4096 < pw ? a + 4096 : pw);
+    }
+    return !S->failed;
+}
+
+static bool lsolve_settle(void *th, int t)
+{
+    struct lsolver *S = th;
+    S->t = t;
+    settle(S);
+    lsolve_progress(S->L, S->finals);
+    S->finals = 0;
+    return !S->failed;
+}
+
+/* Spilled nodes, until none are left (each pass may spill again): another
+ * pass over pend unless stopped. */
+static uint64_t lsolve_again(void *ctx, int t)
+{
+    (void)t;
+    struct lean *L = ctx;
+    if (!__atomic_load_n(&L->overflow, __ATOMIC_RELAXED) || lstopped(L))
+        return 0;
+    __atomic_store_n(&L->overflow, 0, __ATOMIC_RELAXED);
+    L->scans++;
+    return L->rel ? L->rel->nblocks : ((2 * L->E + 63) / 64 + 4095) / 4096;
+}
+
 static enum sow_status solve(struct lean *L)
 {
-    int n = L->n, T = L->threads;
+    static const struct retro_round_ops ops = {
+        .seeds = lsolve_seeds,
+        .begin = lsolve_begin,
+        .work = lsolve_work,
+        .settle = lsolve_settle,
+        .again = lsolve_again,
+        .end = lsolve_end,
+    };
     tb_progress_phase(&L->pr, "solve", L->sbase, 0.0);
-    uint64_t pw = (2 * L->E + 63) / 64;
-    uint64_t nextb[2 * TB_MAX_LEVEL + 1][8];
-    memset(nextb, 0, sizeof nextb);
-    volatile bool stopv[2 * TB_MAX_LEVEL + 1] = {false};
-    volatile bool spill_go = false;
-    uint64_t spill_next = 0;
-    bool ok = true;
-#pragma omp parallel num_threads(T)
-    {
-        int me = omp_get_thread_num();
-        struct lsolver S;
-        memset(&S, 0, sizeof S);
-        S.L = L;
-        S.par = T > 1;
-        S.maxcand = L->ix->pits * (n + 1) + 2;
-        size_t nc = (size_t)S.maxcand * FBATCH;
-        S.cand = malloc(nc * sizeof *S.cand);
-        S.cmv = malloc(nc);
-        S.upd = malloc(nc * sizeof *S.upd);
-        if (!S.cand || !S.cmv || !S.upd)
-            S.failed = true;
-        if (L->bcap) {
-            S.nb = (L->E >> L->rshift) + 1;
-            S.bcap = L->bcap;
-            S.bn = calloc(S.nb, sizeof *S.bn);
-            S.bu = malloc(S.nb * S.bcap * sizeof *S.bu);
-            S.bpk = malloc(S.nb * S.bcap * sizeof *S.bpk);
-            if (!S.bn || !S.bu || !S.bpk)
-                S.failed = true;
-        }
-        for (int t = n; t >= -n; t--) {
-            if (!has_value(L->gmask, t) && !has_value(L->gmask, -t))
-                continue;
-            if (retro_round_stopped(&stopv[t + n], L->opt ? L->opt->stop : NULL))
-                break;
-            if (me == 0)
-                L->rounds++;
-            S.t = t;
-            if (!S.failed)
-                for (;;) {
-                    uint64_t s = __atomic_fetch_add(&nextb[t + n][0], 1, __ATOMIC_RELAXED);
-                    if (s >= L->nsb)
-                        break;
-                    seed_block(&S, s);
-                }
-            settle(&S);
-            /* Spilled nodes, until none are left (each scan may spill
-             * again).  Thread 0 decides between barriers, so that all
-             * threads leave together (also when stopped). */
-            for (;;) {
-                double tw = L->stats ? util_now() : 0;
-#pragma omp barrier
-                if (L->stats)
-                    S.idle += util_now() - tw;
-                if (me == 0)
-                    spill_go = __atomic_load_n(&L->overflow, __ATOMIC_RELAXED) && !lstopped(L);
-#pragma omp barrier
-                if (!spill_go)
-                    break;
-                if (me == 0) {
-                    __atomic_store_n(&L->overflow, 0, __ATOMIC_RELAXED);
-                    spill_next = 0;
-                    L->scans++;
-                }
-#pragma omp barrier
-                if (!S.failed && L->rel)
-                    for (;;) { /* relay: a block's lists at a time */
-                        uint64_t b = __atomic_fetch_add(&spill_next, 1, __ATOMIC_RELAXED);
-                        if (b >= L->rel->nblocks)
-                            break;
-                        relay_block(&S, b);
-                    }
-                else if (!S.failed)
-                    for (;;) {
-                        uint64_t a = __atomic_fetch_add(&spill_next, 4096, __ATOMIC_RELAXED);
-                        if (a >= pw)
-                            break;
-                        pend_words(&S, a, a + 4096 < pw ? a + 4096 : pw);
-                    }
-                settle(&S);
-            }
-            lsolve_progress(L, S.finals);
-            S.finals = 0;
-        }
-        if (S.failed)
-#pragma omp atomic write
-            ok = false;
-        __atomic_fetch_add(&L->decs, S.decs, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&L->claims, S.claims, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&L->dropped, S.dropped, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&L->sblocks, S.sblocks, __ATOMIC_RELAXED);
-#pragma omp critical(lean_idle)
-        {
-            L->idle += S.idle;
-            L->scan += S.scan;
-        }
-        __atomic_fetch_add(&L->listbytes,
-                           S.capfin * 12 + (uint64_t)S.maxcand * FBATCH * (sizeof *S.cand + 5) +
-                               S.rcap + (uint64_t)bucket_bytes(L->E, L->rshift),
-                           __ATOMIC_RELAXED);
-        free(S.rbuf);
-        free(S.bn);
-        free(S.bu);
-        free(S.bpk);
-        free(S.fin);
-        free(S.fpk);
-        free(S.upd);
-        free(S.cand);
-        free(S.cmv);
-    }
+    struct retro_rounds R = {.ops = &ops,
+                             .ctx = L,
+                             .n = L->n,
+                             .threads = L->threads,
+                             .stop = L->opt ? L->opt->stop : NULL,
+                             .timed = L->stats};
+    bool ok = retro_rounds(&R);
+    L->rounds = R.rounds;
+    L->idle = R.idle;
     if (!ok)
         return SOW_E_NOMEM;
     return lstopped(L) ? SOW_E_INTERRUPTED : SOW_OK;
@@ -777,24 +792,14 @@ static enum sow_status lean_init(struct lean *L, const struct ruleset *rs,
                                  const struct tb_build_opts *opt, const double *ratio,
                                  struct sow_error *e)
 {
-    memset(L, 0, sizeof *L);
+    TB_LEVEL_START(L, rs, lower, n, opt);
     L->stats = getenv("SOW_LEAN_STATS") != NULL;
-    L->rs = rs;
-    L->lower = lower;
-    L->ix = &lower->ix;
-    L->opt = opt;
-    L->n = n;
-    L->boards = tb_level_boards(L->ix, n);
-    L->E = tb_level_entries(L->ix, n);
-    tb_progress_init(&L->pr, opt, n, L->E);
     bool relay = !tb_unmove_supported(rs);
     L->sbase = relay ? 0.4 : 0.2;
     enum sow_status st = tb_level_solvable(lower, n, L->E, tb_lean_max_entries(rs), e);
     if (st != SOW_OK)
         return st;
     L->threads = tb_lean_threads(opt, L->E);
-    L->chunk = L->E < (1u << 20) ? 256 : 4096;
-    L->nchunks = (L->E + L->chunk - 1) / L->chunk;
     L->nsb = (L->E + ((uint64_t)1 << SBSHIFT) - 1) >> SBSHIFT;
     L->qcap = relay ? 0 /* relay: every final node goes to pend */
                     : opt && opt->lean_queue_cap > 0 ? (uint64_t)opt->lean_queue_cap

@@ -106,41 +106,6 @@ static inline void lentry_next(const struct lean *L, uint64_t idx, sow_position 
         lentry_pos(L, idx + 1, p);
 }
 
-/* Index of a position with B to move (a child or a predecessor of a
- * normalised position): rotated by N, state relative to B. */
-static inline uint64_t index_b(const struct lean *L, const sow_position *c, uint64_t boards)
-{
-    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0; /* relative to B (rules' hook) */
-    return (uint64_t)st * boards + tb_rank_side(L->ix, c->board.h, 1);
-}
-
-/* The same, N given (a constant where the solve is specialised: the loop
- * unrolls); tb_rank_side's sum, B's row first. */
-static inline __attribute__((always_inline)) uint64_t
-index_bnb(const struct lean *L, const sow_position *c, int N, uint64_t boards);
-
-static inline __attribute__((always_inline)) uint64_t index_bn(const struct lean *L,
-                                                               const sow_position *c, int N)
-{
-    return index_bnb(L, c, N, L->boards);
-}
-
-/* index_bn in a level of `boards` boards per state (a lower one's, for the
- * exits of the move pass). */
-static inline __attribute__((always_inline)) uint64_t
-index_bnb(const struct lean *L, const sow_position *c, int N, uint64_t boards)
-{
-    const uint8_t *h = c->board.h;
-    uint64_t r = 0;
-    int s = 0;
-    for (int i = 0; i < 2 * N - 1; i++) {
-        s += h[i < N ? i + N : i - N];
-        r += L->ix->t[i][s];
-    }
-    int st = L->ix->states > 1 ? L->ix->rel_state(c) : 0;
-    return (uint64_t)st * boards + r;
-}
-
 static inline bool has_value(const uint64_t *m, int v)
 {
     unsigned u = (unsigned)(v + 128);

@@ -41,15 +41,12 @@ moves_chunk(struct lean *L, uint64_t a, uint64_t b, int me, struct sow_relay_cac
                 if (!cap) {
                     deg[j]++;
                     if (L->rel)
-                        lrel_put(L->rel, me, index_bn(L, &c->pos, N), (uint32_t)idx);
+                        lrel_put(L->rel, me, tb_index_b(L->ix, &c->pos, N, L->boards), (uint32_t)idx);
                     continue;
                 }
                 int m = n - cap;
-                const int8_t *v = L->lower->lv[m].v + index_bnb(L, &c->pos, N, L->lower->boards[m]);
-                __builtin_prefetch(v);
-                pr[np].v = v;
-                pr[np].d = (int8_t)retro_gain(c);
-                pr[np++].j = (uint8_t)j;
+                uint64_t q = tb_index_b(L->ix, &c->pos, N, L->lower->boards[m]);
+                retro_probe_add(pr, &np, L->lower->lv[m].v + q, c, j);
             }
             if (idx + 1 < b)
                 lentry_next(L, idx, &p);

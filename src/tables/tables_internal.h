@@ -81,6 +81,51 @@ struct tb_set {
 enum sow_status tb_level_solvable(const struct tb_set *lower, int n, uint64_t E, uint64_t max,
                                   struct sow_error *e);
 
+/* The index of a position with B to move (a child of a normalised
+ * position, or a predecessor) in a level of `boards` boards per state: its
+ * board ranked from B's row (rotated by N: tb_rank_side's sum), its state
+ * relative to B (the rules' hook, called only where the rule set indexes
+ * states).  N = holes per side: a constant where the caller makes it one,
+ * so that the loops unroll (the builders' move passes and unmoves). */
+static inline __attribute__((always_inline)) uint64_t
+tb_index_b(const struct tb_index *ix, const sow_position *c, int N, uint64_t boards)
+{
+    const uint8_t *h = c->board.h;
+    uint64_t r = 0;
+    int s = 0, i = 0;
+    for (int k = N; k < 2 * N; k++, i++) {
+        s += h[k];
+        r += ix->t[i][s];
+    }
+    for (int k = 0; k < N - 1; k++, i++) {
+        s += h[k];
+        r += ix->t[i][s];
+    }
+    int st = ix->states > 1 ? ix->rel_state(c) : 0;
+    return (uint64_t)st * boards + r;
+}
+
+/* The start of a builder's level L (struct lvl, struct lean: the fields of
+ * these names): zeroed; its rule set, lower levels and their index, the
+ * options, level n, boards per state, entries E, the move and values
+ * passes' chunks (small on small levels, so that threads interleave there
+ * too) and the progress report (progress.h).  A macro: the builders' level
+ * structs differ in the rest. */
+#define TB_LEVEL_START(L, rs_, lower_, n_, opt_)                                                   \
+    do {                                                                                           \
+        memset((L), 0, sizeof *(L));                                                               \
+        (L)->rs = (rs_);                                                                           \
+        (L)->lower = (lower_);                                                                     \
+        (L)->ix = &(lower_)->ix;                                                                   \
+        (L)->opt = (opt_);                                                                         \
+        (L)->n = (n_);                                                                             \
+        (L)->boards = tb_level_boards((L)->ix, (L)->n);                                            \
+        (L)->E = tb_level_entries((L)->ix, (L)->n);                                                \
+        (L)->chunk = (L)->E < (1u << 20) ? 256 : 4096;                                             \
+        (L)->nchunks = ((L)->E + (L)->chunk - 1) / (L)->chunk;                                     \
+        tb_progress_init(&(L)->pr, (L)->opt, (L)->n, (L)->E);                                      \
+    } while (0)
+
 /* Entries [a, b) of the level file `path` (rule set rs, level) into out,
  * without holding the rest: the header checked as tb_file_load checks it,
  * the slice's values (raw) or the blocks that hold it (compressed, each

@@ -86,6 +86,9 @@ t "tables verify, 2 threads" tables verify --threads 2 "$TB"
 # compressed levels: one block cache shared by the probing threads
 TBZ="$WORK/tbz"; cp -r "$TB" "$TBZ"
 t "tables compress, 2 threads" tables compress --threads 2 --dir "$TBZ"
+# the lean builder's rounds (unmoves; relay edges on disk), 2 threads
+t "tables build --builder lean oware 2x6 levels 0..9, 2 threads" tables build --builder lean --threads 2 --seeds 9 --dir "$WORK/tbl"
+t "tables build --builder lean jodu 2x4 levels 0..7, 2 threads" tables build --builder lean --rules jodu --pits 4 --threads 2 --seeds 7 --dir "$WORK/tbl"
 
 # ---- Lazy SMP search, 2 threads, shared transposition table --------------------
 same "solve oware" 0,0,1,2,1,1/1,0,2,0,0,1/A
