@@ -1,0 +1,24 @@
+/* sow solve across MPI ranks (docs/distributed.md "The exact solver across
+ * ranks"): what the command line calls.  Only in the sow executable built
+ * with MPI (SOW_MPI); closure_mpi.c.
+ *
+ * Every rank runs the same `sow solve`: the same options, the same levels
+ * in memory, the same closure up to its build on disk (--work DIR --disk),
+ * which the ranks share (clos_mpi_build, closure_internal.h).  Rank 0 alone
+ * goes on from there (the answer, the move values, the PV, --save from the
+ * merged level files) and prints; the other ranks' output goes to
+ * /dev/null, and they wait in the build for rank 0's exit status.
+ *
+ * Thread-safety: from the main thread, once per process. */
+#ifndef SOW_SOLVER_CLOSURE_MPI_H
+#define SOW_SOLVER_CLOSURE_MPI_H
+
+/* MPI started (under mpirun): this process's rank; the other ranks' stdout
+ * and stderr silenced. */
+int clos_mpi_start(void);
+
+/* The job's end, with rank 0's exit status rc (collective: every rank that
+ * is not waiting in a build calls it): MPI finalised; returns rank 0's rc. */
+int clos_mpi_end(int rc);
+
+#endif
