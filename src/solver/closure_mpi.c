@@ -28,14 +28,20 @@
 #define CM_BLOCK ((uint64_t)1 << 16)  /* positions of a share sent at once in the merge */
 #define CM_PIECE ((uint64_t)1 << 18)  /* own positions per batch of the up pass's moves */
 
-/* The process's MPI: its rank and whether a build has run (MPI itself is
+/* The process's MPI: its rank and the collectives' nap (MPI itself is
  * once per process: MPI_Init, one world, MPI_Finalize). */
 static struct {
     struct mpi M;
-    bool built;
 } cm_job;
 
 /* ---- messages ---- */
+
+_Noreturn void cm_abort(const struct cm *J, const char *why)
+{
+    fprintf(stderr, "sow solve: rank %d: %s\n", J->M.rank, why);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    _exit(1);
+}
 
 bool cm_push(struct cm_buf *b, const uint64_t *w, size_t k)
 {
@@ -54,30 +60,23 @@ bool cm_push(struct cm_buf *b, const uint64_t *w, size_t k)
     return true;
 }
 
-bool cm_exchange(struct cm *J, uint64_t **recv, size_t *nrecv, int *rcnt)
+void cm_exchange(struct cm *J, uint64_t **recv, size_t *nrecv, int *rcnt)
 {
+    /* a rank that cannot hold its messages ends the job (MPI_Abort): its
+     * peers are inside the collective already */
     const int R = J->M.size;
     int *sc = calloc(4 * (size_t)R, sizeof *sc);
-    uint64_t tot = 0, rt = 0;
-    int ok = sc != NULL;
-    for (int r = 0; ok && r < R; r++) {
-        if (J->send[r].n > INT32_MAX || tot + J->send[r].n > INT32_MAX)
-            ok = 0;
-        else {
-            sc[r] = (int)J->send[r].n;
-            sc[2 * R + r] = (int)tot;
-            tot += J->send[r].n;
-        }
-    }
-    int all;
-    tbm_allreduce(&J->M, &ok, &all, 1, MPI_INT, MPI_MIN);
-    if (!all) {
-        free(sc);
-        *recv = NULL;
-        *nrecv = 0;
-        return false;
-    }
+    if (!sc)
+        cm_abort(J, "out of memory in a message exchange");
     int *rc = sc + R, *sd = sc + 2 * R, *rd = sc + 3 * R;
+    uint64_t tot = 0, rt = 0;
+    for (int r = 0; r < R; r++) {
+        if (tot + J->send[r].n > INT32_MAX)
+            cm_abort(J, "a message exchange past 2^31 words");
+        sc[r] = (int)J->send[r].n;
+        sd[r] = (int)tot;
+        tot += J->send[r].n;
+    }
     MPI_Request rq;
     MPI_Ialltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD, &rq);
     tbm_coll_wait(&J->M, &rq);
@@ -86,16 +85,8 @@ bool cm_exchange(struct cm *J, uint64_t **recv, size_t *nrecv, int *rcnt)
         rt += (uint64_t)rc[r];
     }
     uint64_t *sb = malloc((tot ? tot : 1) * sizeof *sb), *rb = malloc((rt ? rt : 1) * sizeof *rb);
-    ok = sb && rb && rt <= INT32_MAX;
-    tbm_allreduce(&J->M, &ok, &all, 1, MPI_INT, MPI_MIN);
-    if (!all) {
-        free(sb);
-        free(rb);
-        free(sc);
-        *recv = NULL;
-        *nrecv = 0;
-        return false;
-    }
+    if (!sb || !rb || rt > INT32_MAX)
+        cm_abort(J, "out of memory in a message exchange");
     for (int r = 0; r < R; r++) {
         if (J->send[r].n)
             memcpy(sb + sd[r], J->send[r].v, J->send[r].n * sizeof *sb);
@@ -109,7 +100,6 @@ bool cm_exchange(struct cm *J, uint64_t **recv, size_t *nrecv, int *rcnt)
     free(sc);
     *recv = rb;
     *nrecv = rt;
-    return true;
 }
 
 void cm_reduce(struct cm *J, uint64_t *x, int n, MPI_Op op)
@@ -454,15 +444,29 @@ static enum clos_err cm_open(struct cm *J)
     return CLOS_OK;
 }
 
-/* A worker's build is done: it waits for rank 0's exit status and ends
- * with it (rank 0 goes on alone: the answer, the PV, the solution file). */
-static _Noreturn void cm_worker_end(void)
+/* What rank 0 tells the workers at a build's start: the root's level and
+ * key, the levels answered by tables (the workers have the same ones: the
+ * same options, the same levels built in memory). */
+struct cm_params {
+    int32_t top, tbmax, K, pad;
+    uint64_t rootw[MAX_KEY_WORDS];
+};
+
+static enum clos_err cm_build(struct clos *c, const struct clos_env *env,
+                              const struct cm_params *P, struct clos_info *info);
+
+/* The start of a build: rank 0's word (CM_GO, or its exit status: it
+ * ended, the worker ends with it) and the build's parameters. */
+static void cm_start(struct cm_params *P)
 {
-    int rc = 0;
-    tbm_bcast(&cm_job.M, &rc, 1, MPI_INT, 0);
-    MPI_Finalize();
-    fflush(NULL);
-    _exit(rc == CM_GO ? 1 : rc);
+    int go = CM_GO;
+    tbm_bcast(&cm_job.M, &go, 1, MPI_INT, 0);
+    if (go != CM_GO) {
+        MPI_Finalize();
+        fflush(NULL);
+        _exit(go);
+    }
+    tbm_bcast(&cm_job.M, P, (int)sizeof *P, MPI_BYTE, 0);
 }
 
 enum clos_err clos_mpi_build(struct clos *c, const struct clos_env *env, int top, int tbmax,
@@ -475,17 +479,36 @@ enum clos_err clos_mpi_build(struct clos *c, const struct clos_env *env, int top
     *took = on && !fin;
     if (!*took)
         return CLOS_OK;
-    if (cm_job.built) { /* rank 0 alone goes on after a build: the workers wait for the end */
-        snprintf(info->why, sizeof info->why, "one closure on disk per job across MPI ranks");
-        return CLOS_OOM;
+    struct cm_params P = {.top = top, .tbmax = tbmax, .K = c->K};
+    memcpy(P.rootw, rootw, 8 * (size_t)c->K);
+    cm_start(&P);
+    enum clos_err e = cm_build(c, env, &P, info);
+    if (cm_job.M.rank == 0 || e != CLOS_OK)
+        return e;
+    /* A worker, its first build done: rank 0 alone goes on (the answer,
+     * the PV, the move values, --save), and when its search needs the
+     * closure of another position (one the first did not hold), that
+     * build is shared again; the worker waits here for each, then for
+     * rank 0's exit status (cm_start). */
+    for (;;) {
+        dk_free(c);
+        cm_start(&P);
+        clos_reset(c);
+        c->peak = c->refused = 0;
+        if (P.K != c->K) {
+            clos_free_arrays(c);
+            c->K = P.K;
+        }
+        memset(info, 0, sizeof *info);
+        cm_build(c, env, &P, info);
     }
-    int go = CM_GO;
-    tbm_bcast(&cm_job.M, &go, 1, MPI_INT, 0);
-    if (go != CM_GO) { /* rank 0 ended before its build (cannot happen: the same path) */
-        MPI_Finalize();
-        _exit(go);
-    }
-    cm_job.built = true;
+}
+
+static enum clos_err cm_build(struct clos *c, const struct clos_env *env,
+                              const struct cm_params *P, struct clos_info *info)
+{
+    const int top = P->top, tbmax = P->tbmax;
+    const uint64_t *rootw = P->rootw;
     struct clos_env lenv = *env;
     if (cm_job.M.rank != 0)
         lenv.progress = NULL; /* rank 0 alone says how far it is */
@@ -505,6 +528,11 @@ enum clos_err clos_mpi_build(struct clos *c, const struct clos_env *env, int top
     c->dk = calloc(1, sizeof *c->dk);
     c->um = false;
     enum clos_err e = J.send && c->dk ? CLOS_OK : CLOS_OOM;
+    if (e == CLOS_OK && (env->tb ? tb_max_level(env->tb) : -1) != tbmax) {
+        snprintf(info->why, sizeof info->why, "rank %d's endgame levels are not rank 0's",
+                 J.M.rank);
+        e = CLOS_OOM;
+    }
     if (e == CLOS_OK) {
         dk_sums(env, c->dk->base);
         e = cm_open(&J);
@@ -553,10 +581,6 @@ enum clos_err clos_mpi_build(struct clos *c, const struct clos_env *env, int top
             info->positions += J.gcnt[l];
         memcpy(info->level_count, J.gcnt, sizeof info->level_count);
         c->n = 0;
-    }
-    if (e == CLOS_OK && J.M.rank != 0) {
-        dk_free(c);
-        cm_worker_end();
     }
     return e;
 }

@@ -58,10 +58,12 @@ static inline int cm_owner(const uint64_t *w, int K, int size)
 /* ---- closure_mpi.c ---- */
 
 bool cm_push(struct cm_buf *b, const uint64_t *w, size_t k);
+/* The job ended from this rank (MPI_Abort), why on its stderr. */
+_Noreturn void cm_abort(const struct cm *J, const char *why);
 /* Every rank's send[r] to rank r; *recv (malloc'd, *nrecv words) what
  * came here, rcnt[r] words from rank r (rcnt may be NULL); the send
- * buffers emptied.  false (on every rank) if a rank could not allocate. */
-bool cm_exchange(struct cm *J, uint64_t **recv, size_t *nrecv, int *rcnt);
+ * buffers emptied.  A rank out of memory here ends the job (cm_abort). */
+void cm_exchange(struct cm *J, uint64_t **recv, size_t *nrecv, int *rcnt);
 /* Sum (op MPI_SUM) or maximum (MPI_MAX) of n 64-bit words over the ranks, in place. */
 void cm_reduce(struct cm *J, uint64_t *x, int n, MPI_Op op);
 /* Every rank's e agreed: the first failure (lowest rank's), its info

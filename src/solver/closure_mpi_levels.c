@@ -254,10 +254,7 @@ enum clos_err cm_down(struct cm *J, int m)
         a += r;
         uint64_t *rv;
         size_t nr;
-        if (!cm_exchange(J, &rv, &nr, NULL)) {
-            snprintf(J->info->why, sizeof J->info->why, "out of memory in a message exchange");
-            return CLOS_OOM;
-        }
+        cm_exchange(J, &rv, &nr, NULL);
         if (e == CLOS_OK)
             e = cm_take(J, m, rv, nr);
         free(rv);
@@ -537,7 +534,7 @@ static enum clos_err cm_retro(struct cm *J, int m, uint64_t n, const int8_t *be,
                 stk[sp++] = (uint32_t)(2 * p + 1);
             }
         }
-        for (;;) {
+        for (;;) { /* supersteps until no update is in flight */
             while (!oom && sp) {
                 const uint32_t e = stk[--sp], q = e >> 1;
                 const uint64_t kind = (e & 1) ? CM_CLAIM : 0;
@@ -550,26 +547,27 @@ static enum clos_err cm_retro(struct cm *J, int m, uint64_t n, const int8_t *be,
                         oom = true;
                 }
             }
-            uint64_t *rv;
-            size_t nr;
-            if (!cm_exchange(J, &rv, &nr, NULL))
-                oom = true;
-            else {
-                for (size_t j = 0; !oom && j < nr; j++)
-                    cm_apply(rv[j], t, xl, xh, cnt, be, stk, &sp);
-                free(rv);
-            }
-            uint64_t x[3] = {sp, clos_stopped(J->env), oom};
+            uint64_t x[3] = {0, clos_stopped(J->env), oom};
+            for (int r = 0; r < J->M.size; r++)
+                x[0] += J->send[r].n;
             cm_reduce(J, x, 3, MPI_SUM);
             if (x[2] || x[1]) {
                 free(stk);
+                for (int r = 0; r < J->M.size; r++)
+                    J->send[r].n = 0;
                 if (x[2])
                     snprintf(J->info->why, sizeof J->info->why, "level %d across ranks: out of "
                              "memory in the retrograde", m);
                 return x[2] ? CLOS_OOM : CLOS_STOPPED;
             }
             if (!x[0])
-                break;
+                break; /* every queue drained, nothing sent: round t is done */
+            uint64_t *rv;
+            size_t nr;
+            cm_exchange(J, &rv, &nr, NULL);
+            for (size_t j = 0; j < nr; j++)
+                cm_apply(rv[j], t, xl, xh, cnt, be, stk, &sp);
+            free(rv);
         }
     }
     free(stk);
@@ -628,17 +626,11 @@ enum clos_err cm_up(struct cm *J, int m)
             cm_moves(J, &U, p);
         uint64_t *rv, *rv2;
         size_t nr, nr2;
-        if (!cm_exchange(J, &rv, &nr, rcnt)) {
-            J->et.oom = true;
-            break;
-        }
+        cm_exchange(J, &rv, &nr, rcnt);
         cm_answer(J, &U, rv, nr);
         cm_lookups(J, rv, rcnt);
         free(rv);
-        if (!cm_exchange(J, &rv2, &nr2, rcnt)) {
-            J->et.oom = true;
-            break;
-        }
+        cm_exchange(J, &rv2, &nr2, rcnt);
         cm_fold(J, &U, rv2, rcnt);
         free(rv2);
     }

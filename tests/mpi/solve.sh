@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The exact solver across ranks (docs/distributed.md "The exact solver
+# across ranks"): `mpirun -np R sow solve ... --work DIR --disk` must print
+# what one process prints (value, best move, PV, every move's value, nodes,
+# expanded, tb hits: all but the time lines) and write a byte-identical
+# solution file (--save), for every rule set, with 1..4 loopback ranks.
+# Also: the closure above endgame tables (--tables, exits answered by the
+# tables on every rank), a refusal by --memory naming the rank's share
+# (exit 2, one line, nothing on stdout), and a bad option under mpirun
+# (exit 2, one line: rank 0 alone prints).
+# Usage: tests/mpi/solve.sh SOW_BINARY   (built with -Dmpi=enabled); TAP,
+# `meson test --suite mpi` (tests/mpi/meson.build).
+# SOW_MPI_SOLVE_RULES narrows the rule sets, SOW_MPI_RANKS the rank counts.
+set -euo pipefail
+SOW=$(realpath "${1:?usage: tests/mpi/solve.sh SOW_BINARY}")
+command -v mpirun >/dev/null || { echo "tests/mpi/solve: mpirun not found (openmpi-bin)"; exit 1; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export OMP_WAIT_POLICY=passive
+# own positions per batch of the up pass's moves: small, so that the
+# levels here take several batches (look-ups and edges across batches)
+export SOW_MPI_TEST_PIECE=300
+MPI=(mpirun --oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1
+    -x OMP_WAIT_POLICY -x SOW_MPI_TEST_PIECE)
+RANKS=(${SOW_MPI_RANKS:-1 2 3 4})
+# rule set, pits, seeds per hole: a few thousand positions each
+CASES=("oware 3 2" "awari 3 2" "jodu 3 2" "jodu-ibadan 3 2" "jodu-starve 3 2" "odu 4 2"
+    "jerin 4 2" "darra 3 4")
+if [ -n "${SOW_MPI_SOLVE_RULES:-}" ]; then
+    keep=()
+    for c in "${CASES[@]}"; do
+        [[ " $SOW_MPI_SOLVE_RULES " == *" ${c%% *} "* ]] && keep+=("$c")
+    done
+    CASES=("${keep[@]}")
+fi
+fails=0
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+bad() { n=$((n + 1)); echo "not ok $n - $*"; fails=$((fails + 1)); }
+note() { sed 's/^/# /'; } # diagnostics as TAP comments
+shown() { grep -v -e '^time ' -e '^nodes/s ' "$1"; } # the output less its clocks
+
+# one RULES PITS SEEDS: the one-process reference, then each rank count
+one() {
+    local r=$1 p=$2 s=$3 d="$T/$1" np rc
+    mkdir -p "$d"
+    "$SOW" solve --rules "$r" --pits "$p" --seeds "$s" --moves --work "$d/ref" --disk \
+        --save "$d/ref.sol" >"$d/ref.out" 2>"$d/ref.err" || { bad "$r 2x$p: the reference failed"; return; }
+    for np in "${RANKS[@]}"; do
+        rc=0
+        "${MPI[@]}" -np "$np" "$SOW" solve --rules "$r" --pits "$p" --seeds "$s" --moves \
+            --work "$d/w$np" --disk --save "$d/$np.sol" >"$d/$np.out" 2>"$d/$np.err" </dev/null || rc=$?
+        if [ $rc != 0 ]; then
+            bad "$r 2x$p seeds $s, $np ranks: exit status $rc"; tail -3 "$d/$np.err" | note
+        elif ! diff <(shown "$d/ref.out") <(shown "$d/$np.out") >/dev/null; then
+            bad "$r 2x$p seeds $s, $np ranks: the output differs"; diff <(shown "$d/ref.out") <(shown "$d/$np.out") | head -5 | note
+        elif ! cmp -s "$d/ref.sol" "$d/$np.sol"; then
+            bad "$r 2x$p seeds $s, $np ranks: the solution file differs"
+        else
+            ok "$r 2x$p seeds $s, $np ranks: $(grep -c '' "$d/ref.out") lines as one process's" \
+                "($(grep '^expanded' "$d/ref.out" | awk '{print $3}') positions), solution file byte-identical"
+        fi
+    done
+    rm -rf "$d"/w* # the level files (the test's disk)
+}
+
+# two cases at a time (each mpirun's ranks spend most of a superstep waiting)
+for c in "${CASES[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n || true; done
+    set -- $c
+    (ok() { echo "ok - $*"; }; bad() { echo "not ok - $*"; }; one "$@") >"$T/res.$1" 2>&1 &
+done
+wait
+for c in "${CASES[@]}"; do # each job's lines, numbered in order
+    set -- $c
+    while IFS= read -r l; do
+        case "$l" in
+        "ok "*) ok "${l#ok - }" ;;
+        "not ok "*) bad "${l#not ok - }" ;;
+        *) echo "$l" ;;
+        esac
+    done <"$T/res.$1"
+done
+
+# Above endgame tables: exits into levels 0..6 answered by the tables
+# (tb hits counted on each rank, summed on rank 0), no --save.
+"$SOW" tables build --rules oware --pits 3 --seeds 6 --dir "$T/tb" >/dev/null 2>&1
+"$SOW" solve --pits 3 --seeds 2 --tables "$T/tb" --levels 0 --moves --work "$T/tref" --disk \
+    >"$T/tref.out" 2>/dev/null
+if "${MPI[@]}" -np 3 "$SOW" solve --pits 3 --seeds 2 --tables "$T/tb" --levels 0 --moves \
+    --work "$T/tw" --disk >"$T/tw.out" 2>"$T/tw.err" </dev/null &&
+    diff <(shown "$T/tref.out") <(shown "$T/tw.out") >/dev/null &&
+    [ "$(grep '^tb hits' "$T/tw.out" | awk '{print $4}')" -gt 0 ]; then
+    ok "above tables (levels 0..6), 3 ranks: as one process, $(grep '^tb hits' "$T/tw.out" | awk '{print $4}') tb hits"
+else
+    bad "above tables, 3 ranks"; tail -3 "$T/tw.err" | note
+fi
+
+# --memory too small for a rank's share: exit 2, one line naming the share
+rc=0
+"${MPI[@]}" -np 2 "$SOW" solve --pits 4 --seeds 2 --levels 0 --memory 0.001 --work "$T/mem" \
+    --disk >"$T/mem.out" 2>"$T/mem.err" </dev/null || rc=$?
+if [ $rc = 2 ] && [ ! -s "$T/mem.out" ] && [ "$(grep -c '^sow solve: ' "$T/mem.err")" = 1 ] &&
+    grep -q "^sow solve: .*level 16 across 2 ranks: rank [01]'s share" "$T/mem.err"; then
+    ok "--memory refuses a rank's share: exit 2, one line naming it"
+else
+    bad "--memory refusal: exit $rc"; head -5 "$T/mem.err" | note
+fi
+
+# bad input under mpirun: rank 0 alone says so
+rc=0
+"${MPI[@]}" -np 3 "$SOW" solve --pits 3 --seeds 2 --bogus >"$T/bad.out" 2>"$T/bad.err" </dev/null || rc=$?
+if [ $rc = 2 ] && [ ! -s "$T/bad.out" ] && [ "$(grep -c 'sow solve' "$T/bad.err")" = 1 ]; then
+    ok "bad input, 3 ranks: exit 2, one line"
+else
+    bad "bad input, 3 ranks: exit $rc, $(grep -c 'sow solve' "$T/bad.err") lines"
+fi
+
+echo "# ${SECONDS} s"
+echo "1..$n"
+[ "$fails" -eq 0 ] && echo "# tests/mpi/solve: all passed" || { echo "# tests/mpi/solve: $fails failed"; exit 1; }
