@@ -417,7 +417,10 @@ static enum clos_err cm_open(struct cm *J)
     const struct clos_env *env = J->env;
     struct clos_disk *dk = c->dk;
     struct sow_error err;
-    snprintf(dk->dir, sizeof dk->dir, "%s/rank-%d-of-%d", env->work, J->M.rank, J->M.size);
+    if (J->M.rank == 0)
+        clos_mpi_work(env->work, dk->dir, sizeof dk->dir);
+    else /* the worker's --work is its share's directory already (cmd_solve) */
+        snprintf(dk->dir, sizeof dk->dir, "%s", env->work);
     if (fio_mkdir_p(dk->dir, &err) != SOW_OK || clos_work_check(dk->dir, &err) != SOW_OK) {
         snprintf(J->info->why, sizeof J->info->why, "%.250s", err.msg);
         return CLOS_OOM;
@@ -604,6 +607,12 @@ int clos_mpi_start(void)
             MPI_Abort(MPI_COMM_WORLD, 1);
     }
     return cm_job.M.rank;
+}
+
+const char *clos_mpi_work(const char *work, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/rank-%d-of-%d", work, cm_job.M.rank, cm_job.M.size);
+    return buf;
 }
 
 int clos_mpi_end(int rc)

@@ -64,9 +64,10 @@ one() {
     rm -rf "$d"/w* # the level files (the test's disk)
 }
 
-# two cases at a time (each mpirun's ranks spend most of a superstep waiting)
+# four cases at a time (most of a small mpirun is its start and end, and
+# its ranks spend most of a superstep waiting)
 for c in "${CASES[@]}"; do
-    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n || true; done
+    while [ "$(jobs -rp | wc -l)" -ge 4 ]; do wait -n || true; done
     set -- $c
     (ok() { echo "ok - $*"; }; bad() { echo "not ok - $*"; }; one "$@") >"$T/res.$1" 2>&1 &
 done
