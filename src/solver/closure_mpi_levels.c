@@ -621,6 +621,12 @@ enum clos_err cm_up(struct cm *J, int m)
     uint64_t pieces = J->et.oom ? 0 : (n + J->piece - 1) / J->piece;
     cm_reduce(J, &pieces, 1, MPI_MAX);
     for (uint64_t k = 0; k < pieces; k++) {
+        uint64_t stop = clos_stopped(J->env);
+        cm_reduce(J, &stop, 1, MPI_SUM);
+        if (stop) { /* every rank at once: a rerun solves the level again */
+            e = CLOS_STOPPED;
+            break;
+        }
         const uint64_t a = k * J->piece, b = a + J->piece < n ? a + J->piece : n;
         for (uint64_t p = a; !J->et.oom && p < b; p++)
             cm_moves(J, &U, p);
@@ -634,7 +640,9 @@ enum clos_err cm_up(struct cm *J, int m)
         cm_fold(J, &U, rv2, rcnt);
         free(rv2);
     }
-    if (U.missing) {
+    if (e != CLOS_OK) {
+        /* stopped */
+    } else if (U.missing) {
         snprintf(J->info->why, sizeof J->info->why, "level %d on disk across ranks: a child is "
                  "missing (%.150s)", m, dk->dir);
         e = CLOS_OOM;
