@@ -17,6 +17,7 @@
  * Thread-safety: the calling thread of each rank; one build per job (the
  * other ranks wait in it for the end once it is done). */
 #include <errno.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "closure_mpi.h"
@@ -104,9 +105,7 @@ void cm_exchange(struct cm *J, uint64_t **recv, size_t *nrecv, int *rcnt)
 
 void cm_reduce(struct cm *J, uint64_t *x, int n, MPI_Op op)
 {
-    uint64_t y[8];
-    tbm_allreduce(&J->M, x, y, n, MPI_UINT64_T, op);
-    memcpy(x, y, sizeof *x * (size_t)n);
+    tbm_allreduce(&J->M, MPI_IN_PLACE, x, n, MPI_UINT64_T, op);
 }
 
 enum clos_err cm_agree(struct cm *J, enum clos_err e)
@@ -409,8 +408,38 @@ static enum clos_err cm_merge(struct cm *J, const uint64_t *G)
 
 /* ---- the build ---- */
 
-/* This rank's directory WORK/rank-r-of-R with a fresh state (the files of
- * an earlier build there are replaced as the levels are written again). */
+/* This rank's state in its directory, if it is this solve's (fresh: a
+ * new one's): its incoming files truncated to the bytes it records (the
+ * appends of a level stopped mid-way dropped), as closure_disk.c resumes. */
+static bool cm_load_state(struct cm *J, const struct dk_meta *fresh)
+{
+    struct clos_disk *dk = J->c->dk;
+    struct dk_meta *st = &dk->st;
+    void *sp[1] = {st};
+    uint64_t ss[1] = {sizeof *st};
+    bool ok = clos_ck_read(dk->dir, "disk.state", "SOWDKS01", sp, ss, 1) &&
+              strcmp(st->rules, fresh->rules) == 0 && st->pits == fresh->pits &&
+              st->K == fresh->K && st->tbmax == fresh->tbmax && st->top == fresh->top &&
+              memcmp(st->root, fresh->root, sizeof st->root) == 0 && st->expanded_to >= 0 &&
+              st->expanded_to <= fresh->top + 1 && st->solved_to >= -1 &&
+              st->solved_to <= fresh->top;
+    for (int l = 0; ok && l < st->expanded_to; l++) {
+        char path[4200];
+        struct stat sb;
+        dk_path(path, sizeof path, dk, "disk-in-%03d.keys", l);
+        if (!st->inlen[l])
+            unlink(path);
+        else if (stat(path, &sb) < 0 || (uint64_t)sb.st_size < st->inlen[l] ||
+                 truncate(path, (off_t)st->inlen[l]) < 0)
+            ok = false;
+    }
+    return ok;
+}
+
+/* This rank's directory WORK/rank-r-of-R and its state: the ranks' states
+ * resumed if every rank has this solve's with the same levels expanded
+ * (the levels solved: those every rank has solved), else a fresh one on
+ * every rank, written at once.  Collective. */
 static enum clos_err cm_open(struct cm *J)
 {
     struct clos *c = J->c;
@@ -421,30 +450,84 @@ static enum clos_err cm_open(struct cm *J)
         clos_mpi_work(env->work, dk->dir, sizeof dk->dir);
     else /* the worker's --work is its share's directory already (cmd_solve) */
         snprintf(dk->dir, sizeof dk->dir, "%s", env->work);
+    enum clos_err e = CLOS_OK;
     if (fio_mkdir_p(dk->dir, &err) != SOW_OK || clos_work_check(dk->dir, &err) != SOW_OK) {
         snprintf(J->info->why, sizeof J->info->why, "%.250s", err.msg);
-        return CLOS_OOM;
+        e = CLOS_OOM;
     }
-    struct dk_meta *st = &dk->st;
-    memset(st, 0, sizeof *st);
-    snprintf(st->rules, sizeof st->rules, "%s", c->rs->name);
-    st->pits = (uint32_t)c->pits;
-    st->K = (uint32_t)c->K;
-    st->tbmax = J->tbmax;
-    st->top = J->top;
-    st->expanded_to = J->top + 1;
-    st->solved_to = -1;
-    memcpy(st->root, J->rootw, 8 * (size_t)c->K);
+    if ((e = cm_agree(J, e)) != CLOS_OK)
+        return e;
+    struct dk_meta fresh;
+    memset(&fresh, 0, sizeof fresh);
+    snprintf(fresh.rules, sizeof fresh.rules, "%s", c->rs->name);
+    fresh.pits = (uint32_t)c->pits;
+    fresh.K = (uint32_t)c->K;
+    fresh.tbmax = J->tbmax;
+    fresh.top = J->top;
+    fresh.expanded_to = J->top + 1;
+    fresh.solved_to = -1;
+    memcpy(fresh.root, J->rootw, 8 * (size_t)c->K);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/disk.state", dk->dir);
+    const bool had = access(path, F_OK) == 0, ok = cm_load_state(J, &fresh);
+    uint64_t lo[3] = {ok, ok ? (uint64_t)dk->st.expanded_to : 0,
+                      ok ? (uint64_t)(dk->st.solved_to + 1) : 0};
+    uint64_t hi[2] = {ok ? (uint64_t)dk->st.expanded_to : UINT64_MAX, had};
+    cm_reduce(J, lo, 3, MPI_MIN);
+    cm_reduce(J, hi, 2, MPI_MAX);
+    if (lo[0] && lo[1] == hi[0]) { /* resumed */
+        dk->st.solved_to = (int32_t)lo[2] - 1;
+        env->nodes[0] += dk->st.nodes;
+        env->visits[0] += dk->st.visits;
+        env->tb_hits[0] += dk->st.tb_hits;
+        memcpy(J->gcnt, dk->st.cnt, sizeof J->gcnt);
+        cm_reduce(J, J->gcnt, SOW_MAX_SEEDS + 1, MPI_SUM);
+        uint64_t total = 0;
+        for (int l = 0; l <= SOW_MAX_SEEDS; l++)
+            total += J->gcnt[l];
+        clos_say(env, &J->last, true, "closure on disk across %d ranks resumed from %s/rank-*-of-%d: "
+                 "levels %d..%d expanded (%llu positions), %s%d solved", J->M.size, env->work,
+                 J->M.size, dk->st.expanded_to, J->top, (unsigned long long)total,
+                 dk->st.solved_to < 0 ? "none " : "levels up to ",
+                 dk->st.solved_to < 0 ? 0 : dk->st.solved_to);
+        return CLOS_OK;
+    }
+    if (hi[1])
+        clos_say(env, &J->last, true, "note: the ranks' states in %s/rank-*-of-%d are damaged, "
+                 "another solve's or not at the same level: the closure on disk starts over",
+                 env->work, J->M.size);
     for (int l = 0; l <= SOW_MAX_SEEDS; l++) {
-        char path[4200];
         dk_path(path, sizeof path, dk, "disk-in-%03d.keys", l);
         unlink(path);
     }
+    dk->st = fresh;
+    memset(J->gcnt, 0, sizeof J->gcnt);
     if (!dk_save_state(c, env)) {
         snprintf(J->info->why, sizeof J->info->why, "the closure on disk: %.200s", dk->err.msg);
-        return CLOS_OOM;
+        e = CLOS_OOM;
     }
-    return CLOS_OK;
+    return cm_agree(J, e);
+}
+
+/* Resumed: the levels solved before, mapped and checked on every rank; from
+ * the lowest one that fails its check on some rank, the levels are solved
+ * again. */
+static void cm_map_solved(struct cm *J)
+{
+    struct clos *c = J->c;
+    struct clos_disk *dk = c->dk;
+    uint64_t bad = (uint64_t)dk->st.solved_to + 1;
+    for (int m = 0; m <= dk->st.solved_to; m++)
+        if (J->gcnt[m] && (!dk_map(c, m, 0, true) || !dk_map(c, m, 1, true))) {
+            bad = (uint64_t)m;
+            break;
+        }
+    cm_reduce(J, &bad, 1, MPI_MIN);
+    if ((int)bad <= dk->st.solved_to) {
+        clos_say(J->env, &J->last, true, "note: level %d's files on some rank are damaged: levels "
+                 "%d..%d are solved again", (int)bad, (int)bad, J->top);
+        dk->st.solved_to = (int32_t)bad - 1;
+    }
 }
 
 /* What rank 0 tells the workers at a build's start: the root's level and
@@ -536,16 +619,16 @@ static enum clos_err cm_build(struct clos *c, const struct clos_env *env,
                  J.M.rank);
         e = CLOS_OOM;
     }
-    if (e == CLOS_OK) {
+    if (e == CLOS_OK)
         dk_sums(env, c->dk->base);
-        e = cm_open(&J);
-    }
     e = cm_agree(&J, e);
     if (e == CLOS_OK)
-        clos_say(&lenv, &J.last, true, "closure on disk across %d MPI ranks in %s/rank-*-of-%d",
-                 J.M.size, env->work, J.M.size);
-    /* pass 1: down from the root's level, each level reached by some rank */
+        e = cm_open(&J);
+    /* pass 1: down from the root's level (or the first level not expanded
+     * on every rank), each level reached by some rank */
     for (int m = top; e == CLOS_OK && m >= 0; m--) {
+        if (m >= c->dk->st.expanded_to)
+            continue;
         uint64_t reached = m == top || c->dk->st.inlen[m];
         cm_reduce(&J, &reached, 1, MPI_MAX);
         if (reached)
@@ -553,9 +636,11 @@ static enum clos_err cm_build(struct clos *c, const struct clos_env *env,
     }
     info->expand_s = util_now() - J.t0;
     double t1 = util_now();
-    /* pass 2: up from the lowest level */
+    /* pass 2: up from the lowest level not solved on every rank */
+    if (e == CLOS_OK)
+        cm_map_solved(&J);
     for (int m = 0; e == CLOS_OK && m <= top; m++)
-        if (J.gcnt[m])
+        if (J.gcnt[m] && m > c->dk->st.solved_to)
             e = cm_up(&J, m);
     info->solve_s = util_now() - t1;
     /* the counters over every rank: rank 0's are the job's */

@@ -251,6 +251,8 @@ enum clos_err cm_down(struct cm *J, int m)
         }
         for (uint64_t i = a; e == CLOS_OK && i < a + r; i++)
             cm_expand(J, i, m, &inl);
+        if (rounds == 1)
+            tbm_test_kill(&J->M, m, 'd'); /* (tests: SOW_MPI_TEST_KILL=RANK:LEVEL:d) */
         a += r;
         uint64_t *rv;
         size_t nr;
@@ -674,6 +676,7 @@ enum clos_err cm_up(struct cm *J, int m)
         be8[p] = (int8_t)(b == RETRO_NONE_EXIT ? b : b < -m ? -m : b > m ? m : b);
     }
     e = cm_agree(J, e);
+    tbm_test_kill(&J->M, m, 'u'); /* (tests: SOW_MPI_TEST_KILL=RANK:LEVEL:u) */
     if (e == CLOS_OK)
         e = cm_retro(J, m, n, be8, U.cnt, roff, rev);
     free(be8);

@@ -5,9 +5,10 @@
 # expanded, tb hits: all but the time lines) and write a byte-identical
 # solution file (--save), for every rule set, with 1..4 loopback ranks.
 # Also: the closure above endgame tables (--tables, exits answered by the
-# tables on every rank), a refusal by --memory naming the rank's share
-# (exit 2, one line, nothing on stdout), and a bad option under mpirun
-# (exit 2, one line: rank 0 alone prints).
+# tables on every rank), a rank killed in the down and in the up pass (the
+# job fails, the rerun resumes and ends the same), a refusal by --memory
+# naming the rank's share (exit 2, one line, nothing on stdout), and a bad
+# option under mpirun (exit 2, one line: rank 0 alone prints).
 # Usage: tests/mpi/solve.sh SOW_BINARY   (built with -Dmpi=enabled); TAP,
 # `meson test --suite mpi` (tests/mpi/meson.build).
 # SOW_MPI_SOLVE_RULES narrows the rule sets, SOW_MPI_RANKS the rank counts.
@@ -96,6 +97,35 @@ if "${MPI[@]}" -np 3 "$SOW" solve --pits 3 --seeds 2 --tables "$T/tb" --levels 0
 else
     bad "above tables, 3 ranks"; tail -3 "$T/tw.err" | note
 fi
+
+# A rank SIGKILLed (SOW_MPI_TEST_KILL=RANK:LEVEL:d in the down pass's
+# level, :u in the up pass's before its retrograde): the job fails, no
+# solution file; the rerun resumes (the levels done keep their files: the
+# same inode) and ends as one process.
+"$SOW" solve --rules oware --pits 3 --seeds 2 --moves --work "$T/kref" --disk --save "$T/kref.sol" \
+    >"$T/kref.out" 2>/dev/null
+for k in 1:8:d:012.keys 2:7:u:006.values; do
+    IFS=: read -r kr kl kp kf <<<"$k"
+    d="$T/kill-$kp"
+    rc=0
+    SOW_MPI_TEST_KILL=$kr:$kl:$kp "${MPI[@]}" -x SOW_MPI_TEST_KILL -np 3 "$SOW" solve --rules oware \
+        --pits 3 --seeds 2 --moves --work "$d" --disk --save "$d.sol" >"$d.out" 2>"$d.err" </dev/null || rc=$?
+    f="$d/rank-$kr-of-3/disk-$kf"
+    if [ $rc = 0 ] || [ -e "$d.sol" ] || [ ! -e "$f" ]; then
+        bad "rank $kr killed in level $kl ($kp): exit $rc, $(ls "$d.sol" "$f" 2>&1 | tr '\n' ' ')"
+        continue
+    fi
+    ino=$(stat -c %i "$f")
+    rc=0
+    "${MPI[@]}" -np 3 "$SOW" solve --rules oware --pits 3 --seeds 2 --moves --work "$d" --disk \
+        --save "$d.sol" >"$d.out" 2>"$d.err" </dev/null || rc=$?
+    if [ $rc = 0 ] && [ "$(stat -c %i "$f")" = "$ino" ] &&
+        diff <(shown "$T/kref.out") <(shown "$d.out") >/dev/null && cmp -s "$T/kref.sol" "$d.sol"; then
+        ok "rank $kr killed in level $kl ($kp): the job failed; the rerun resumed (disk-$kf kept), as one process"
+    else
+        bad "rerun after rank $kr killed in level $kl ($kp): exit $rc"; tail -3 "$d.err" | note
+    fi
+done
 
 # --memory too small for a rank's share: exit 2, one line naming the share
 rc=0
