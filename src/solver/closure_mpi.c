@@ -14,8 +14,17 @@
  * and a one-process rerun in WORK answers at once.  No rank holds more
  * than its share of a level and a block of each other rank's.
  *
- * Thread-safety: the calling thread of each rank; one build per job (the
- * other ranks wait in it for the end once it is done). */
+ * Resuming: each rank's disk.state is saved after each level of either
+ * pass (closure_disk.c's format and rules, in its own directory); a rerun
+ * with the same number of ranks goes on from them when every rank has this
+ * solve's state with the same levels expanded (the levels solved: those
+ * solved on every rank, their files checked), else every rank starts over.
+ * A level stopped or killed mid-way is done again: its appends to the
+ * incoming files are dropped (truncated to the bytes the state records).
+ *
+ * Thread-safety: the calling thread of each rank; the ranks' builds one at
+ * a time (the other ranks wait in clos_mpi_build for rank 0's next build
+ * or its end once their first is done). */
 #include <errno.h>
 #include <sys/stat.h>
 #include <time.h>
