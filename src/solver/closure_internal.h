@@ -326,7 +326,7 @@ enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbmax, int
  * is not running (the caller then runs dk_build). */
 enum clos_err clos_mpi_build(struct clos *c, const struct clos_env *env, int top, int tbmax,
                              const uint64_t *rootw, struct clos_info *info, bool *took)
-    __attribute__((weak));
+    __attribute__((weak, visibility("hidden")));
 
 /* ---- closure_disk_up.c ---- */
 
