@@ -42,13 +42,14 @@
  * once per process: MPI_Init, one world, MPI_Finalize). */
 static struct {
     struct mpi M;
-} cm_job;
+    int errfd; /* the rank's own stderr (a worker's stderr is /dev/null): cm_abort's */
+} cm_job = {.errfd = 2};
 
 /* ---- messages ---- */
 
 _Noreturn void cm_abort(const struct cm *J, const char *why)
 {
-    fprintf(stderr, "sow solve: rank %d: %s\n", J->M.rank, why);
+    dprintf(cm_job.errfd, "sow solve: rank %d: %s\n", J->M.rank, why);
     MPI_Abort(MPI_COMM_WORLD, 1);
     _exit(1);
 }
@@ -696,7 +697,10 @@ int clos_mpi_start(void)
     cm_job.M.nap_ns = nap && *nap ? 1000 * atol(nap) : 20000;
     if (cm_job.M.nap_ns < 0 || cm_job.M.nap_ns > 999999999)
         cm_job.M.nap_ns = 20000;
-    if (cm_job.M.rank != 0) { /* rank 0 alone prints */
+    if (cm_job.M.rank != 0) { /* rank 0 alone prints (a worker's abort still says why) */
+        cm_job.errfd = dup(2);
+        if (cm_job.errfd < 0)
+            cm_job.errfd = 2;
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
             MPI_Abort(MPI_COMM_WORLD, 1);
     }
