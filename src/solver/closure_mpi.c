@@ -698,7 +698,7 @@ int clos_mpi_start(void)
     if (cm_job.M.nap_ns < 0 || cm_job.M.nap_ns > 999999999)
         cm_job.M.nap_ns = 20000;
     if (cm_job.M.rank != 0) { /* rank 0 alone prints (a worker's abort still says why) */
-        cm_job.errfd = dup(2);
+        cm_job.errfd = fcntl(2, F_DUPFD_CLOEXEC, 3);
         if (cm_job.errfd < 0)
             cm_job.errfd = 2;
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
