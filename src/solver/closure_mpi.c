@@ -36,7 +36,10 @@
 
 #define CM_GO (-1)                    /* rank 0's word at a build's start (else an exit status) */
 #define CM_BLOCK ((uint64_t)1 << 16)  /* positions of a share sent at once in the merge */
-#define CM_PIECE ((uint64_t)1 << 18)  /* own positions per batch of the up pass's moves */
+/* own positions per batch of the up pass's moves: its messages (a look-up
+ * or an edge per move, 2 or 3 words of 8 bytes each with K = 1) stay
+ * within a few MB */
+#define CM_PIECE ((uint64_t)1 << 16)
 
 /* The process's MPI: its rank and the collectives' nap (MPI itself is
  * once per process: MPI_Init, one world, MPI_Finalize). */
@@ -111,6 +114,14 @@ void cm_exchange(struct cm *J, uint64_t **recv, size_t *nrecv, int *rcnt)
     free(sc);
     *recv = rb;
     *nrecv = rt;
+}
+
+void cm_release(struct cm *J)
+{
+    for (int r = 0; r < J->M.size; r++) {
+        free(J->send[r].v);
+        J->send[r] = (struct cm_buf){0};
+    }
 }
 
 void cm_reduce(struct cm *J, uint64_t *x, int n, MPI_Op op)

@@ -70,6 +70,10 @@ void cm_reduce(struct cm *J, uint64_t *x, int n, MPI_Op op);
  * (why, by_memory, need) on every rank. */
 enum clos_err cm_agree(struct cm *J, enum clos_err e);
 
+/* The message buffers given back (between levels: a level's batches may
+ * have grown them past what the next one needs). */
+void cm_release(struct cm *J);
+
 /* ---- closure_mpi_levels.c ---- */
 
 /* Pass 1, level m across the ranks (every rank calls it for the same m). */

@@ -261,6 +261,7 @@ enum clos_err cm_down(struct cm *J, int m)
             e = cm_take(J, m, rv, nr);
         free(rv);
     }
+    cm_release(J);
     e = cm_agree(J, cm_down_done(J, m, a, inl));
     if (e != CLOS_OK)
         return e;
@@ -689,6 +690,7 @@ enum clos_err cm_up(struct cm *J, int m)
         free(U.pend[r].v);
     free(U.pend);
     free(rcnt);
+    cm_release(J);
     if (e != CLOS_OK)
         return e;
     e = cm_agree(J, cm_up_done(J, m, n));
