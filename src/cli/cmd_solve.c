@@ -453,6 +453,8 @@ static int cmd_solve_one(int argc, char **argv, int rank)
         if (mkdir(a.work, 0777) < 0 && errno != EEXIST)
             return cli_bad("solve", "--work %s: cannot create: %s", a.work, strerror(errno));
     }
+    if (rank > 0)
+        a.save = NULL; /* rank 0 writes the solution file (a.levels stays 0: the same solve) */
 #else
     (void)rank;
     (void)own;

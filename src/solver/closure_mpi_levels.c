@@ -229,9 +229,12 @@ enum clos_err cm_down(struct cm *J, int m)
     for (;; rounds++) {
         uint64_t x[3] = {e == CLOS_OK ? c->n - a : 0, clos_stopped(env), e != CLOS_OK || J->et.oom};
         cm_reduce(J, x, 3, MPI_SUM);
-        if (x[2]) {
-            if (e == CLOS_OK)
+        if (x[2]) { /* some rank failed: its reason on every rank */
+            if (e == CLOS_OK && J->et.oom) {
+                snprintf(J->info->why, sizeof J->info->why, "level %d across ranks, rank %d: out "
+                         "of memory", m, J->M.rank);
                 e = CLOS_OOM;
+            }
             return cm_agree(J, e);
         }
         if (x[1])
@@ -446,6 +449,12 @@ static enum clos_err cm_up_load(struct cm *J, int m, uint64_t n)
         cm_refuse(J, m, n, need, "solve it");
         return CLOS_TOO_BIG;
     }
+    if (2 * n + 1 >= UINT32_MAX) { /* the retrograde's copies are 32-bit (2p, 2p + 1) */
+        snprintf(J->info->why, sizeof J->info->why, "level %d across %d ranks: rank %d's share "
+                 "(%llu positions) is past 2^31: run more ranks", m, J->M.size, J->M.rank,
+                 (unsigned long long)n);
+        return CLOS_TOO_BIG;
+    }
     dk_keys_only(c, false);
     enum clos_err e = clos_grow_nodes(c, env, n ? n : 1);
     if (e == CLOS_TOO_BIG)
@@ -558,10 +567,12 @@ static enum clos_err cm_retro(struct cm *J, int m, uint64_t n, const int8_t *be,
                 free(stk);
                 for (int r = 0; r < J->M.size; r++)
                     J->send[r].n = 0;
-                if (x[2])
-                    snprintf(J->info->why, sizeof J->info->why, "level %d across ranks: out of "
-                             "memory in the retrograde", m);
-                return x[2] ? CLOS_OOM : CLOS_STOPPED;
+                if (!x[2])
+                    return CLOS_STOPPED;
+                if (oom)
+                    snprintf(J->info->why, sizeof J->info->why, "level %d across ranks, rank %d: "
+                             "out of memory in the retrograde", m, J->M.rank);
+                return cm_agree(J, oom ? CLOS_OOM : CLOS_OK);
             }
             if (!x[0])
                 break; /* every queue drained, nothing sent: round t is done */
