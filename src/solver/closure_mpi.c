@@ -183,7 +183,7 @@ static void cm_send_share(struct cm *J, int l)
     const int8_t *x = dk_payload(c->dk, 1, l);
     int8_t *vb = malloc(3 * CM_BLOCK);
     if (!vb)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        cm_abort(J, "out of memory sending its share to rank 0");
     for (uint64_t a = 0; a < n; a += CM_BLOCK) {
         const uint64_t cnt = n - a < CM_BLOCK ? n - a : CM_BLOCK;
         memcpy(vb, x + a, cnt);
@@ -264,8 +264,8 @@ static bool cm_merge_level(struct cm *J, struct clos_disk *g, int l, const uint6
         cur[r].vb = malloc(3 * CM_BLOCK);
         ok = cur[r].kb && cur[r].vb;
     }
-    if (!ok)
-        MPI_Abort(MPI_COMM_WORLD, 1); /* the workers are sending already */
+    if (!ok) /* the workers are sending already */
+        cm_abort(J, "out of memory merging the ranks' shares");
     const uint64_t n0 = c->dk->st.cnt[l];
     const int8_t *x0 = dk_payload(c->dk, 1, l);
     cur[0] = (struct cm_cur){dk_payload(c->dk, 0, l), x0, x0 + n0, x0 + 2 * n0, 0, n0, 0, NULL, NULL};
@@ -304,9 +304,8 @@ static bool cm_merge_level(struct cm *J, struct clos_disk *g, int l, const uint6
                 (best < 0 || cm_cmp(&u->k[u->at * K], &cur[best].k[cur[best].at * K], K) < 0))
                 best = r;
         }
-        if (best < 0) { /* the shares hold fewer than their counts: cannot happen */
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
+        if (best < 0) /* the shares hold fewer than their counts: cannot happen */
+            cm_abort(J, "the ranks' shares ended early in the merge");
         struct cm_cur *u = &cur[best];
         memcpy(&ok_[nb * K], &u->k[u->at * K], kb);
         ov[nb] = u->lo[u->at];
@@ -388,7 +387,7 @@ static enum clos_err cm_merge(struct cm *J, const uint64_t *G)
     e = cm_agree(J, e);
     uint64_t *cnt = calloc((size_t)R, sizeof *cnt);
     if (!cnt)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        cm_abort(J, "out of memory");
     for (int l = 0; e == CLOS_OK && l <= J->top; l++) {
         if (!J->gcnt[l])
             continue;
