@@ -3,7 +3,8 @@
 # across ranks"): `mpirun -np R sow solve ... --work DIR --disk` must print
 # what one process prints (value, best move, PV, every move's value, nodes,
 # expanded, tb hits: all but the time lines) and write a byte-identical
-# solution file (--save), for every rule set, with 1..4 loopback ranks.
+# solution file (--save), for every rule set, with 1..4 loopback ranks (and
+# 2 ranks on keys of two words).
 # Also: the closure above endgame tables (--tables, exits answered by the
 # tables on every rank), a rank killed in the down and in the up pass (the
 # job fails, the rerun resumes and ends the same), a refusal by --memory
@@ -25,8 +26,10 @@ MPI=(mpirun --oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1
     -x OMP_WAIT_POLICY -x SOW_MPI_TEST_PIECE)
 RANKS=(${SOW_MPI_RANKS:-1 2 3 4})
 # rule set, pits, seeds per hole: a few thousand positions each
-CASES=("oware 3 2" "awari 3 2" "jodu 3 2" "jodu-ibadan 3 2" "jodu-starve 3 2" "odu 4 2"
-    "jerin 4 2" "darra 3 4")
+# (first: keys of two words, 64 seeds on 2x2: 2 + 64 + 4 bits, 2 ranks;
+# the longest, 129 thresholds on its top level)
+CASES=("oware 2 16 2" "oware 3 2" "awari 3 2" "jodu 3 2" "jodu-ibadan 3 2" "jodu-starve 3 2"
+    "odu 4 2" "jerin 4 2" "darra 3 4")
 if [ -n "${SOW_MPI_SOLVE_RULES:-}" ]; then
     keep=()
     for c in "${CASES[@]}"; do
@@ -41,13 +44,15 @@ bad() { n=$((n + 1)); echo "not ok $n - $*"; fails=$((fails + 1)); }
 note() { sed 's/^/# /'; } # diagnostics as TAP comments
 shown() { grep -v -e '^time ' -e '^nodes/s ' "$1"; } # the output less its clocks
 
-# one RULES PITS SEEDS: the one-process reference, then each rank count
+# one RULES PITS SEEDS [RANKS]: the one-process reference, then each rank
+# count (RANKS: "2 3", default all of them)
 one() {
-    local r=$1 p=$2 s=$3 d="$T/$1" np rc
+    local r=$1 p=$2 s=$3 d="$T/$1-$2-$3" np rc
+    local -a nps=(${4:-${RANKS[@]}})
     mkdir -p "$d"
     "$SOW" solve --rules "$r" --pits "$p" --seeds "$s" --moves --work "$d/ref" --disk \
         --save "$d/ref.sol" >"$d/ref.out" 2>"$d/ref.err" || { bad "$r 2x$p: the reference failed"; return; }
-    for np in "${RANKS[@]}"; do
+    for np in "${nps[@]}"; do
         rc=0
         "${MPI[@]}" -np "$np" "$SOW" solve --rules "$r" --pits "$p" --seeds "$s" --moves \
             --work "$d/w$np" --disk --save "$d/$np.sol" >"$d/$np.out" 2>"$d/$np.err" </dev/null || rc=$?
@@ -70,7 +75,7 @@ one() {
 for c in "${CASES[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge 4 ]; do wait -n || true; done
     set -- $c
-    (ok() { echo "ok - $*"; }; bad() { echo "not ok - $*"; }; one "$@") >"$T/res.$1" 2>&1 &
+    (ok() { echo "ok - $*"; }; bad() { echo "not ok - $*"; }; one "$@") >"$T/res.$1-$2-$3" 2>&1 &
 done
 wait
 for c in "${CASES[@]}"; do # each job's lines, numbered in order
@@ -81,7 +86,7 @@ for c in "${CASES[@]}"; do # each job's lines, numbered in order
         "not ok "*) bad "${l#not ok - }" ;;
         *) echo "$l" ;;
         esac
-    done <"$T/res.$1"
+    done <"$T/res.$1-$2-$3"
 done
 
 # Above endgame tables: exits into levels 0..6 answered by the tables
