@@ -12,6 +12,10 @@
 #include "sow/search.h"
 #include "tables/tables.h"
 #include "util.h"
+#ifdef SOW_MPI
+#include "solver/closure_mpi.h"
+#include "tables/tables_mpi.h"
+#endif
 
 static const char usage[] =
     "usage: sow solve [--rules R] [--pits N] [--seeds S] [POS] [--threads T] [--hash MB]\n"
@@ -417,12 +421,44 @@ static int solve_run(struct solve_args a);
 /* --work DIR: one solve per work directory (fileio.h rule 3, as a tables
  * directory has one builder); a second waits, says so, and Ctrl-C stops the
  * wait.  The lock is held until the solve has ended. */
+static int cmd_solve_one(int argc, char **argv, int rank);
+
+/* Under mpirun (docs/distributed.md "The exact solver across ranks"):
+ * every rank runs the same solve, the closure on disk is shared, rank 0
+ * alone prints and its exit status is the job's. */
 int cmd_solve(int argc, char **argv)
+{
+#ifdef SOW_MPI
+    if (tb_mpi_launched()) {
+        int rank = clos_mpi_start();
+        cli_catch_usr1(); /* scripts/sow-mpirun's Ctrl-C */
+        return clos_mpi_end(cmd_solve_one(argc, argv, rank));
+    }
+#endif
+    return cmd_solve_one(argc, argv, 0);
+}
+
+static int cmd_solve_one(int argc, char **argv, int rank)
 {
     struct solve_args a;
     int r0 = solve_parse(argc, argv, &a);
     if (r0)
         return r0 == CLI_HELP ? CLI_OK : r0;
+    char own[4096];
+#ifdef SOW_MPI
+    /* the other ranks' --work: DIR/rank-R-of-N, each its own (their levels
+     * in memory kept there, their shares of the closure on disk) */
+    if (rank > 0 && a.work) {
+        a.work = clos_mpi_work(a.work, own, sizeof own);
+        if (mkdir(a.work, 0777) < 0 && errno != EEXIST)
+            return cli_bad("solve", "--work %s: cannot create: %s", a.work, strerror(errno));
+    }
+    if (rank > 0)
+        a.save = NULL; /* rank 0 writes the solution file (a.levels stays 0: the same solve) */
+#else
+    (void)rank;
+    (void)own;
+#endif
     if (!a.work)
         return solve_run(a);
     volatile sig_atomic_t *stop = cli_catch_signals(true);

@@ -213,7 +213,11 @@ enum clos_err clos_build(struct clos *c, const struct clos_env *env, const sow_p
     double last = 0;
     if (e == CLOS_OK && env->disk && env->work && env->max_nodes == UINT64_MAX) {
         /* (diskclosure) level by level on disk */
-        e = dk_build(c, env, n, tbmax, rootw, info);
+        bool took = false; /* across MPI ranks (closure_mpi.c), when running under mpirun */
+        if (clos_mpi_build)
+            e = clos_mpi_build(c, env, n, tbmax, rootw, info, &took);
+        if (!took)
+            e = dk_build(c, env, n, tbmax, rootw, info);
         if (e == CLOS_TOO_BIG && c->refused > 0)
             info->by_memory = true;
         if (e == CLOS_TOO_BIG && c->refused > info->need)

@@ -99,7 +99,7 @@ void dk_close_in(struct clos_disk *dk, bool sync)
         }
 }
 
-static void dk_unmap(struct clos_disk *dk)
+void dk_unmap(struct clos_disk *dk)
 {
     for (int k = 0; k < 2; k++)
         for (int l = 0; l <= SOW_MAX_SEEDS; l++)

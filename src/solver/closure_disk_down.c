@@ -7,8 +7,6 @@
 
 #include "closure_internal.h"
 
-static void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt);
-
 static double dk_deg(const struct clos *c, const struct dk_thread *et, int nt, uint64_t a);
 
 /* The exits still buffered by every thread, then every incoming file synced. */
@@ -88,7 +86,7 @@ enum clos_err dk_load_cur(struct clos *c, const struct clos_env *env, int m,
 }
 
 /* Append cnt keys exiting to level l as one block of its incoming file. */
-static void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt)
+void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt)
 {
     struct clos_disk *dk = c->dk;
     const size_t kb = 8 * (size_t)c->K;
@@ -160,7 +158,7 @@ static inline void dk_expand(struct clos *c, const struct clos_env *env, uint64_
  * budget to the set of the largest level it holds while expanded (dk_most)
  * if that is more than least, so that the budget bounds the level, not the
  * step. */
-static enum clos_err dk_grow_set(struct clos *c, const struct clos_env *env, uint64_t least)
+enum clos_err dk_grow_set(struct clos *c, const struct clos_env *env, uint64_t least)
 {
     uint64_t ncap = c->scap * 3 / 2;
     if (ncap < least)
@@ -192,7 +190,7 @@ static uint64_t dk_resume_cells(const struct clos *c, const struct clos_env *env
     return ncap > atload ? ncap : atload;
 }
 
-static enum clos_err dk_seed(struct clos *c, const struct clos_env *env, const uint64_t *w)
+enum clos_err dk_seed(struct clos *c, const struct clos_env *env, const uint64_t *w)
 {
     enum clos_err e = clos_grow_nodes(c, env, c->n + 1);
     if (e == CLOS_OK && c->n + 1 > c->scap / LOAD_DEN * LOAD_NUM)
@@ -241,7 +239,7 @@ static double dk_deg(const struct clos *c, const struct dk_thread *et, int nt, u
 
 /* Level m's seeds from its incoming file into the set; incoming: the keys
  * read.  *damaged: the file failed its check. */
-static enum clos_err dk_read_seeds(struct clos *c, const struct clos_env *env, int m,
+enum clos_err dk_read_seeds(struct clos *c, const struct clos_env *env, int m,
                                    uint64_t *incoming, double *last, bool *damaged)
 {
     struct clos_disk *dk = c->dk;

@@ -288,6 +288,7 @@ void dk_path(char *buf, size_t len, const struct clos_disk *dk, const char *fmt,
 void dk_in_failed(struct clos_disk *dk, int l, int err);
 void dk_close_in(struct clos_disk *dk, bool sync);
 void dk_free(struct clos *c);
+void dk_unmap(struct clos_disk *dk);
 uint64_t dk_total(const struct clos *c);
 void dk_lvl_of(const struct clos *c, int l, int kind, struct dk_lvl *h);
 bool dk_map(struct clos *c, int l, int kind, bool verify);
@@ -302,6 +303,14 @@ enum clos_err dk_build(struct clos *c, const struct clos_env *env, int top, int 
 
 /* ---- closure_disk_down.c ---- */
 
+/* (also the distributed closure's, closure_mpi_down.c) a block of exits
+ * appended, a seed added, the set grown, a level's incoming file read */
+void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt);
+enum clos_err dk_seed(struct clos *c, const struct clos_env *env, const uint64_t *w);
+enum clos_err dk_grow_set(struct clos *c, const struct clos_env *env, uint64_t least);
+enum clos_err dk_read_seeds(struct clos *c, const struct clos_env *env, int m,
+                            uint64_t *incoming, double *last, bool *damaged);
+
 enum clos_err dk_load_cur(struct clos *c, const struct clos_env *env, int m,
                           struct dk_cur *cur, bool *have, bool *bad);
 void dk_refuse(struct clos *c, const struct clos_env *env, struct clos_info *info, int m,
@@ -309,6 +318,15 @@ void dk_refuse(struct clos *c, const struct clos_env *env, struct clos_info *inf
 enum clos_err dk_down(struct clos *c, const struct clos_env *env, int tbmax, int m,
                       const uint64_t *rootw, struct dk_thread *et, int nt, bool *damaged,
                       struct clos_info *info, uint64_t resume_a);
+
+/* ---- closure_mpi.c (the closure on disk across MPI ranks) ----
+ * Defined only in the sow executable built with MPI (src/cli/meson.build);
+ * elsewhere (libsow alone, its tests, the Python module) the weak
+ * reference is NULL and clos_build runs dk_build.  *took: false when MPI
+ * is not running (the caller then runs dk_build). */
+enum clos_err clos_mpi_build(struct clos *c, const struct clos_env *env, int top, int tbmax,
+                             const uint64_t *rootw, struct clos_info *info, bool *took)
+    __attribute__((weak, visibility("hidden")));
 
 /* ---- closure_disk_up.c ---- */
 
