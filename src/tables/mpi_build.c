@@ -25,8 +25,9 @@
  *           levels, mapped from the shared directory's files; or owned: the
  *           probes batched by owner, one MPI_Alltoallv of requests and one
  *           of answers, probe_owned), in-level out-degree; fast: each
- *           in-level edge as the pair (q, p) in the thread's buffer for q's
- *           owner;
+ *           in-level edge p -> q as the pair (q's local index on its owner,
+ *           p's here) in the thread's buffer for q's owner (mpi_slice.h:
+ *           global indices are 64-bit, every word sent a local index);
  *   edges   fast only: one MPI_Alltoallv of the pairs, the reverse lists;
  *   solve   per round t: the slice's seeds, then supersteps: waves of local
  *           work (OpenMP over the wave's updates: claims and counter
