@@ -116,15 +116,17 @@ enum sow_status tbm_agree(const struct mpi *M, enum sow_status st, struct sow_er
  * receives everything sent here, *nrecv words, rank 0's first.  The counts
  * are 64-bit; MPI's are ints (counts and displacements in words), so the
  * words go in rounds: in round k each pair of ranks sends words
- * [k*c, (k+1)*c) of its buffer, c = M->msg / size, so that no rank sends or
- * receives more than M->msg words a round (2^28 = 1 GB: far below INT_MAX
- * words and the 2 GB messages some MPI libraries mishandle), and the rounds
- * are as many as the largest pair count needs (one below 1 GB per pair:
- * the rounds are then one MPI_Alltoallv into the final buffer).
+ * [k*c, (k+1)*c) of its buffer, c = M->msg / size, so that no rank sends
+ * more than M->msg words a round (2^30, 4 GB, under INT_MAX words), and
+ * the rounds are as many as the largest pair count needs: one at every
+ * size measured (a pair's words under 2^29 on 2 ranks).  Each round's
+ * words are received straight into *recv (rank r's part of round k at
+ * rd[r] + k*c, displacements from recv + k*c) while it is under INT_MAX
+ * words, else through a round buffer.
  *
  *   size 2, c = 2, rank 0 sends 5 words to rank 1: round 0 words 0,1,
- *   round 1 words 2,3, round 2 word 4; rank 1 receives each into a round
- *   buffer and copies it to rank 0's part of *recv at 0, 2, 4.
+ *   round 1 words 2,3, round 2 word 4, each landing at 0, 2, 4 of rank 0's
+ *   part of rank 1's *recv.
  *
  * A rank that cannot allocate its buffers ends the job (MPI_Abort: the
  * peers are inside the collective already; no level file is being written
@@ -171,36 +173,40 @@ void tbm_exchange(struct mlvl *L, struct vec *send, const uint64_t *known, uint6
         sw += (size_t)(sc[r] < c ? sc[r] : c);
         rw += (size_t)(rc[r] < c ? rc[r] : c);
     }
+    bool direct = rt <= L->M->inplace; /* rounds received in place */
     uint32_t *sb = malloc((sw ? sw : 1) * sizeof *sb), *rb = malloc((rt ? rt : 1) * sizeof *rb);
-    uint32_t *kb = rounds > 1 ? malloc((rw ? rw : 1) * sizeof *kb) : rb;
+    uint32_t *kb = direct ? rb : malloc((rw ? rw : 1) * sizeof *kb);
     if (!sb || !rb || !kb) {
         fprintf(stderr, "sow tables build: rank %d: out of memory in a message exchange\n", me);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    uint64_t bytes = (sw + rt + (rounds > 1 ? rw : 0)) * sizeof *sb;
+    uint64_t bytes = (sw + rt + (direct ? 0 : rw)) * sizeof *sb;
     if (bytes > L->bufbytes)
         L->bufbytes = bytes;
     for (uint64_t k = 0; k < rounds; k++) {
+        uint64_t a = k * c;
         int st = 0, rt_ = 0;
         for (int r = 0; r < size; r++) {
-            uint64_t a = k * c;
             isc[r] = (int)(sc[r] > a ? (sc[r] - a < c ? sc[r] - a : c) : 0);
             irc[r] = (int)(rc[r] > a ? (rc[r] - a < c ? rc[r] - a : c) : 0);
             isd[r] = st;
-            ird[r] = rounds > 1 ? rt_ : (int)rd[r];
+            /* in place: rank r's words of round k at rd[r] + a, from rb + a
+             * (a <= rt whenever this rank receives anything this round) */
+            ird[r] = direct ? (irc[r] ? (int)rd[r] : 0) : rt_;
             if (isc[r])
                 memcpy(sb + st, send[r].v + a, (size_t)isc[r] * sizeof *sb);
             st += isc[r];
             rt_ += irc[r];
         }
+        uint32_t *to = direct ? rb + (a < rt ? a : rt) : kb;
         MPI_Request rq;
-        MPI_Ialltoallv(sb, isc, isd, MPI_UINT32_T, kb, irc, ird, MPI_UINT32_T, MPI_COMM_WORLD,
+        MPI_Ialltoallv(sb, isc, isd, MPI_UINT32_T, to, irc, ird, MPI_UINT32_T, MPI_COMM_WORLD,
                        &rq);
         tbm_coll_wait(L->M, &rq);
-        if (rounds > 1)
+        if (!direct)
             for (int r = 0; r < size; r++)
                 if (irc[r])
-                    memcpy(rb + rd[r] + k * c, kb + ird[r], (size_t)irc[r] * sizeof *rb);
+                    memcpy(rb + rd[r] + a, kb + ird[r], (size_t)irc[r] * sizeof *rb);
     }
     if (counts)
         memcpy(counts, rc, (size_t)size * sizeof *counts);

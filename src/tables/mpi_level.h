@@ -33,10 +33,10 @@
 #define RWORDS (((uint64_t)1 << LREL_BSHIFT) / 32) /* pend words of a block of lists */
 #define RSMALL 64 /* fewer final nodes in a block: their lists read alone */
 _Static_assert(TBM_SLICE_MAX <= UPD_IDX, "local indices leave the top bit for the kind");
-/* Words per round of an exchange at most (tbm_exchange: MPI's int counts
- * and displacements, and 4 GB messages, stay out of reach); SOW_MPI_TEST_MSG
+/* Words a rank sends in one round of an exchange at most (tbm_exchange:
+ * MPI's int counts and displacements stay under INT_MAX); SOW_MPI_TEST_MSG
  * makes it small for the tests. */
-#define EXCH_WORDS ((uint64_t)1 << 28)
+#define EXCH_WORDS ((uint64_t)1 << 30)
 #define TBM_UNKNOWN UINT64_MAX /* tbm_exchange's maxpair when not known */
 
 /* A growable array of 32-bit words. */
@@ -60,6 +60,7 @@ struct mpi {
     long nap_ns;     /* coll_wait's pause between polls (0: poll without pause) */
     uint64_t base;   /* global index of every level's entry 0 (mpi_slice.h; tests: 2^32) */
     uint64_t msg;    /* words per round of an exchange at most (EXCH_WORDS) */
+    uint64_t inplace; /* words an exchange receives in place at most (INT_MAX) */
 };
 
 /* One level's state on one rank. */

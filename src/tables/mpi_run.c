@@ -206,12 +206,15 @@ static void mpi_start(struct mpi *M)
     /* Test hooks (tests/mpi/run.sh), the same on every rank: global indices
      * from SOW_MPI_TEST_BASE on (mpi_slice.h; 2^32: every global index
      * held or sent past 32 bits), exchanges in rounds of SOW_MPI_TEST_MSG
-     * words (tbm_exchange). */
-    const char *base = getenv("SOW_MPI_TEST_BASE"), *msg = getenv("SOW_MPI_TEST_MSG");
+     * words (tbm_exchange), SOW_MPI_TEST_RBUF=1: received through a round
+     * buffer, as past INT_MAX words. */
+    const char *base = getenv("SOW_MPI_TEST_BASE"), *msg = getenv("SOW_MPI_TEST_MSG"),
+               *rbuf = getenv("SOW_MPI_TEST_RBUF");
     M->base = base && *base ? strtoull(base, NULL, 10) : 0;
     M->msg = msg && atoll(msg) > 0 ? (uint64_t)atoll(msg) : EXCH_WORDS;
     if (M->msg > EXCH_WORDS)
         M->msg = EXCH_WORDS;
+    M->inplace = rbuf && strcmp(rbuf, "1") == 0 ? 0 : INT_MAX;
 }
 
 /* Which levels are missing (rank 0 decides, every rank learns it), which
