@@ -25,8 +25,9 @@
  *           levels, mapped from the shared directory's files; or owned: the
  *           probes batched by owner, one MPI_Alltoallv of requests and one
  *           of answers, probe_owned), in-level out-degree; fast: each
- *           in-level edge as the pair (q, p) in the thread's buffer for q's
- *           owner;
+ *           in-level edge p -> q as the pair (q's local index on its owner,
+ *           p's here) in the thread's buffer for q's owner (mpi_slice.h:
+ *           global indices are 64-bit, every word sent a local index);
  *   edges   fast only: one MPI_Alltoallv of the pairs, the reverse lists;
  *   solve   per round t: the slice's seeds, then supersteps: waves of local
  *           work (OpenMP over the wave's updates: claims and counter
@@ -67,27 +68,27 @@
 
 /* ---- the solve ------------------------------------------------------------ */
 
-/* An update p | kind for a predecessor: into this thread's next wave if p is
- * ours, else into its send buffer for p's owner. */
-static inline void route(struct mlvl *L, struct mwork *W, uint32_t u)
+/* An update of node g (global index) of the kind given: its local index
+ * | kind, into this thread's next wave if g is ours, else into its send
+ * buffer for g's owner. */
+static inline void route(struct mlvl *L, struct mwork *W, uint64_t g, uint32_t kind)
 {
-    uint32_t p = u & UPD_IDX;
     bool ok;
-    if (p >= L->lo && p < L->hi)
-        ok = vec_push(&W->next, u);
-    else
-        ok = vec_push(&W->send[owner_of(L->E, L->M->size, p)], u);
+    if (g >= L->glo && g < L->ghi)
+        ok = vec_push(&W->next, (uint32_t)(g - L->glo) | kind);
+    else {
+        int o = tbm_owner_of(L->bound, L->E, L->M->size, g);
+        ok = vec_push(&W->send[o], (uint32_t)(g - L->bound[o]) | kind);
+    }
     if (!ok)
         set_fail(L);
 }
 
-/* Own node i (global) became final: f = i | UPD_CLAIM for its H node (the
- * predecessors' L nodes get an option t), i alone for its L node (the
+/* Own node i (local) became final: kind UPD_CLAIM for its H node (the
+ * predecessors' L nodes get an option t), 0 for its L node (the
  * predecessors' H nodes lose an open child). */
-static void expand(struct mlvl *L, struct mwork *W, uint32_t f)
+static void expand(struct mlvl *L, struct mwork *W, uint64_t i, uint32_t kind)
 {
-    uint32_t kind = f & UPD_CLAIM;
-    uint64_t i = (f & UPD_IDX) - L->lo;
     if (L->rel) { /* lean relay: the lists are read block by block (relay_scan) */
         uint64_t bit = 2 * i + (kind ? 1 : 0);
         __atomic_fetch_or(&L->pend[bit >> 6], (uint64_t)1 << (bit & 63), __ATOMIC_RELAXED);
@@ -95,9 +96,14 @@ static void expand(struct mlvl *L, struct mwork *W, uint32_t f)
         __atomic_store_n(&L->pending, 1, __ATOMIC_RELAXED);
         return;
     }
-    if (!L->lean) {
+    if (L->rev32) {
         for (uint64_t k = L->off[i]; k < L->off[i + 1]; k++)
-            route(L, W, L->rev[k] | kind);
+            route(L, W, L->rev32[k], kind);
+        return;
+    }
+    if (L->rev64) {
+        for (uint64_t k = L->off[i]; k < L->off[i + 1]; k++)
+            route(L, W, L->rev64[k], kind);
         return;
     }
     /* Lean: un-sow the node, here on the final node's owner, so only real
@@ -106,37 +112,37 @@ static void expand(struct mlvl *L, struct mwork *W, uint32_t f)
      * forward generator); only awari's starving moves (check) still need
      * the generator.  A claim on an own L node already final is dropped. */
     sow_position q;
-    entry_pos(L, f & UPD_IDX, &q);
+    entry_pos(L, L->lo + i, &q);
     const struct ruleset *rs = L->rs;
     bool check;
     int k = unmove_preds_(&q, L->ix->pits, unmove_skips_origin(rs), rs->family == SOW_DARRA,
                           rs->family == SOW_AWARI, true, W->cand, W->cmv, W->maxcand, &check);
     for (int j = 0; j < k; j++) {
-        uint32_t p = (uint32_t)child_index(L->ix, &W->cand[j], L->boards);
-        if (kind && p >= L->lo && p < L->hi &&
-            __atomic_load_n(&L->xl[p - L->lo], __ATOMIC_RELAXED) != RETRO_UNDONE)
+        uint64_t p = L->bound[0] + child_index(L->ix, &W->cand[j], L->boards);
+        if (kind && p >= L->glo && p < L->ghi &&
+            __atomic_load_n(&L->xl[p - L->glo], __ATOMIC_RELAXED) != RETRO_UNDONE)
             continue;
         if (check && !unmove_confirm(rs, &W->cand[j], W->cmv[j], &q, &W->ml))
             continue;
-        route(L, W, p | kind);
+        route(L, W, p, kind);
     }
 }
 
-/* An update of own node u & UPD_IDX: a claim on its L node, or a decrement
- * of its H node's open children. */
+/* An update of own node u & UPD_IDX (local index): a claim on its L node,
+ * or a decrement of its H node's open children. */
 static void apply(struct mlvl *L, struct mwork *W, uint32_t u)
 {
-    uint64_t i = (u & UPD_IDX) - L->lo;
+    uint64_t i = u & UPD_IDX;
     int8_t t = (int8_t)L->t;
     if (u & UPD_CLAIM) {
         if (retro_claim(&L->xl[i], t, L->par))
-            expand(L, W, u & UPD_IDX);
+            expand(L, W, i, 0);
         return;
     }
     uint8_t c = retro_dec(&L->cnt[i], L->par);
     int be = L->be[i];
     if (c == 0 && (be == RETRO_NONE_EXIT || -be >= t) && retro_claim(&L->xh[i], t, L->par))
-        expand(L, W, u | UPD_CLAIM);
+        expand(L, W, i, UPD_CLAIM);
 }
 
 /* Lean relay: the final nodes of own block b (its pend bits), their
@@ -172,12 +178,12 @@ static void relay_block(struct mlvl *L, struct mwork *W, uint64_t b)
                 return;
             }
             for (uint32_t j = 0; j < k; j++) {
-                uint32_t p = list[j];
+                uint64_t p = L->bound[0] + list[j]; /* the lists hold level indices */
                 /* a claim on an own L node already final: dropped (as expand) */
-                if (kind && p >= L->lo && p < L->hi &&
-                    __atomic_load_n(&L->xl[p - L->lo], __ATOMIC_RELAXED) != RETRO_UNDONE)
+                if (kind && p >= L->glo && p < L->ghi &&
+                    __atomic_load_n(&L->xl[p - L->glo], __ATOMIC_RELAXED) != RETRO_UNDONE)
                     continue;
-                route(L, W, p | kind);
+                route(L, W, p, kind);
             }
         }
         L->pend[w] = 0;
@@ -208,10 +214,10 @@ static void seeds(struct mlvl *L, struct mwork *W, uint64_t a, uint64_t b)
     for (uint64_t i = a; i < b; i++) {
         int be = L->be[i];
         if (be == t && retro_claim(&L->xl[i], (int8_t)t, L->par))
-            expand(L, W, (uint32_t)(L->lo + i));
+            expand(L, W, i, 0);
         if (be == -t && (L->par ? __atomic_load_n(&L->cnt[i], __ATOMIC_RELAXED) : L->cnt[i]) == 0 &&
             retro_claim(&L->xh[i], (int8_t)t, L->par))
-            expand(L, W, (uint32_t)(L->lo + i) | UPD_CLAIM);
+            expand(L, W, i, UPD_CLAIM);
     }
 }
 
@@ -233,7 +239,7 @@ struct msolve {
     int T, size;
     struct mwork *W;
     struct vec *send, cur;
-    int *row, *mat, *recvc;
+    uint64_t *row, *mat, *recvc; /* 64-bit: a pair's words may pass INT_MAX (tbm_exchange) */
     int fail;
 };
 
@@ -331,19 +337,23 @@ static bool superstep(struct msolve *S)
 {
     struct mlvl *L = S->L;
     int size = S->size, me = L->M->rank;
-    S->row[0] = S->fail;
+    S->row[0] = (uint64_t)S->fail;
     for (int r = 0; r < size; r++)
-        S->row[1 + r] = S->fail ? 0 : (int)S->send[r].n;
+        S->row[1 + r] = S->fail ? 0 : S->send[r].n;
     MPI_Request rq;
-    MPI_Iallgather(S->row, size + 1, MPI_INT, S->mat, size + 1, MPI_INT, MPI_COMM_WORLD, &rq);
+    MPI_Iallgather(S->row, size + 1, MPI_UINT64_T, S->mat, size + 1, MPI_UINT64_T,
+                   MPI_COMM_WORLD, &rq);
     tbm_coll_wait(L->M, &rq);
-    uint64_t total = 0;
+    uint64_t total = 0, maxpair = 0;
     int gfail = 0;
     for (int r = 0; r < size; r++) {
-        gfail |= S->mat[r * (size + 1)];
-        S->recvc[r] = S->mat[r * (size + 1) + 1 + me];
-        for (int k = 0; k < size; k++)
-            total += (uint64_t)S->mat[r * (size + 1) + 1 + k];
+        gfail |= S->mat[(size_t)r * (size + 1)] != 0;
+        S->recvc[r] = S->mat[(size_t)r * (size + 1) + 1 + me];
+        for (int k = 0; k < size; k++) {
+            uint64_t w = S->mat[(size_t)r * (size + 1) + 1 + k];
+            total += w;
+            maxpair = w > maxpair ? w : maxpair;
+        }
     }
     if (gfail) {
         S->fail = 1;
@@ -354,7 +364,7 @@ static bool superstep(struct msolve *S)
         return false;
     uint32_t *rb = NULL;
     size_t nr = 0;
-    tbm_exchange(L, S->send, S->recvc, &rb, &nr, NULL);
+    tbm_exchange(L, S->send, S->recvc, maxpair, &rb, &nr, NULL);
     for (int r = 0; r < size; r++)
         S->send[r].n = 0;
     if (tbm_vec_reserve(&S->cur, nr)) {
@@ -452,7 +462,10 @@ static void mlvl_free(struct mlvl *L)
     free(L->xh);
     free(L->cnt);
     free(L->off);
-    free(L->rev);
+    free(L->rev32);
+    free(L->rev64);
+    free(L->bound);
+    free(L->lbound);
     free(L->pend);
     free(L->bdirty);
     L->pend = NULL;
@@ -460,7 +473,10 @@ static void mlvl_free(struct mlvl *L)
     L->be = L->xl = L->xh = NULL;
     L->cnt = NULL;
     L->off = NULL;
-    L->rev = NULL;
+    L->rev32 = NULL;
+    L->rev64 = NULL;
+    L->bound = NULL;
+    L->lbound = NULL;
 }
 
 /* Test hook (tests/mpi/run.sh): SOW_MPI_TEST_KILL=R:L kills rank R with
@@ -539,7 +555,8 @@ static void level_stats(const struct mlvl *L, uint64_t *stats, double relbytes)
 {
     stats[0] += L->sent_words;
     stats[1] += L->steps;
-    stats[2] = 4 * L->Es + (L->off ? 8 * (L->Es + 1) + 4 * L->off[L->Es] : 0) + L->bufbytes +
+    stats[2] = 4 * L->Es +
+               (L->off ? 8 * (L->Es + 1) + (L->rev64 ? 8 : 4) * L->off[L->Es] : 0) + L->bufbytes +
                (L->pend ? L->Es / 4 + (uint64_t)relbytes : 0);
     if (getenv("SOW_MPI_STATS")) {
         uint64_t w = 0;
@@ -552,11 +569,11 @@ static void level_stats(const struct mlvl *L, uint64_t *stats, double relbytes)
 }
 
 /* Level n: *keep receives this rank's slice of the level's values
- * (malloc'd; SOW_OK), which write_level writes at its offset.  own/own_lo:
+ * (malloc'd; SOW_OK), which write_level writes at its offset.  own:
  * the owned lower levels (NULL: mapped). */
 enum sow_status tbm_level(const struct mpi *M, const struct ruleset *rs,
                                  const struct tb_set *set, int n, bool lean,
-                                 int8_t *const *own, const uint64_t *own_lo, int8_t **keep,
+                                 int8_t *const *own, int8_t **keep,
                                  const struct tb_build_opts *opt, uint64_t *stats,
                                  struct sow_error *e)
 {
@@ -570,12 +587,22 @@ enum sow_status tbm_level(const struct mpi *M, const struct ruleset *rs,
     L.n = n;
     L.lean = lean;
     L.own = own;
-    L.own_lo = own_lo;
     L.E = tb_level_entries(L.ix, n);
     L.boards = tb_level_boards(L.ix, n);
-    L.lo = slice_lo(L.E, M->size, M->rank);
-    L.hi = slice_lo(L.E, M->size, M->rank + 1);
+    L.lo = tbm_slice_lo(L.E, M->size, M->rank);
+    L.hi = tbm_slice_lo(L.E, M->size, M->rank + 1);
     L.Es = L.hi - L.lo;
+    L.glo = M->base + L.lo;
+    L.ghi = M->base + L.hi;
+    /* the slices' bounds (and owned: the lower levels', for the probes'
+     * owners); without them the move pass fails (ok below), agreed */
+    L.bound = malloc(((size_t)M->size + 1) * sizeof *L.bound);
+    if (L.bound)
+        tbm_bounds(L.E, M->base, M->size, L.bound);
+    if (own && (L.lbound = malloc((size_t)(n + 1) * ((size_t)M->size + 1) * sizeof *L.lbound)))
+        for (int m = 0; m < n; m++)
+            tbm_bounds(tb_level_entries(L.ix, m), M->base, M->size,
+                       L.lbound + (size_t)m * ((size_t)M->size + 1));
     int T = level_threads(opt, L.Es);
     L.threads = T;
     L.par = T > 1;
@@ -592,7 +619,8 @@ enum sow_status tbm_level(const struct mpi *M, const struct ruleset *rs,
     struct vec *rq = own ? calloc((size_t)T * (size_t)M->size, sizeof *rq) : NULL;
     struct vec *rr = own ? calloc((size_t)T * (size_t)M->size, sizeof *rr) : NULL;
     enum sow_status st = SOW_OK;
-    bool ok = L.be && L.xl && L.xh && L.cnt && ((lean && !relay) || eb) && (!own || (rq && rr));
+    bool ok = L.be && L.xl && L.xh && L.cnt && ((lean && !relay) || eb) &&
+              (!own || (rq && rr && L.lbound)) && L.bound;
     if (relay) {
         /* the temporary files in $TMPDIR (or /tmp): each rank's own, local
          * disk; unlinked as soon as made, so a kill leaves nothing */

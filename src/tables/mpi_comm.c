@@ -113,59 +113,108 @@ enum sow_status tbm_agree(const struct mpi *M, enum sow_status st, struct sow_er
 }
 
 /* All-to-all of variable word buffers: send[r] to rank r; *recv (malloc'd)
- * receives everything sent here, *nrecv words.  Counts must fit int (a
- * superstep's or a slice's edges under 2^31 words per rank pair).  A rank
- * that cannot allocate its buffers ends the job (MPI_Abort: the peers are
- * inside the collective already; no level file is being written then).
- * known: the words each rank sends here, if already known (the solve's
- * superstep learns them with its termination test), else NULL. */
-void tbm_exchange(struct mlvl *L, struct vec *send, const int *known, uint32_t **recv,
-                     size_t *nrecv, int *counts /* if not NULL: [size] words from each rank */)
+ * receives everything sent here, *nrecv words, rank 0's first.  The counts
+ * are 64-bit; MPI's are ints (counts and displacements in words), so the
+ * words go in rounds: in round k each pair of ranks sends words
+ * [k*c, (k+1)*c) of its buffer, c = M->msg / size, so that no rank sends
+ * more than M->msg words a round (2^30, 4 GB, under INT_MAX words), and
+ * the rounds are as many as the largest pair count needs: one at every
+ * size measured (a pair's words under 2^29 on 2 ranks).  Each round's
+ * words are received straight into *recv (rank r's part of round k at
+ * rd[r] + k*c, displacements from recv + k*c) while it is under INT_MAX
+ * words, else through a round buffer.
+ *
+ *   size 2, c = 2, rank 0 sends 5 words to rank 1: round 0 words 0,1,
+ *   round 1 words 2,3, round 2 word 4, each landing at 0, 2, 4 of rank 0's
+ *   part of rank 1's *recv.
+ *
+ * A rank that cannot allocate its buffers ends the job (MPI_Abort: the
+ * peers are inside the collective already; no level file is being written
+ * then).  known: the words each rank sends here, if already known (the
+ * solve's superstep learns them with its termination test), and maxpair
+ * the largest count between any two ranks (TBM_UNKNOWN: one more
+ * MPI_Allreduce finds it). */
+void tbm_exchange(struct mlvl *L, struct vec *send, const uint64_t *known, uint64_t maxpair,
+                  uint32_t **recv, size_t *nrecv, uint64_t *counts)
 {
-    int size = L->M->size;
-    int *sc = calloc((size_t)size * 4, sizeof *sc);
-    if (!sc)
+    int size = L->M->size, me = L->M->rank;
+    uint64_t *sc = calloc((size_t)size * 3, sizeof *sc);
+    int *ic = calloc((size_t)size * 4, sizeof *ic);
+    if (!sc || !ic)
         MPI_Abort(MPI_COMM_WORLD, 1);
-    int *rc = sc + size, *sd = rc + size, *rd = sd + size;
-    size_t tot = 0;
+    uint64_t *rc = sc + size, *rd = rc + size; /* rd: where rank r's words go in *recv */
+    int *isc = ic, *irc = isc + size, *isd = irc + size, *ird = isd + size;
+    uint64_t mine = 0;
     for (int r = 0; r < size; r++) {
-        sc[r] = (int)send[r].n;
-        sd[r] = (int)tot;
-        tot += send[r].n;
-        if (r != L->M->rank)
+        sc[r] = send[r].n;
+        if (r != me)
             L->sent_words += send[r].n;
     }
     if (known)
         memcpy(rc, known, (size_t)size * sizeof *rc);
     else {
         MPI_Request rq;
-        MPI_Ialltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD, &rq);
+        MPI_Ialltoall(sc, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, MPI_COMM_WORLD, &rq);
         tbm_coll_wait(L->M, &rq);
     }
     size_t rt = 0;
     for (int r = 0; r < size; r++) {
-        rd[r] = (int)rt;
+        rd[r] = rt;
         rt += (size_t)rc[r];
+        mine = sc[r] > mine ? sc[r] : mine;
+        mine = rc[r] > mine ? rc[r] : mine;
     }
-    uint32_t *sb = malloc((tot ? tot : 1) * sizeof *sb), *rb = malloc((rt ? rt : 1) * sizeof *rb);
-    if (!sb || !rb) {
-        fprintf(stderr, "sow tables build: rank %d: out of memory in a message exchange\n",
-                L->M->rank);
+    if (!known || maxpair == TBM_UNKNOWN)
+        tbm_allreduce(L->M, &mine, &maxpair, 1, MPI_UINT64_T, MPI_MAX);
+    uint64_t c = L->M->msg / (uint64_t)size ? L->M->msg / (uint64_t)size : 1;
+    uint64_t rounds = (maxpair + c - 1) / c;
+    size_t sw = 0, rw = 0; /* words of the round buffers */
+    for (int r = 0; r < size; r++) {
+        sw += (size_t)(sc[r] < c ? sc[r] : c);
+        rw += (size_t)(rc[r] < c ? rc[r] : c);
+    }
+    bool direct = rt <= L->M->inplace; /* rounds received in place */
+    uint32_t *sb = malloc((sw ? sw : 1) * sizeof *sb), *rb = malloc((rt ? rt : 1) * sizeof *rb);
+    uint32_t *kb = direct ? rb : malloc((rw ? rw : 1) * sizeof *kb);
+    if (!sb || !rb || !kb) {
+        fprintf(stderr, "sow tables build: rank %d: out of memory in a message exchange\n", me);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if ((tot + rt) * sizeof *sb > L->bufbytes)
-        L->bufbytes = (tot + rt) * sizeof *sb;
-    for (int r = 0; r < size; r++)
-        if (send[r].n)
-            memcpy(sb + sd[r], send[r].v, send[r].n * sizeof *sb);
-    MPI_Request rq;
-    MPI_Ialltoallv(sb, sc, sd, MPI_UINT32_T, rb, rc, rd, MPI_UINT32_T, MPI_COMM_WORLD, &rq);
-    tbm_coll_wait(L->M, &rq);
+    uint64_t bytes = (sw + rt + (direct ? 0 : rw)) * sizeof *sb;
+    if (bytes > L->bufbytes)
+        L->bufbytes = bytes;
+    for (uint64_t k = 0; k < rounds; k++) {
+        uint64_t a = k * c;
+        int st = 0, rt_ = 0;
+        for (int r = 0; r < size; r++) {
+            isc[r] = (int)(sc[r] > a ? (sc[r] - a < c ? sc[r] - a : c) : 0);
+            irc[r] = (int)(rc[r] > a ? (rc[r] - a < c ? rc[r] - a : c) : 0);
+            isd[r] = st;
+            /* in place: rank r's words of round k at rd[r] + a, from rb + a
+             * (a <= rt whenever this rank receives anything this round) */
+            ird[r] = direct ? (irc[r] ? (int)rd[r] : 0) : rt_;
+            if (isc[r])
+                memcpy(sb + st, send[r].v + a, (size_t)isc[r] * sizeof *sb);
+            st += isc[r];
+            rt_ += irc[r];
+        }
+        uint32_t *to = direct ? rb + (a < rt ? a : rt) : kb;
+        MPI_Request rq;
+        MPI_Ialltoallv(sb, isc, isd, MPI_UINT32_T, to, irc, ird, MPI_UINT32_T, MPI_COMM_WORLD,
+                       &rq);
+        tbm_coll_wait(L->M, &rq);
+        if (!direct)
+            for (int r = 0; r < size; r++)
+                if (irc[r])
+                    memcpy(rb + rd[r] + a, kb + ird[r], (size_t)irc[r] * sizeof *rb);
+    }
     if (counts)
         memcpy(counts, rc, (size_t)size * sizeof *counts);
+    if (kb != rb)
+        free(kb);
     free(sb);
     free(sc);
+    free(ic);
     *recv = rb;
     *nrecv = rt;
 }
-

@@ -16,10 +16,13 @@
 #include <string.h>
 
 #include "lean_relay.h"
+#include "mpi_slice.h"
 #include "retro/retro.h"
 #include "tables/tables.h"
 #include "tables_internal.h"
 
+/* An update, the 4-byte word sent to a node's owner: the node's local index
+ * on its owner (mpi_slice.h: < 2^31) | UPD_CLAIM for a claim on its L node. */
 #define UPD_CLAIM 0x80000000u /* H node of a child final: claim the L node */
 #define UPD_IDX 0x7FFFFFFFu
 #define MCHUNK 4096
@@ -29,7 +32,12 @@
 #define RELAY_PIECE ((uint64_t)1 << 18) /* lean relay: own entries per edge batch */
 #define RWORDS (((uint64_t)1 << LREL_BSHIFT) / 32) /* pend words of a block of lists */
 #define RSMALL 64 /* fewer final nodes in a block: their lists read alone */
-_Static_assert(TB_MAX_ENTRIES <= UPD_IDX, "global indices leave the top bit for the kind");
+_Static_assert(TBM_SLICE_MAX <= UPD_IDX, "local indices leave the top bit for the kind");
+/* Words a rank sends in one round of an exchange at most (tbm_exchange:
+ * MPI's int counts and displacements stay under INT_MAX); SOW_MPI_TEST_MSG
+ * makes it small for the tests. */
+#define EXCH_WORDS ((uint64_t)1 << 30)
+#define TBM_UNKNOWN UINT64_MAX /* tbm_exchange's maxpair when not known */
 
 /* A growable array of 32-bit words. */
 struct vec {
@@ -49,7 +57,10 @@ static inline bool vec_push(struct vec *a, uint32_t x)
 
 struct mpi {
     int rank, size;
-    long nap_ns; /* coll_wait's pause between polls (0: poll without pause) */
+    long nap_ns;     /* coll_wait's pause between polls (0: poll without pause) */
+    uint64_t base;   /* global index of every level's entry 0 (mpi_slice.h; tests: 2^32) */
+    uint64_t msg;    /* words per round of an exchange at most (EXCH_WORDS) */
+    uint64_t inplace; /* words an exchange receives in place at most (INT_MAX) */
 };
 
 /* One level's state on one rank. */
@@ -70,15 +81,20 @@ struct mlvl {
     uint8_t *bdirty;
     int pending;
     bool par;       /* more than one thread: node updates are atomic */
-    /* owned lower levels: own[m] holds entries [own_lo[m], ...) of level m
-     * (this rank's slice of it); NULL: lower levels mapped whole */
+    /* owned lower levels: own[m] holds this rank's slice of level m, by
+     * local index; NULL: lower levels mapped whole */
     int8_t *const *own;
-    const uint64_t *own_lo;
-    uint64_t E, boards, lo, hi, Es;
+    uint64_t E, boards, lo, hi, Es; /* lo, hi: the slice's level indices */
+    uint64_t *bound; /* [size + 1]: the slices' first global indices (mpi_slice.h) */
+    uint64_t glo, ghi; /* this rank's slice as global indices */
+    uint64_t *lbound; /* owned lower levels: level m's bounds at [m * (size + 1)] */
     int8_t *be, *xl, *xh; /* per own entry (be holds the value at the end) */
     uint8_t *cnt;
     uint64_t *off;  /* fast: Es + 1, reverse lists of own entries */
-    uint32_t *rev;  /* fast: predecessors (global indices) */
+    /* fast: the predecessors' global indices, 4 bytes each while every
+     * global index of the level is below 2^32 (rev32), else 8 (rev64) */
+    uint32_t *rev32;
+    uint64_t *rev64;
     int t;          /* the round */
     int fail;       /* out of memory on some thread */
     uint64_t moves;
@@ -99,21 +115,10 @@ struct mwork {
     struct sow_movelist ml;
 };
 
-static inline uint64_t slice_lo(uint64_t E, int size, int r)
+/* True if the level's reverse lists take 8-byte global indices. */
+static inline bool rev_wide(uint64_t E, uint64_t base)
 {
-    return E * (uint64_t)r / (uint64_t)size;
-}
-
-static inline int owner_of(uint64_t E, int size, uint64_t q)
-{
-    int r = E ? (int)(q * (uint64_t)size / E) : 0;
-    if (r >= size)
-        r = size - 1;
-    while (r > 0 && slice_lo(E, size, r) > q)
-        r--;
-    while (r + 1 < size && slice_lo(E, size, r + 1) <= q)
-        r++;
-    return r;
+    return base + E > (uint64_t)UINT32_MAX + 1;
 }
 
 static inline bool stop_requested(const struct mlvl *L)
@@ -156,10 +161,13 @@ void tbm_bcast(const struct mpi *M, void *buf, int n, MPI_Datatype t, int root);
 /* Every rank's status agreed: the first failure (lowest rank's) with its
  * message, on every rank. */
 enum sow_status tbm_agree(const struct mpi *M, enum sow_status st, struct sow_error *e);
-/* send[r]'s words to rank r, everything sent here into *recv (*nrecv words;
- * counts[r]: words from rank r, if not NULL); `known`: counts already agreed. */
-void tbm_exchange(struct mlvl *L, struct vec *send, const int *known, uint32_t **recv,
-                  size_t *nrecv, int *counts);
+/* send[r]'s words to rank r, everything sent here into *recv (*nrecv words,
+ * in the order of the sending ranks; counts[r]: words from rank r, if not
+ * NULL); `known`: the counts to this rank, already agreed, and maxpair the
+ * largest count between any two ranks (0: not known).  In rounds of at most
+ * M->msg words a rank, so that MPI's int counts hold at any size. */
+void tbm_exchange(struct mlvl *L, struct vec *send, const uint64_t *known, uint64_t maxpair,
+                  uint32_t **recv, size_t *nrecv, uint64_t *counts);
 
 /* ---- mpi_moves.c: the passes before the solve ----------------------------- */
 
@@ -180,8 +188,7 @@ bool tbm_probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr);
 void tbm_test_kill(const struct mpi *M, int n, char phase);
 /* Level n: *keep receives this rank's slice of the level's values. */
 enum sow_status tbm_level(const struct mpi *M, const struct ruleset *rs, const struct tb_set *set,
-                          int n, bool lean, int8_t *const *own, const uint64_t *own_lo,
-                          int8_t **keep, const struct tb_build_opts *opt, uint64_t *stats,
+                          int n, bool lean, int8_t *const *own, int8_t **keep, const struct tb_build_opts *opt, uint64_t *stats,
                           struct sow_error *e);
 
 #endif

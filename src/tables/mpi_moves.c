@@ -19,10 +19,12 @@
 #include "util.h"
 #include "unmove.h"
 
-/* Moves of the slice; fast: each thread's edges (q, p) go to eb[w][owner(q)].
- * Owned lower levels: each capture's probe goes as the request (m, q) to
- * rq[w][owner of q in level m], and (own entry, captured difference + 128)
- * to rr[w][same owner], in the same order (probe_owned answers them). */
+/* Moves of the slice; fast: each thread's edges p -> q go as the pair (q's
+ * local index on its owner, p's local index here) to eb[w][owner(q)].
+ * Owned lower levels: each capture's probe goes as the request (m, q's
+ * local index on its owner in level m) to rq[w][that owner], and (own
+ * entry, captured difference + 128) to rr[w][same owner], in the same order
+ * (probe_owned answers them). */
 bool tbm_pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: lean */,
                        struct vec *rq, struct vec *rr, uint64_t from, uint64_t to /* own entries */)
 {
@@ -59,8 +61,11 @@ bool tbm_pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: lea
                         uint64_t q = child_index(L->ix, &c->pos, L->lower->boards[m]);
                         int d = retro_gain(c);
                         if (myrq) {
-                            int o = owner_of(tb_level_entries(L->ix, m), size, q);
-                            if (!vec_push(&myrq[o], (uint32_t)m) || !vec_push(&myrq[o], (uint32_t)q) ||
+                            const uint64_t *lb = L->lbound + (size_t)m * (size_t)(size + 1);
+                            uint64_t g = lb[0] + q;
+                            int o = tbm_owner_of(lb, lb[size] - lb[0], size, g);
+                            if (!vec_push(&myrq[o], (uint32_t)m) ||
+                                !vec_push(&myrq[o], (uint32_t)(g - lb[o])) ||
                                 !vec_push(&myrr[o], (uint32_t)i) ||
                                 !vec_push(&myrr[o], (uint32_t)(d + 128))) {
 #pragma omp atomic write
@@ -75,9 +80,10 @@ bool tbm_pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: lea
                         deg++;
                         if (!mine)
                             continue;
-                        uint64_t q = child_index(L->ix, &c->pos, L->boards);
-                        struct vec *d = &mine[owner_of(L->E, size, q)];
-                        if (!vec_push(d, (uint32_t)q) || !vec_push(d, (uint32_t)idx)) {
+                        uint64_t g = L->bound[0] + child_index(L->ix, &c->pos, L->boards);
+                        int o = tbm_owner_of(L->bound, L->E, size, g);
+                        struct vec *d = &mine[o];
+                        if (!vec_push(d, (uint32_t)(g - L->bound[o])) || !vec_push(d, (uint32_t)i)) {
 #pragma omp atomic write
                             ok = false;
                         }
@@ -96,13 +102,16 @@ bool tbm_pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: lea
     return ok;
 }
 
-/* Edges (fast): send the pairs to their targets' owners, build the reverse lists. */
+/* Edges (fast): send the pairs to their targets' owners, build the reverse
+ * lists: the pairs from rank r are (own local target, r's local source),
+ * the source's global index bound[r] + its local one. */
 bool tbm_pass_edges(struct mlvl *L, struct vec *eb)
 {
     int size = L->M->size, T = L->threads;
     struct vec *send = calloc((size_t)size, sizeof *send);
-    if (!send)
-        return false;
+    uint64_t *cnt = calloc((size_t)size, sizeof *cnt);
+    if (!send || !cnt)
+        MPI_Abort(MPI_COMM_WORLD, 1); /* the peers wait in the exchange */
     bool ok = true;
     for (int r = 0; r < size && ok; r++)
         for (int w = 0; w < T && ok; w++)
@@ -116,46 +125,64 @@ bool tbm_pass_edges(struct mlvl *L, struct vec *eb)
     if (!ok) /* take part in the collective with nothing to send, then fail */
         for (int r = 0; r < size; r++)
             send[r].n = 0;
-    tbm_exchange(L, send, NULL, &rb, &nr, NULL);
+    tbm_exchange(L, send, NULL, TBM_UNKNOWN, &rb, &nr, cnt);
     for (int r = 0; r < size; r++)
         free(send[r].v);
     free(send);
     if (!ok) {
+        free(cnt);
         free(rb);
         return false;
     }
     size_t ne = nr / 2;
+    bool wide = rev_wide(L->E, L->bound[0]);
     L->off = calloc(L->Es + 1, sizeof *L->off);
-    L->rev = malloc((ne ? ne : 1) * sizeof *L->rev);
+    if (wide)
+        L->rev64 = malloc((ne ? ne : 1) * sizeof *L->rev64);
+    else
+        L->rev32 = malloc((ne ? ne : 1) * sizeof *L->rev32);
     uint64_t *at = malloc((L->Es + 1) * sizeof *at);
-    if (!L->off || !L->rev || !at) {
+    if (!L->off || !(L->rev32 || L->rev64) || !at) {
         free(at);
+        free(cnt);
         free(rb);
         return false;
     }
     for (size_t k = 0; k < ne; k++)
-        L->off[rb[2 * k] - L->lo + 1]++;
+        L->off[rb[2 * k] + 1]++;
     for (uint64_t i = 0; i < L->Es; i++)
         L->off[i + 1] += L->off[i];
     memcpy(at, L->off, (L->Es + 1) * sizeof *at);
-    for (size_t k = 0; k < ne; k++)
-        L->rev[at[rb[2 * k] - L->lo]++] = rb[2 * k + 1];
+    size_t k = 0;
+    for (int r = 0; r < size; r++) {
+        uint64_t base = L->bound[r];
+        for (size_t end = k + cnt[r] / 2; k < end; k++) {
+            uint64_t p = base + rb[2 * k + 1];
+            if (wide)
+                L->rev64[at[rb[2 * k]]++] = p;
+            else
+                L->rev32[at[rb[2 * k]]++] = (uint32_t)p;
+        }
+    }
     free(at);
+    free(cnt);
     free(rb);
     return true;
 }
 
 /* Edges (lean relay), after each piece of the move pass: the piece's pairs
  * (q, p) to q's owner (one MPI_Alltoallv, as pass_edges), which appends them
- * to its edge store on local disk (lean_relay.h, q as the local index q -
- * lo); the threads' buffers are emptied for the next piece.  False: out of
+ * to its edge store on local disk (lean_relay.h: q as its local index, p as
+ * its level index, which is below 2^32: mrun_check refuses larger levels
+ * here); the threads' buffers are emptied for the next piece.  False: out of
  * memory here (the collective is taken part in all the same) or a write
  * error (L->rel->err). */
 bool tbm_relay_edges(struct mlvl *L, struct vec *eb, bool ok)
 {
     int size = L->M->size, T = L->threads;
     struct vec *send = calloc((size_t)size, sizeof *send);
-    if (!send)
+    uint64_t *cnt = calloc((size_t)size, sizeof *cnt);
+    if (!send || !cnt)
         MPI_Abort(MPI_COMM_WORLD, 1); /* the peers wait in the exchange */
     for (int r = 0; r < size && ok; r++)
         for (int w = 0; w < T && ok; w++)
@@ -167,22 +194,28 @@ bool tbm_relay_edges(struct mlvl *L, struct vec *eb, bool ok)
             send[r].n = 0;
     uint32_t *rb = NULL;
     size_t nr = 0;
-    tbm_exchange(L, send, NULL, &rb, &nr, NULL);
+    tbm_exchange(L, send, NULL, TBM_UNKNOWN, &rb, &nr, cnt);
     for (int r = 0; r < size; r++)
         free(send[r].v);
     free(send);
     if (ok) {
         struct lrel *rel = L->rel;
-        uint64_t lo = L->lo;
-        size_t ne = nr / 2;
+        size_t k0 = 0;
+        for (int r = 0; r < size; r++) {
+            const uint32_t *pr = rb + 2 * k0;
+            size_t ne = cnt[r] / 2;
+            uint64_t base = L->bound[r] - L->bound[0]; /* rank r's first level index */
 #pragma omp parallel num_threads(T) if (T > 1 && ne >= 65536)
-        {
-            int w = omp_get_thread_num();
+            {
+                int w = omp_get_thread_num();
 #pragma omp for schedule(static)
-            for (size_t k = 0; k < ne; k++)
-                lrel_put(rel, w, rb[2 * k] - lo, rb[2 * k + 1]);
+                for (size_t k = 0; k < ne; k++)
+                    lrel_put(rel, w, pr[2 * k], (uint32_t)(base + pr[2 * k + 1]));
+            }
+            k0 += ne;
         }
     }
+    free(cnt);
     free(rb);
     return ok && !L->rel->err;
 }
@@ -198,7 +231,7 @@ bool tbm_probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
     int size = L->M->size, T = L->threads, me = L->M->rank;
     struct vec *send = calloc((size_t)size, sizeof *send), *rec = calloc((size_t)size, sizeof *rec),
                *ans = calloc((size_t)size, sizeof *ans);
-    int *cnt = malloc((size_t)size * sizeof *cnt), *back = malloc((size_t)size * sizeof *back);
+    uint64_t *cnt = malloc((size_t)size * sizeof *cnt), *back = malloc((size_t)size * sizeof *back);
     bool ok = send && rec && ans && cnt && back;
     for (int r = 0; r < size && ok; r++)
         for (int w = 0; w < T && ok; w++)
@@ -215,7 +248,7 @@ bool tbm_probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
     size_t nr = 0, na = 0;
     if (g)
         goto out;
-    tbm_exchange(L, send, NULL, &rb, &nr, cnt);
+    tbm_exchange(L, send, NULL, TBM_UNKNOWN, &rb, &nr, cnt);
     /* answer, source by source, in the order asked: one byte per probe,
      * four to a word (answer j of a source in byte j % 4 of word j / 4) */
     size_t at = 0;
@@ -226,8 +259,8 @@ bool tbm_probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
             memset(ans[r].v, 0, (na_r + 3) / 4 * sizeof *ans[r].v);
         for (size_t j = 0; ok && j < na_r; j++, at += 2) {
             int m = (int)rb[at];
-            uint64_t q = rb[at + 1];
-            ans[r].v[j / 4] |= (uint32_t)(uint8_t)L->own[m][q - L->own_lo[m]] << (8 * (j % 4));
+            uint64_t q = rb[at + 1]; /* the local index in this rank's slice of level m */
+            ans[r].v[j / 4] |= (uint32_t)(uint8_t)L->own[m][q] << (8 * (j % 4));
         }
         if (ok)
             ans[r].n = (na_r + 3) / 4;
@@ -238,8 +271,8 @@ bool tbm_probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
     if (g)
         goto out;
     for (int r = 0; r < size; r++)
-        back[r] = (int)((send[r].n / 2 + 3) / 4);
-    tbm_exchange(L, ans, back, &ab, &na, NULL);
+        back[r] = (send[r].n / 2 + 3) / 4;
+    tbm_exchange(L, ans, back, TBM_UNKNOWN, &ab, &na, NULL);
     at = 0; /* first word of the current source's answers */
     for (int r = 0; r < size; r++) {
         for (size_t k = 0, j = 0; k < rec[r].n; k += 2, j++) {

@@ -61,6 +61,8 @@ static uint64_t chain_checksum(const struct mpi *M, const int8_t *slice, uint64_
     return sum;
 }
 
+#define WRITE_PIECE ((uint64_t)1 << 30) /* bytes per MPI_File_write_at at most */
+
 static enum sow_status mpi_io_fail(int rc, const char *what, const char *path,
                                    struct sow_error *e)
 {
@@ -95,7 +97,8 @@ static enum sow_status write_level(const struct mpi *M, const struct ruleset *rs
     char path[4096], tmp[4200];
     tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    uint64_t lo = slice_lo(E, M->size, M->rank), Es = slice_lo(E, M->size, M->rank + 1) - lo;
+    uint64_t lo = tbm_slice_lo(E, M->size, M->rank),
+             Es = tbm_slice_lo(E, M->size, M->rank + 1) - lo;
     struct fio_out o = {.fd = -1};
     enum sow_status st = SOW_OK;
     if (M->rank == 0) {
@@ -111,9 +114,13 @@ static enum sow_status write_level(const struct mpi *M, const struct ruleset *rs
         if (rc != MPI_SUCCESS) {
             st = mpi_io_fail(rc, "cannot open", tmp, e);
         } else {
-            /* (counts are ints: E < 2^31) */
-            rc = MPI_File_write_at(fh, (MPI_Offset)(TB_HEADER_SIZE + lo), slice, (int)Es,
-                                   MPI_BYTE, MPI_STATUS_IGNORE);
+            /* MPI's counts are ints: the slice in pieces of 1 GB at
+             * 64-bit offsets */
+            for (uint64_t a = 0; a < Es && rc == MPI_SUCCESS; a += WRITE_PIECE) {
+                uint64_t k = Es - a < WRITE_PIECE ? Es - a : WRITE_PIECE;
+                rc = MPI_File_write_at(fh, (MPI_Offset)(TB_HEADER_SIZE + lo + a), slice + a,
+                                       (int)k, MPI_BYTE, MPI_STATUS_IGNORE);
+            }
             if (rc == MPI_SUCCESS)
                 rc = MPI_File_sync(fh);
             int rc2 = MPI_File_close(&fh);
@@ -149,15 +156,19 @@ static enum sow_status write_level(const struct mpi *M, const struct ruleset *rs
  * (lrel_memory: its buffers or its sort) and the edges of a piece in flight
  * (<= N per entry, 8 bytes sent, 8 received, 8 while gathered). */
 static double rank_memory(const struct tb_index *ix, int n, int size, bool lean, bool relay,
-                          int threads, bool owned)
+                          int threads, bool owned, uint64_t base)
 {
-    double Es = (double)tb_level_entries(ix, n) / size + 1;
+    uint64_t E = tb_level_entries(ix, n);
+    double Es = (double)E / size + 1;
+    /* stored edges: 4 more bytes per move in the reverse lists when they
+     * hold 8-byte global indices */
+    double move = rev_wide(E, base) ? 24.0 : 20.0;
     double piece = Es < (double)PROBE_PIECE ? Es : (double)PROBE_PIECE;
     double rpiece = Es < (double)RELAY_PIECE ? Es : (double)RELAY_PIECE;
     double rel = relay && lean ? 0.25 * Es + lrel_memory((uint64_t)Es, ix->pits, threads) +
                                      24.0 * ix->pits * rpiece
                                : 0.0;
-    return Es * (lean ? 4.0 + 8.0 : 12.0 + 20.0 * ix->pits) + (owned ? 16.0 * piece : 0.0) +
+    return Es * (lean ? 4.0 + 8.0 : 12.0 + move * ix->pits) + (owned ? 16.0 * piece : 0.0) +
            rel + (1 << 22);
 }
 
@@ -173,7 +184,6 @@ struct mrun {
     bool lean, relay, owned;              /* the builder and the lower levels' place */
     unsigned char missing[TB_MAX_LEVEL + 1];
     int8_t *own[TB_MAX_LEVEL + 1];        /* owned lower levels: this rank's slices */
-    uint64_t own_lo[TB_MAX_LEVEL + 1];
     uint64_t stats[3];                    /* words sent to other ranks, supersteps, level bytes */
     uint64_t peak_level;
 };
@@ -193,6 +203,18 @@ static void mpi_start(struct mpi *M)
     M->nap_ns = nap && *nap ? 1000 * atol(nap) : 20000;
     if (M->nap_ns < 0 || M->nap_ns > 999999999)
         M->nap_ns = 20000;
+    /* Test hooks (tests/mpi/run.sh), the same on every rank: global indices
+     * from SOW_MPI_TEST_BASE on (mpi_slice.h; 2^32: every global index
+     * held or sent past 32 bits), exchanges in rounds of SOW_MPI_TEST_MSG
+     * words (tbm_exchange), SOW_MPI_TEST_RBUF=1: received through a round
+     * buffer, as past INT_MAX words. */
+    const char *base = getenv("SOW_MPI_TEST_BASE"), *msg = getenv("SOW_MPI_TEST_MSG"),
+               *rbuf = getenv("SOW_MPI_TEST_RBUF");
+    M->base = base && *base ? strtoull(base, NULL, 10) : 0;
+    M->msg = msg && atoll(msg) > 0 ? (uint64_t)atoll(msg) : EXCH_WORDS;
+    if (M->msg > EXCH_WORDS)
+        M->msg = EXCH_WORDS;
+    M->inplace = rbuf && strcmp(rbuf, "1") == 0 ? 0 : INT_MAX;
 }
 
 /* Which levels are missing (rank 0 decides, every rank learns it), which
@@ -217,11 +239,11 @@ static void mrun_plan(struct mrun *R)
         double lower = 0;
         for (int n = 0; n <= R->max_level; n++) {
             uint64_t E = tb_level_entries(&R->set->ix, n);
-            if (E > TB_MAX_ENTRIES)
-                break;
-            if (R->missing[n] &&
-                lower + rank_memory(&R->set->ix, n, R->M.size, false, R->relay, rthreads, false) >
-                    R->limit)
+            if (!tbm_slices_ok(E, R->M.base, R->M.size))
+                break; /* refused (mrun_check) */
+            if (R->missing[n] && lower + rank_memory(&R->set->ix, n, R->M.size, false, R->relay,
+                                                     rthreads, false, R->M.base) >
+                                     R->limit)
                 R->lean = true;
             lower += (double)E;
         }
@@ -246,8 +268,8 @@ static void mrun_plan(struct mrun *R)
 static enum sow_status mrun_read_slice(struct mrun *R, int n, struct sow_error *e)
 {
     uint64_t E = tb_level_entries(&R->set->ix, n);
-    uint64_t a = slice_lo(E, R->M.size, R->M.rank), b = slice_lo(E, R->M.size, R->M.rank + 1);
-    R->own_lo[n] = a;
+    uint64_t a = tbm_slice_lo(E, R->M.size, R->M.rank),
+             b = tbm_slice_lo(E, R->M.size, R->M.rank + 1);
     R->own[n] = malloc(b > a ? b - a : 1);
     if (!R->own[n])
         return sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
@@ -256,12 +278,40 @@ static enum sow_status mrun_read_slice(struct mrun *R, int n, struct sow_error *
     return tb_file_read_slice(path, R->rs, n, a, b, R->own[n], R->M.rank == 0, e);
 }
 
+/* Whether the missing levels can be indexed at all by this job, before
+ * anything is loaded or built (the same answer on every rank): every
+ * slice under 2^31 entries (mpi_slice.h), and for the lean builder on the
+ * relay rule sets levels of at most 2^32 entries (its edge lists on disk
+ * hold 32-bit level indices, lean_relay.h).  The first level refused,
+ * with the ranks it needs. */
+static enum sow_status mrun_indices(const struct mrun *R, struct sow_error *e)
+{
+    for (int n = 0; n <= R->max_level; n++) {
+        uint64_t E = tb_level_entries(&R->set->ix, n);
+        if (!R->missing[n])
+            continue;
+        if (!tbm_slices_ok(E, R->M.base, R->M.size))
+            return sow_fail(e, SOW_E_TOO_BIG,
+                            "level %d has %llu entries: its slices must stay under 2^31 entries "
+                            "each, which needs at least %llu ranks (this job has %d)",
+                            n, (unsigned long long)E, (unsigned long long)tbm_ranks_needed(E),
+                            R->M.size);
+        if (R->lean && R->relay && E > (uint64_t)UINT32_MAX + 1)
+            return sow_fail(e, SOW_E_TOO_BIG,
+                            "level %d has %llu entries: the lean builder's edge lists for %s "
+                            "hold 32-bit indices (levels up to 2^32 entries; --builder fast "
+                            "has no such limit)",
+                            n, (unsigned long long)E, R->rs->name);
+    }
+    return SOW_OK;
+}
+
 /* The levels present loaded and checked (owned: this rank's slice kept),
  * each missing one's memory checked against the budget, before any is
  * built. */
 static enum sow_status mrun_check(struct mrun *R, struct sow_error *e)
 {
-    enum sow_status st = SOW_OK;
+    enum sow_status st = mrun_indices(R, e);
     int rthreads = R->o.threads > 0 ? R->o.threads : omp_get_max_threads();
     double lower = 0;
     for (int n = 0; n <= R->max_level && st == SOW_OK; n++) {
@@ -269,13 +319,10 @@ static enum sow_status mrun_check(struct mrun *R, struct sow_error *e)
         if (!R->missing[n]) {
             st = tb_rebuild_hint(R->owned ? mrun_read_slice(R, n, e)
                                           : tb_set_load_level(R->set, n, e), e);
-        } else if (E > TB_MAX_ENTRIES) {
-            st = sow_fail(e, SOW_E_TOO_BIG, "level %d has %llu entries, more than 31-bit indices",
-                          n, (unsigned long long)E);
         } else {
             double need = (R->owned ? lower / R->M.size : lower) +
                           rank_memory(&R->set->ix, n, R->M.size, R->lean, R->relay, rthreads,
-                                      R->owned);
+                                      R->owned, R->M.base);
             if (need > R->limit)
                 st = sow_fail(e, SOW_E_TOO_BIG,
                               "level %d needs about %.1f GB per rank (%s) but the memory limit "
@@ -298,8 +345,7 @@ static enum sow_status mrun_level(struct mrun *R, int n, struct sow_error *e)
     double t0 = util_now();
     int8_t *vals = NULL; /* this rank's slice of the level being written */
     enum sow_status st = tbm_level(&R->M, R->rs, R->set, n, R->lean, R->owned ? R->own : NULL,
-                                   R->own_lo, &vals, o, R->stats, e);
-    R->own_lo[n] = slice_lo(E, R->M.size, R->M.rank);
+                                   &vals, o, R->stats, e);
     if (st != SOW_OK) {
         free(vals);
         return st;

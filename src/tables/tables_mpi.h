@@ -11,6 +11,12 @@
  *
  *   e.g. E = 10, R = 3: [0,3) [3,6) [6,10).
  *
+ * Indices are 64-bit (levels past 2^31 and 2^32 entries); what travels
+ * between ranks is an entry's index local to its owner's slice, 4 bytes,
+ * so every slice must have fewer than 2^31 entries: a level needs at least
+ * ceil(E / (2^31 - 1)) ranks, and is refused up front with fewer
+ * (mpi_slice.h).
+ *
  * A rank generates the moves of its slice with its OpenMP threads, probes
  * the lower levels (mapped from the shared directory, or, "owned", each
  * rank keeping its slice of every lower level and the probes sent to the

@@ -33,6 +33,9 @@
 # without --full narrows it: scripts/test "mpi_env");
 # SOW_MPI_LOWER=owned|mapped forces the lower levels;
 # SOW_MPI_LIST=1 prints the matrix's lines (below) and builds nothing.
+# Then the levels past 2^31 entries: refused when their slices would not
+# fit, and the 64-bit index paths at small size (SOW_MPI_TEST_BASE,
+# SOW_MPI_TEST_MSG; at the end).
 set -euo pipefail
 SOW=$(realpath "${1:?usage: tests/mpi/run.sh SOW_BINARY}")
 WRAP=$(realpath "$(dirname "$0")/../../scripts/sow-mpirun")
@@ -354,6 +357,61 @@ if "${MPI[@]}" -np 3 "$SOW" tables build --seeds 12 --dir "$d" --threads 2 --bui
 else
     bad "rerun after Ctrl-C"; tail -5 "$T/log"
 fi
+# Levels past 2^31 entries (docs/distributed.md "Indices"): a level whose
+# slices would not fit 31-bit local indices is refused before anything is
+# built (exit 2, one line naming the ranks it needs, nothing on stdout, no
+# file); with slices that fit but not --memory, the memory line.  mpirun -q:
+# without mpirun's own lines about the rank's exit status.
+d="$T/big"
+refused() { # refused WHAT GREP NP ARGS...: exit 2, sow's one line, nothing written
+    local what=$1 pat=$2 np=$3 rc=0
+    shift 3
+    # (a timeout: a refusal that failed would build for hours)
+    timeout 120 "${MPI[@]}" -q -np "$np" "$SOW" tables build --dir "$d" "$@" >"$T/out" 2>"$T/err" ||
+        rc=$?
+    if [ $rc = 2 ] && [ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "$pat" "$T/err" &&
+        ! ls "$d" 2>/dev/null | grep -q sowtb; then
+        ok "$what: refused up front (exit 2): $(cat "$T/err")"
+    else
+        bad "$what: exit $rc"; cat "$T/out" "$T/err" | tail -5
+    fi
+    rm -rf "$d"
+}
+refused "oware level 29 (2,311,801,440 entries) on 1 rank" \
+    "level 29 has 2311801440 entries.*at least 2 ranks (this job has 1)" 1 --seeds 29
+refused "oware level 32 (5,752,004,349 entries) on 2 ranks" \
+    "level 32 has 5752004349 entries.*at least 3 ranks (this job has 2)" 2 --seeds 32
+refused "oware level 29 on 2 ranks with --memory 4 (GB)" \
+    "level [0-9]* needs about .* GB per rank .* memory limit is 4.0 GB" 2 --seeds 29 --memory 4
+refused "jodu level 32 on 3 ranks, lean (edge lists of 32-bit indices)" \
+    "level 32 has 5752004349 entries: the lean builder's edge lists for jodu" 3 --rules jodu \
+    --seeds 32 --builder lean
+
+# The 64-bit paths at small size: global indices from 2^32 on
+# (SOW_MPI_TEST_BASE: every global index held or sent is past 32 bits, the
+# reverse lists take 8-byte indices; a truncation anywhere changes the
+# files) and every exchange in rounds of at most 4096 words
+# (SOW_MPI_TEST_MSG: the rounds that keep MPI's int counts under INT_MAX
+# at 2^31 words): oware and jodu, 2x6 levels 0..8, both builders, owned and
+# mapped lower levels, byte-identical.
+# The last cell's rounds go through a round buffer (SOW_MPI_TEST_RBUF=1, as
+# an exchange of more than INT_MAX words would), the others' straight into
+# the receive buffer.
+for cell in "3 1 fast owned 0" "2 2 lean mapped 0" "4 1 lean owned 1"; do
+    set -- $cell
+    d="$T/wide-$1-$3-$4"
+    if SOW_MPI_LOWER=$4 SOW_MPI_TEST_BASE=4294967296 SOW_MPI_TEST_MSG=4096 SOW_MPI_TEST_RBUF=$5 \
+        "${MPI[@]}" -x SOW_MPI_TEST_BASE -x SOW_MPI_TEST_MSG -x SOW_MPI_TEST_RBUF -np "$1" \
+        "$SOW" tables build --rules oware,jodu \
+        --seeds 8 --dir "$d" --threads "$2" --builder "$3" >"$T/log" 2>&1 &&
+        same "$T/ref-oware-6-8" "$d" 9 oware- && same "$T/ref-jodu-6-8" "$d" 9 jodu-; then
+        ok "global indices from 2^32, exchanges in rounds of 4096 words ($1 ranks x $2 threads, $3, $4, round buffer $5): oware, jodu byte-identical"
+    else
+        bad "global indices from 2^32 ($1 ranks x $2 threads, $3, $4)"; tail -5 "$T/log"
+    fi
+    rm -rf "$d"
+done
+
 times >"$T/times"
 echo "# ${SECONDS} s wall, $(cpu_of "$T/times") CPU s (every rank and reference build)"
 [ "$fails" -eq 0 ] && echo "tests/mpi: all passed" || { echo "tests/mpi: $fails failed"; exit 1; }
