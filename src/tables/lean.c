@@ -55,62 +55,6 @@
 #include "unmove.h"
 #include "lean_level.h"
 
-/* ---- memory -------------------------------------------------------------- */
-
-
-/* Updates by region (the solve's drain, below): regions of 2^shift
- * entries (LREGION unless the options ask for smaller ones, as the tests
- * do), a bucket of 2^(shift-6) updates (16 bytes each: 0.25 bytes per entry)
- * per region and thread, on levels of at least LBMIN regions. */
-#define LREGION 20
-#define LBMIN 8
-
-static int region_shift(const struct tb_build_opts *opt)
-{
-    int r = opt ? opt->lean_region_shift : 0;
-    return r >= 8 && r <= LREGION ? r : LREGION;
-}
-
-static uint32_t bcap_for(uint64_t E, int shift)
-{
-    return (E >> shift) >= LBMIN ? 1u << (shift - 6) : 0;
-}
-
-static double bucket_bytes(uint64_t E, int shift)
-{
-    uint32_t c = bcap_for(E, shift);
-    return c ? (double)((E >> shift) + 1) * (16.0 * c + 4) : 0;
-}
-
-/* Work list entries a thread may hold (16 bytes each: a lean_item and a
- * packed board, 0.33 bytes per entry of the level), beyond which final
- * nodes spill into the pend bitmap. */
-static uint64_t qcap_for(uint64_t E)
-{
-    uint64_t c = E / 48;
-    return c < 1024 ? 1024 : c;
-}
-
-double tb_lean_level_memory(uint64_t E, int threads)
-{
-    double T = threads > 0 ? threads : 1;
-    return (double)E * (4.0 + 1.0 / 8 + 2.0 / 8) + (double)(E >> SBSHIFT) * 32 +
-           T * (16.0 * (double)qcap_for(E) + (1 << 16) + bucket_bytes(E, LREGION)) + (1 << 20);
-}
-
-/* The same for any rule set: the relay ones have no work lists but the edge
- * store's buffers (lean_relay.h) and a relay memo per thread (2^16 entries
- * of 96 bytes, as build.c's move pass has). */
-double tb_lean_memory(const struct ruleset *rs, uint64_t E, int threads)
-{
-    if (tb_unmove_supported(rs))
-        return tb_lean_level_memory(E, threads);
-    double T = threads > 0 ? threads : 1;
-    return (double)E * (4.0 + 1.0 / 8 + 2.0 / 8) + (double)(E >> SBSHIFT) * 32 +
-           lrel_memory(E, rs->pits, (int)T) + T * ((1 << 16) + 6.5e6) + (1 << 20);
-}
-
-
 /* One thread's state in the solve. */
 struct lsolver {
     struct lean *L;
@@ -650,7 +594,7 @@ static void lsolve_end(void *th)
     L->scan += S->scan;
     __atomic_fetch_add(&L->listbytes,
                        S->capfin * 12 + (uint64_t)S->maxcand * FBATCH * (sizeof *S->cand + 5) +
-                           S->rcap + (uint64_t)bucket_bytes(L->E, L->rshift),
+                           S->rcap + (uint64_t)lean_bucket_bytes(L->E, L->rshift),
                        __ATOMIC_RELAXED);
     free(S->rbuf);
     free(S->bn);
@@ -803,9 +747,9 @@ static enum sow_status lean_init(struct lean *L, const struct ruleset *rs,
     L->nsb = (L->E + ((uint64_t)1 << SBSHIFT) - 1) >> SBSHIFT;
     L->qcap = relay ? 0 /* relay: every final node goes to pend */
                     : opt && opt->lean_queue_cap > 0 ? (uint64_t)opt->lean_queue_cap
-                                                     : qcap_for(L->E);
-    L->rshift = region_shift(opt);
-    L->bcap = relay ? 0 : bcap_for(L->E, L->rshift);
+                                                     : lean_qcap(L->E);
+    L->rshift = lean_region_shift(opt);
+    L->bcap = relay ? 0 : lean_bcap(L->E, L->rshift);
     /* The share of nodes that become final changes slowly from level to
      * level: the one below predicts this one's (for the ETA). */
     L->expect = ratio && *ratio > 0 ? *ratio * (double)L->E : 0;

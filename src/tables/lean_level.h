@@ -133,4 +133,20 @@ enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *low
                       int8_t *lohi, const struct tb_build_opts *opt, struct lean_work *wk, int8_t **values,
                       double *peak, double *ratio, const char *tmpdir, struct sow_error *e);
 
+/* ---- the memory model (lean_memory.c) ---------------------------------- */
+
+/* Updates by region (lean.c's drain): regions of 2^LREGION entries (fewer
+ * where the options ask, as the tests do), a bucket per region and thread
+ * on levels of at least LBMIN regions. */
+#define LREGION 20
+#define LBMIN 8
+/* The region size the options ask for (2^8..2^LREGION entries). */
+int lean_region_shift(const struct tb_build_opts *opt);
+/* Updates a bucket holds (0: no buckets, updates applied at once), and the
+ * buckets' bytes per thread, for a level of E entries. */
+uint32_t lean_bcap(uint64_t E, int shift);
+double lean_bucket_bytes(uint64_t E, int shift);
+/* Work list entries a thread may hold before it spills into pend. */
+uint64_t lean_qcap(uint64_t E);
+
 #endif

@@ -568,6 +568,28 @@ static void level_stats(const struct mlvl *L, uint64_t *stats, double relbytes)
     }
 }
 
+/* L's level n, this rank's slice of it, and the slices' bounds (with
+ * owned lower levels also theirs, for the probes' owners).  A bound array
+ * that cannot be allocated stays NULL: tbm_level's move pass then fails,
+ * agreed by every rank. */
+static void mlvl_slice(struct mlvl *L, const struct mpi *M, int n, bool own)
+{
+    L->E = tb_level_entries(L->ix, n);
+    L->boards = tb_level_boards(L->ix, n);
+    L->lo = tbm_slice_lo(L->E, M->size, M->rank);
+    L->hi = tbm_slice_lo(L->E, M->size, M->rank + 1);
+    L->Es = L->hi - L->lo;
+    L->glo = M->base + L->lo;
+    L->ghi = M->base + L->hi;
+    L->bound = malloc(((size_t)M->size + 1) * sizeof *L->bound);
+    if (L->bound)
+        tbm_bounds(L->E, M->base, M->size, L->bound);
+    if (own && (L->lbound = malloc((size_t)(n + 1) * ((size_t)M->size + 1) * sizeof *L->lbound)))
+        for (int m = 0; m < n; m++)
+            tbm_bounds(tb_level_entries(L->ix, m), M->base, M->size,
+                       L->lbound + (size_t)m * ((size_t)M->size + 1));
+}
+
 /* Level n: *keep receives this rank's slice of the level's values
  * (malloc'd; SOW_OK), which write_level writes at its offset.  own:
  * the owned lower levels (NULL: mapped). */
@@ -587,22 +609,7 @@ enum sow_status tbm_level(const struct mpi *M, const struct ruleset *rs,
     L.n = n;
     L.lean = lean;
     L.own = own;
-    L.E = tb_level_entries(L.ix, n);
-    L.boards = tb_level_boards(L.ix, n);
-    L.lo = tbm_slice_lo(L.E, M->size, M->rank);
-    L.hi = tbm_slice_lo(L.E, M->size, M->rank + 1);
-    L.Es = L.hi - L.lo;
-    L.glo = M->base + L.lo;
-    L.ghi = M->base + L.hi;
-    /* the slices' bounds (and owned: the lower levels', for the probes'
-     * owners); without them the move pass fails (ok below), agreed */
-    L.bound = malloc(((size_t)M->size + 1) * sizeof *L.bound);
-    if (L.bound)
-        tbm_bounds(L.E, M->base, M->size, L.bound);
-    if (own && (L.lbound = malloc((size_t)(n + 1) * ((size_t)M->size + 1) * sizeof *L.lbound)))
-        for (int m = 0; m < n; m++)
-            tbm_bounds(tb_level_entries(L.ix, m), M->base, M->size,
-                       L.lbound + (size_t)m * ((size_t)M->size + 1));
+    mlvl_slice(&L, M, n, own != NULL);
     int T = level_threads(opt, L.Es);
     L.threads = T;
     L.par = T > 1;
