@@ -55,16 +55,29 @@ check "the grammar refuses sow's own notation and accepts Aualé's" '[ $g_ok -eq
 # ---- a coprocess; every line it answers is checked against the grammar ----
 start() {
     : >"$WORK/log"
+    PART=
     coproc ENG { exec "$SOW" engine "$@" 2>"$WORK/stderr"; }
     EPID=$ENG_PID
 }
 send() { printf '%s\n' "$*" >&"${ENG[1]}"; }
+# readline SECONDS: the engine's next whole line into LINE; 1 on timeout.  A
+# line the timeout cuts (read -t keeps what it got) is kept in PART and
+# finished by the next call, never checked as two lines.
+readline() {
+    local got=
+    if IFS= read -r -t "$1" got <&"${ENG[0]}"; then
+        LINE=$PART$got PART=
+        return 0
+    fi
+    PART=$PART$got
+    return 1
+}
 # expect PATTERN [SECONDS]: read lines until one matches; it is in $LINE
 expect() {
     local pat=$1 end=$((SECONDS + ${2:-10}))
     LINE=
     while [ $SECONDS -le $end ]; do
-        IFS= read -r -t "${2:-10}" LINE <&"${ENG[0]}" || return 1
+        readline "${2:-10}" || return 1
         echo "$LINE" >>"$WORK/log"
         grammar "$LINE" || echo "$LINE" >>"$WORK/ungrammatical"
         [[ $LINE =~ $pat ]] && return 0
@@ -77,8 +90,7 @@ quiet() {
     while :; do
         local left=$(((t_end - $(date +%s%N)) / 1000000))
         [ $left -le 0 ] && return 0
-        IFS= read -r -t "$(printf '%d.%03d' $((left / 1000)) $((left % 1000)))" LINE \
-            <&"${ENG[0]}" || return 0
+        readline "$(printf '%d.%03d' $((left / 1000)) $((left % 1000)))" || return 0
         echo "$LINE" >>"$WORK/log"
         grammar "$LINE" || echo "$LINE" >>"$WORK/ungrammatical"
         [[ $LINE == bestmove* ]] && return 1
