@@ -342,6 +342,40 @@ static void dk_progress(const struct clos *c, const struct clos_env *env, int m,
     w->n = c->n;
 }
 
+enum clos_err dk_keys_write(struct clos *c, const struct clos_env *env, int m, char *why,
+                            size_t wlen)
+{
+    struct clos_disk *dk = c->dk;
+    const uint64_t n = c->n;
+    const size_t kb = 8 * (size_t)c->K;
+    uint64_t *tmp = malloc(kb * (size_t)n + 8);
+    if (!tmp)
+        return CLOS_OOM;
+    dk_sort(c->key, tmp, n, c->K);
+    free(tmp);
+    dk->st.cnt[m] = n;
+    struct dk_lvl hd;
+    dk_lvl_of(c, m, 0, &hd);
+    const void *parts[2] = {&hd, c->key};
+    uint64_t sizes[2] = {sizeof hd, n * kb};
+    char name[64];
+    snprintf(name, sizeof name, dk_fmt[0], m);
+    if (dk->ioerr || !clos_ck_write_e(dk->dir, name, dk_magic[0], parts, sizes, 2, &dk->err)) {
+        snprintf(why, wlen, "the closure on disk, level %d: %.200s", m, dk->err.msg);
+        return CLOS_OOM;
+    }
+    char path[4200];
+    dk_path(path, sizeof path, dk, "disk-in-%03d.keys", m);
+    unlink(path);
+    dk->st.inlen[m] = 0;
+    dk->st.expanded_to = m;
+    if (!dk_save_state(c, env)) {
+        snprintf(why, wlen, "the closure on disk: %.200s", dk->err.msg);
+        return CLOS_OOM;
+    }
+    return CLOS_OK;
+}
+
 /* Level m expanded (a nodes): exits flushed, its keys sorted into its
  * level file, its incoming file and disk-cur.keys gone, disk.state saved,
  * and a line that says so. */
@@ -364,32 +398,10 @@ static enum clos_err dk_down_done(struct clos *c, const struct clos_env *env, in
         return CLOS_TOO_BIG;
     }
     clos_note_peak(c, bb);
-    uint64_t *tmp = malloc(kb * (size_t)n + 8);
-    if (!tmp)
-        return CLOS_OOM;
-    dk_sort(c->key, tmp, n, K);
-    free(tmp);
-    dk->st.cnt[m] = n;
-    struct dk_lvl hd;
-    dk_lvl_of(c, m, 0, &hd);
-    const void *parts[2] = {&hd, c->key};
-    uint64_t sizes[2] = {sizeof hd, n * kb};
-    char name[64];
-    snprintf(name, sizeof name, dk_fmt[0], m);
-    if (dk->ioerr || !clos_ck_write_e(dk->dir, name, dk_magic[0], parts, sizes, 2, &dk->err)) {
-        snprintf(info->why, sizeof info->why, "the closure on disk, level %d: %.200s", m,
-                 dk->err.msg);
-        return CLOS_OOM;
-    }
+    enum clos_err ce = dk_keys_write(c, env, m, info->why, sizeof info->why);
+    if (ce != CLOS_OK)
+        return ce;
     char path[4200];
-    dk_path(path, sizeof path, dk, "disk-in-%03d.keys", m);
-    unlink(path);
-    dk->st.inlen[m] = 0;
-    dk->st.expanded_to = m;
-    if (!dk_save_state(c, env)) {
-        snprintf(info->why, sizeof info->why, "the closure on disk: %.200s", dk->err.msg);
-        return CLOS_OOM;
-    }
     snprintf(path, sizeof path, "%s/disk-cur.keys", dk->dir);
     unlink(path);
     double dt = util_now() - t0;

@@ -296,6 +296,12 @@ const uint64_t *dk_keys(const struct clos *c, int l, uint64_t *n);
 int64_t dk_find(const struct clos *c, int l, const uint64_t *w);
 int8_t dk_value(const struct clos *c, int l, int64_t q);
 void dk_sort(uint64_t *key, uint64_t *tmp, uint64_t n, int K);
+/* The end of level m's expansion (in one process, or a rank's share): its
+ * set's keys c->key[0..c->n-1] sorted and written to disk-LLL.keys, its
+ * incoming file removed, disk.state saved.  The caller has checked the
+ * sort's memory.  CLOS_OK, or CLOS_OOM with the reason in why. */
+enum clos_err dk_keys_write(struct clos *c, const struct clos_env *env, int m, char *why,
+                            size_t wlen);
 void dk_sums(const struct clos_env *env, uint64_t *x);
 bool dk_save_state(struct clos *c, const struct clos_env *env);
 enum clos_err dk_build(struct clos *c, const struct clos_env *env, int top, int tbmax,

@@ -167,32 +167,7 @@ static enum clos_err cm_down_done(struct cm *J, int m, uint64_t deg_a, uint64_t 
         return CLOS_TOO_BIG;
     }
     clos_note_peak(c, bb);
-    uint64_t *tmp = malloc(kb * (size_t)n + 8);
-    if (!tmp)
-        return CLOS_OOM;
-    dk_sort(c->key, tmp, n, K);
-    free(tmp);
-    dk->st.cnt[m] = n;
-    struct dk_lvl hd;
-    dk_lvl_of(c, m, 0, &hd);
-    const void *parts[2] = {&hd, c->key};
-    uint64_t sizes[2] = {sizeof hd, n * kb};
-    char name[64], path[4200];
-    snprintf(name, sizeof name, dk_fmt[0], m);
-    if (!clos_ck_write_e(dk->dir, name, dk_magic[0], parts, sizes, 2, &dk->err)) {
-        snprintf(J->info->why, sizeof J->info->why, "the closure on disk, level %d: %.200s", m,
-                 dk->err.msg);
-        return CLOS_OOM;
-    }
-    dk_path(path, sizeof path, dk, "disk-in-%03d.keys", m);
-    unlink(path);
-    dk->st.inlen[m] = 0;
-    dk->st.expanded_to = m;
-    if (!dk_save_state(c, env)) {
-        snprintf(J->info->why, sizeof J->info->why, "the closure on disk: %.200s", dk->err.msg);
-        return CLOS_OOM;
-    }
-    return CLOS_OK;
+    return dk_keys_write(c, env, m, J->info->why, sizeof J->info->why);
 }
 
 enum clos_err cm_down(struct cm *J, int m)
