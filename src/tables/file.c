@@ -42,41 +42,52 @@ void tb_bounds_name(const char *dir, const char *rules, int pits, int level, cha
     snprintf(buf, len, "%s/%s-2x%d-%03d.sowtbb", dir, rules, pits, level);
 }
 
-enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int level,
-                              const int8_t *values, uint64_t entries, struct sow_error *e)
+/* A sealed header h, then len bytes of payload, into path in dir.  The
+ * builder holds the directory lock (fileio.h rule 3), so the fixed
+ * temporary name path.tmp is ours: a leftover there is removed, never
+ * opened. */
+static enum sow_status write_file(const char *dir, const char *path, const uint8_t *h,
+                                  const void *payload, size_t len, struct sow_error *e)
 {
     enum sow_status st = fio_mkdir_p(dir, e);
     if (st != SOW_OK)
         return st;
-    char path[4096], tmp[4200];
-    tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
+    char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    uint8_t h[TB_HEADER_SIZE];
-    tb_header_encode(h, rs, level, TB_FORMAT_VERSION, entries,
-                     XXH3_64bits(values, (size_t)entries));
-    tb_header_seal(h);
-
-    /* The builder holds the directory lock (fileio.h rule 3), so the fixed
-     * temporary name is ours: a leftover there is removed, never opened. */
     struct fio_out o;
     if ((st = fio_out_begin(&o, path, tmp, e)) || (st = fio_write_all(&o, h, TB_HEADER_SIZE, e)) ||
-        (st = fio_write_all(&o, values, (size_t)entries, e)) || (st = fio_out_commit(&o, e))) {
+        (st = fio_write_all(&o, payload, len, e)) || (st = fio_out_commit(&o, e))) {
         fio_out_abort(&o);
         return st;
     }
     return SOW_OK;
 }
 
+/* The level file of values whose XXH3-64 is sum. */
+static enum sow_status values_write(const char *dir, const struct ruleset *rs, int level,
+                                    const int8_t *values, uint64_t entries, uint64_t sum,
+                                    struct sow_error *e)
+{
+    char path[4096];
+    tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
+    uint8_t h[TB_HEADER_SIZE];
+    tb_header_encode(h, rs, level, TB_FORMAT_VERSION, entries, sum);
+    tb_header_seal(h);
+    return write_file(dir, path, h, values, (size_t)entries, e);
+}
+
+enum sow_status tb_file_write(const char *dir, const struct ruleset *rs, int level,
+                              const int8_t *values, uint64_t entries, struct sow_error *e)
+{
+    return values_write(dir, rs, level, values, entries, XXH3_64bits(values, (size_t)entries), e);
+}
+
 enum sow_status tb_bounds_write(const char *dir, const struct ruleset *rs, int level,
                                 const int8_t *lohi, uint64_t entries, uint64_t values_sum,
                                 struct sow_error *e)
 {
-    enum sow_status st = fio_mkdir_p(dir, e);
-    if (st != SOW_OK)
-        return st;
-    char path[4096], tmp[4200];
+    char path[4096];
     tb_bounds_name(dir, rs->name, rs->pits, level, path, sizeof path);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     uint8_t h[TB_HEADER_SIZE];
     tb_header_encode(h, rs, level, TB_BOUNDS_VERSION, entries,
                      XXH3_64bits(lohi, (size_t)(2 * entries)));
@@ -84,13 +95,7 @@ enum sow_status tb_bounds_write(const char *dir, const struct ruleset *rs, int l
     ct_put32(h + TBH_ENCODING, TB_BOUNDS_INT8_PAIRS);
     ct_put64(h + TBH_VALUESUM, values_sum);
     tb_header_seal(h);
-    struct fio_out o;
-    if ((st = fio_out_begin(&o, path, tmp, e)) || (st = fio_write_all(&o, h, TB_HEADER_SIZE, e)) ||
-        (st = fio_write_all(&o, lohi, (size_t)(2 * entries), e)) || (st = fio_out_commit(&o, e))) {
-        fio_out_abort(&o);
-        return st;
-    }
-    return SOW_OK;
+    return write_file(dir, path, h, lohi, (size_t)(2 * entries), e);
 }
 
 enum sow_status tb_level_output(const struct tb_set *s, int n, const int8_t *v,
@@ -99,8 +104,8 @@ enum sow_status tb_level_output(const struct tb_set *s, int n, const int8_t *v,
     const struct tb_level *lv = &s->lv[n];
     uint64_t sum = XXH3_64bits(v, (size_t)entries);
     enum sow_status st = SOW_OK;
-    if (!(lv->v || lv->z))
-        st = tb_file_write(s->dir, &s->rs, n, v, entries, e);
+    if (!(lv->v || lv->z)) /* the sum hashed once, for both files */
+        st = values_write(s->dir, &s->rs, n, v, entries, sum, e);
     else if (sum != lv->checksum) {
         char path[4096];
         tb_file_name(s->dir, s->rs.name, s->rs.pits, n, path, sizeof path);
