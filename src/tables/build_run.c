@@ -52,7 +52,7 @@ enum sow_status tb_build(const struct ruleset *rs, const char *dir, int max_leve
         fio_unlock(&lock);
         return rc;
     }
-    /* Today's builder for the levels that fit it, the lean one (lean.c)
+    /* The fast builder for the levels that fit it, the lean one (lean.c)
      * for the rest; --builder forces one. */
     int fast_to = tb_lean_fast_to(rs, dir, max_level, opt);
     rc = fast_to < max_level ? tb_lean_check(rs, dir, max_level, fast_to, opt, e) : SOW_OK;
