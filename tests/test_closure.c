@@ -1070,6 +1070,8 @@ Test(closure, disk_same, .timeout = 120)
         uint64_t cm[3], cd[3];
         cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &m, cm), CLOS_OK);
         for (int k = 1; k <= 4; k++) {
+            if (test_scale() < 1 && (k + r) % 2 == 0)
+                continue; /* scaled: each variant on half the rule sets */
             const int t = k % 2 ? 1 : 2;
             char work[256], what[64];
             snprintf(work, sizeof work, "/tmp/sow-test-disk-%d-%s-%d", (int)getpid(), rs.name, k);
@@ -1264,8 +1266,11 @@ Test(closure, disk_resumed, .timeout = 120)
         dk_same(&rs, m, d, "resumed");
         clos_free(d);
         /* damaged files, each rerun from the finished solve's files */
+        /* scaled (SOW_TEST_SCALE < 1): the damaged files on the even rule
+         * sets, the stops within levels on the odd ones */
+        const bool all = test_scale() >= 1;
         const char *damage[] = {"values", "keys", "disk.state"};
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < (all || r % 2 == 0 ? 3 : 0); k++) {
             char path[400];
             if (k == 2)
                 snprintf(path, sizeof path, "%s/disk.state", work);
@@ -1289,7 +1294,7 @@ Test(closure, disk_resumed, .timeout = 120)
         mkdir(work, 0777);
         int mid = 0;
         bool spoilt = false;
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 4 && (all || r % 2 == 1); k++) {
             struct dk_run run = {.stop_round = k < 3};
             e = dk_build_one(&rs, &root, 1 + k % 2, work, &run, &d, cd);
             cr_assert_eq(run.notes, spoilt ? 1 : 0, "%s: %d notes", rs.name, run.notes);
@@ -1309,13 +1314,15 @@ Test(closure, disk_resumed, .timeout = 120)
             cr_assert_eq(e, CLOS_STOPPED);
             clos_free(d);
         }
-        cr_assert_eq(e, CLOS_OK);
-        cr_assert(mid >= 1, "%s: never stopped within a level", rs.name);
-        cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
-                  "%s resumed within levels: %llu nodes, memory %llu", rs.name,
-                  (unsigned long long)cd[0], (unsigned long long)cm[0]);
-        dk_same(&rs, m, d, "resumed within levels");
-        clos_free(d);
+        if (all || r % 2 == 1) {
+            cr_assert_eq(e, CLOS_OK);
+            cr_assert(mid >= 1, "%s: never stopped within a level", rs.name);
+            cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
+                      "%s resumed within levels: %llu nodes, memory %llu", rs.name,
+                      (unsigned long long)cd[0], (unsigned long long)cm[0]);
+            dk_same(&rs, m, d, "resumed within levels");
+            clos_free(d);
+        }
         /* a damaged incoming file: stopped after the root's level */
         dk_rm(work);
         mkdir(work, 0777);

@@ -31,6 +31,9 @@
 # SOW_MPI_RANKS, SOW_MPI_THREADS, SOW_MPI_RULES and SOW_MPI_BOARDS narrow the
 # matrix ("2 4", "2", "oware", "6": 2x6 levels 0..12 only; scripts/test
 # without --full narrows it: scripts/test "mpi_env");
+# SOW_MPI_PAIRS="oware:1 jodu:2 ..." keeps only those rule sets' cells with
+# that thread count (scripts/test: each builder with 1 and 2 threads, the
+# lower levels mapped and owned, on half the builds);
 # SOW_MPI_LOWER=owned|mapped forces the lower levels;
 # SOW_MPI_LIST=1 prints the matrix's lines (below) and builds nothing.
 # Then the levels past 2^31 entries: refused when their slices would not
@@ -142,6 +145,7 @@ for r in "${RULES[@]}"; do
         [[ " ${BOARDS[*]} " == *" $1 "* ]] || continue
         p=$1 s=$2
         for th in "${THREADS[@]}"; do
+            [ -z "${SOW_MPI_PAIRS:-}" ] || [[ " $SOW_MPI_PAIRS " == *" $r:$th "* ]] || continue
             for np in "${RANKS[@]}"; do
                 k=$(((th - 1) * 4 + np - 1))
                 if [ "$FULL" = cells ]; then
