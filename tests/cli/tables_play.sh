@@ -139,7 +139,7 @@ check "match: tables=LO:NONE: exit 2, one line" $? "rc $r: $(cat "$WORK/err")"
 "$SOW" bench engine --rules oware --depth 6 >"$WORK/b0" 2>/dev/null
 "$SOW" bench engine --rules oware --depth 6 --tables "$LO:$HI" >"$WORK/b1" 2>"$WORK/err"
 r=$?
-[ $r = 0 ] && grep -q '^Nodes/CPU second: [0-9]* without tables, [0-9]* with them: ' "$WORK/b1" &&
+[ $r = 0 ] && grep -q '^Nodes/CPU second: [0-9]* without tables, [0-9]* with them (cache cold), [0-9]* (warm): [0-9.]*, [0-9.]* of the rate' "$WORK/b1" &&
     grep -q '^Tables          : .* (levels 0..13 ' "$WORK/b1" &&
     [ "$(grep '^Nodes searched' "$WORK/b0")" = "$(grep '^Nodes searched' "$WORK/b1")" ]
 check "bench engine --tables: both rates; the signature is the one without tables" $? \
