@@ -143,7 +143,9 @@ SOW_API void tb_position_of(const struct tb_index *ix, int n, uint64_t idx, sow_
 struct tb_set;
 
 /* Load every level present in dir for this rule set and size (missing or
- * empty dir: an empty set) into *out.  SOW_E_INPUT on a damaged or foreign
+ * empty dir: an empty set) into *out.  dir may list several directories
+ * separated by ':' (as PATH): each level (and its bounds file) comes from
+ * the first directory that holds its level file.  SOW_E_INPUT on a damaged or foreign
  * file, SOW_E_IO if one cannot be read, SOW_E_NOMEM; *out is NULL then. */
 SOW_API enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set **out,
                                 struct sow_error *e);

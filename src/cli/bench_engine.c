@@ -6,12 +6,13 @@
 #include <time.h>
 
 #include "cli.h"
+#include "tables_path.h"
 #include "sow/engine.h"
 #include "util.h"
 
 static const char usage[] =
     "usage: sow bench engine [--rules R[,R..]|all] [--depth D] [--threads T] [--hash MB]\n"
-    "                        [--mtdf] [--lockstep]\n"
+    "                        [--mtdf] [--lockstep] [--tables DIR[:DIR..]] [--table-cache MB]\n"
     "Searches a fixed set of positions per rule set (the start, then the positions\n"
     "after 8, 16, 24, 32 and 48 moves of fixed pseudo-random games: openings,\n"
     "middle games, endings) to depth D (default 14 on oware/awari, 12 elsewhere),\n"
@@ -24,7 +25,12 @@ static const char usage[] =
     "(Lazy SMP speed-up; wall-clock, so only meaningful on an idle machine).\n"
     "--lockstep runs the T threads in turns of 256 nodes (T equal cores simulated,\n"
     "deterministic, any load) and prints the main thread's nodes to depth against\n"
-    "the one-thread search's: the time-to-depth ratio on T equal cores.\n";
+    "the one-thread search's: the time-to-depth ratio on T equal cores.\n"
+    "--tables: each position is searched again with the endgame tables of the DIRs\n"
+    "in play (compressed levels through their block cache, kept from one position\n"
+    "to the next: cold at the first), then all of them once more (the cache warm),\n"
+    "and the node rates per CPU second without and with the tables are compared\n"
+    "(the tables may cost at most 25% of the rate).\n";
 
 /* CPU seconds of the process (all threads).  On a machine shared with
  * other work, nodes per CPU second stay near the idle machine's rate per
@@ -78,6 +84,12 @@ struct bench_run {
     uint64_t total;
     double secs, secs1, cpu;
     uint64_t nodes1, mnodes; /* 1 thread; main thread of T */
+    /* --tables: the same positions searched again with the tables */
+    const char *tables;
+    long table_cache;
+    uint64_t tnodes, thits, cmiss, chits, cbytes, wnodes, wmiss;
+    double tcpu, wcpu; /* t: the cache cold at the first position; w: warm, again */
+    int tlevels; /* the tables' top level of the last rule set, -1: none */
 };
 
 /* The options and the rule sets: 0, CLI_HELP or the exit status. */
@@ -93,11 +105,21 @@ static int bench_parse(struct bench_run *B, int argc, char **argv)
          "drive the iterations by MTD(f) instead of PVS (for comparison)", 0, 0},
         {"--lockstep", CLI_FLAG, &B->lockstep, 0, 0, NULL,
          "threads take turns of 256 nodes: Lazy SMP on T equal cores, simulated", 0, 0},
+        {"--tables", CLI_STR, &B->tables, 0, 0, "DIR[:DIR..]",
+         "also search each position with these endgame tables, and compare the node rates",
+         0, 0},
+        {"--table-cache", CLI_LONG, &B->table_cache, 1, 1 << 20, "MB",
+         "with --tables: the block cache, MiB (default: room for every block)", 0, 0},
         {0}};
     const struct cli_spec spec = {"bench engine", usage, opts, NULL, 0, NULL};
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
     if (pr)
         return pr;
+    char tmsg[600];
+    if (B->tables && tpath_check(B->tables, tmsg, sizeof tmsg) < 0)
+        return cli_bad("bench engine", "--tables %s", tmsg);
+    if (B->table_cache && !B->tables)
+        return cli_bad("bench engine", "--table-cache sizes the tables' cache: give --tables");
     /* The list of rule sets: "all" or comma-separated names, all checked first. */
     const char *names[64];
     int nn = 0;
@@ -140,7 +162,8 @@ static void bench_position(struct bench_run *B, const struct ruleset *rs, int d,
     engine_clear(e);
     double c0 = cpu_now();
     engine_search(e, &p, NULL, 0, &lim, &r);
-    B->cpu += cpu_now() - c0;
+    double c = cpu_now() - c0;
+    B->cpu += c;
     B->mnodes += r.main_nodes;
     char pos[SOW_POS_MAXLEN], mv[SOW_MOVE_MAXLEN] = "none";
     pos_format(rs, &p, pos, sizeof pos);
@@ -149,12 +172,41 @@ static void bench_position(struct bench_run *B, const struct ruleset *rs, int d,
     fprintf(stderr, "%-12s %-44s depth %2d  score %6d%s  best %-5s nodes %11llu  %.3f s",
             rs->name, pos, r.info.depth, r.info.score, r.info.proven ? " (exact)" : "", mv,
             (unsigned long long)r.info.nodes, r.info.seconds);
+    if (B->tables)
+        fprintf(stderr, "  %.0f nodes/CPU s", c > 0 ? (double)r.info.nodes / c : 0.0);
     if (e1)
         fprintf(stderr, "  (1 thread %.3f s, %llu nodes; main thread %llu)", r1.info.seconds,
                 (unsigned long long)r1.info.nodes, (unsigned long long)r.main_nodes);
     fprintf(stderr, "\n");
     *rn += r.info.nodes;
     *rsec += r.info.seconds;
+}
+
+/* The same position of rs on et, an engine with the tables in play: its
+ * line on stderr and the tables' totals (warm: the second pass, into w*). */
+static void bench_position_tables(struct bench_run *B, const struct ruleset *rs, int d, int k,
+                                  struct engine *et, bool warm)
+{
+    sow_position p = bench_pos(rs, plies[k]);
+    struct engine_limits lim = {.depth = d};
+    struct engine_result r;
+    engine_clear(et);
+    double c0 = cpu_now();
+    engine_search(et, &p, NULL, 0, &lim, &r);
+    double c = cpu_now() - c0;
+    if (warm) {
+        B->wcpu += c;
+        B->wnodes += r.info.nodes;
+    } else {
+        B->tcpu += c;
+        B->tnodes += r.info.nodes;
+        B->thits += r.info.tb_hits;
+    }
+    fprintf(stderr, "%-12s %-44s with tables, %s: score %6d%s  nodes %11llu  tbhits %9llu  "
+            "%.0f nodes/CPU s\n", "", "", warm ? "warm" : "cold", r.info.score,
+            r.info.proven ? " (exact)" : "",
+            (unsigned long long)r.info.nodes, (unsigned long long)r.info.tb_hits,
+            c > 0 ? (double)r.info.nodes / c : 0.0);
 }
 
 /* The positions of one rule set, its summary line on stderr and the
@@ -180,10 +232,44 @@ static int bench_ruleset(struct bench_run *B, const struct ruleset *rs)
         fprintf(stderr, "sow bench engine: %s\n", ee.msg);
         return cli_exit_code(st);
     }
+    /* --tables: a twin engine with the tables in play (the same options) */
+    struct tb_set *tb = NULL;
+    struct engine *et = NULL;
+    if (B->tables) {
+        struct engine_opts ot = o;
+        if ((st = tpath_open(rs, B->tables, B->table_cache, &tb, &ee)) == SOW_OK) {
+            ot.tb = tb;
+            st = engine_new(rs, &ot, &et, &ee);
+        }
+        if (st != SOW_OK) {
+            fprintf(stderr, "sow bench engine: --tables %s: %s\n", B->tables, ee.msg);
+            engine_free(e);
+            engine_free(e1);
+            tb_close(tb);
+            return cli_exit_code(st);
+        }
+        B->tlevels = tb_max_level(tb);
+    }
     uint64_t rn = 0;
     double rsec = 0, rsec1 = 0;
-    for (int k = 0; k < BENCH_PLIES; k++)
+    for (int k = 0; k < BENCH_PLIES; k++) {
         bench_position(B, rs, d, k, e, e1, &rn, &rsec, &rsec1);
+        if (et)
+            bench_position_tables(B, rs, d, k, et, false);
+    }
+    /* the tables' searches again, their blocks now in the cache */
+    struct tb_cache_stats cs = {0}, cs2 = {0};
+    if (tb && tb_set_cache_stats(tb, &cs)) {
+        B->chits += cs.hits;
+        B->cmiss += cs.misses;
+        B->cbytes = cs.bytes;
+    }
+    for (int k = 0; et && k < BENCH_PLIES; k++)
+        bench_position_tables(B, rs, d, k, et, true);
+    if (tb && tb_set_cache_stats(tb, &cs2))
+        B->wmiss += cs2.misses - cs.misses;
+    engine_free(et);
+    tb_close(tb);
     fprintf(stderr, "%-12s nodes %llu, %.0f nodes/s", rs->name, (unsigned long long)rn,
             rsec > 0 ? (double)rn / rsec : 0.0);
     if (e1)
@@ -216,6 +302,22 @@ static void bench_report(const struct bench_run *B)
                    "%.2fx (time to depth on %ld equal cores)\n",
                    (unsigned long long)B->mnodes, (unsigned long long)B->nodes1,
                    B->mnodes ? (double)B->nodes1 / (double)B->mnodes : 0.0, B->threads);
+    }
+    if (B->tables) {
+        double r0 = B->cpu > 0 ? (double)B->total / B->cpu : 0.0;
+        double r1 = B->tcpu > 0 ? (double)B->tnodes / B->tcpu : 0.0;
+        printf("Tables          : %s (levels 0..%d of the last rule set)\n", B->tables,
+               B->tlevels);
+        printf("Nodes (tables)  : %llu, tbhits %llu\n", (unsigned long long)B->tnodes,
+               (unsigned long long)B->thits);
+        printf("Block cache     : %llu hits, %llu blocks decompressed (cold), %llu more "
+               "(warm), %.0f MiB\n", (unsigned long long)B->chits,
+               (unsigned long long)B->cmiss, (unsigned long long)B->wmiss,
+               (double)B->cbytes / 1048576.0);
+        double r2 = B->wcpu > 0 ? (double)B->wnodes / B->wcpu : 0.0;
+        printf("Nodes/CPU second: %.0f without tables, %.0f with them (cache cold), %.0f "
+               "(warm): %.2f, %.2f of the rate (target at least 0.75)\n", r0, r1, r2,
+               r0 > 0 ? r1 / r0 : 0.0, r0 > 0 ? r2 / r0 : 0.0);
     }
 }
 

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "fileio.h"
 #include "match.h"
+#include "tables_path.h"
 #include "sow/search.h"
 #include "sow/version.h"
 #include "util.h"
@@ -31,8 +32,10 @@ static const char usage[] =
     "difference of a over b with a 95% interval.\n"
     "SPEC:\n"
     "  sow[:KEY=V,...]        the engine; keys: depth, time (ms per move), threads,\n"
-    "                         hash (MiB), tables (DIR: its levels, and its solution\n"
-    "                         file of the start without solution=), weights (w1/.../w7),\n"
+    "                         hash (MiB), tables (DIR[:DIR..]: their levels, and the\n"
+    "                         solution file of the start without solution=; default\n"
+    "                         $SOW_TABLES, else ./tables, where it exists; tables= none),\n"
+    "                         tablecache (MiB: the tables' block cache), weights (w1/.../w7),\n"
     "                         solution (FILE of sow solve --save: exact knowledge),\n"
     "                         book (FILE of sow book build, or builtin: sow's own;\n"
     "                         its moves played while it holds the position)\n"
@@ -149,17 +152,31 @@ static int match_setup_players(struct mctx *M, struct match_args *a)
     if (cli_game_setup("match", &a->g))
         return CLI_BAD;
     M->rs = a->g.rs;
-    for (int k = 0; k < 2; k++)
-        if (M->spec[k].tables) {
-            if (cli_check_dir("match", M->spec[k].tables))
-                return CLI_BAD;
-            struct sow_error te;
-            enum sow_status st = tb_open(&M->rs, M->spec[k].tables, &M->tb[k], &te);
-            if (st != SOW_OK) {
-                fprintf(stderr, "sow match: tables %s: %s\n", M->spec[k].tables, te.msg);
-                return cli_exit_code(st);
-            }
+    for (int k = 0; k < 2; k++) {
+        struct pspec *sp = &M->spec[k];
+        bool dflt = false;
+        char tmsg[600];
+        if (sp->kind == P_SOW && !sp->tables) /* the default path where it exists */
+            dflt = (sp->tables = tpath_default_usable()) != NULL;
+        if (sp->tables && !*sp->tables)
+            sp->tables = NULL; /* tables= : none */
+        if (sp->table_cache && !sp->tables)
+            return cli_bad("match", "player %c: tablecache= sizes the tables' cache: give "
+                           "tables=DIR", 'a' + k);
+        if (!sp->tables)
+            continue;
+        if (!dflt && tpath_check(sp->tables, tmsg, sizeof tmsg) < 0)
+            return cli_bad("match", "player %c: tables %s", 'a' + k, tmsg);
+        struct sow_error te;
+        enum sow_status st = tpath_open(&M->rs, sp->tables, sp->table_cache, &M->tb[k], &te);
+        if (st != SOW_OK) {
+            fprintf(stderr, "sow match: tables %s: %s\n", sp->tables, te.msg);
+            return cli_exit_code(st);
         }
+        if (dflt && tb_max_level(M->tb[k]) >= 0)
+            fprintf(stderr, "sow match: player %c probes the tables in %s (levels 0..%d)\n",
+                    'a' + k, sp->tables, tb_max_level(M->tb[k]));
+    }
     /* bad files before the openings' search */
     for (int k = 0; k < 2; k++)
         if (M->spec[k].solution) {
@@ -191,8 +208,8 @@ static int match_setup_players(struct mctx *M, struct match_args *a)
             struct sow_error se = {0};
             char found[4096];
             sow_position start = rules_start(&M->rs);
-            enum sow_status st = search_solution_find(&M->rs, M->spec[k].tables, &start,
-                                                      &M->sol[k], found, sizeof found, &se);
+            enum sow_status st = tpath_solution_find(&M->rs, M->spec[k].tables, &start,
+                                                     &M->sol[k], found, sizeof found, &se);
             if (st != SOW_OK) {
                 fprintf(stderr, "sow match: tables %s: %s\n", M->spec[k].tables, se.msg);
                 return cli_exit_code(st);

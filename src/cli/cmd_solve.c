@@ -11,6 +11,7 @@
 #include "fileio.h"
 #include "sow/search.h"
 #include "tables/tables.h"
+#include "tables_path.h"
 #include "util.h"
 #ifdef SOW_MPI
 #include "solver/closure_mpi.h"
@@ -19,8 +20,9 @@
 
 static const char usage[] =
     "usage: sow solve [--rules R] [--pits N] [--seeds S] [POS] [--threads T] [--hash MB]\n"
-    "                 [--tables DIR] [--levels MPOS] [--memory GB] [--depth D | --time S\n"
-    "                 [--threshold]] [--moves] [--json] [--save FILE | --solution FILE]\n"
+    "                 [--tables DIR[:DIR..] | --no-tables] [--table-cache MB] [--levels MPOS]\n"
+    "                 [--memory GB] [--depth D | --time S [--threshold]] [--moves] [--json]\n"
+    "                 [--save FILE | --solution FILE]\n"
     "                 [--work DIR [--disk]]\n"
     "Solve POS (default: the start): the value is the net number of seeds the player\n"
     "to move captures from now on under perfect play (docs/rules.md, \"Value of a\n"
@@ -47,6 +49,8 @@ static const char notes[] =
     "alone as the PV.  --solution FILE with --depth/--time: the engine takes the\n"
     "file's positions as exact knowledge (with --tables too); without --solution,\n"
     "a solution file in the --tables DIR that holds POS, as the exact mode finds it.\n"
+    "--depth/--time without --tables probe the default tables ($SOW_TABLES, else\n"
+    "./tables) where they exist; --no-tables probes none.\n"
     "JSON: position, rules, value, exact, best, pv, moves, nodes, nps, time_ms (and\n"
     "pits, lower, upper, expanded, tb_hits; the engine adds score_cp, depth,\n"
     "seldepth, hashfull).\n"
@@ -102,6 +106,9 @@ struct solve_args {
     long threads, hash, depth, levels;
     double tlimit;
     const char *tables;
+    const char *tables_default;             /* the default path, in use without --tables */
+    long table_cache;                       /* MiB, 0: tb_open's default */
+    bool no_tables;                         /* --no-tables */
     bool moves, json, have_depth, have_time, threshold;
     double memgb;                           /* the closure's memory budget */
     const char *save, *solution, *work;
@@ -124,7 +131,13 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
         {"--threads", CLI_LONG, &a->threads, 1, (double)cli_max_threads(), "T",
          "threads, default 1; the value never depends on it", 0, 0},
         {"--hash", CLI_LONG, &a->hash, 1, 1 << 20, "MB", hash_help, 0, 0},
-        {"--tables", CLI_STR, &a->tables, 0, 0, "DIR", "probe the endgame tables in DIR (and its solution files)", 0, 0},
+        {"--tables", CLI_STR, &a->tables, 0, 0, "DIR[:DIR..]",
+         "probe the endgame tables in the DIRs (and their solution files)", 0, 0},
+        {"--no-tables", CLI_FLAG, &a->no_tables, 0, 0, NULL,
+         "--depth/--time: no tables, not even the default ones", 0, 0},
+        {"--table-cache", CLI_LONG, &a->table_cache, 1, 1 << 20, "MB",
+         "the tables' cache of decompressed blocks, MiB (default: all of them, at most "
+         "1/8 of the memory budget)", 0, 0},
         {"--levels", CLI_LONG, &a->levels, 0, 1 << 20, "MPOS", levels_help, 0, 0},
         {"--depth", CLI_LONG, &a->depth, 1, 10000, "D", "bounded search to D plies", 0,
          &a->have_depth},
@@ -224,8 +237,16 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
     }
     if (cli_game_setup("solve", &a->g))
         return CLI_BAD;
-    if (a->tables && cli_check_dir("solve", a->tables))
-        return CLI_BAD; /* a mistyped --tables would otherwise solve without them */
+    char tmsg[600];
+    if (a->tables && a->no_tables)
+        return cli_bad("solve", "--tables and --no-tables exclude each other");
+    if (a->tables && tpath_check(a->tables, tmsg, sizeof tmsg) < 0)
+        return cli_bad("solve", "--tables %s", tmsg); /* a mistyped --tables would
+                                                       * otherwise solve without them */
+    if (!a->tables && !a->no_tables && bounded)
+        a->tables = a->tables_default = tpath_default_usable(); /* NULL: none */
+    if (a->table_cache && !a->tables)
+        return cli_bad("solve", "--table-cache sizes the tables' cache: give --tables");
     return 0;
 }
 
@@ -343,12 +364,15 @@ static int solve_open(struct solve_args *a, struct cli_game *g, struct tb_set **
                       struct sol **esol)
 {
     struct sow_error e;
-    if (a->tables && tb_open(&g->rs, a->tables, tb, &e) != SOW_OK) {
+    if (a->tables && tpath_open(&g->rs, a->tables, a->table_cache, tb, &e) != SOW_OK) {
         cli_bad("solve", "--tables %s: %s", a->tables, e.msg);
         return cli_exit_code(e.status); /* missing or damaged: bad input */
     }
+    if (*tb && a->tables_default && tb_max_level(*tb) >= 0)
+        fprintf(stderr, "sow solve: the engine probes the tables in %s (levels 0..%d)\n",
+                a->tables, tb_max_level(*tb));
     /* the block cache of compressed levels within --memory */
-    if (*tb && a->memgb > 0 &&
+    if (*tb && a->memgb > 0 && !a->table_cache &&
         tb_set_cache(*tb, tb_cache_default(*tb, a->memgb * 1e9), &e) != SOW_OK) {
         tb_close(*tb);
         cli_bad("solve", "--tables %s: %s", a->tables, e.msg);
@@ -372,7 +396,7 @@ static int solve_open(struct solve_args *a, struct cli_game *g, struct tb_set **
         struct sow_error se = {0};
         char epath[4096];
         enum sow_status st0 =
-            search_solution_find(&g->rs, a->tables, &g->p, esol, epath, sizeof epath, &se);
+            tpath_solution_find(&g->rs, a->tables, &g->p, esol, epath, sizeof epath, &se);
         if (st0 != SOW_OK) {
             tb_close(*tb);
             cli_bad("solve", "--tables %s: %s", a->tables, se.msg);
@@ -525,7 +549,7 @@ static int solve_run(struct solve_args a)
     struct sol *dsol = NULL;
     if (tables && !a.solution && !a.save && !a.work && !a.have_depth && !a.have_time) {
         struct sow_error se = {0};
-        st = search_solution_find(&g.rs, tables, &g.p, &dsol, found, sizeof found, &se);
+        st = tpath_solution_find(&g.rs, tables, &g.p, &dsol, found, sizeof found, &se);
         if (st != SOW_OK) {
             cli_bad("solve", "--tables %s: %s", tables, se.msg);
             return solve_end(cli_exit_code(st), s, tb, esol);

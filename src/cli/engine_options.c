@@ -1,14 +1,13 @@
 /* sow engine: the options (engine_proto.h): uci's list of them, setoption,
  * and the engine they make (rule set, Hash, Threads, Tables, Solution,
  * Weights), rebuilt when they change. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "engine_proto.h"
 #include "book/builtin.h"
+#include "tables_path.h"
 #include "util.h"
 
 int proto_setup_rules(struct proto *P, char *err, int errlen)
@@ -37,7 +36,7 @@ static int find_solution(struct proto *P, const sow_position *base, struct sol *
     struct sow_error se = {0};
     *out = NULL;
     path[0] = 0;
-    if (search_solution_find(&P->rs, P->tables, base, out, path, len, &se) != SOW_OK) {
+    if (tpath_solution_find(&P->rs, P->tables, base, out, path, len, &se) != SOW_OK) {
         *out = NULL;
         ERR(P, "Tables %s: %s (no solution file used)", P->tables, se.msg);
         return -1;
@@ -97,10 +96,13 @@ int proto_ensure_engine(struct proto *P)
     P->tb = NULL;
     if (P->tables[0]) {
         struct sow_error te;
-        if (tb_open(&P->rs, P->tables, &P->tb, &te) != SOW_OK) {
+        if (tpath_open(&P->rs, P->tables, P->table_cache, &P->tb, &te) != SOW_OK) {
             P->tb = NULL;
             ERR(P, "Tables %s: %s (no tables used)", P->tables, te.msg);
             P->tables[0] = 0;
+        } else if (tb_max_level(P->tb) >= 0) {
+            proto_say(P, "info string tables %s: levels 0..%d", P->tables,
+                      tb_max_level(P->tb));
         }
     }
     search_solution_close(P->sol);
@@ -214,7 +216,8 @@ void proto_uci(struct proto *P)
     proto_say(P, "option name Pits type spin default 6 min %ld max %ld", lo, hi);
     spin_range(P, "Seeds", &lo, &hi);
     proto_say(P, "option name Seeds type spin default 4 min %ld max %ld", lo, hi);
-    proto_say(P, "option name Tables type string default <empty>");
+    proto_say(P, "option name Tables type string default %s", tpath_default());
+    proto_say(P, "option name TableCache type spin default 0 min 0 max %ld", hash_max());
     proto_say(P, "option name Solution type string default <empty>");
     proto_say(P, "option name Weights type string default <empty>");
     proto_say(P, "option name Ponder type check default false");
@@ -261,18 +264,23 @@ static void setoption_number(struct proto *P, const char *name, const char *v)
         return;
     }
     bool hash = !strcasecmp(name, "Hash"), thr = !strcasecmp(name, "Threads"),
-         pits = !strcasecmp(name, "Pits");
+         pits = !strcasecmp(name, "Pits"), tcache = !strcasecmp(name, "TableCache");
     /* Pits and Seeds: the full range here, rules_init's message below says
-     * why a count in it does not fit the other one */
-    long lo = 1, hi = hash ? hash_max() : thr ? 256 : pits ? SOW_MAX_PITS : SOW_MAX_SEEDS;
+     * why a count in it does not fit the other one; TableCache 0 is the
+     * default size */
+    long lo = tcache ? 0 : 1,
+         hi = hash || tcache ? hash_max() : thr ? 256 : pits ? SOW_MAX_PITS : SOW_MAX_SEEDS;
     if (!proto_parse_dec(v, lo, hi, &xx)) {
         ERR(P, "setoption %s: '%s' is not a decimal integer in %ld..%ld%s", name, v, lo, hi,
-            hash && hi < 65536 ? " (3/4 of this machine's memory)" : "");
+            (hash || tcache) && hi < 65536 ? " (3/4 of this machine's memory)" : "");
         return;
     }
     long x = (long)xx;
     if (hash) {
         P->hash = x;
+        P->dirty = true;
+    } else if (tcache) {
+        P->table_cache = x; /* the tables are opened again with it */
         P->dirty = true;
     } else if (thr) {
         P->threads = x;
@@ -309,25 +317,34 @@ static void setoption_rules(struct proto *P, const char *v)
     }
 }
 
+/* The tables a session starts with: the default path where its
+ * directories exist (tables_path.h), else none. */
+void proto_default_tables(struct proto *P)
+{
+    const char *d = tpath_default_usable();
+    snprintf(P->tables, sizeof P->tables, "%s", d && strlen(d) < sizeof P->tables ? d : "");
+}
+
+/* Tables: a tables path (DIR[:DIR...]); empty or <empty>: none; the
+ * default path (what uci shows) as at the start, silently none where it
+ * does not exist. */
 static void setoption_tables(struct proto *P, const char *v)
 {
+    char msg[600];
     if (!v || !*v || !strcmp(v, "<empty>"))
         P->tables[0] = 0;
     else if (strlen(v) >= sizeof P->tables) {
         ERR(P, "setoption Tables: path too long");
         return;
-    } else {
+    } else if (!strcmp(v, tpath_default())) {
+        proto_default_tables(P);
+    } else if (tpath_check(v, msg, sizeof msg) < 0) {
         /* tb_open takes a missing directory as one without levels (the
          * builders create it): here it is a typo to be told about */
-        struct stat st;
-        int bad = stat(v, &st) != 0 ? errno : 0;
-        if (bad || !S_ISDIR(st.st_mode)) {
-            ERR(P, "setoption Tables: %s: %s (no tables used)", v,
-                bad ? strerror(bad) : "not a directory");
-            P->tables[0] = 0;
-        } else
-            snprintf(P->tables, sizeof P->tables, "%s", v);
-    }
+        ERR(P, "setoption Tables: %s (no tables used)", msg);
+        P->tables[0] = 0;
+    } else
+        snprintf(P->tables, sizeof P->tables, "%s", v);
     P->dirty = true;
 }
 
@@ -408,6 +425,7 @@ void proto_setoption(struct proto *P, char *args)
     if (!setoption_split(P, args, &name, &v))
         return;
     if (!strcasecmp(name, "Hash") || !strcasecmp(name, "Threads") ||
+        !strcasecmp(name, "TableCache") ||
         !strcasecmp(name, "Pits") || !strcasecmp(name, "Seeds"))
         setoption_number(P, name, v);
     else if (!strcasecmp(name, "Rules"))

@@ -49,7 +49,8 @@ struct proto {
     /* options */
     char rules[32];
     long pits, seeds, hash, threads;
-    char tables[1024];
+    char tables[1024];          /* a tables path (tables_path.h), or "": none */
+    long table_cache;           /* TableCache: the block cache, MiB (0: tb_open's default) */
     char solution[1024];        /* engine-strength: a solution file, or "" */
     bool have_weights;
     struct eval_weights weights;
@@ -141,6 +142,9 @@ void proto_new_base(struct proto *P, const sow_position *p);
 bool proto_parse_dec(const char *s, long long lo, long long hi, long long *out);
 void proto_uci(struct proto *P);
 void proto_setoption(struct proto *P, char *args);
+/* The tables a session starts with: the default tables path where it
+ * exists (tables_path.h), else none. */
+void proto_default_tables(struct proto *P);
 
 /* engine_position.c */
 void proto_position(struct proto *P, char *args);

@@ -33,7 +33,8 @@ struct pspec {
     int depth, threads;
     double ms;
     unsigned hash;
-    const char *tables;
+    const char *tables;        /* a tables path (tables_path.h); "": none; NULL: the default */
+    long table_cache;          /* tablecache=MB: the tables' block cache (0: the default) */
     const char *solution;      /* a solution file (sow solve --save) */
     const char *book;          /* an opening book file, or "builtin" (sow's own) */
     bool have_weights;

@@ -666,19 +666,31 @@ enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set
     if (!s)
         return sow_fail(e, SOW_E_NOMEM, "out of memory");
     s->keep_compressed = true; /* probes decompress one block at a time */
+    /* dir may list several directories separated by ':' (as PATH): each
+     * level comes from the first one that holds its file, with that
+     * directory's bounds file (s->dir names it while the level loads) */
     for (int n = 0; n <= TB_MAX_LEVEL; n++) {
-        char path[4096];
-        tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
-        if (!fio_exists(path))
-            continue;
-        enum sow_status st = tb_set_load_level(s, n, e);
-        if (st == SOW_OK)
-            st = tb_set_load_bounds(s, n, e);
-        if (st != SOW_OK) {
-            tb_close(s);
-            return st;
+        for (const char *d = dir; *d;) {
+            size_t l = strcspn(d, ":");
+            char path[4096];
+            snprintf(s->dir, sizeof s->dir, "%.*s", (int)l, d);
+            d += l + (d[l] == ':');
+            if (!l)
+                continue;
+            tb_file_name(s->dir, rs->name, rs->pits, n, path, sizeof path);
+            if (!fio_exists(path))
+                continue;
+            enum sow_status st = tb_set_load_level(s, n, e);
+            if (st == SOW_OK)
+                st = tb_set_load_bounds(s, n, e);
+            if (st != SOW_OK) {
+                tb_close(s);
+                return st;
+            }
+            break;
         }
     }
+    snprintf(s->dir, sizeof s->dir, "%s", dir);
     enum sow_status st = tb_set_cache(s, 0, e); /* the default size (tables_probe.h) */
     if (st != SOW_OK) {
         tb_close(s);

@@ -1,0 +1,89 @@
+/* Tables paths: one or more directories separated by ':' (tables_path.h). */
+#include "tables_path.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *tpath_default(void)
+{
+    return tb_default_dir();
+}
+
+int tpath_check(const char *path, char *msg, size_t len)
+{
+    if (!*path) {
+        snprintf(msg, len, "no directory given");
+        return -1;
+    }
+    for (const char *d = path;;) {
+        size_t l = strcspn(d, ":");
+        if (!l) {
+            snprintf(msg, len, "'%s': an empty directory name", path);
+            return -1;
+        }
+        char dir[4096];
+        if (l >= sizeof dir) {
+            snprintf(msg, len, "a directory name longer than %zu bytes", sizeof dir - 1);
+            return -1;
+        }
+        snprintf(dir, sizeof dir, "%.*s", (int)l, d);
+        struct stat st;
+        if (stat(dir, &st) != 0) {
+            int err = errno;
+            snprintf(msg, len, "%s: %s", dir,
+                     err == ENOENT ? "no such directory" : strerror(err));
+            return -1;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(msg, len, "%s: not a directory", dir);
+            return -1;
+        }
+        if (!d[l])
+            return 0;
+        d += l + 1;
+    }
+}
+
+const char *tpath_default_usable(void)
+{
+    const char *d = tpath_default();
+    char msg[600];
+    return tpath_check(d, msg, sizeof msg) == 0 ? d : NULL;
+}
+
+enum sow_status tpath_open(const struct ruleset *rs, const char *path, long cache_mb,
+                           struct tb_set **out, struct sow_error *e)
+{
+    enum sow_status st = tb_open(rs, path, out, e);
+    if (st != SOW_OK || cache_mb <= 0)
+        return st;
+    st = tb_set_cache(*out, (uint64_t)cache_mb << 20, e);
+    if (st != SOW_OK) {
+        tb_close(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+enum sow_status tpath_solution_find(const struct ruleset *rs, const char *path,
+                                    const sow_position *p, struct sol **out, char *found,
+                                    size_t len, struct sow_error *e)
+{
+    *out = NULL;
+    if (len)
+        found[0] = 0;
+    for (const char *d = path; *d;) {
+        size_t l = strcspn(d, ":");
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%.*s", (int)(l < sizeof dir ? l : sizeof dir - 1), d);
+        d += l + (d[l] == ':');
+        if (!l)
+            continue;
+        enum sow_status st = search_solution_find(rs, dir, p, out, found, len, e);
+        if (st != SOW_OK || *out)
+            return st;
+    }
+    return SOW_OK;
+}
