@@ -132,6 +132,8 @@ int main(int argc, char **argv)
     struct sow_error e;
     if (rules_init(&rs, rules, pits, -1, &e) != SOW_OK)
         return fail(e.status, e.msg);
+    if (out && fio_check_target(out, &e) != SOW_OK)
+        return fail(e.status, e.msg);
     struct tb_set *set;
     if (tb_open(&rs, dir, &set, &e) != SOW_OK)
         return fail(e.status, e.msg);
