@@ -14,7 +14,10 @@
  * (fitted on the nine tenths), and the fitted weights as written.
  *
  * usage: sow-eval-fit --rules R [--pits N] --tables DIR --levels A..B
- *                     --samples N --seed S [--lambda L] [--out FILE]
+ *                     --samples N --seed S [--lambda L] [--without T,...]
+ *                     [--out FILE]
+ * --without: terms kept at 0 (side, mobility, vuln, big, relay, reach,
+ * tempo, threat, threatened, holes), to measure what a term adds.
  * exit: 0, 1 (I/O, no memory), 2 (bad input: one line on stderr). */
 #include <math.h>
 #include <stdio.h>
@@ -83,7 +86,7 @@ static double clampd(double x, int n)
 
 int main(int argc, char **argv)
 {
-    const char *rules = NULL, *dir = NULL, *out = NULL, *levels = NULL;
+    const char *rules = NULL, *dir = NULL, *out = NULL, *levels = NULL, *without = "";
     int pits = 6, lo = 0, hi = 0;
     long samples = 0;
     unsigned long long seed = 0;
@@ -114,6 +117,8 @@ int main(int argc, char **argv)
             ;
         else if (!strcmp(a, "--out"))
             out = v;
+        else if (!strcmp(a, "--without"))
+            without = v;
         else {
             snprintf(msg, sizeof msg, "bad option '%s %s'", a, v);
             return fail(SOW_E_INPUT, msg);
@@ -127,6 +132,25 @@ int main(int argc, char **argv)
     if (sscanf(levels, "%d..%d", &lo, &hi) != 2 || lo < 1 || hi < lo || hi > TB_MAX_LEVEL) {
         snprintf(msg, sizeof msg, "--levels '%s': expected A..B, 1 <= A <= B", levels);
         return fail(SOW_E_INPUT, msg);
+    }
+    bool off[NF] = {false};
+    static const char *const names[EW_COUNT + EX_COUNT] = {
+        "side", "mobility", "vuln", "big", "relay", "reach", "tempo", "threat", "threatened"};
+    for (const char *q = without; *q;) {
+        size_t l = strcspn(q, ",");
+        bool known = false;
+        for (int j = 0; j < EW_COUNT + EX_COUNT; j++)
+            if (strlen(names[j]) == l && !strncmp(q, names[j], l))
+                off[j] = known = true;
+        if (l == 5 && !strncmp(q, "holes", 5))
+            for (int j = EW_COUNT + EX_COUNT; j < NF; j++)
+                off[j] = known = true;
+        if (!known) {
+            snprintf(msg, sizeof msg, "--without '%s': terms are side, mobility, vuln, big, "
+                     "relay, reach, tempo, threat, threatened, holes", without);
+            return fail(SOW_E_INPUT, msg);
+        }
+        q += l + (q[l] == ',');
     }
     struct ruleset rs;
     struct sow_error e;
@@ -172,7 +196,7 @@ int main(int argc, char **argv)
             s->level = L;
             s->nz = 0;
             for (int j = 0; j < NF; j++)
-                if (f[j]) {
+                if (f[j] && !off[j]) {
                     if (s->nz == 40)
                         break; /* cannot happen: 9 terms and 2N hole terms */
                     s->idx[s->nz] = (short)j;

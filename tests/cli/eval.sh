@@ -46,6 +46,7 @@ check "another seed, another fit" '! cmp -s "$WORK/s8.weights" "$FIXTURE"'
 bad "fit without --seed" "$FIT" --rules oware --tables "$T" --levels 4..10 --samples 100
 bad "fit of absent levels" "$FIT" --rules oware --tables "$T" --levels 4..11 --samples 100 --seed 1
 bad "fit --levels 9..4" "$FIT" --rules oware --tables "$T" --levels 9..4 --samples 100 --seed 1
+bad "fit --without colour" "$FIT" --rules oware --tables "$T" --levels 4..10 --samples 100 --seed 1 --without colour
 bad "fit --rules chess" "$FIT" --rules chess --tables "$T" --levels 4..10 --samples 100 --seed 1
 bad "fit --out a directory" "$FIT" --rules oware --tables "$T" --levels 4..10 --samples 100 --seed 1 --out "$WORK"
 
