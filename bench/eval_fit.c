@@ -70,29 +70,51 @@ static void stat_add(struct stat *s, double y, double p)
     s->n++;
 }
 
-static void stat_print(const char *name, const struct stat *s)
-{
-    double n = (double)s->n;
-    double cov = s->syp / n - s->sy / n * s->sp / n;
-    double vy = s->syy / n - s->sy / n * s->sy / n, vp = s->spp / n - s->sp / n * s->sp / n;
-    printf("  %-22s RMSE %7.2f seeds   correlation %.4f\n", name, sqrt(s->se / n) / 100,
-           vy > 0 && vp > 0 ? cov / sqrt(vy * vp) : 0.0);
-}
 
 static double clampd(double x, int n)
 {
     return x > 100.0 * n ? 100.0 * n : x < -100.0 * n ? -100.0 * n : x;
 }
 
-int main(int argc, char **argv)
+struct opts {
+    const char *rules, *dir, *out, *levels, *without;
+    int pits, lo, hi;
+    long samples;
+    unsigned long long seed;
+    double lambda;
+    bool off[NF]; /* terms kept at 0 (--without) */
+};
+
+/* --without T,...: into o->off; false on an unknown name. */
+static bool parse_without(struct opts *o)
 {
-    const char *rules = NULL, *dir = NULL, *out = NULL, *levels = NULL, *without = "";
-    int pits = 6, lo = 0, hi = 0;
-    long samples = 0;
-    unsigned long long seed = 0;
-    double lambda = 1e-4;
-    bool have_seed = false;
+    static const char *const names[EW_COUNT + EX_COUNT] = {
+        "side", "mobility", "vuln", "big", "relay", "reach", "tempo", "threat", "threatened"};
+    for (const char *q = o->without; *q;) {
+        size_t l = strcspn(q, ",");
+        bool known = false;
+        for (int j = 0; j < EW_COUNT + EX_COUNT; j++)
+            if (strlen(names[j]) == l && !strncmp(q, names[j], l))
+                o->off[j] = known = true;
+        if (l == 5 && !strncmp(q, "holes", 5))
+            for (int j = EW_COUNT + EX_COUNT; j < NF; j++)
+                o->off[j] = known = true;
+        if (!known)
+            return false;
+        q += l + (q[l] == ',');
+    }
+    return true;
+}
+
+/* The options into *o: 0, or the exit status (the reason on stderr). */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
     char msg[600];
+    bool have_seed = false;
+    memset(o, 0, sizeof *o);
+    o->without = "";
+    o->pits = 6;
+    o->lambda = 1e-4;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end = NULL;
@@ -102,84 +124,54 @@ int main(int argc, char **argv)
         }
         i++;
         if (!strcmp(a, "--rules"))
-            rules = v;
-        else if (!strcmp(a, "--pits") && (pits = (int)strtol(v, &end, 10), !*end))
+            o->rules = v;
+        else if (!strcmp(a, "--pits") && (o->pits = (int)strtol(v, &end, 10), !*end))
             ;
         else if (!strcmp(a, "--tables"))
-            dir = v;
+            o->dir = v;
         else if (!strcmp(a, "--levels"))
-            levels = v;
-        else if (!strcmp(a, "--samples") && (samples = strtol(v, &end, 10), !*end))
+            o->levels = v;
+        else if (!strcmp(a, "--samples") && (o->samples = strtol(v, &end, 10), !*end))
             ;
-        else if (!strcmp(a, "--seed") && (seed = strtoull(v, &end, 10), !*end))
+        else if (!strcmp(a, "--seed") && (o->seed = strtoull(v, &end, 10), !*end))
             have_seed = true;
-        else if (!strcmp(a, "--lambda") && (lambda = strtod(v, &end), !*end) && lambda >= 0)
+        else if (!strcmp(a, "--lambda") && (o->lambda = strtod(v, &end), !*end) && o->lambda >= 0)
             ;
         else if (!strcmp(a, "--out"))
-            out = v;
+            o->out = v;
         else if (!strcmp(a, "--without"))
-            without = v;
+            o->without = v;
         else {
             snprintf(msg, sizeof msg, "bad option '%s %s'", a, v);
             return fail(SOW_E_INPUT, msg);
         }
     }
-    if (!rules || !dir || !levels || !have_seed || samples < 10) {
-        snprintf(msg, sizeof msg, "need --rules, --tables, --levels A..B, --samples N (>= 10) "
-                 "and --seed S");
+    if (!o->rules || !o->dir || !o->levels || !have_seed || o->samples < 10)
+        return fail(SOW_E_INPUT, "need --rules, --tables, --levels A..B, --samples N (>= 10) "
+                                 "and --seed S");
+    if (sscanf(o->levels, "%d..%d", &o->lo, &o->hi) != 2 || o->lo < 1 || o->hi < o->lo ||
+        o->hi > TB_MAX_LEVEL) {
+        snprintf(msg, sizeof msg, "--levels '%s': expected A..B, 1 <= A <= B", o->levels);
         return fail(SOW_E_INPUT, msg);
     }
-    if (sscanf(levels, "%d..%d", &lo, &hi) != 2 || lo < 1 || hi < lo || hi > TB_MAX_LEVEL) {
-        snprintf(msg, sizeof msg, "--levels '%s': expected A..B, 1 <= A <= B", levels);
+    if (!parse_without(o)) {
+        snprintf(msg, sizeof msg, "--without '%s': terms are side, mobility, vuln, big, relay, "
+                 "reach, tempo, threat, threatened, holes", o->without);
         return fail(SOW_E_INPUT, msg);
     }
-    bool off[NF] = {false};
-    static const char *const names[EW_COUNT + EX_COUNT] = {
-        "side", "mobility", "vuln", "big", "relay", "reach", "tempo", "threat", "threatened"};
-    for (const char *q = without; *q;) {
-        size_t l = strcspn(q, ",");
-        bool known = false;
-        for (int j = 0; j < EW_COUNT + EX_COUNT; j++)
-            if (strlen(names[j]) == l && !strncmp(q, names[j], l))
-                off[j] = known = true;
-        if (l == 5 && !strncmp(q, "holes", 5))
-            for (int j = EW_COUNT + EX_COUNT; j < NF; j++)
-                off[j] = known = true;
-        if (!known) {
-            snprintf(msg, sizeof msg, "--without '%s': terms are side, mobility, vuln, big, "
-                     "relay, reach, tempo, threat, threatened, holes", without);
-            return fail(SOW_E_INPUT, msg);
-        }
-        q += l + (q[l] == ',');
-    }
-    struct ruleset rs;
-    struct sow_error e;
-    if (rules_init(&rs, rules, pits, -1, &e) != SOW_OK)
-        return fail(e.status, e.msg);
-    if (out && fio_check_target(out, &e) != SOW_OK)
-        return fail(e.status, e.msg);
-    struct tb_set *set;
-    if (tb_open(&rs, dir, &set, &e) != SOW_OK)
-        return fail(e.status, e.msg);
-    if (tb_max_level(set) < hi) {
-        snprintf(msg, sizeof msg, "%s: %s 2x%d levels 0..%d present, --levels asks for %d", dir,
-                 rs.name, pits, tb_max_level(set), hi);
-        tb_close(set);
-        return fail(SOW_E_INPUT, msg);
-    }
+    return 0;
+}
+
+/* Draw per positions from each level lo..hi into S: their count. */
+static long draw(const struct ruleset *rs, const struct tb_set *set, const struct opts *o,
+                 long per, struct sample *S)
+{
     const struct tb_index *ix = tb_set_index(set);
-    struct sow_relay_cache *cache = rs.relay ? rules_cache_new(14) : NULL;
-    const int nlev = hi - lo + 1;
-    const long per = (samples + nlev - 1) / nlev;
-    struct sample *S = malloc((size_t)(per * nlev) * sizeof *S);
-    if (!S) {
-        tb_close(set);
-        return fail(SOW_E_NOMEM, "out of memory");
-    }
+    struct sow_relay_cache *cache = rs->relay ? rules_cache_new(14) : NULL;
     long ns = 0;
-    uint64_t rng = seed;
+    uint64_t rng = o->seed;
     int f[NF];
-    for (int L = lo; L <= hi; L++) {
+    for (int L = o->lo; L <= o->hi; L++) {
         uint64_t entries;
         const int8_t *val = tb_level_values(set, L, &entries);
         long got = 0, tries = 0;
@@ -188,15 +180,15 @@ int main(int argc, char **argv)
             uint64_t idx = (uint64_t)(((unsigned __int128)splitmix(&rng) * entries) >> 64);
             sow_position p;
             tb_position_of(ix, L, idx, &p);
-            if (rs.count(&rs, &p, cache) == 0)
+            if (rs->count(rs, &p, cache) == 0)
                 continue;
             struct sample *s = &S[ns];
-            eval_features(&rs, &p, f);
+            eval_features(rs, &p, f);
             s->y = 100 * val[idx];
             s->level = L;
             s->nz = 0;
             for (int j = 0; j < NF; j++)
-                if (f[j] && !off[j]) {
+                if (f[j] && !o->off[j]) {
                     if (s->nz == 40)
                         break; /* cannot happen: 9 terms and 2N hole terms */
                     s->idx[s->nz] = (short)j;
@@ -207,17 +199,54 @@ int main(int argc, char **argv)
             got++;
         }
     }
-    /* normal equations on the nine tenths */
-    double *A = calloc((size_t)NF * NF, sizeof *A), *b = calloc(NF, sizeof *b);
-    if (!A || !b) {
-        free(S);
-        tb_close(set);
-        return fail(SOW_E_NOMEM, "out of memory");
+    if (cache)
+        rules_cache_free(cache);
+    return ns;
+}
+
+/* Solve M x = x in place (M: n x n, symmetric positive definite; its lower
+ * triangle becomes the Cholesky factor).  false if M is not. */
+static bool cholesky_solve(double *M, double *x, int n)
+{
+    for (int j = 0; j < n; j++) {
+        double d = M[j * n + j];
+        for (int k = 0; k < j; k++)
+            d -= M[j * n + k] * M[j * n + k];
+        if (d <= 0)
+            return false;
+        d = sqrt(d);
+        M[j * n + j] = d;
+        for (int i = j + 1; i < n; i++) {
+            double t = M[i * n + j];
+            for (int k = 0; k < j; k++)
+                t -= M[i * n + k] * M[j * n + k];
+            M[i * n + j] = t / d;
+        }
     }
-    int cw[NF]; /* the classic weights, as a vector */
-    struct eval_weights classic;
-    eval_classic_weights(&rs, &classic);
-    eval_weights_vector(&classic, cw);
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < i; k++)
+            x[i] -= M[i * n + k] * x[k];
+        x[i] /= M[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        for (int k = i + 1; k < n; k++)
+            x[i] -= M[k * n + i] * x[k];
+        x[i] /= M[i * n + i];
+    }
+    return true;
+}
+
+/* The ridge fit on the nine tenths into wv (rounded, 0 for terms never
+ * seen), *na the terms fitted, *scale the classic weights' best factor:
+ * SOW_OK, SOW_E_NOMEM, or SOW_E_INPUT (singular). */
+static enum sow_status fit(const struct sample *S, long ns, double lambda, const int *cw,
+                           int *wv, int *na_out, double *scale)
+{
+    double *A = calloc((size_t)NF * NF, sizeof *A), *b = calloc(NF, sizeof *b);
+    double *M = calloc((size_t)NF * NF, sizeof *M), *x = calloc(NF, sizeof *x);
+    enum sow_status st = SOW_E_NOMEM;
+    if (!A || !b || !M || !x)
+        goto out;
     double cxx = 0, cxy = 0;
     long ntrain = 0;
     for (long i = 0; i < ns; i++) {
@@ -235,12 +264,12 @@ int main(int argc, char **argv)
         cxx += c * c;
         cxy += c * s->y;
     }
+    *scale = cxx > 0 ? cxy / cxx : 1;
     /* active terms: those seen; the ridge on all but tempo */
     int act[NF], na = 0;
     for (int j = 0; j < NF; j++)
         if (A[j * NF + j] > 0)
             act[na++] = j;
-    double *M = calloc((size_t)na * na, sizeof *M), *x = calloc((size_t)na, sizeof *x);
     for (int r = 0; r < na; r++) {
         for (int c = 0; c < na; c++)
             M[r * na + c] = A[act[r] * NF + act[c]];
@@ -248,43 +277,113 @@ int main(int argc, char **argv)
             M[r * na + r] += lambda * (double)ntrain;
         x[r] = b[act[r]];
     }
-    /* Cholesky: M = L L^T in place (lower), then two triangular solves */
-    for (int j = 0; j < na; j++) {
-        double d = M[j * na + j];
-        for (int k = 0; k < j; k++)
-            d -= M[j * na + k] * M[j * na + k];
-        if (d <= 0) {
-            snprintf(msg, sizeof msg, "the normal equations are singular (add --lambda)");
-            return fail(SOW_E_INPUT, msg);
-        }
-        d = sqrt(d);
-        M[j * na + j] = d;
-        for (int i = j + 1; i < na; i++) {
-            double t = M[i * na + j];
-            for (int k = 0; k < j; k++)
-                t -= M[i * na + k] * M[j * na + k];
-            M[i * na + j] = t / d;
-        }
-    }
-    for (int i = 0; i < na; i++) {
-        for (int k = 0; k < i; k++)
-            x[i] -= M[i * na + k] * x[k];
-        x[i] /= M[i * na + i];
-    }
-    for (int i = na - 1; i >= 0; i--) {
-        for (int k = i + 1; k < na; k++)
-            x[i] -= M[k * na + i] * x[k];
-        x[i] /= M[i * na + i];
-    }
-    int wv[NF];
-    memset(wv, 0, sizeof wv);
+    st = SOW_E_INPUT;
+    if (!cholesky_solve(M, x, na))
+        goto out;
+    memset(wv, 0, NF * sizeof *wv);
     for (int r = 0; r < na; r++) {
         double v = round(x[r]);
         wv[act[r]] = (int)(v > 10000 ? 10000 : v < -10000 ? -10000 : v);
     }
-    struct eval_weights fit;
-    eval_weights_from_vector(wv, &fit);
-    double scale = cxx > 0 ? cxy / cxx : 1;
+    *na_out = na;
+    st = SOW_OK;
+out:
+    free(A);
+    free(b);
+    free(M);
+    free(x);
+    return st;
+}
+
+static double stat_rmse(const struct stat *s)
+{
+    return sqrt(s->se / (double)s->n) / 100;
+}
+
+static double stat_corr(const struct stat *s)
+{
+    double n = (double)s->n;
+    double cov = s->syp / n - s->sy / n * s->sp / n;
+    double vy = s->syy / n - s->sy / n * s->sy / n, vp = s->spp / n - s->sp / n * s->sp / n;
+    return vy > 0 && vp > 0 ? cov / sqrt(vy * vp) : 0.0;
+}
+
+static void stat_print(const char *name, const struct stat *s)
+{
+    printf("  %-22s RMSE %7.2f seeds   correlation %.4f\n", name, stat_rmse(s), stat_corr(s));
+}
+
+/* The weights file of the fit to o->out: 0 or the exit status. */
+static int write_weights(const struct ruleset *rs, const struct opts *o, const int *wv,
+                         const struct stat *st_f, const struct stat *st_c)
+{
+    char head[1024], text[16384];
+    struct eval_weights w;
+    struct sow_error e;
+    struct fio_out f;
+    eval_weights_from_vector(wv, &w);
+    snprintf(head, sizeof head,
+             "# Evaluation weights of %s 2x%d, fitted to exact values (docs/engine.md\n"
+             "# \"Fitted weights\"): sow-eval-fit --rules %s --pits %d --levels %d..%d\n"
+             "# --samples %ld --seed %llu --lambda %g over the tables of levels 0..%d.\n"
+             "# Held-out RMSE %.2f seeds (classic weights %.2f), correlation %.4f.\n",
+             rs->name, o->pits, rs->name, o->pits, o->lo, o->hi, o->samples, o->seed,
+             o->lambda, o->hi, stat_rmse(st_f), stat_rmse(st_c), stat_corr(st_f));
+    int n = eval_weights_write(&w, rs->name, o->pits, head, text, sizeof text);
+    if (n < 0)
+        return fail(SOW_E_IO, "weights file too long");
+    if (fio_out_begin(&f, o->out, NULL, &e) != SOW_OK)
+        return fail(e.status, e.msg);
+    if (fio_write_all(&f, text, (size_t)n, &e) != SOW_OK || fio_out_commit(&f, &e) != SOW_OK) {
+        fio_out_abort(&f);
+        return fail(e.status, e.msg);
+    }
+    printf("wrote %s\n", o->out);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc;
+    char msg[600];
+    struct ruleset rs;
+    struct sow_error e;
+    if (rules_init(&rs, o.rules, o.pits, -1, &e) != SOW_OK)
+        return fail(e.status, e.msg);
+    if (o.out && fio_check_target(o.out, &e) != SOW_OK)
+        return fail(e.status, e.msg);
+    struct tb_set *set;
+    if (tb_open(&rs, o.dir, &set, &e) != SOW_OK)
+        return fail(e.status, e.msg);
+    if (tb_max_level(set) < o.hi) {
+        snprintf(msg, sizeof msg, "%s: %s 2x%d levels 0..%d present, --levels asks for %d",
+                 o.dir, rs.name, o.pits, tb_max_level(set), o.hi);
+        tb_close(set);
+        return fail(SOW_E_INPUT, msg);
+    }
+    const int nlev = o.hi - o.lo + 1;
+    const long per = (o.samples + nlev - 1) / nlev;
+    struct sample *S = malloc((size_t)(per * nlev) * sizeof *S);
+    if (!S) {
+        tb_close(set);
+        return fail(SOW_E_NOMEM, "out of memory");
+    }
+    long ns = draw(&rs, set, &o, per, S);
+    tb_close(set);
+    int cw[NF], wv[NF], na = 0; /* the classic weights, the fitted ones */
+    struct eval_weights classic;
+    eval_classic_weights(&rs, &classic);
+    eval_weights_vector(&classic, cw);
+    double scale = 1;
+    enum sow_status st = fit(S, ns, o.lambda, cw, wv, &na, &scale);
+    if (st != SOW_OK) {
+        free(S);
+        return fail(st, st == SOW_E_NOMEM ? "out of memory"
+                                          : "the normal equations are singular (add --lambda)");
+    }
     /* held-out report */
     struct stat st_c = {0}, st_s = {0}, st_f = {0}, st_z = {0};
     for (long i = 9; i < ns; i += 10) {
@@ -299,9 +398,10 @@ int main(int argc, char **argv)
         stat_add(&st_f, s->y, clampd(g, s->level));
         stat_add(&st_z, s->y, 0);
     }
+    free(S);
     printf("%s 2x%d: %ld positions from levels %d..%d (%ld per level, seed %llu), %ld fitted, "
-           "%ld held out, %d terms, lambda %g\n", rs.name, pits, ns, lo, hi, per, seed, ntrain,
-           st_c.n, na, lambda);
+           "%ld held out, %d terms, lambda %g\n", rs.name, o.pits, ns, o.lo, o.hi, per, o.seed,
+           ns - st_c.n, st_c.n, na, o.lambda);
     printf("held-out error (exact value against the estimate, clamped to +-n):\n");
     stat_print("zero", &st_z);
     stat_print("classic", &st_c);
@@ -309,39 +409,5 @@ int main(int argc, char **argv)
     snprintf(sname, sizeof sname, "classic x %.3f", scale);
     stat_print(sname, &st_s);
     stat_print("fitted", &st_f);
-    int rc = 0;
-    if (out) {
-        char head[1024], text[16384];
-        snprintf(head, sizeof head,
-                 "# Evaluation weights of %s 2x%d, fitted to exact values (docs/engine.md\n"
-                 "# \"Fitted weights\"): sow-eval-fit --rules %s --pits %d --levels %d..%d\n"
-                 "# --samples %ld --seed %llu --lambda %g over the tables of levels 0..%d.\n"
-                 "# Held-out RMSE %.2f seeds (classic weights %.2f), correlation %.4f.\n",
-                 rs.name, pits, rs.name, pits, lo, hi, samples, seed, lambda, hi,
-                 sqrt(st_f.se / (double)st_f.n) / 100, sqrt(st_c.se / (double)st_c.n) / 100,
-                 (st_f.syp / (double)st_f.n - st_f.sy / (double)st_f.n * st_f.sp / (double)st_f.n) /
-                     sqrt((st_f.syy / (double)st_f.n - pow(st_f.sy / (double)st_f.n, 2)) *
-                          (st_f.spp / (double)st_f.n - pow(st_f.sp / (double)st_f.n, 2))));
-        int n = eval_weights_write(&fit, rs.name, pits, head, text, sizeof text);
-        struct fio_out o;
-        if (n < 0)
-            rc = fail(SOW_E_IO, "weights file too long");
-        else if (fio_out_begin(&o, out, NULL, &e) != SOW_OK)
-            rc = fail(e.status, e.msg);
-        else if (fio_write_all(&o, text, (size_t)n, &e) != SOW_OK ||
-                 fio_out_commit(&o, &e) != SOW_OK) {
-            fio_out_abort(&o);
-            rc = fail(e.status, e.msg);
-        } else
-            printf("wrote %s\n", out);
-    }
-    free(M);
-    free(x);
-    free(A);
-    free(b);
-    free(S);
-    if (cache)
-        rules_cache_free(cache);
-    tb_close(set);
-    return rc;
+    return o.out ? write_weights(&rs, &o, wv, &st_f, &st_c) : 0;
 }
