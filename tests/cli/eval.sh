@@ -3,7 +3,9 @@
 # (bench/eval_fit.c) on small tables reproduces a committed fixture byte for
 # byte, refuses bad input with one line and exit 2; sow match refuses a
 # damaged, missing or non-regular weights file with one line and exit 2,
-# and plays with a good one.  TAP on stdout.
+# and plays with a good one; sow engine's Weights option takes a file,
+# and the default evaluation is the committed file (oware, awari) or the
+# classic weights (jodu).  TAP on stdout.
 # usage: tests/cli/eval.sh [SOW] [SOW-EVAL-FIT]
 set -u
 SOW=$(realpath "${1:-build/src/cli/sow}")
@@ -69,6 +71,38 @@ bad "match with a binary file as weights" m "$WORK/d4.weights"
 bad "match with a missing weights file" m "$WORK/missing.weights"
 bad "match with a directory as weights" m "$WORK"
 bad "match with six classic weights" m 1/2/3/4/5/6
+
+# ---- sow engine: the Weights option takes a file; a damaged one is an error line ----
+out=$(printf 'setoption name OwnBook value false\nsetoption name Weights value %s\nisready\nsetoption name Weights value %s\nisready\nposition startpos\ngo depth 3\nquit\n' \
+    "$FIXTURE" "$WORK/d1.weights" | timeout 20 "$SOW" engine 2>&1)
+check "engine: Weights FILE accepted, a damaged one refused naming the line, search goes on" \
+    '[ "$(grep -c "error" <<<"$out")" -eq 1 ] && grep -q "error: setoption Weights: .*d1.weights:[0-9]*:" <<<"$out" && grep -q "^bestmove" <<<"$out"' "$out"
+
+# the score of a depth-2 search of rule set R's start under Weights V
+# (empty: the default); quit only once bestmove is out (quit stops a search)
+score2() {
+    local set="" fifo="$WORK/in.$1.$RANDOM" out="$WORK/eout" i
+    [ -n "$2" ] && set="setoption name Weights value $2\n"
+    mkfifo "$fifo"
+    timeout 30 "$SOW" engine <"$fifo" >"$out" 2>&1 &
+    local pid=$!
+    exec 3>"$fifo"
+    printf "setoption name OwnBook value false\nsetoption name Rules value %s\n${set}position startpos\ngo depth 2\n" "$1" >&3
+    for i in $(seq 200); do grep -q '^bestmove' "$out" && break; sleep 0.1; done
+    echo quit >&3
+    exec 3>&-
+    wait $pid
+    rm -f "$fifo"
+    awk '/^info depth 2 / {for (i = 1; i < NF; i++) if ($i == "cp") print $(i + 1)}' "$out"
+}
+EVAL_DIR="$DATA/../../tables/eval"
+for r in oware awari; do
+    d=$(score2 $r "") f=$(score2 $r "$EVAL_DIR/$r-2x6.weights") c=$(score2 $r 12,12,10,40,0,10,30)
+    check "engine $r: the default evaluation is tables/eval/$r-2x6.weights ($d = $f), not the classic ($c)" \
+        '[ -n "$d" ] && [ "$d" = "$f" ] && [ "$d" != "$c" ]'
+done
+d=$(score2 jodu "") c=$(score2 jodu 30,10,20,40,15,10,20)
+check "engine jodu: the default evaluation is the classic ($d = $c)" '[ -n "$d" ] && [ "$d" = "$c" ]'
 
 echo "1..$n"
 [ $failed -eq 0 ]
