@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Files compiled into sow as C arrays, at build time: the board page of
-sow serve (src/serve/www.h) and the opening books (src/book/builtin.h).
+sow serve (src/serve/www.h), the opening books (src/book/builtin.h) and the
+evaluation weights (src/engine/eval_builtin.h).
 
-usage: embed.py www|book OUT.c [FILE...]
+usage: embed.py www|book|eval OUT.c [FILE...]
 
 www:  serve_www[i] = {"/NAME", TYPE, bytes, length}, TYPE from the file's
       extension (an unknown one stops the build, so that nothing is served
       with a guessed type; a name is letters, digits, '.', '_', '-')
 book: book_builtin[i] = {"NAME", bytes, length} (sow checks the books when
-      it reads them: book_parse)
+      it reads them: book_parse); eval: eval_builtin[i], the same shape
 Each list ends with a zeroed entry; NAME is the file's base name."""
 import os
 import sys
@@ -23,11 +24,12 @@ TYPES = {
 KINDS = {  # header, array, struct, from
     "www": ("serve/www.h", "serve_www", "serve_file", "src/serve/www/"),
     "book": ("book/builtin.h", "book_builtin", "book_file", "tables/book/"),
+    "eval": ("engine/eval_builtin.h", "eval_builtin", "eval_file", "tables/eval/"),
 }
 
 
 def entry(kind, name, path, i, n):
-    if kind == "book":
+    if kind != "www":
         return f'    {{"{name}", f{i}, {n}}},'
     ext = os.path.splitext(name)[1]
     if ext not in TYPES:
@@ -59,5 +61,5 @@ def main(kind, out, files):
 
 if __name__ == "__main__":
     if len(sys.argv) < 3 or sys.argv[1] not in KINDS:
-        sys.exit("usage: embed.py www|book OUT.c [FILE...]")
+        sys.exit("usage: embed.py www|book|eval OUT.c [FILE...]")
     main(sys.argv[1], sys.argv[2], sys.argv[3:])

@@ -277,10 +277,17 @@ Test(engine_fast, eval_table_twin)
                 continue;
             struct eval_weights w;
             eval_default_weights(&rs, &w);
-            for (int round = 0; round < 3; round++) {
+            for (int round = 0; round < 4; round++) {
                 if (round > 0)
                     for (int i = 0; i < EW_COUNT; i++)
                         w.w[i] = (int)(rnd() % 2001) - 1000;
+                if (round > 1) /* the hole terms, and (round 3) threats */
+                    for (int k = 0; k < SOW_MAX_PITS; k++)
+                        for (int c = 0; c < EVAL_BUCKETS; c++) {
+                            w.hole[k][c] = (int)(rnd() % 2001) - 1000;
+                            for (int i = 0; i < EX_COUNT; i++)
+                                w.x[i] = round == 3 ? (int)(rnd() % 2001) - 1000 : 0;
+                        }
                 struct efast f;
                 efast_init(&f, &rs);
                 efast_eval_init(&f, &rs, &w);

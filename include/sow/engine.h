@@ -35,7 +35,8 @@
 #define ENGINE_MAX_PLY 128
 #define ENGINE_MAX_HISTORY 1024
 #define ENGINE_INF 30000
-/* Evaluation terms (eval.c, docs/engine.md "Evaluation"), centi-seeds. */
+/* Evaluation terms (eval.c, docs/engine.md "Evaluation"), centi-seeds.
+ * The classic terms, each a count of the mover's minus the opponent's: */
 enum {
     EW_SIDE,      /* seeds in the mover's row minus the opponent's */
     EW_MOBILITY,  /* non-empty holes, mover minus opponent */
@@ -46,17 +47,54 @@ enum {
     EW_TEMPO,     /* the side to move */
     EW_COUNT
 };
+/* The further terms: capture threats, one way each (the mover moves first). */
+enum {
+    EX_THREAT,     /* the mover's holes whose sowing (less than a lap) ends on a
+                      vulnerable hole of the opponent */
+    EX_THREATENED, /* the same for the opponent against the mover's row */
+    EX_COUNT
+};
+/* Hole terms: hole[k][c - 1] for c seeds (c >= EVAL_BUCKETS: the last) in
+ * the k-th hole of a row (k = 0: the row's first), mover's minus
+ * opponent's. */
+#define EVAL_BUCKETS 12
+/* All weights as one vector (eval_features, eval_weights_vector): w, x,
+ * then hole row by row. */
+#define EVAL_NFEAT (EW_COUNT + EX_COUNT + SOW_MAX_PITS * EVAL_BUCKETS)
 
 struct eval_weights {
     int w[EW_COUNT];
+    int x[EX_COUNT];
+    int hole[SOW_MAX_PITS][EVAL_BUCKETS];
 };
 
-/* The committed, tuned weights of a rule family (docs/engine.md). */
+/* The committed weights of a rule set (docs/engine.md "Evaluation"): the
+ * fitted weights file compiled in for it (tables/eval/), else the tuned
+ * classic terms of its family. */
 SOW_API void eval_default_weights(const struct ruleset *rs, struct eval_weights *w);
-/* Parse "a,b,c,..." (EW_COUNT integers) into w: SOW_OK, or SOW_E_INPUT
+/* The tuned classic weights of rs's family (the further terms 0). */
+SOW_API void eval_classic_weights(const struct ruleset *rs, struct eval_weights *w);
+/* Parse a weights value into w: "a,b,c,..." (EW_COUNT integers: the classic
+ * terms, the others 0), or the name of a weights file (docs/engine.md
+ * "Weights files").  SOW_OK, or SOW_E_INPUT (SOW_E_IO: an unreadable file)
  * with a one-line reason. */
 SOW_API enum sow_status eval_parse_weights(const char *s, struct eval_weights *w,
                                            struct sow_error *e);
+/* A weights file's text (len bytes, name for messages) into w: SOW_OK or
+ * SOW_E_INPUT with a one-line reason naming the line. */
+SOW_API enum sow_status eval_weights_read(const char *text, size_t len, const char *name,
+                                          struct eval_weights *w, struct sow_error *e);
+/* The weights file of w for rules (name) and pits into buf (at most len
+ * bytes with the NUL): its length, or -1 if it does not fit. */
+SOW_API int eval_weights_write(const struct eval_weights *w, const char *rules, int pits,
+                               const char *comment, char *buf, size_t len);
+/* w as one vector of EVAL_NFEAT integers, and back. */
+SOW_API void eval_weights_vector(const struct eval_weights *w, int *v);
+SOW_API void eval_weights_from_vector(const int *v, struct eval_weights *w);
+/* The feature vector of p (EVAL_NFEAT counts, mover's view): eval_position
+ * is the dot product with eval_weights_vector, clamped (pure, thread-safe;
+ * the slow twin of the evaluation, and the fitter's input). */
+SOW_API void eval_features(const struct ruleset *rs, const sow_position *p, int *f);
 /* Static evaluation of p for its mover, centi-seeds (pure, thread-safe). */
 SOW_API int eval_position(const struct ruleset *rs, const struct eval_weights *w,
                           const sow_position *p);

@@ -474,11 +474,13 @@ int match_parse_spec(const char *s, struct pspec *sp, char *err, int errlen)
         else if (!strcmp(kv, "book") && sp->kind == P_SOW && *v)
             sp->book = strdup(v);
         else if (!strcmp(kv, "weights") && sp->kind == P_SOW) {
-            char w[256];
+            /* w1/.../w7 (commas would split the spec), or a weights file */
+            char w[4096];
             snprintf(w, sizeof w, "%s", v);
-            for (char *c = w; *c; c++)
-                if (*c == '/')
-                    *c = ',';
+            if (strspn(w, "0123456789+-/") == strlen(w))
+                for (char *c = w; *c; c++)
+                    if (*c == '/')
+                        *c = ',';
             struct sow_error we;
             if (eval_parse_weights(w, &sp->w, &we) != SOW_OK) {
                 snprintf(err, (size_t)errlen, "%s", we.msg);

@@ -32,9 +32,16 @@ struct efast {
     /* The evaluation by table (efast_eval): eval_position's sum is linear
      * in per-hole terms that depend only on the hole's count and its place
      * in its row (seeds, non-empty, vulnerable, a full lap, reaching the
-     * other row), the same function for both rows.  Not for relay games:
-     * their relay term looks at the hole the sowing reaches. */
-    bool eval_table;
+     * other row, the hole terms), the same function for both rows, plus
+     * the threat terms when their weights are not 0 (threats): tgt[k][c]
+     * is the other row's hole that a sowing of c seeds from hole k ends on
+     * (less than a lap), else -1; vul[c] whether c seeds are vulnerable.
+     * Not for relay games: their relay term looks at the hole the sowing
+     * reaches. */
+    bool eval_table, threats;
+    int thr_w[2];
+    int8_t tgt[SOW_MAX_PITS][256];
+    uint8_t vul[256];
     /* Oware and awari on boards of at most 16 holes (2x8): moves made on a
      * 128-bit register (efast_gen_oware), the generic generator's twin. */
     bool gen_oware, awari;
@@ -96,15 +103,23 @@ static inline void efast_eval_init(struct efast *f, const struct ruleset *rs,
     const bool two_three = rs->family == SOW_OWARE || rs->family == SOW_AWARI;
     f->eval_table = !rs->relay;
     f->tempo = w->w[EW_TEMPO];
+    f->threats = w->x[EX_THREAT] || w->x[EX_THREATENED];
+    f->thr_w[0] = w->x[EX_THREAT];
+    f->thr_w[1] = w->x[EX_THREATENED];
+    for (int x = 0; x < 256; x++)
+        f->vul[x] = two_three ? (x == 1 || x == 2) : x == 3;
     for (int k = 0; k < N; k++)
         for (int x = 0; x < 256; x++) {
-            int vul = two_three ? (x == 1 || x == 2) : x == 3;
+            int vul = f->vul[x];
             int reach = x > 0 && (k + x) % H >= N;
+            int j = k + x;
+            f->tgt[k][x] = (int8_t)(x > 0 && x < H - 1 && j >= N && j < H ? j - N : -1);
             /* the mover's row counts +, the opponent's - (vuln the other
              * way round: the opponent's weak holes are good) */
             f->ev[k][x] = w->w[EW_SIDE] * x + w->w[EW_MOBILITY] * (x > 0) -
                           w->w[EW_VULN] * vul + w->w[EW_BIG] * (x >= H - 1) +
-                          w->w[EW_REACH] * reach;
+                          w->w[EW_REACH] * reach +
+                          (x ? w->hole[k][(x < EVAL_BUCKETS ? x : EVAL_BUCKETS) - 1] : 0);
         }
 }
 
@@ -119,6 +134,15 @@ static inline __attribute__((always_inline)) int efast_eval_p(const struct efast
     int s = f->tempo;
     for (int k = 0; k < N; k++)
         s += f->ev[k][own[k]] - f->ev[k][opp[k]];
+    if (f->threats) {
+        int ta = 0, tb = 0;
+        for (int k = 0; k < N; k++) {
+            int a = f->tgt[k][own[k]], b = f->tgt[k][opp[k]];
+            ta += a >= 0 && f->vul[opp[a]];
+            tb += b >= 0 && f->vul[own[b]];
+        }
+        s += f->thr_w[0] * ta + f->thr_w[1] * tb;
+    }
     int lim = 100 * n;
     return s > lim ? lim : s < -lim ? -lim : s;
 }
