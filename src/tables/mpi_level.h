@@ -95,7 +95,6 @@ struct mlvl {
      * global index of the level is below 2^32 (rev32), else 8 (rev64) */
     uint32_t *rev32;
     uint64_t *rev64;
-    int t;          /* the round */
     int fail;       /* out of memory on some thread */
     uint64_t moves;
     uint64_t sent_words; /* 4-byte words sent to other ranks (edges count 2) */
@@ -105,6 +104,7 @@ struct mlvl {
 
 /* One thread's buffers in the solve. */
 struct mwork {
+    struct msolve *S; /* the solve (mpi_build.c) */
     struct vec next;  /* updates of own nodes for the next wave */
     struct vec *send; /* [size]: updates for the other ranks' nodes */
     sow_position *cand; /* lean: a final node's candidate predecessors */
