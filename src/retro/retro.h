@@ -12,8 +12,9 @@
  * The game itself, its node state, its primitives (claims, decrements,
  * values) and the parallel level's shared parts live here: threads,
  * regions (retro.c) and the round loop (retro_rounds, rounds.c: one OpenMP
- * region over the rounds, stop checks, barriers), which the fast and lean
- * builders drive with their own seeds and propagation.  docs/tables.md
+ * region over the rounds, stop checks, barriers, exchanges), which the
+ * fast, lean and distributed builders drive with their own seeds and
+ * propagation (the distributed one also its exchange between ranks).  docs/tables.md
  * "Algorithm" says why it computes exactly the value of docs/rules.md; this
  * says what it is.
  *

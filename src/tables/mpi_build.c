@@ -29,15 +29,17 @@
  *           p's here) in the thread's buffer for q's owner (mpi_slice.h:
  *           global indices are 64-bit, every word sent a local index);
  *   edges   fast only: one MPI_Alltoallv of the pairs, the reverse lists;
- *   solve   per round t: the slice's seeds, then supersteps: waves of local
- *           work (OpenMP over the wave's updates: claims and counter
- *           decrements by atomics; a node that becomes final emits updates
- *           to its predecessors, into the thread's next wave or its send
- *           buffer for the predecessor's owner) until no local work is left,
- *           then one MPI_Allgather of every rank's row (failed?, words for
- *           each rank) and one MPI_Alltoallv; the round ends when a superstep
- *           sends nothing anywhere.  Rounds with no seed on any rank are
- *           skipped (one MPI_Allreduce per level);
+ *   solve   the rounds of retro_rounds (retro/retro.h), this rank's
+ *           passes and exchange supplied here; per round t: the slice's
+ *           seeds, then supersteps: waves of local work (each a pass over
+ *           the wave's updates: claims and counter decrements by atomics; a
+ *           node that becomes final emits updates to its predecessors, into
+ *           the thread's next wave or its send buffer for the predecessor's
+ *           owner) until no local work is left, then the exchange: one
+ *           MPI_Allgather of every rank's row (failed?, words for each rank)
+ *           and one MPI_Alltoallv; the round ends when a superstep sends
+ *           nothing anywhere.  Rounds with no seed on any rank are skipped
+ *           (one MPI_Allreduce per level), the stop agreed before each;
  *   values  retro_value (OpenMP); every rank writes its slice
  *           into the level's temporary file at its offset (MPI-IO), the
  *           payload's checksum is chained through the ranks, rank 0 writes

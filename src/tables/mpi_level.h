@@ -5,7 +5,8 @@
  * retro/retro.h.
  *
  * Thread-safety: a struct mlvl belongs to one level on one rank; MPI calls
- * are made by the rank's main thread only (outside OpenMP regions).
+ * are made by the rank's main thread only (outside OpenMP regions, or as
+ * thread 0 of the solve's rounds while the other threads wait).
  */
 #ifndef SOW_TABLES_MPI_LEVEL_H
 #define SOW_TABLES_MPI_LEVEL_H
