@@ -228,6 +228,7 @@ struct msolve {
     const int *any;
     int fail;
     enum { PASS_WAVE, PASS_RELAY } kind; /* items: chunks of cur, or relay blocks */
+    size_t chunk;                        /* a wave's updates an item */
 };
 
 static bool msolve_alloc(struct msolve *S)
@@ -334,12 +335,13 @@ static bool superstep(struct msolve *S)
 /* ---- the rounds: a client of retro_rounds (retro/retro.h) --------------
  * Round t on this rank: pass 0 takes the slice's seeds MCHUNK entries an
  * item; then waves of local work, each a pass (again): the updates the last
- * pass made for own nodes, WAVE_CHUNK an item (lean relay: when none are
- * left, a pass over the blocks of lists with final nodes pending); when no
- * local work is left, the superstep (exchange), whose updates that arrive
- * are the next wave; the round ends when a superstep sends nothing
- * anywhere.  Out of memory on a thread is L->fail, agreed at the
- * superstep; the stop and the failures agreed before each round. */
+ * pass made for own nodes, WAVE_CHUNK an item (a wave under WAVE_PAR is one
+ * item, one thread's: sharing it costs more than it saves); lean relay,
+ * when none are left: a pass over the blocks of lists with final nodes
+ * pending.  When no local work is left, the superstep (exchange), whose
+ * updates that arrive are the next wave; the round ends when a superstep
+ * sends nothing anywhere.  Out of memory on a thread is L->fail, agreed at
+ * the superstep; the stop and the failures agreed before each round. */
 
 static uint64_t mround_seeds(void *ctx, int t)
 {
@@ -366,7 +368,7 @@ static bool mround_work(void *th, int t, int pass, uint64_t k)
         uint64_t a = k * MCHUNK, b = a + MCHUNK < L->Es ? a + MCHUNK : L->Es;
         seeds(L, W, a, b, t);
     } else if (S->kind == PASS_WAVE) {
-        size_t a = k * WAVE_CHUNK, b = a + WAVE_CHUNK < S->cur.n ? a + WAVE_CHUNK : S->cur.n;
+        size_t a = k * S->chunk, b = a + S->chunk < S->cur.n ? a + S->chunk : S->cur.n;
         for (size_t i = a; i < b; i++)
             apply(L, W, S->cur.v[i], (int8_t)t);
     } else if (L->bdirty[k]) {
@@ -383,7 +385,8 @@ static uint64_t wave_items(struct msolve *S)
     if (S->cur.n * sizeof *S->cur.v > L->bufbytes)
         L->bufbytes = S->cur.n * sizeof *S->cur.v;
     S->kind = PASS_WAVE;
-    return (S->cur.n + WAVE_CHUNK - 1) / WAVE_CHUNK;
+    S->chunk = S->cur.n < WAVE_PAR ? S->cur.n : WAVE_CHUNK;
+    return (S->cur.n + S->chunk - 1) / S->chunk;
 }
 
 /* After a pass: the threads' next waves into cur, the next wave's items;
