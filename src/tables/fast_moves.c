@@ -128,12 +128,11 @@ fmv_edge(void *x, uint64_t idx, const struct sow_child *c, int N)
     edge_put(f->L, f->pl, &f->eb[q >> f->sh], q & f->qmask, (uint32_t)idx);
 }
 
-/* The out-degree, and the repetition settlement for the values pass. */
+/* The repetition settlement, for the values pass. */
 static inline __attribute__((always_inline)) void
-fmv_done(void *x, uint64_t idx, const sow_position *p, int deg, int N)
+fmv_done(void *x, uint64_t idx, const sow_position *p, int N)
 {
     struct lvl *L = ((struct fmv *)x)->L;
-    L->nd[idx].cnt = (uint8_t)deg;
     L->out[idx] = (int8_t)rules_cycle_net(L->rs, board_sum_range(&p->board, 0, N),
                                           board_sum_range(&p->board, N, 2 * N));
 }
@@ -141,10 +140,11 @@ fmv_done(void *x, uint64_t idx, const sow_position *p, int deg, int N)
 static inline __attribute__((always_inline)) void
 fmv_group(void *x, const struct tb_mgroup *G, uint64_t g, uint64_t ge)
 {
-    struct lvl *L = ((struct fmv *)x)->L;
-    for (uint64_t idx = g; idx < ge; idx++) {
-        L->nd[idx].be = (int8_t)G->best[idx - g];
-        L->nd[idx].xl = L->nd[idx].xh = RETRO_UNDONE;
+    struct node *nd = ((struct fmv *)x)->L->nd + g;
+    for (uint64_t i = 0; i < ge - g; i++) {
+        nd[i].be = (int8_t)G->best[i];
+        nd[i].cnt = (uint8_t)G->deg[i];
+        nd[i].xl = nd[i].xh = RETRO_UNDONE;
     }
 }
 
@@ -168,9 +168,8 @@ void tb_fast_pass_moves(struct lvl *L)
         int w = omp_get_thread_num();
         struct pool *pl = &L->pool[w];
         struct bin *eb = L->ebin + (uint64_t)w * L->ebstride;
-        struct tb_mgroup G;
-        G.cache = work_cache(L, w);
-        G.moves = 0;
+        struct sow_movelist ml;
+        struct tb_mgroup G = {.ml = &ml, .cache = work_cache(L, w)};
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t ch = 0; ch < L->nchunks; ch++) {
             if (stopped(L))

@@ -17,6 +17,7 @@
  * chunk's groups of positions is move_group.h's, with these hooks. */
 struct lmv {
     struct lean *L;
+    struct lrel *rel; /* relay rule sets: the edges' store; else NULL */
     int me;
     uint64_t *vm; /* the chunk's best exits seen (4 words: a bit per value) */
 };
@@ -30,22 +31,21 @@ static inline __attribute__((always_inline)) void
 lmv_edge(void *x, uint64_t idx, const struct sow_child *c, int N)
 {
     struct lmv *v = x;
-    struct lean *L = v->L;
-    if (L->rel)
-        lrel_put(L->rel, v->me, tb_index_b(L->ix, &c->pos, N, L->boards), (uint32_t)idx);
+    if (v->rel)
+        lrel_put(v->rel, v->me, tb_index_b(v->L->ix, &c->pos, N, v->L->boards), (uint32_t)idx);
 }
 
 static inline __attribute__((always_inline)) void
 lmv_group(void *x, const struct tb_mgroup *G, uint64_t g, uint64_t ge)
 {
-    struct lmv *v = x;
-    for (uint64_t idx = g; idx < ge; idx++) {
-        struct lnode *n = &v->L->nd[idx];
-        n->be = (int8_t)G->best[idx - g];
-        n->cnt = (uint8_t)G->deg[idx - g];
-        n->xl = n->xh = RETRO_UNDONE;
-        unsigned u = (unsigned)(G->best[idx - g] + 128);
-        v->vm[u >> 6] |= 1ull << (u & 63);
+    struct lnode *nd = ((struct lmv *)x)->L->nd + g;
+    uint64_t *vm = ((struct lmv *)x)->vm;
+    for (uint64_t i = 0; i < ge - g; i++) {
+        nd[i].be = (int8_t)G->best[i];
+        nd[i].cnt = (uint8_t)G->deg[i];
+        nd[i].xl = nd[i].xh = RETRO_UNDONE;
+        unsigned u = (unsigned)(G->best[i] + 128);
+        vm[u >> 6] |= 1ull << (u & 63);
     }
 }
 
@@ -56,7 +56,7 @@ moves_chunk(struct lean *L, uint64_t a, uint64_t b, int me, struct tb_mgroup *G,
             int N)
 {
     const struct tb_mpass P = {.rs = L->rs, .ix = L->ix, .lower = L->lower, .n = L->n};
-    struct lmv v = {.L = L, .me = me, .vm = vm};
+    struct lmv v = {.L = L, .rel = L->rel, .me = me, .vm = vm};
     tb_move_chunk(&P, G, &v, a, b, N, lmv_pos, lmv_edge, NULL, NULL, lmv_group);
 }
 
@@ -68,10 +68,9 @@ void tb_lean_pass_moves(struct lean *L)
     {
         int me = omp_get_thread_num();
         struct lrel *rel = L->rel;
-        struct tb_mgroup G;
+        struct sow_movelist ml;
         /* relay sowings: a memo per thread, as build.c's move pass */
-        G.cache = L->rs->relay ? rules_cache_new(16) : NULL;
-        G.moves = 0;
+        struct tb_mgroup G = {.ml = &ml, .cache = L->rs->relay ? rules_cache_new(16) : NULL};
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t ch = 0; ch < L->nchunks; ch++) {
             if (lstopped(L))

@@ -18,7 +18,7 @@
  *   exit(ctx, G, idx, j, c, N) exit c of entry idx, the group's position j;
  *                             NULL: probed in the mapped lower level
  *                             (tb_mgroup_probe)
- *   done(ctx, idx, p, deg, N) entry idx's moves done (p is still entry idx);
+ *   done(ctx, idx, p, N)      entry idx's moves done (p is still entry idx);
  *                             may be NULL
  *   group(ctx, G, g, ge)      entries [g, ge) done: G->best[idx - g] their
  *                             best exits (probes folded), G->deg[] their
@@ -48,9 +48,12 @@ struct tb_mpass {
 };
 
 /* One thread's group: its move list and relay cache, the exits probed,
- * the positions' best exits and in-level out-degrees, the moves counted. */
+ * the positions' best exits and in-level out-degrees, the moves counted.
+ * The move list lies outside (the generator writes it; what it may write
+ * is then not this struct, which stays in the caller's registers and
+ * cache lines). */
 struct tb_mgroup {
-    struct sow_movelist ml;
+    struct sow_movelist *ml;
     struct sow_relay_cache *cache; /* the thread's, NULL without relays */
     struct retro_probe pr[TB_MGROUP * (SOW_MAX_PITS + 1)];
     int best[TB_MGROUP], deg[TB_MGROUP];
@@ -72,7 +75,7 @@ typedef void tb_mg_pos(void *ctx, uint64_t idx, sow_position *p);
 typedef void tb_mg_edge(void *ctx, uint64_t idx, const struct sow_child *c, int N);
 typedef void tb_mg_exit(void *ctx, struct tb_mgroup *G, int *np, uint64_t idx, int j,
                         const struct sow_child *c, int N);
-typedef void tb_mg_done(void *ctx, uint64_t idx, const sow_position *p, int deg, int N);
+typedef void tb_mg_done(void *ctx, uint64_t idx, const sow_position *p, int N);
 typedef void tb_mg_group(void *ctx, const struct tb_mgroup *G, uint64_t g, uint64_t ge);
 
 /* The moves of entries [a, b) of level P->n (see above).  An exit hook
@@ -82,7 +85,8 @@ tb_move_chunk(const struct tb_mpass *P, struct tb_mgroup *G, void *ctx, uint64_t
               int N, tb_mg_pos *pos, tb_mg_edge *edge, tb_mg_exit *exit, tb_mg_done *done,
               tb_mg_group *group)
 {
-    struct sow_movelist *ml = &G->ml;
+    struct sow_movelist *ml = G->ml;
+    struct sow_relay_cache *cache = G->cache;
     uint64_t moves = 0;
     sow_position p;
     pos(ctx, a, &p);
@@ -91,10 +95,10 @@ tb_move_chunk(const struct tb_mpass *P, struct tb_mgroup *G, void *ctx, uint64_t
         int np = 0;
         for (uint64_t idx = g; idx < ge; idx++) {
             int j = (int)(idx - g), deg = 0;
-            P->rs->generate(P->rs, &p, ml, G->cache, NULL);
+            P->rs->generate(P->rs, &p, ml, cache, NULL);
             moves += (uint64_t)ml->n;
             G->best[j] = retro_be_start(ml);
-            for (int k = 0; k < ml->n; k++) {
+            for (int k = 0, nk = ml->n; k < nk; k++) {
                 const struct sow_child *c = &ml->c[k];
                 if (!retro_taken(c)) {
                     deg++;
@@ -106,7 +110,7 @@ tb_move_chunk(const struct tb_mpass *P, struct tb_mgroup *G, void *ctx, uint64_t
             }
             G->deg[j] = deg;
             if (done)
-                done(ctx, idx, &p, deg, N);
+                done(ctx, idx, &p, N);
             if (idx + 1 < b && !tb_index_next(P->ix, p.board.h))
                 pos(ctx, idx + 1, &p);
         }

@@ -76,12 +76,14 @@ mmv_exit(void *x, struct tb_mgroup *G, int *np, uint64_t idx, int j, const struc
 static inline __attribute__((always_inline)) void
 mmv_group(void *x, const struct tb_mgroup *G, uint64_t g, uint64_t ge)
 {
-    struct mlvl *L = ((struct mmv *)x)->L;
-    for (uint64_t idx = g; idx < ge; idx++) {
-        uint64_t i = idx - L->lo;
-        L->be[i] = (int8_t)G->best[idx - g];
-        L->cnt[i] = (uint8_t)G->deg[idx - g];
-        L->xl[i] = L->xh[i] = RETRO_UNDONE;
+    const struct mlvl *L = ((struct mmv *)x)->L;
+    uint64_t i0 = g - L->lo; /* own entry of level entry g */
+    int8_t *be = L->be + i0, *xl = L->xl + i0, *xh = L->xh + i0;
+    uint8_t *cnt = L->cnt + i0;
+    for (uint64_t i = 0; i < ge - g; i++) {
+        be[i] = (int8_t)G->best[i];
+        cnt[i] = (uint8_t)G->deg[i];
+        xl[i] = xh[i] = RETRO_UNDONE;
     }
 }
 
@@ -108,9 +110,8 @@ bool tbm_pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: lea
         v.eb = eb ? eb + (size_t)w * (size_t)size : NULL;
         v.rq = rq ? rq + (size_t)w * (size_t)size : NULL;
         v.rr = rr ? rr + (size_t)w * (size_t)size : NULL;
-        struct tb_mgroup G;
-        G.cache = L->rs->relay ? rules_cache_new(16) : NULL;
-        G.moves = 0;
+        struct sow_movelist ml;
+        struct tb_mgroup G = {.ml = &ml, .cache = L->rs->relay ? rules_cache_new(16) : NULL};
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t ch = 0; ch < nchunks; ch++) {
             if (!__atomic_load_n(&ok, __ATOMIC_RELAXED) || stop_requested(L))
