@@ -2,7 +2,9 @@
  * every work item of every pass done exactly once, rounds in order (all
  * of round t+1's work before any of round t's), empty rounds skipped, the
  * passes again() asks for, progress once per round, a thread's state begun
- * and ended once, the stop flag and failures.  The builders' agreement
+ * and ended once, the stop flag and failures; a client with an exchange
+ * (the passes it sets off, called only when again has none) and its own
+ * stop check (in place of the flag).  The builders' agreement
  * tests (test_tables.c, test_lean.c) run it with real work. */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -14,10 +16,11 @@
 #define N 6
 #define R (2 * N + 1)
 #define PASSES 3 /* pass 0 and two more per round */
+#define MAXP 4   /* with an exchange: pass 0, one of again's, two of the exchange's */
 #define MAXI 64
 
 struct toy {
-    uint32_t done[R][PASSES][MAXI]; /* times each item was worked */
+    uint32_t done[R][MAXP][MAXI]; /* times each item was worked */
     uint64_t worked[R];             /* items worked per round, all passes */
     int passes[R];                  /* again() calls per round */
     int progress[R];
@@ -28,6 +31,11 @@ struct toy {
     int null_thread;  /* thread whose begin gives NULL (-1: none) */
     int stop_after;   /* round after which the stop flag is set (N + 1: none) */
     volatile sig_atomic_t stop;
+    /* the exchanging client */
+    char trace[R][32];  /* per round: "a" again gave items, "0" none, "x" the exchange
+                         * gave items, "." none */
+    int stop_before;    /* the round its stopped() stops before */
+    int stopped_calls;
 };
 
 struct toy_thread {
@@ -177,4 +185,86 @@ Test(retro_rounds, failures_are_reported)
     cr_assert_eq(c.ended, 2);
     /* the other threads did every item */
     cr_assert_eq(c.done[-5 + N][0][7], 1);
+}
+
+/* The exchanging client: again has 5 items after pass 0 only; the exchange
+ * has 4 twice a round, then none (the round is over). */
+static void trace(struct toy *c, int t, char ch)
+{
+    size_t k = strlen(c->trace[t + N]);
+    if (k + 1 < sizeof c->trace[t + N])
+        c->trace[t + N][k] = ch;
+}
+
+static uint64_t xtoy_again(void *ctx, int t)
+{
+    struct toy *c = ctx;
+    bool first = c->trace[t + N][0] == 0;
+    trace(c, t, first ? 'a' : '0');
+    return first ? 5 : 0;
+}
+
+static uint64_t xtoy_exchange(void *ctx, int t)
+{
+    struct toy *c = ctx;
+    int k = 0;
+    for (const char *s = c->trace[t + N]; *s; s++)
+        k += *s == 'x';
+    trace(c, t, k < 2 ? 'x' : '.');
+    return k < 2 ? 4 : 0;
+}
+
+static bool xtoy_stopped(void *ctx, int t)
+{
+    struct toy *c = ctx;
+    c->stopped_calls++;
+    return t <= c->stop_before;
+}
+
+static const struct retro_round_ops xtoy_ops = {
+    .seeds = toy_seeds,
+    .begin = toy_begin,
+    .work = toy_work,
+    .again = xtoy_again,
+    .exchange = xtoy_exchange,
+    .stopped = xtoy_stopped,
+    .progress = toy_progress,
+    .end = toy_end,
+};
+
+Test(retro_rounds, exchange_passes_and_stopped)
+{
+    for (int threads = 1; threads <= 3; threads++) {
+        struct toy c;
+        struct retro_rounds rr;
+        run(&c, threads, &rr);
+        rr.ops = &xtoy_ops;
+        c.stop_before = -N - 1; /* never */
+        c.stop = 1;             /* not read: stopped() is the stop check */
+        cr_assert(retro_rounds(&rr), "%d threads", threads);
+        for (int t = N; t >= -N; t--) {
+            bool seeded = t % 2 != 0;
+            cr_assert_str_eq(c.trace[t + N], seeded ? "a0x0x0." : "", "round %d: %s", t,
+                             c.trace[t + N]);
+            for (int p = 0; p < MAXP; p++) {
+                int k = !seeded ? 0 : p == 0 ? 3 + abs(t) : p == 1 ? 5 : 4;
+                for (int i = 0; i < MAXI; i++)
+                    cr_assert_eq(c.done[t + N][p][i], i < k, "%d threads, round %d pass %d item %d: %u",
+                                 threads, t, p, i, c.done[t + N][p][i]);
+            }
+            cr_assert_eq(c.progress[t + N], seeded);
+        }
+        cr_assert_eq(c.order_bad, 0, "%d threads: work of a round before the last one ended",
+                     threads);
+        cr_assert_eq(c.stopped_calls, N, "one stop check per seeded round");
+        /* stopped before round 1: rounds 5 and 3 played */
+        run(&c, threads, &rr);
+        rr.ops = &xtoy_ops;
+        c.stop_before = 1;
+        cr_assert(retro_rounds(&rr));
+        cr_assert_eq(rr.rounds, 2);
+        cr_assert_eq(c.stopped_calls, 3);
+        cr_assert_eq(c.worked[1 + N], 0);
+        cr_assert_eq(c.ended, threads);
+    }
 }

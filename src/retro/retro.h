@@ -12,8 +12,9 @@
  * The game itself, its node state, its primitives (claims, decrements,
  * values) and the parallel level's shared parts live here: threads,
  * regions (retro.c) and the round loop (retro_rounds, rounds.c: one OpenMP
- * region over the rounds, stop checks, barriers), which the fast and lean
- * builders drive with their own seeds and propagation.  docs/tables.md
+ * region over the rounds, stop checks, barriers, exchanges), which the
+ * fast, lean and distributed builders drive with their own seeds and
+ * propagation (the distributed one also its exchange between ranks).  docs/tables.md
  * "Algorithm" says why it computes exactly the value of docs/rules.md; this
  * says what it is.
  *
@@ -190,29 +191,37 @@ int retro_threads(int asked, uint64_t E, int max);
 /* A solve that plays the rounds t = n .. -n with OpenMP threads supplies
  * what its rounds do as callbacks; retro_rounds owns the rest: one
  * parallel region over every round (the threads and their state live
- * across rounds), the round loop, the stop check (retro_round_stopped, once
- * per round), the work items handed out first come, first served, the
- * barriers and the round count.  The callbacks are called per round or per
- * work item (thousands of nodes), never per node: the client's per-node
- * loops stay inside them, inlined.  Round t, on every thread:
+ * across rounds), the round loop, the stop check (once per round), the
+ * work items handed out first come, first served, the barriers, the
+ * exchanges' place in a round and the round count.  The callbacks are
+ * called per round or per work item (thousands of nodes), never per node:
+ * the client's per-node loops stay inside them, inlined.  Round t, on every
+ * thread:
  *
  *     stop check (a barrier; stopped: no more rounds)
  *     pass 0:  items 0 .. seeds(t)-1: work(th, t, 0, item) each;
  *              settle(th, t)                    the thread's work done
  *     barrier                                   the pass done, everywhere
- *     again:   thread 0 alone: k = again(t); barrier; if k == 0 the round
- *              is over, else pass 1, 2, ..: items 0 .. k-1 as above, then
- *              settle, barrier, again ...
+ *     again:   thread 0 alone: k = again(t), and if that is 0,
+ *              k = exchange(t); barrier; if k == 0 the round is over, else
+ *              pass 1, 2, ..: items 0 .. k-1 as above, then settle,
+ *              barrier, again ...
  *     progress(t) by thread 0
  *
  * All of round t's work ends before any of the next round's starts (the
  * values a round gives are t); inside a pass there is no barrier.  A round
- * with seeds(t) == 0 is skipped (no stop check, no barrier); an absent
- * again ends every round after pass 0.  Every callback is optional but
- * seeds and work. */
+ * with seeds(t) == 0 is skipped (no stop check, no barrier); absent again
+ * and exchange end every round after pass 0.  A solve spread over several
+ * processes (the MPI builder: a slice of the level each) plays the same
+ * rounds: its again runs its local work to the end pass by pass, its
+ * exchange sends what the passes left for the other processes' nodes and
+ * turns what arrives into a pass, and its stopped agrees the stop with the
+ * others; thread 0 makes every call that talks to them, the others wait at
+ * the barrier.  Every callback is optional but seeds and work. */
 struct retro_round_ops {
     /* Round t's work items in pass 0 (its seeds, cut as the client likes),
-     * 0 if it has none; called by every thread, so the same for each. */
+     * 0 if it has none; called by every thread, so the same for each (and
+     * for every process, where there are several). */
     uint64_t (*seeds)(void *ctx, int t);
     /* Thread me's state, NULL if out of memory (the thread then only meets
      * the others at the barriers, and the solve fails). */
@@ -224,6 +233,13 @@ struct retro_round_ops {
     bool (*settle)(void *th, int t);
     /* Thread 0 while the others wait: another pass's items (0: none). */
     uint64_t (*again)(void *ctx, int t);
+    /* Thread 0 while the others wait, when again has none: the exchange
+     * with the other processes; another pass's items (what arrived), 0 when
+     * the round is over everywhere. */
+    uint64_t (*exchange)(void *ctx, int t);
+    /* Thread 0 before round t, in place of reading stop: whether the solve
+     * stops (a solve over several processes agrees on it with them). */
+    bool (*stopped)(void *ctx, int t);
     /* Thread 0, after round t. */
     void (*progress)(void *ctx, int t);
     /* The thread's state let go (every state begin gave). */
@@ -245,7 +261,8 @@ struct retro_rounds {
  * settle); whether the stop flag ended it early is the caller's to read.
  * One call at a time per struct; the ops' thread-safety is the client's:
  * work, settle and begin/end run on every thread at once, again and
- * progress on thread 0 alone (again while the others wait). */
+ * exchange, stopped and progress on thread 0 alone (all but progress while
+ * the others wait). */
 bool retro_rounds(struct retro_rounds *R);
 
 /* ---- regions: the large arrays of a level ------------------------------ */

@@ -1,6 +1,7 @@
 /* The round loop of a parallel level solve (retro.h "rounds"): one OpenMP
- * parallel region over every round, the stop check, the work counters and
- * the barriers; what a round does is the client's (struct retro_round_ops). */
+ * parallel region over every round, the stop check, the work counters, the
+ * barriers and the passes a round's exchanges set off; what a round does is
+ * the client's (struct retro_round_ops). */
 #include <omp.h>
 #include <string.h>
 
@@ -34,6 +35,29 @@ static void meet(const struct retro_rounds *R, double *idle)
         *idle += omp_get_wtime() - t0;
 }
 
+/* Whether the solve stops before round t: one reading (the client's
+ * stopped, else the stop flag) by thread 0, shared through *flag by every
+ * thread (a barrier). */
+static bool round_stopped(const struct retro_rounds *R, volatile bool *flag, int t)
+{
+    const struct retro_round_ops *o = R->ops;
+    if (!o->stopped)
+        return retro_round_stopped(flag, R->stop);
+    if (omp_get_thread_num() == 0)
+        *flag = o->stopped(R->ctx, t);
+#pragma omp barrier
+    return *flag;
+}
+
+/* Thread 0 while the others wait, after a pass: the next pass's items
+ * (again, else the exchange's), 0 when the round is over. */
+static uint64_t next_pass(const struct retro_rounds *R, int t)
+{
+    const struct retro_round_ops *o = R->ops;
+    uint64_t k = o->again ? o->again(R->ctx, t) : 0;
+    return k || !o->exchange ? k : o->exchange(R->ctx, t);
+}
+
 bool retro_rounds(struct retro_rounds *R)
 {
     const struct retro_round_ops *o = R->ops;
@@ -61,18 +85,18 @@ bool retro_rounds(struct retro_rounds *R)
             uint64_t k = o->seeds(R->ctx, t);
             if (!k)
                 continue;
-            if (retro_round_stopped(&stopv[t + n], R->stop))
+            if (round_stopped(R, &stopv[t + n], t))
                 break;
             if (me == 0)
                 rounds++;
             pass(R, th, &ok, t, 0, k, &next[t + n][0]);
             for (int p = 1;; p++) {
                 meet(R, &idle);
-                if (!o->again)
+                if (!o->again && !o->exchange)
                     break;
                 if (me == 0) {
                     more_next = 0;
-                    more = o->again(R->ctx, t);
+                    more = next_pass(R, t);
                 }
 #pragma omp barrier
                 if (!more)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fast.h"
+#include "move_group.h"
 
 static struct blk *blk_new(struct lvl *L, struct pool *pl)
 {
@@ -104,57 +105,59 @@ static struct sow_relay_cache *work_cache(struct lvl *L, int w)
 }
 
 /* Pass 1: best exits, out-degrees, and each in-level edge (q, p) into the
- * thread's bin of q's block.  Entries go in groups of MGROUP: the exits'
- * lower-level values are prefetched while the rest of the group is
- * generated, and read after it (random reads in levels of up to GBs). */
-#define MGROUP 16
+ * thread's bin of q's block; the loop over a chunk's groups of positions is
+ * move_group.h's, with these hooks. */
+struct fmv {
+    struct lvl *L;
+    struct pool *pl;
+    struct bin *eb; /* the thread's bins */
+    int sh;         /* block shift */
+    uint32_t qmask;
+};
+
+static inline __attribute__((always_inline)) void fmv_pos(void *x, uint64_t idx, sow_position *p)
+{
+    entry_pos(((struct fmv *)x)->L, idx, p);
+}
+
+static inline __attribute__((always_inline)) void
+fmv_edge(void *x, uint64_t idx, const struct sow_child *c, int N)
+{
+    struct fmv *f = x;
+    uint32_t q = (uint32_t)tb_index_b(f->L->ix, &c->pos, N, f->L->boards);
+    edge_put(f->L, f->pl, &f->eb[q >> f->sh], q & f->qmask, (uint32_t)idx);
+}
+
+/* The repetition settlement, for the values pass. */
+static inline __attribute__((always_inline)) void
+fmv_done(void *x, uint64_t idx, const sow_position *p, int N)
+{
+    struct lvl *L = ((struct fmv *)x)->L;
+    L->out[idx] = (int8_t)rules_cycle_net(L->rs, board_sum_range(&p->board, 0, N),
+                                          board_sum_range(&p->board, N, 2 * N));
+}
+
+static inline __attribute__((always_inline)) void
+fmv_group(void *x, const struct tb_mgroup *G, uint64_t g, uint64_t ge)
+{
+    struct node *nd = ((struct fmv *)x)->L->nd + g;
+    for (uint64_t i = 0; i < ge - g; i++) {
+        nd[i].be = (int8_t)G->best[i];
+        nd[i].cnt = (uint8_t)G->deg[i];
+        nd[i].xl = nd[i].xh = RETRO_UNDONE;
+    }
+}
 
 /* The move pass over entries [a, b) (one chunk); N = holes per side, a
  * constant where the caller can make it one. */
 static inline __attribute__((always_inline)) void
 moves_range(struct lvl *L, uint64_t a, uint64_t b, struct pool *pl, struct bin *eb,
-            struct sow_relay_cache *cache, struct sow_movelist *mlp, struct retro_probe *pr, int *best,
-            uint64_t *moves, int N)
+            struct tb_mgroup *G, int N)
 {
-    int sh = L->bshift, n = L->n;
-    uint32_t qmask = (1u << sh) - 1;
-    sow_position p;
-    entry_pos(L, a, &p);
-    for (uint64_t g = a; g < b; g += MGROUP) {
-        uint64_t ge = g + MGROUP < b ? g + MGROUP : b;
-        int np = 0;
-        for (uint64_t idx = g; idx < ge; idx++) {
-            L->rs->generate(L->rs, &p, mlp, cache, NULL);
-            const struct sow_movelist *mlc = mlp;
-            int j = (int)(idx - g), deg = 0;
-            *moves += (uint64_t)mlc->n;
-            best[j] = retro_be_start(mlc);
-            for (int k = 0; k < mlc->n; k++) {
-                const struct sow_child *c = &mlc->c[k];
-                int cap = retro_taken(c);
-                if (cap) {
-                    int m = n - cap;
-                    uint64_t q = tb_index_b(L->ix, &c->pos, N, L->lower->boards[m]);
-                    retro_probe_add(pr, &np, L->lower->lv[m].v + q, c, j);
-                } else {
-                    uint32_t q = (uint32_t)tb_index_b(L->ix, &c->pos, N, L->boards);
-                    edge_put(L, pl, &eb[q >> sh], q & qmask, (uint32_t)idx);
-                    deg++;
-                }
-            }
-            L->nd[idx].cnt = (uint8_t)deg;
-            /* The repetition settlement, for the values pass. */
-            L->out[idx] = (int8_t)rules_cycle_net(L->rs, board_sum_range(&p.board, 0, N),
-                                                  board_sum_range(&p.board, N, 2 * N));
-            if (idx + 1 < b)
-                entry_next(L, idx, &p);
-        }
-        retro_fold_probes(pr, np, best);
-        for (uint64_t idx = g; idx < ge; idx++) {
-            L->nd[idx].be = (int8_t)best[idx - g];
-            L->nd[idx].xl = L->nd[idx].xh = RETRO_UNDONE;
-        }
-    }
+    const struct tb_mpass P = {.rs = L->rs, .ix = L->ix, .lower = L->lower, .n = L->n};
+    struct fmv f = {.L = L, .pl = pl, .eb = eb, .sh = L->bshift,
+                    .qmask = (1u << L->bshift) - 1};
+    tb_move_chunk(&P, G, &f, a, b, N, fmv_pos, fmv_edge, NULL, fmv_done, fmv_group);
 }
 
 void tb_fast_pass_moves(struct lvl *L)
@@ -165,11 +168,8 @@ void tb_fast_pass_moves(struct lvl *L)
         int w = omp_get_thread_num();
         struct pool *pl = &L->pool[w];
         struct bin *eb = L->ebin + (uint64_t)w * L->ebstride;
-        struct sow_relay_cache *cache = work_cache(L, w);
         struct sow_movelist ml;
-        struct retro_probe pr[MGROUP * (SOW_MAX_PITS + 1)];
-        int best[MGROUP];
-        uint64_t moves = 0;
+        struct tb_mgroup G = {.ml = &ml, .cache = work_cache(L, w)};
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t ch = 0; ch < L->nchunks; ch++) {
             if (stopped(L))
@@ -177,12 +177,12 @@ void tb_fast_pass_moves(struct lvl *L)
             uint64_t a = ch * L->chunk, b = a + L->chunk < L->E ? a + L->chunk : L->E;
             /* The 2x6 board gets its own copy: the ranks unroll. */
             if (L->ix->pits == 6)
-                moves_range(L, a, b, pl, eb, cache, &ml, pr, best, &moves, 6);
+                moves_range(L, a, b, pl, eb, &G, 6);
             else
-                moves_range(L, a, b, pl, eb, cache, &ml, pr, best, &moves, L->ix->pits);
+                moves_range(L, a, b, pl, eb, &G, L->ix->pits);
             tb_progress_add(&L->pr, b - a);
         }
-        __atomic_fetch_add(&L->moves, moves, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&L->moves, G.moves, __ATOMIC_RELAXED);
     }
 }
 

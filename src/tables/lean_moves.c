@@ -10,57 +10,54 @@
 #include <unistd.h>
 
 #include "lean_level.h"
+#include "move_group.h"
 
-/* Move pass: best exit and in-level out-degree of every entry; the lower
- * levels' values of a group's exits are prefetched while the group is
- * generated. */
-#define LGROUP 16
+/* Move pass: best exit and in-level out-degree of every entry (relay rule
+ * sets: each in-level edge into the thread's edge store); the loop over a
+ * chunk's groups of positions is move_group.h's, with these hooks. */
+struct lmv {
+    struct lean *L;
+    struct lrel *rel; /* relay rule sets: the edges' store; else NULL */
+    int me;
+    uint64_t *vm; /* the chunk's best exits seen (4 words: a bit per value) */
+};
+
+static inline __attribute__((always_inline)) void lmv_pos(void *x, uint64_t idx, sow_position *p)
+{
+    lentry_pos(((struct lmv *)x)->L, idx, p);
+}
+
+static inline __attribute__((always_inline)) void
+lmv_edge(void *x, uint64_t idx, const struct sow_child *c, int N)
+{
+    struct lmv *v = x;
+    if (v->rel)
+        lrel_put(v->rel, v->me, tb_index_b(v->L->ix, &c->pos, N, v->L->boards), (uint32_t)idx);
+}
+
+static inline __attribute__((always_inline)) void
+lmv_group(void *x, const struct tb_mgroup *G, uint64_t g, uint64_t ge)
+{
+    struct lnode *nd = ((struct lmv *)x)->L->nd + g;
+    uint64_t *vm = ((struct lmv *)x)->vm;
+    for (uint64_t i = 0; i < ge - g; i++) {
+        nd[i].be = (int8_t)G->best[i];
+        nd[i].cnt = (uint8_t)G->deg[i];
+        nd[i].xl = nd[i].xh = RETRO_UNDONE;
+        unsigned u = (unsigned)(G->best[i] + 128);
+        vm[u >> 6] |= 1ull << (u & 63);
+    }
+}
 
 /* The move pass over entries [a, b) (one chunk, in one seed block); N =
  * holes per side, a constant where the caller makes it one. */
 static inline __attribute__((always_inline)) void
-moves_chunk(struct lean *L, uint64_t a, uint64_t b, int me, struct sow_relay_cache *cache,
-            struct sow_movelist *ml, struct retro_probe *pr, int *best, int *deg, uint64_t *moves,
-            uint64_t *vm, int N)
+moves_chunk(struct lean *L, uint64_t a, uint64_t b, int me, struct tb_mgroup *G, uint64_t *vm,
+            int N)
 {
-    int n = L->n;
-    sow_position p;
-    lentry_pos(L, a, &p);
-    for (uint64_t g = a; g < b; g += LGROUP) {
-        uint64_t ge = g + LGROUP < b ? g + LGROUP : b;
-        int np = 0;
-        for (uint64_t idx = g; idx < ge; idx++) {
-            int j = (int)(idx - g);
-            L->rs->generate(L->rs, &p, ml, cache, NULL);
-            *moves += (uint64_t)ml->n;
-            best[j] = retro_be_start(ml);
-            deg[j] = 0;
-            for (int k = 0; k < ml->n; k++) {
-                const struct sow_child *c = &ml->c[k];
-                int cap = retro_taken(c);
-                if (!cap) {
-                    deg[j]++;
-                    if (L->rel)
-                        lrel_put(L->rel, me, tb_index_b(L->ix, &c->pos, N, L->boards), (uint32_t)idx);
-                    continue;
-                }
-                int m = n - cap;
-                uint64_t q = tb_index_b(L->ix, &c->pos, N, L->lower->boards[m]);
-                retro_probe_add(pr, &np, L->lower->lv[m].v + q, c, j);
-            }
-            if (idx + 1 < b)
-                lentry_next(L, idx, &p);
-        }
-        retro_fold_probes(pr, np, best);
-        for (uint64_t idx = g; idx < ge; idx++) {
-            struct lnode *x = &L->nd[idx];
-            x->be = (int8_t)best[idx - g];
-            x->cnt = (uint8_t)deg[idx - g];
-            x->xl = x->xh = RETRO_UNDONE;
-            unsigned u = (unsigned)(best[idx - g] + 128);
-            vm[u >> 6] |= 1ull << (u & 63);
-        }
-    }
+    const struct tb_mpass P = {.rs = L->rs, .ix = L->ix, .lower = L->lower, .n = L->n};
+    struct lmv v = {.L = L, .rel = L->rel, .me = me, .vm = vm};
+    tb_move_chunk(&P, G, &v, a, b, N, lmv_pos, lmv_edge, NULL, NULL, lmv_group);
 }
 
 void tb_lean_pass_moves(struct lean *L)
@@ -71,12 +68,9 @@ void tb_lean_pass_moves(struct lean *L)
     {
         int me = omp_get_thread_num();
         struct lrel *rel = L->rel;
-        /* relay sowings: a memo per thread, as build.c's move pass */
-        struct sow_relay_cache *cache = L->rs->relay ? rules_cache_new(16) : NULL;
         struct sow_movelist ml;
-        struct retro_probe pr[LGROUP * (SOW_MAX_PITS + 1)];
-        int best[LGROUP], deg[LGROUP];
-        uint64_t moves = 0;
+        /* relay sowings: a memo per thread, as build.c's move pass */
+        struct tb_mgroup G = {.ml = &ml, .cache = L->rs->relay ? rules_cache_new(16) : NULL};
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t ch = 0; ch < L->nchunks; ch++) {
             if (lstopped(L))
@@ -85,19 +79,19 @@ void tb_lean_pass_moves(struct lean *L)
             uint64_t vm[4] = {0, 0, 0, 0}; /* the best exits seen */
             /* 2x6 gets its own copy: the ranks unroll */
             if (N == 6)
-                moves_chunk(L, a, b, me, cache, &ml, pr, best, deg, &moves, vm, 6);
+                moves_chunk(L, a, b, me, &G, vm, 6);
             else
-                moves_chunk(L, a, b, me, cache, &ml, pr, best, deg, &moves, vm, N);
+                moves_chunk(L, a, b, me, &G, vm, N);
             /* A chunk lies in one seed block (both powers of two). */
             for (int k = 0; k < 4; k++)
                 if (vm[k])
                     __atomic_fetch_or(&L->vmask[4 * (a >> SBSHIFT) + k], vm[k], __ATOMIC_RELAXED);
             tb_progress_add(&L->pr, b - a);
         }
-        __atomic_fetch_add(&L->moves, moves, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&L->moves, G.moves, __ATOMIC_RELAXED);
         if (rel)
             lrel_flush(rel, me);
-        rules_cache_free(cache);
+        rules_cache_free(G.cache);
     }
 }
 

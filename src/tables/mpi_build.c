@@ -29,15 +29,17 @@
  *           p's here) in the thread's buffer for q's owner (mpi_slice.h:
  *           global indices are 64-bit, every word sent a local index);
  *   edges   fast only: one MPI_Alltoallv of the pairs, the reverse lists;
- *   solve   per round t: the slice's seeds, then supersteps: waves of local
- *           work (OpenMP over the wave's updates: claims and counter
- *           decrements by atomics; a node that becomes final emits updates
- *           to its predecessors, into the thread's next wave or its send
- *           buffer for the predecessor's owner) until no local work is left,
- *           then one MPI_Allgather of every rank's row (failed?, words for
- *           each rank) and one MPI_Alltoallv; the round ends when a superstep
- *           sends nothing anywhere.  Rounds with no seed on any rank are
- *           skipped (one MPI_Allreduce per level);
+ *   solve   the rounds of retro_rounds (retro/retro.h), this rank's
+ *           passes and exchange supplied here; per round t: the slice's
+ *           seeds, then supersteps: waves of local work (each a pass over
+ *           the wave's updates: claims and counter decrements by atomics; a
+ *           node that becomes final emits updates to its predecessors, into
+ *           the thread's next wave or its send buffer for the predecessor's
+ *           owner) until no local work is left, then the exchange: one
+ *           MPI_Allgather of every rank's row (failed?, words for each rank)
+ *           and one MPI_Alltoallv; the round ends when a superstep sends
+ *           nothing anywhere.  Rounds with no seed on any rank are skipped
+ *           (one MPI_Allreduce per level), the stop agreed before each;
  *   values  retro_value (OpenMP); every rank writes its slice
  *           into the level's temporary file at its offset (MPI-IO), the
  *           payload's checksum is chained through the ranks, rank 0 writes
@@ -128,12 +130,11 @@ static void expand(struct mlvl *L, struct mwork *W, uint64_t i, uint32_t kind)
     }
 }
 
-/* An update of own node u & UPD_IDX (local index): a claim on its L node,
- * or a decrement of its H node's open children. */
-static void apply(struct mlvl *L, struct mwork *W, uint32_t u)
+/* An update of own node u & UPD_IDX (local index) in round t: a claim on
+ * its L node, or a decrement of its H node's open children. */
+static void apply(struct mlvl *L, struct mwork *W, uint32_t u, int8_t t)
 {
     uint64_t i = u & UPD_IDX;
-    int8_t t = (int8_t)L->t;
     if (u & UPD_CLAIM) {
         if (retro_claim(&L->xl[i], t, L->par))
             expand(L, W, i, 0);
@@ -190,27 +191,10 @@ static void relay_block(struct mlvl *L, struct mwork *W, uint64_t b)
     }
 }
 
-/* Lean relay: every dirty block's final nodes (relay_block), the blocks
- * over the threads; the updates land in the threads' next waves and send
- * buffers. */
-static void relay_scan(struct mlvl *L, struct mwork *W)
-{
-    L->pending = 0;
-    uint64_t nb = L->rel->nblocks;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(L->threads) if (L->threads > 1 && nb > 1)
-    for (uint64_t b = 0; b < nb; b++) {
-        if (!L->bdirty[b])
-            continue;
-        L->bdirty[b] = 0;
-        relay_block(L, &W[omp_get_thread_num()], b);
-    }
-}
-
-/* The round's seeds in own entries [a, b): L nodes with best exit t claim
+/* Round t's seeds in own entries [a, b): L nodes with best exit t claim
  * themselves; H nodes with best exit -t and no open in-level child are final. */
-static void seeds(struct mlvl *L, struct mwork *W, uint64_t a, uint64_t b)
+static void seeds(struct mlvl *L, struct mwork *W, uint64_t a, uint64_t b, int t)
 {
-    int t = L->t;
     for (uint64_t i = a; i < b; i++) {
         int be = L->be[i];
         if (be == t && retro_claim(&L->xl[i], (int8_t)t, L->par))
@@ -233,14 +217,18 @@ static bool collect(struct mlvl *L, struct mwork *W, struct vec *cur)
 /* The solve's buffers on one rank: the threads' work (W[T]), what goes to
  * each rank (send[size]), the wave being applied (cur), and the
  * superstep's rows (row: this rank's; mat: every rank's; recvc: words from
- * each). */
+ * each); the rounds with a seed on some rank (any[t + n]); what the pass
+ * under way takes as its items (kind). */
 struct msolve {
     struct mlvl *L;
     int T, size;
     struct mwork *W;
     struct vec *send, cur;
     uint64_t *row, *mat, *recvc; /* 64-bit: a pair's words may pass INT_MAX (tbm_exchange) */
+    const int *any;
     int fail;
+    enum { PASS_WAVE, PASS_RELAY } kind; /* items: chunks of cur, or relay blocks */
+    size_t chunk;                        /* a wave's updates an item */
 };
 
 static bool msolve_alloc(struct msolve *S)
@@ -255,6 +243,7 @@ static bool msolve_alloc(struct msolve *S)
     bool ok = S->send && S->W && S->row && S->mat && S->recvc;
     for (int w = 0; w < T && ok; w++) {
         struct mwork *W = &S->W[w];
+        W->S = S;
         W->send = calloc((size_t)size, sizeof *W->send);
         W->maxcand = L->ix->pits * (L->n + 1) + 2;
         W->cand = L->lean ? malloc((size_t)W->maxcand * sizeof *W->cand) : NULL;
@@ -294,39 +283,6 @@ static void msolve_free(struct msolve *S)
     free(S->row);
     free(S->mat);
     free(S->recvc);
-}
-
-/* Waves of local work: each wave's updates in parallel, the updates they
- * cause for own nodes form the next wave (lean relay: and the lists of the
- * nodes they made final, read block by block, the next); then what the
- * threads have for other ranks gathered by rank. */
-static void local_waves(struct msolve *S)
-{
-    struct mlvl *L = S->L;
-    struct vec *cur = &S->cur;
-    int T = S->T;
-    while (!S->fail && (cur->n || (L->rel && L->pending))) {
-        if (!cur->n) {
-            relay_scan(L, S->W);
-            S->fail |= !collect(L, S->W, cur) || L->fail;
-            continue;
-        }
-        if (cur->n * sizeof *cur->v > L->bufbytes)
-            L->bufbytes = cur->n * sizeof *cur->v;
-        uint64_t nw = (cur->n + WAVE_CHUNK - 1) / WAVE_CHUNK;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(T) if (T > 1 && cur->n >= WAVE_PAR)
-        for (uint64_t c = 0; c < nw; c++) {
-            struct mwork *w = &S->W[omp_get_thread_num()];
-            size_t a = c * WAVE_CHUNK, b = a + WAVE_CHUNK < cur->n ? a + WAVE_CHUNK : cur->n;
-            for (size_t k = a; k < b; k++)
-                apply(L, w, cur->v[k]);
-        }
-        cur->n = 0;
-        S->fail |= !collect(L, S->W, cur) || L->fail;
-    }
-    for (int r = 0; r < S->size && !S->fail; r++)
-        for (int w = 0; w < T && !S->fail; w++)
-            S->fail |= !tbm_vec_take(&S->send[r], &S->W[w].send[r]);
 }
 
 /* Superstep: one MPI_Allgather of every rank's row (failed, words to each
@@ -376,10 +332,134 @@ static bool superstep(struct msolve *S)
     return true;
 }
 
-/* Rounds t = n .. -n of the slice, supersteps inside a round.  Rounds with
- * no seed on any rank are skipped (one MPI_Allreduce per level). */
+/* ---- the rounds: a client of retro_rounds (retro/retro.h) --------------
+ * Round t on this rank: pass 0 takes the slice's seeds MCHUNK entries an
+ * item; then waves of local work, each a pass (again): the updates the last
+ * pass made for own nodes, WAVE_CHUNK an item (a wave under WAVE_PAR is one
+ * item, one thread's: sharing it costs more than it saves); lean relay,
+ * when none are left: a pass over the blocks of lists with final nodes
+ * pending.  When no local work is left, the superstep (exchange), whose
+ * updates that arrive are the next wave; the round ends when a superstep
+ * sends nothing anywhere.  Out of memory on a thread is L->fail, agreed at
+ * the superstep; the stop and the failures agreed before each round. */
+
+static uint64_t mround_seeds(void *ctx, int t)
+{
+    const struct msolve *S = ctx;
+    uint64_t k = (S->L->Es + MCHUNK - 1) / MCHUNK;
+    /* every rank plays the round (an empty slice one empty item) */
+    return S->any[t + S->L->n] ? (k ? k : 1) : 0;
+}
+
+static void *mround_begin(void *ctx, int me)
+{
+    struct msolve *S = ctx;
+    return &S->W[me];
+}
+
+/* Item k of round t's pass: seeds (pass 0), a chunk of the wave or a relay
+ * block. */
+static bool mround_work(void *th, int t, int pass, uint64_t k)
+{
+    struct mwork *W = th;
+    struct msolve *S = W->S;
+    struct mlvl *L = S->L;
+    if (pass == 0) {
+        uint64_t a = k * MCHUNK, b = a + MCHUNK < L->Es ? a + MCHUNK : L->Es;
+        seeds(L, W, a, b, t);
+    } else if (S->kind == PASS_WAVE) {
+        size_t a = k * S->chunk, b = a + S->chunk < S->cur.n ? a + S->chunk : S->cur.n;
+        for (size_t i = a; i < b; i++)
+            apply(L, W, S->cur.v[i], (int8_t)t);
+    } else if (L->bdirty[k]) {
+        L->bdirty[k] = 0;
+        relay_block(L, W, k);
+    }
+    return true;
+}
+
+/* The wave in cur as a pass's items (its size noted in L->bufbytes). */
+static uint64_t wave_items(struct msolve *S)
+{
+    struct mlvl *L = S->L;
+    if (S->cur.n * sizeof *S->cur.v > L->bufbytes)
+        L->bufbytes = S->cur.n * sizeof *S->cur.v;
+    S->kind = PASS_WAVE;
+    S->chunk = S->cur.n < WAVE_PAR ? S->cur.n : WAVE_CHUNK;
+    return (S->cur.n + S->chunk - 1) / S->chunk;
+}
+
+/* After a pass: the threads' next waves into cur, the next wave's items;
+ * none left: lean relay, the blocks with final nodes pending; else 0 (the
+ * exchange). */
+static uint64_t mround_again(void *ctx, int t)
+{
+    (void)t;
+    struct msolve *S = ctx;
+    struct mlvl *L = S->L;
+    S->cur.n = 0; /* applied (only a wave pass leaves cur not empty) */
+    S->fail |= !collect(L, S->W, &S->cur) || L->fail;
+    if (S->fail)
+        return 0;
+    if (S->cur.n)
+        return wave_items(S);
+    if (L->rel && L->pending) {
+        L->pending = 0;
+        S->kind = PASS_RELAY;
+        return L->rel->nblocks;
+    }
+    return 0;
+}
+
+/* No local work left: what the threads have for other ranks gathered by
+ * rank, supersteps until updates arrive here (the next wave's items) or
+ * the round is over everywhere (0). */
+static uint64_t mround_exchange(void *ctx, int t)
+{
+    (void)t;
+    struct msolve *S = ctx;
+    for (;;) {
+        for (int r = 0; r < S->size && !S->fail; r++)
+            for (int w = 0; w < S->T && !S->fail; w++)
+                S->fail |= !tbm_vec_take(&S->send[r], &S->W[w].send[r]);
+        if (!superstep(S))
+            return 0;
+        if (S->cur.n)
+            return wave_items(S);
+    }
+}
+
+/* Before round t: the stop and the failures agreed by every rank. */
+static bool mround_stopped(void *ctx, int t)
+{
+    (void)t;
+    struct msolve *S = ctx;
+    int flags[2] = {stop_requested(S->L), S->fail}, g[2];
+    tbm_allreduce(S->L->M, flags, g, 2, MPI_INT, MPI_MAX);
+    return g[0] || g[1];
+}
+
+static void mround_progress(void *ctx, int t)
+{
+    struct mlvl *L = ((struct msolve *)ctx)->L;
+    if (L->opt && L->opt->progress && L->M->rank == 0)
+        L->opt->progress(L->opt->ctx, L->n, L->E,
+                         0.8 + 0.15 * (double)(L->n - t + 1) / (2 * L->n + 1), "solve");
+}
+
+/* Rounds t = n .. -n of the slice (retro_rounds).  Rounds with no seed on
+ * any rank are skipped (one MPI_Allreduce per level). */
 static enum sow_status solve(struct mlvl *L, struct sow_error *e)
 {
+    static const struct retro_round_ops ops = {
+        .seeds = mround_seeds,
+        .begin = mround_begin,
+        .work = mround_work,
+        .again = mround_again,
+        .exchange = mround_exchange,
+        .stopped = mround_stopped,
+        .progress = mround_progress,
+    };
     int n = L->n, V = 2 * n + 1;
     struct msolve S = {.L = L, .T = L->threads, .size = L->M->size};
     int *seeded = calloc((size_t)V, sizeof *seeded), *any = calloc((size_t)V, sizeof *any);
@@ -398,35 +478,15 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
         goto out;
     }
     tbm_allreduce(L->M, seeded, any, V, MPI_INT, MPI_LOR);
-    uint64_t nchunks = (L->Es + MCHUNK - 1) / MCHUNK;
-    for (int t = n; t >= -n && !S.fail; t--) {
-        if (!any[t + n])
-            continue;
-        int flags[2] = {stop_requested(L), S.fail}, g[2];
-        tbm_allreduce(L->M, flags, g, 2, MPI_INT, MPI_MAX);
-        if (g[0] || g[1])
-            break;
-        if (L->opt && L->opt->progress && L->M->rank == 0)
-            L->opt->progress(L->opt->ctx, n, L->E, 0.8 + 0.15 * (double)(n - t) / V, "solve");
-        L->t = t;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(S.T) if (S.T > 1)
-        for (uint64_t ch = 0; ch < nchunks; ch++) {
-            uint64_t a = ch * MCHUNK, b = a + MCHUNK < L->Es ? a + MCHUNK : L->Es;
-            seeds(L, &S.W[omp_get_thread_num()], a, b);
-        }
-        S.fail |= !collect(L, S.W, &S.cur) || L->fail;
-        do
-            local_waves(&S);
-        while (superstep(&S));
-    }
-    {
-        int flags[2] = {stop_requested(L), S.fail}, g[2];
-        tbm_allreduce(L->M, flags, g, 2, MPI_INT, MPI_MAX);
-        if (g[1])
-            st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the solve", n);
-        else if (g[0])
-            st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
-    }
+    S.any = any;
+    struct retro_rounds R = {.ops = &ops, .ctx = &S, .n = n, .threads = S.T};
+    retro_rounds(&R); /* (no thread fails: failures are S.fail, agreed) */
+    int flags[2] = {stop_requested(L), S.fail}, g[2];
+    tbm_allreduce(L->M, flags, g, 2, MPI_INT, MPI_MAX);
+    if (g[1])
+        st = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory in the solve", n);
+    else if (g[0])
+        st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
 out:
     msolve_free(&S);
     free(seeded);

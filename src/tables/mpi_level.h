@@ -5,7 +5,8 @@
  * retro/retro.h.
  *
  * Thread-safety: a struct mlvl belongs to one level on one rank; MPI calls
- * are made by the rank's main thread only (outside OpenMP regions).
+ * are made by the rank's main thread only (outside OpenMP regions, or as
+ * thread 0 of the solve's rounds while the other threads wait).
  */
 #ifndef SOW_TABLES_MPI_LEVEL_H
 #define SOW_TABLES_MPI_LEVEL_H
@@ -28,7 +29,7 @@
 #define MCHUNK 4096
 #define WAVE_CHUNK 64 /* updates per OpenMP work item in a wave */
 #define PROBE_PIECE ((uint64_t)1 << 22) /* own entries per probe batch (owned lower levels) */
-#define WAVE_PAR 4096 /* smaller waves run on one thread (a parallel region costs more) */
+#define WAVE_PAR 4096 /* smaller waves are one work item, one thread's (sharing costs more) */
 #define RELAY_PIECE ((uint64_t)1 << 18) /* lean relay: own entries per edge batch */
 #define RWORDS (((uint64_t)1 << LREL_BSHIFT) / 32) /* pend words of a block of lists */
 #define RSMALL 64 /* fewer final nodes in a block: their lists read alone */
@@ -95,7 +96,6 @@ struct mlvl {
      * global index of the level is below 2^32 (rev32), else 8 (rev64) */
     uint32_t *rev32;
     uint64_t *rev64;
-    int t;          /* the round */
     int fail;       /* out of memory on some thread */
     uint64_t moves;
     uint64_t sent_words; /* 4-byte words sent to other ranks (edges count 2) */
@@ -105,6 +105,7 @@ struct mlvl {
 
 /* One thread's buffers in the solve. */
 struct mwork {
+    struct msolve *S; /* the solve (mpi_build.c) */
     struct vec next;  /* updates of own nodes for the next wave */
     struct vec *send; /* [size]: updates for the other ranks' nodes */
     sow_position *cand; /* lean: a final node's candidate predecessors */

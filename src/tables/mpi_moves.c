@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "mpi_level.h"
+#include "move_group.h"
 #include "tables/tb_lean.h"
 #include "util.h"
 #include "unmove.h"
@@ -24,79 +25,107 @@
  * Owned lower levels: each capture's probe goes as the request (m, q's
  * local index on its owner in level m) to rq[w][that owner], and (own
  * entry, captured difference + 128) to rr[w][same owner], in the same order
- * (probe_owned answers them). */
-bool tbm_pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: lean */,
-                       struct vec *rq, struct vec *rr, uint64_t from, uint64_t to /* own entries */)
+ * (probe_owned answers them); mapped: probed here.  The loop over a chunk's
+ * groups of positions is move_group.h's, with these hooks. */
+struct mmv {
+    struct mlvl *L;
+    const struct tb_mpass *P;
+    struct vec *eb, *rq, *rr; /* the thread's, [size] each; NULL: not sent */
+    bool *ok;                 /* false: out of memory (any thread) */
+};
+
+static inline __attribute__((always_inline)) void mmv_pos(void *x, uint64_t idx, sow_position *p)
 {
-    int size = L->M->size, n = L->n;
+    entry_pos(((struct mmv *)x)->L, idx, p);
+}
+
+static inline __attribute__((always_inline)) void
+mmv_edge(void *x, uint64_t idx, const struct sow_child *c, int N)
+{
+    struct mmv *v = x;
+    struct mlvl *L = v->L;
+    if (!v->eb)
+        return;
+    uint64_t g = L->bound[0] + tb_index_b(L->ix, &c->pos, N, L->boards);
+    int o = tbm_owner_of(L->bound, L->E, L->M->size, g);
+    struct vec *d = &v->eb[o];
+    if (!vec_push(d, (uint32_t)(g - L->bound[o])) || !vec_push(d, (uint32_t)(idx - L->lo)))
+        __atomic_store_n(v->ok, false, __ATOMIC_RELAXED);
+}
+
+static inline __attribute__((always_inline)) void
+mmv_exit(void *x, struct tb_mgroup *G, int *np, uint64_t idx, int j, const struct sow_child *c,
+         int N)
+{
+    struct mmv *v = x;
+    if (!v->rq) {
+        tb_mgroup_probe(v->P, G, np, j, c, N);
+        return;
+    }
+    struct mlvl *L = v->L;
+    int size = L->M->size, m = L->n - retro_taken(c);
+    const uint64_t *lb = L->lbound + (size_t)m * (size_t)(size + 1);
+    uint64_t g = lb[0] + tb_index_b(L->ix, &c->pos, N, L->lower->boards[m]);
+    int o = tbm_owner_of(lb, lb[size] - lb[0], size, g);
+    if (!vec_push(&v->rq[o], (uint32_t)m) || !vec_push(&v->rq[o], (uint32_t)(g - lb[o])) ||
+        !vec_push(&v->rr[o], (uint32_t)(idx - L->lo)) ||
+        !vec_push(&v->rr[o], (uint32_t)(retro_gain(c) + 128)))
+        __atomic_store_n(v->ok, false, __ATOMIC_RELAXED);
+}
+
+static inline __attribute__((always_inline)) void
+mmv_group(void *x, const struct tb_mgroup *G, uint64_t g, uint64_t ge)
+{
+    const struct mlvl *L = ((struct mmv *)x)->L;
+    uint64_t i0 = g - L->lo; /* own entry of level entry g */
+    int8_t *be = L->be + i0, *xl = L->xl + i0, *xh = L->xh + i0;
+    uint8_t *cnt = L->cnt + i0;
+    for (uint64_t i = 0; i < ge - g; i++) {
+        be[i] = (int8_t)G->best[i];
+        cnt[i] = (uint8_t)G->deg[i];
+        xl[i] = xh[i] = RETRO_UNDONE;
+    }
+}
+
+/* The moves of level entries [a, b); N = holes per side, a constant where
+ * the caller makes it one. */
+static inline __attribute__((always_inline)) void
+moves_chunk(struct mmv *v, struct tb_mgroup *G, uint64_t a, uint64_t b, int N)
+{
+    tb_move_chunk(v->P, G, v, a, b, N, mmv_pos, mmv_edge, mmv_exit, NULL, mmv_group);
+}
+
+bool tbm_pass_moves(struct mlvl *L, struct vec *eb /* [threads][size]; NULL: lean */,
+                    struct vec *rq, struct vec *rr, uint64_t from, uint64_t to /* own entries */)
+{
+    int size = L->M->size;
     uint64_t nchunks = (to - from + MCHUNK - 1) / MCHUNK;
     bool ok = true;
     uint64_t moves = 0;
+    const struct tb_mpass P = {.rs = L->rs, .ix = L->ix, .lower = L->lower, .n = L->n};
 #pragma omp parallel num_threads(L->threads) reduction(+ : moves)
     {
         int w = omp_get_thread_num();
-        struct vec *mine = eb ? eb + (size_t)w * (size_t)size : NULL;
-        struct vec *myrq = rq ? rq + (size_t)w * (size_t)size : NULL;
-        struct vec *myrr = rr ? rr + (size_t)w * (size_t)size : NULL;
-        struct sow_relay_cache *cache = L->rs->relay ? rules_cache_new(16) : NULL;
+        struct mmv v = {.L = L, .P = &P, .ok = &ok};
+        v.eb = eb ? eb + (size_t)w * (size_t)size : NULL;
+        v.rq = rq ? rq + (size_t)w * (size_t)size : NULL;
+        v.rr = rr ? rr + (size_t)w * (size_t)size : NULL;
         struct sow_movelist ml;
+        struct tb_mgroup G = {.ml = &ml, .cache = L->rs->relay ? rules_cache_new(16) : NULL};
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t ch = 0; ch < nchunks; ch++) {
             if (!__atomic_load_n(&ok, __ATOMIC_RELAXED) || stop_requested(L))
                 continue;
             uint64_t a = L->lo + from + ch * MCHUNK,
                      b = a + MCHUNK < L->lo + to ? a + MCHUNK : L->lo + to;
-            sow_position p;
-            entry_pos(L, a, &p);
-            for (uint64_t idx = a; idx < b; idx++) {
-                uint64_t i = idx - L->lo;
-                L->rs->generate(L->rs, &p, &ml, cache, NULL);
-                moves += (uint64_t)ml.n;
-                int best = retro_be_start(&ml), deg = 0;
-                for (int k = 0; k < ml.n; k++) {
-                    const struct sow_child *c = &ml.c[k];
-                    int cap = retro_taken(c);
-                    if (cap) {
-                        int m = n - cap;
-                        uint64_t q = child_index(L->ix, &c->pos, L->lower->boards[m]);
-                        int d = retro_gain(c);
-                        if (myrq) {
-                            const uint64_t *lb = L->lbound + (size_t)m * (size_t)(size + 1);
-                            uint64_t g = lb[0] + q;
-                            int o = tbm_owner_of(lb, lb[size] - lb[0], size, g);
-                            if (!vec_push(&myrq[o], (uint32_t)m) ||
-                                !vec_push(&myrq[o], (uint32_t)(g - lb[o])) ||
-                                !vec_push(&myrr[o], (uint32_t)i) ||
-                                !vec_push(&myrr[o], (uint32_t)(d + 128))) {
-#pragma omp atomic write
-                                ok = false;
-                            }
-                            continue;
-                        }
-                        int ev = d - L->lower->lv[m].v[q];
-                        if (ev > best)
-                            best = ev;
-                    } else {
-                        deg++;
-                        if (!mine)
-                            continue;
-                        uint64_t g = L->bound[0] + child_index(L->ix, &c->pos, L->boards);
-                        int o = tbm_owner_of(L->bound, L->E, size, g);
-                        struct vec *d = &mine[o];
-                        if (!vec_push(d, (uint32_t)(g - L->bound[o])) || !vec_push(d, (uint32_t)i)) {
-#pragma omp atomic write
-                            ok = false;
-                        }
-                    }
-                }
-                L->be[i] = (int8_t)best;
-                L->cnt[i] = (uint8_t)deg;
-                L->xl[i] = L->xh[i] = RETRO_UNDONE;
-                if (idx + 1 < b && !tb_index_next(L->ix, p.board.h))
-                    entry_pos(L, idx + 1, &p);
-            }
+            /* 2x6 gets its own copy: the ranks unroll */
+            if (L->ix->pits == 6)
+                moves_chunk(&v, &G, a, b, 6);
+            else
+                moves_chunk(&v, &G, a, b, L->ix->pits);
         }
-        rules_cache_free(cache);
+        moves += G.moves;
+        rules_cache_free(G.cache);
     }
     L->moves += moves;
     return ok;
