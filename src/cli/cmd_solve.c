@@ -115,6 +115,58 @@ struct solve_args {
     bool disk;                              /* (diskclosure) */
 };
 
+/* --work made if missing; --save's directory writable before the solve,
+ * not after it.  0 or CLI_BAD (message printed). */
+static int solve_check_paths(struct solve_args *a)
+{
+    if (a->work) {
+        struct stat sb;
+        if (mkdir(a->work, 0777) < 0 && errno != EEXIST)
+            return cli_bad("solve", "--work %s: cannot create: %s", a->work, strerror(errno));
+        if (stat(a->work, &sb) < 0 || !S_ISDIR(sb.st_mode))
+            return cli_bad("solve", "--work %s: not a directory", a->work);
+    }
+    if (a->save) {
+        /* Where the file goes is checked before the solve, not after it. */
+        char dir[4096];
+        const char *slash = strrchr(a->save, '/');
+        if (!slash)
+            snprintf(dir, sizeof dir, ".");
+        else
+            snprintf(dir, sizeof dir, "%.*s", (int)(slash == a->save ? 1 : slash - a->save),
+                     a->save);
+        struct stat sb;
+        if (slash && !slash[1])
+            return cli_bad("solve", "--save %s: a file name is needed, not a directory", a->save);
+        if (stat(a->save, &sb) == 0 && S_ISDIR(sb.st_mode))
+            return cli_bad("solve", "--save %s: is a directory", a->save);
+        if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
+            return cli_bad("solve", "--save %s: no directory %s", a->save, dir);
+        if (access(dir, W_OK | X_OK) < 0)
+            return cli_bad("solve", "--save %s: cannot write in %s: %s", a->save, dir,
+                           strerror(errno));
+        a->levels = 0; /* the closure alone: every position the start reaches, in the file */
+    }
+    return 0;
+}
+
+/* The tables options: an explicit path checked (a mistyped --tables would
+ * otherwise solve without them), else the default path in the bounded
+ * modes.  0 or CLI_BAD (message printed). */
+static int solve_tables_args(struct solve_args *a, bool bounded)
+{
+    char tmsg[600];
+    if (a->tables && a->no_tables)
+        return cli_bad("solve", "--tables and --no-tables exclude each other");
+    if (a->tables && tpath_check(a->tables, tmsg, sizeof tmsg) < 0)
+        return cli_bad("solve", "--tables %s", tmsg);
+    if (!a->tables && !a->no_tables && bounded)
+        a->tables = a->tables_default = tpath_default_usable(); /* NULL: none */
+    if (a->table_cache && !a->tables)
+        return cli_bad("solve", "--table-cache sizes the tables' cache: give --tables");
+    return 0;
+}
+
 /* Parse and validate: 0, CLI_HELP or CLI_BAD (message printed). */
 static int solve_parse(int argc, char **argv, struct solve_args *a)
 {
@@ -207,47 +259,11 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
     if (a->disk && (!a->work || a->solution || bounded))
         return cli_bad("solve", "--disk keeps the closure's levels in the --work directory: "
                                 "give --work DIR, not with --solution, --depth/--time");
-    if (a->work) {
-        struct stat sb;
-        if (mkdir(a->work, 0777) < 0 && errno != EEXIST)
-            return cli_bad("solve", "--work %s: cannot create: %s", a->work, strerror(errno));
-        if (stat(a->work, &sb) < 0 || !S_ISDIR(sb.st_mode))
-            return cli_bad("solve", "--work %s: not a directory", a->work);
-    }
-    if (a->save) {
-        /* Where the file goes is checked before the solve, not after it. */
-        char dir[4096];
-        const char *slash = strrchr(a->save, '/');
-        if (!slash)
-            snprintf(dir, sizeof dir, ".");
-        else
-            snprintf(dir, sizeof dir, "%.*s", (int)(slash == a->save ? 1 : slash - a->save),
-                     a->save);
-        struct stat sb;
-        if (slash && !slash[1])
-            return cli_bad("solve", "--save %s: a file name is needed, not a directory", a->save);
-        if (stat(a->save, &sb) == 0 && S_ISDIR(sb.st_mode))
-            return cli_bad("solve", "--save %s: is a directory", a->save);
-        if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
-            return cli_bad("solve", "--save %s: no directory %s", a->save, dir);
-        if (access(dir, W_OK | X_OK) < 0)
-            return cli_bad("solve", "--save %s: cannot write in %s: %s", a->save, dir,
-                           strerror(errno));
-        a->levels = 0; /* the closure alone: every position the start reaches, in the file */
-    }
+    if (solve_check_paths(a))
+        return CLI_BAD;
     if (cli_game_setup("solve", &a->g))
         return CLI_BAD;
-    char tmsg[600];
-    if (a->tables && a->no_tables)
-        return cli_bad("solve", "--tables and --no-tables exclude each other");
-    if (a->tables && tpath_check(a->tables, tmsg, sizeof tmsg) < 0)
-        return cli_bad("solve", "--tables %s", tmsg); /* a mistyped --tables would
-                                                       * otherwise solve without them */
-    if (!a->tables && !a->no_tables && bounded)
-        a->tables = a->tables_default = tpath_default_usable(); /* NULL: none */
-    if (a->table_cache && !a->tables)
-        return cli_bad("solve", "--table-cache sizes the tables' cache: give --tables");
-    return 0;
+    return solve_tables_args(a, bounded);
 }
 
 /* Print the result (text or JSON).  0, or -1 if stopped meanwhile (the
