@@ -278,17 +278,43 @@ enum clos_err clos_renumber(struct clos *c, const struct clos_env *env, const ui
     uint64_t *nk = clos_keys_map(nb);
     if (!nk)
         return CLOS_OOM;
-    uint64_t pos[SOW_MAX_SEEDS + 1];
     c->start[0] = 0;
-    for (int m = 0; m <= SOW_MAX_SEEDS; m++) {
+    for (int m = 0; m <= SOW_MAX_SEEDS; m++)
         c->start[m + 1] = c->start[m] + lvl[m];
-        pos[m] = c->start[m];
+    /* a stable counting sort: each thread counts a block of the nodes by
+     * level, then copies its block behind the blocks before it, so that
+     * the order is the serial one's whatever the threads */
+    const int nth = env->threads > 1 && N >= ((uint64_t)1 << 16)
+                        ? (env->threads < 64 ? env->threads : 64) : 1;
+    uint64_t (*pos)[SOW_MAX_SEEDS + 1] = calloc((size_t)nth, sizeof *pos);
+    if (!pos) {
+        munmap(nk, nb);
+        return CLOS_OOM;
     }
-    for (uint64_t i = 0; i < N; i++) {
-        const uint64_t *w = &c->key[i * K];
-        uint64_t j = pos[key_level(w, K)]++;
-        memcpy(&nk[j * K], w, (size_t)K * 8);
+#pragma omp parallel num_threads(nth)
+    {
+        const int t = omp_get_thread_num(), k = omp_get_num_threads();
+        const uint64_t a = N * (uint64_t)t / (uint64_t)k, b = N * (uint64_t)(t + 1) / (uint64_t)k;
+        uint64_t *my = pos[t];
+        for (uint64_t i = a; i < b; i++)
+            my[key_level(&c->key[i * K], K)]++;
+#pragma omp barrier
+#pragma omp single
+        for (int m = 0; m <= SOW_MAX_SEEDS; m++) {
+            uint64_t at = c->start[m];
+            for (int u = 0; u < k; u++) {
+                uint64_t x = pos[u][m];
+                pos[u][m] = at;
+                at += x;
+            }
+        }
+        for (uint64_t i = a; i < b; i++) {
+            const uint64_t *w = &c->key[i * K];
+            uint64_t j = my[key_level(w, K)]++;
+            memcpy(&nk[j * K], w, (size_t)K * 8);
+        }
     }
+    free(pos);
     clos_keys_free(c);
     c->key = nk;
     c->kbytes = nb;

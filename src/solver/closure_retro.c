@@ -220,23 +220,6 @@ void clos_roff_back(uint32_t *roff, uint64_t Nl)
     roff[0] = 0;
 }
 
-/* The reverse CSR of the in-level edges (roff, rev) from the forward slots. */
-static void reverse_edges(const struct clos *c, uint64_t Nl, struct level_work *w)
-{
-    const int slots = c->slots;
-    memset(w->roff, 0, sizeof *w->roff * (Nl + 1));
-    for (uint64_t p = 0; p < Nl; p++)
-        for (int k = 0; k < w->cnt[p]; k++)
-            w->roff[w->fwd[p * slots + k] + 1]++;
-    clos_roff_sum(w->roff, Nl);
-    for (uint64_t p = 0; p < Nl; p++)
-        for (int k = 0; k < w->cnt[p]; k++) {
-            uint32_t q = w->fwd[p * slots + k];
-            w->rev[w->roff[q]++] = (uint32_t)p;
-        }
-    clos_roff_back(w->roff, Nl);
-}
-
 /* The in-level predecessors of copies batch[j0 .. j1) (level-local
  * indices, once per move, as reverse edges would list them: pbuf at
  * j * TB_UNMOVE_MAX, pcnt[j] of them), for a level on disk of a
@@ -367,9 +350,10 @@ static bool retro_look(const struct clos *c, const struct clos_env *env, int m, 
 
 /* The retrograde's end: lo and hi of nodes [s0, s0 + Nl) from their copies'
  * thresholds, a copy never final at its worst (-m for L, m for H). */
-static void retro_clamp(struct clos *c, int m, uint64_t s0, uint64_t Nl)
+static void retro_clamp(struct clos *c, int m, uint64_t s0, uint64_t Nl, int nt)
 {
     int8_t *xl = c->lo + s0, *xh = c->hi + s0;
+#pragma omp parallel for schedule(static, 1 << 14) num_threads(nt) if (nt > 1 && Nl >= (1 << 16))
     for (uint64_t p = 0; p < Nl; p++) {
         xl[p] = (int8_t)(xl[p] == RETRO_UNDONE ? -m : clamp8(xl[p], -m, m));
         xh[p] = (int8_t)(xh[p] == RETRO_UNDONE ? m : clamp8(-xh[p], -m, m));
@@ -389,6 +373,47 @@ static void retro_clamp(struct clos *c, int m, uint64_t s0, uint64_t Nl)
 #define PAR_BUF 64
 /* Levels under this many positions: one thread (barriers cost more). */
 #define PAR_MIN ((uint64_t)1 << 16)
+/* The reverse CSR of the in-level edges (roff, rev) from the forward slots,
+ * on nt threads from PAR_MIN positions: the counts and the lists' places
+ * by atomic adds, so that a list's order depends on the threads; the
+ * retrograde's values do not (a round's copies final are its least
+ * fixpoint, retro/retro.h), and one thread lists them in node order. */
+static void reverse_edges(const struct clos *c, uint64_t Nl, struct level_work *w, int nt)
+{
+    const int slots = c->slots;
+    const uint32_t *fwd = w->fwd;
+    const uint8_t *cnt = w->cnt;
+    uint32_t *roff = w->roff, *rev = w->rev;
+    memset(roff, 0, sizeof *roff * (Nl + 1));
+    if (nt > 1 && Nl >= PAR_MIN) {
+#pragma omp parallel num_threads(nt)
+        {
+#pragma omp for schedule(static, 4096)
+            for (uint64_t p = 0; p < Nl; p++)
+                for (int k = 0; k < cnt[p]; k++)
+                    __atomic_fetch_add(&roff[fwd[p * slots + k] + 1], 1, __ATOMIC_RELAXED);
+#pragma omp single
+            clos_roff_sum(roff, Nl);
+#pragma omp for schedule(static, 4096)
+            for (uint64_t p = 0; p < Nl; p++)
+                for (int k = 0; k < cnt[p]; k++)
+                    rev[__atomic_fetch_add(&roff[fwd[p * slots + k]], 1, __ATOMIC_RELAXED)] =
+                        (uint32_t)p;
+        }
+    } else {
+        for (uint64_t p = 0; p < Nl; p++)
+            for (int k = 0; k < cnt[p]; k++)
+                roff[fwd[p * slots + k] + 1]++;
+        clos_roff_sum(roff, Nl);
+        for (uint64_t p = 0; p < Nl; p++)
+            for (int k = 0; k < cnt[p]; k++) {
+                uint32_t q = fwd[p * slots + k];
+                rev[roff[q]++] = (uint32_t)p;
+            }
+    }
+    clos_roff_back(roff, Nl);
+}
+
 /* A thread's newly final copies, put into the shared log PAR_BUF at a time
  * (one atomic add for the lot, not one a copy). */
 struct par_out {
@@ -497,7 +522,7 @@ static bool solve_level_par(struct clos *c, const struct clos_env *env, int m, u
     }
     if (stop)
         return false;
-    retro_clamp(c, m, s0, Nl);
+    retro_clamp(c, m, s0, Nl, env->threads);
     return true;
 }
 #undef PAR_BUF
@@ -628,7 +653,7 @@ static bool solve_level_serial(struct clos *c, const struct clos_env *env, int m
         }
     }
 #undef PUSH
-    retro_clamp(c, m, s0, Nl);
+    retro_clamp(c, m, s0, Nl, env->threads);
     return true;
 }
 
@@ -756,7 +781,7 @@ enum clos_err clos_solve_levels(struct clos *c, const struct clos_env *env, int 
             e = CLOS_OOM;
             break;
         }
-        reverse_edges(c, Nl, &w);
+        reverse_edges(c, Nl, &w, env->threads);
         if (!clos_solve_level(c, env, m, s0, Nl, &w)) {
             e = CLOS_STOPPED;
             break;
