@@ -1117,6 +1117,43 @@ Test(closure, threaded_retrograde_same, .timeout = 120)
     }
 }
 
+/* The set's threaded fill gives exactly the serial fill's cells (solution
+ * files hold them): every rule set's closure, 2 to 7 ranges, at the
+ * solve's load (3/5, where the threaded fill must never refuse) and at
+ * loads up to n/(n+1), where runs cross the ranges' boundaries and are put
+ * back (counted: some must be) or reach too far (refused). */
+Test(closure, set_fill_threads_same, .timeout = 120)
+{
+    int fixed = 0, filled = 0, refused = 0;
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        sow_position root = dk_small(r, &rs);
+        struct clos *one;
+        uint64_t c1[3];
+        cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &one, c1), CLOS_OK);
+        const uint64_t n = clos_size(one);
+        const uint64_t caps[] = {clos_set_cells_for(n), n + n / 2, n + n / 8, n + n / 20 + 1,
+                                 n + 1};
+        for (int k = 0; k < 5; k++)
+            for (int t = 2; t <= 7; t++) {
+                int x = clos_set_fill_check(one, caps[k], t);
+                cr_assert(x != -1, "%s: %llu nodes in %llu cells on %d threads: the cells differ",
+                          rs.name, (unsigned long long)n, (unsigned long long)caps[k], t);
+                cr_assert(k > 0 || x >= 0, "%s: refused at the solve's load (%d)", rs.name, x);
+                if (x >= 0) {
+                    filled++;
+                    fixed += x;
+                } else {
+                    refused++;
+                }
+            }
+        clos_free(one);
+    }
+    cr_log_info("set fills: %d the same (%d boundaries put back), %d refused", filled, fixed,
+                refused);
+    cr_assert(fixed > 20, "only %d boundaries put back", fixed);
+}
+
 /* need GB and budget GB of a refusal's "... X GB, the budget is Y GB". */
 static bool refusal_gb(const char *why, double *need, double *budget)
 {

@@ -157,6 +157,14 @@ uint32_t clos_cell(const struct clos *c, uint64_t j);
 /* The cells a set of n positions is built with (load at most 3/5). */
 uint64_t clos_set_cells_for(uint64_t n);
 
+/* (tests) The set's cells for the nodes 0 .. n-1, n < ncap, filled on
+ * `threads` threads as a rebuild fills them (closure_set.c), against the
+ * serial fill's: how many range boundaries had a run put back across them
+ * (>= 0) when the cells are the same, -1 when they differ, -2 when the
+ * threaded fill refused (a run reaching past a quarter of a range: a
+ * rebuild then fills serially) or memory ran out.  Thread-safe for
+ * distinct closures. */
+int clos_set_fill_check(const struct clos *c, uint64_t ncap, int threads);
 /* (tests) The sorted-key searches of the closure on disk: w's index in n
  * sorted keys k of K words (-1 if absent), and cnt of them at once (ks[j],
  * ns[j], the key ws[j * K ..]; cnt at most SOW_MAX_PITS + 1), their probes

@@ -36,6 +36,7 @@
 
 #include "closure.h"
 #include "retro/retro.h"
+#include "sow/tables_probe.h"
 #include "tables/tb_lean.h"
 #include "util.h"
 
@@ -444,6 +445,54 @@ static inline bool tb_exit(const struct clos_env *env, int tbmax, const struct s
                            int *tv)
 {
     return retro_taken(ch) && cl <= tbmax && tb_probe(env->tb, &ch->pos, tv);
+}
+
+/* The loaded tables' levels 0 .. tbmax read in place where they are not
+ * compressed: a table exit's value byte found by its index, as tb_probe
+ * finds it (tables/file.c: the relative state, the level by the board's
+ * seeds, state x boards + rank), so that the passes that take nodes in
+ * groups prefetch it with the set's cells instead of waiting for it.
+ * Filled once per pass; read-only, any thread. */
+struct tb_direct {
+    const struct tb_index *ix;
+    int tbmax, holes;
+    const int8_t *v[SOW_MAX_SEEDS + 1]; /* NULL: compressed (tb_probe) or not loaded */
+    uint64_t boards[SOW_MAX_SEEDS + 1];
+};
+
+static inline void tb_direct_init(struct tb_direct *d, const struct clos_env *env, int tbmax)
+{
+    memset(d, 0, sizeof *d);
+    d->tbmax = env->tb ? tbmax : -1;
+    if (d->tbmax < 0)
+        return;
+    d->ix = tb_set_index(env->tb);
+    d->holes = d->ix->holes;
+    for (int n = 0; n <= d->tbmax && n <= SOW_MAX_SEEDS; n++) {
+        d->v[n] = tb_level_values(env->tb, n, NULL);
+        d->boards[n] = tb_level_boards(d->ix, n);
+    }
+}
+
+/* Child ch (cl seeds on its board) as tb_exit sees it: 0 not a table exit,
+ * 1 a table exit whose value is at *at, 2 a table exit whose value is *tv
+ * (tb_probe: a compressed level). */
+static inline int tb_exit_at(const struct clos_env *env, const struct tb_direct *d,
+                             const struct sow_child *ch, int cl, const int8_t **at, int *tv)
+{
+    if (!retro_taken(ch) || cl > d->tbmax)
+        return 0;
+    const sow_position *p = &ch->pos;
+    int n = 0;
+    for (int i = 0; i < d->holes; i++)
+        n += p->board.h[i];
+    if (n > SOW_MAX_SEEDS || n > d->tbmax || !d->v[n])
+        return tb_probe(env->tb, p, tv) ? 2 : 0;
+    int st = tb_rel_state(d->ix, p);
+    if (st < 0)
+        return 0;
+    *at = &d->v[n][(uint64_t)st * d->boards[n] + tb_rank_side(d->ix, p->board.h, p->side)];
+    return 1;
 }
 
 static inline const void *dk_payload(const struct clos_disk *dk, int kind, int l)

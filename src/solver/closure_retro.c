@@ -143,6 +143,136 @@ static inline void level_moves(struct clos *c, const struct clos_env *env, int m
     w->cnt[li] = (uint8_t)deg;
 }
 
+/* The in-memory level pass (the lower levels and the level itself in the
+ * set, LM_FWD) a group of LM_GROUP nodes at a time: every node's moves
+ * generated and its children's set cells prefetched, then each look-up's
+ * first cell read and the node it names (key, value) prefetched, then the
+ * look-ups finished, node by node in order; the same be, cnt and forward
+ * slots as level_moves, whose single node's few look-ups left most of each
+ * cache miss waited for (the pass's samples sat on the cell's load). */
+#define LM_GROUP 8
+enum { LK_TB, LK_TBV, LK_EXIT, LK_IN };
+
+struct lm_node {
+    int n, b; /* moves (-1: more than slots), best exit so far */
+    uint8_t kind[SOW_MAX_PITS + 1];
+    int8_t d[SOW_MAX_PITS + 1]; /* an exit's gain (LK_TB: its value) */
+    uint64_t kw[SOW_MAX_PITS + 1][MAX_KEY_WORDS], kh[SOW_MAX_PITS + 1], at[SOW_MAX_PITS + 1];
+    const int8_t *tv[SOW_MAX_PITS + 1]; /* LK_TBV: the table's value byte */
+};
+
+static void lm_group(struct clos *c, const struct clos_env *env, int m, uint64_t s0, uint64_t i0,
+                     int g, int tid, const struct tb_direct *td, struct sow_movelist *ml,
+                     struct level_work *w, bool *missing, struct lm_node *nd)
+{
+    const struct ruleset *rs = c->rs;
+    const int K = c->K;
+    const uint64_t scap = c->scap;
+    const uint64_t *set = c->set;
+    for (int j = 0; j < g; j++) {
+        struct lm_node *x = &nd[j];
+        sow_position p;
+        clos_unpack(rs, K, &c->key[(i0 + (uint64_t)j) * K], &p);
+        rs->generate(rs, &p, ml, env->cache[tid], NULL);
+        if (ml->n > c->slots) { /* more moves than slots: cannot happen with the rule sets */
+            x->n = -1;
+            continue;
+        }
+        x->n = ml->n;
+        x->b = retro_be_start(ml);
+        for (int k = 0; k < ml->n; k++) {
+            const struct sow_child *ch = &ml->c[k];
+            int cap = retro_taken(ch), tv;
+            switch (tb_exit_at(env, td, ch, m - cap, &x->tv[k], &tv)) {
+            case 1:
+                __builtin_prefetch(x->tv[k]);
+                x->kind[k] = LK_TBV;
+                x->d[k] = (int8_t)retro_gain(ch);
+                continue;
+            case 2:
+                x->kind[k] = LK_TB;
+                x->d[k] = (int8_t)(retro_gain(ch) - tv);
+                continue;
+            }
+            x->kind[k] = cap ? LK_EXIT : LK_IN;
+            x->d[k] = (int8_t)retro_gain(ch);
+            clos_pack(rs, K, &ch->pos, x->kw[k]);
+            x->kh[k] = clos_hash(x->kw[k], K);
+            __builtin_prefetch(&set[slot_of(x->kh[k], scap)]);
+        }
+    }
+    /* the first cell of each look-up that is empty or has its fingerprint */
+    for (int j = 0; j < g; j++) {
+        struct lm_node *x = &nd[j];
+        for (int k = 0; k < x->n; k++) {
+            if (x->kind[k] == LK_TB || x->kind[k] == LK_TBV)
+                continue;
+            const uint32_t fp = (uint32_t)x->kh[k];
+            uint64_t s = slot_of(x->kh[k], scap);
+            for (;; s = s + 1 == scap ? 0 : s + 1) {
+                uint64_t y = set[s];
+                if (y == EMPTY_CELL)
+                    break;
+                if (CELL_FP(y) == fp) {
+                    __builtin_prefetch(&c->key[(uint64_t)CELL_IDX(y) * K]);
+                    if (x->kind[k] == LK_EXIT)
+                        __builtin_prefetch(&c->v[CELL_IDX(y)]);
+                    break;
+                }
+            }
+            x->at[k] = s;
+        }
+    }
+    for (int j = 0; j < g; j++) {
+        struct lm_node *x = &nd[j];
+        const uint64_t li = i0 + (uint64_t)j - s0;
+        uint32_t *fw = &w->fwd[li * (uint64_t)c->slots];
+        int b = x->n < 0 ? 0 : x->b, deg = 0;
+        if (x->n < 0)
+            *missing = true;
+        for (int k = 0; k < x->n; k++) {
+            if (x->kind[k] == LK_TB || x->kind[k] == LK_TBV) {
+                int val = x->kind[k] == LK_TB ? x->d[k] : x->d[k] - *x->tv[k];
+                if (val > b)
+                    b = val;
+                continue;
+            }
+            int64_t q = -1;
+            const uint32_t fp = (uint32_t)x->kh[k];
+            for (uint64_t s = x->at[k];; s = s + 1 == scap ? 0 : s + 1) {
+                uint64_t y = set[s];
+                if (y == EMPTY_CELL)
+                    break;
+                if (CELL_FP(y) == fp && same_key(&c->key[(uint64_t)CELL_IDX(y) * K], x->kw[k], K)) {
+                    q = CELL_IDX(y);
+                    break;
+                }
+            }
+            if (x->kind[k] == LK_EXIT) {
+                if (q < 0) {
+                    *missing = true;
+                    continue;
+                }
+                int val = x->d[k] - c->v[q];
+                if (val > b)
+                    b = val;
+                continue;
+            }
+            if (q < 0 || (uint64_t)q < s0 || (uint64_t)q - s0 >= w->nl) {
+                *missing = true;
+                continue;
+            }
+            fw[deg++] = (uint32_t)((uint64_t)q - s0);
+        }
+        if (deg < c->slots)
+            fw[deg] = UINT32_MAX;
+        if (b != RETRO_NONE_EXIT)
+            b = clamp8(b, -m, m);
+        w->be[li] = (int8_t)b;
+        w->cnt[li] = (uint8_t)deg;
+    }
+}
+
 /* level_moves of nodes [s0, s0 + n) of level m, on env->threads threads
  * (one below 256 nodes), in chunks taken in turn.  A level of a billion
  * positions takes minutes here, so the calling thread (tid 0) says how far
@@ -163,14 +293,24 @@ static void lm_run(struct clos *c, const struct clos_env *env, int m, uint64_t s
                    struct lm_share *sh)
 {
     struct sow_movelist ml;
+    struct lm_node nd[LM_GROUP];
+    const bool grouped = mode == LM_FWD && c->set && !c->dk;
+    struct tb_direct td;
+    if (grouped)
+        tb_direct_init(&td, env, tbmax);
     bool miss = false;
     for (;;) {
         const uint64_t a = __atomic_fetch_add(&sh->next, sh->chunk, __ATOMIC_RELAXED);
         if (a >= n || __atomic_load_n(&sh->stop, __ATOMIC_RELAXED))
             break;
         const uint64_t b = a + sh->chunk < n ? a + sh->chunk : n;
-        for (uint64_t i = s0 + a; i < s0 + b; i++)
-            level_moves(c, env, m, s0, i, tid, tbmax, &ml, w, &miss, mode);
+        if (grouped)
+            for (uint64_t i = s0 + a; i < s0 + b; i += LM_GROUP)
+                lm_group(c, env, m, s0, i, s0 + b - i < LM_GROUP ? (int)(s0 + b - i) : LM_GROUP,
+                         tid, &td, &ml, w, &miss, nd);
+        else
+            for (uint64_t i = s0 + a; i < s0 + b; i++)
+                level_moves(c, env, m, s0, i, tid, tbmax, &ml, w, &miss, mode);
         if (tid != 0)
             continue;
         double dt = util_now() - sh->t0, rate = dt > 0 ? (double)b / dt : 0;
@@ -218,23 +358,6 @@ void clos_roff_back(uint32_t *roff, uint64_t Nl)
     for (uint64_t p = Nl; p > 0; p--)
         roff[p] = roff[p - 1];
     roff[0] = 0;
-}
-
-/* The reverse CSR of the in-level edges (roff, rev) from the forward slots. */
-static void reverse_edges(const struct clos *c, uint64_t Nl, struct level_work *w)
-{
-    const int slots = c->slots;
-    memset(w->roff, 0, sizeof *w->roff * (Nl + 1));
-    for (uint64_t p = 0; p < Nl; p++)
-        for (int k = 0; k < w->cnt[p]; k++)
-            w->roff[w->fwd[p * slots + k] + 1]++;
-    clos_roff_sum(w->roff, Nl);
-    for (uint64_t p = 0; p < Nl; p++)
-        for (int k = 0; k < w->cnt[p]; k++) {
-            uint32_t q = w->fwd[p * slots + k];
-            w->rev[w->roff[q]++] = (uint32_t)p;
-        }
-    clos_roff_back(w->roff, Nl);
 }
 
 /* The in-level predecessors of copies batch[j0 .. j1) (level-local
@@ -367,9 +490,10 @@ static bool retro_look(const struct clos *c, const struct clos_env *env, int m, 
 
 /* The retrograde's end: lo and hi of nodes [s0, s0 + Nl) from their copies'
  * thresholds, a copy never final at its worst (-m for L, m for H). */
-static void retro_clamp(struct clos *c, int m, uint64_t s0, uint64_t Nl)
+static void retro_clamp(struct clos *c, int m, uint64_t s0, uint64_t Nl, int nt)
 {
     int8_t *xl = c->lo + s0, *xh = c->hi + s0;
+#pragma omp parallel for schedule(static, 1 << 14) num_threads(nt) if (nt > 1 && Nl >= (1 << 16))
     for (uint64_t p = 0; p < Nl; p++) {
         xl[p] = (int8_t)(xl[p] == RETRO_UNDONE ? -m : clamp8(xl[p], -m, m));
         xh[p] = (int8_t)(xh[p] == RETRO_UNDONE ? m : clamp8(-xh[p], -m, m));
@@ -389,6 +513,47 @@ static void retro_clamp(struct clos *c, int m, uint64_t s0, uint64_t Nl)
 #define PAR_BUF 64
 /* Levels under this many positions: one thread (barriers cost more). */
 #define PAR_MIN ((uint64_t)1 << 16)
+/* The reverse CSR of the in-level edges (roff, rev) from the forward slots,
+ * on nt threads from PAR_MIN positions: the counts and the lists' places
+ * by atomic adds, so that a list's order depends on the threads; the
+ * retrograde's values do not (a round's copies final are its least
+ * fixpoint, retro/retro.h), and one thread lists them in node order. */
+static void reverse_edges(const struct clos *c, uint64_t Nl, struct level_work *w, int nt)
+{
+    const int slots = c->slots;
+    const uint32_t *fwd = w->fwd;
+    const uint8_t *cnt = w->cnt;
+    uint32_t *roff = w->roff, *rev = w->rev;
+    memset(roff, 0, sizeof *roff * (Nl + 1));
+    if (nt > 1 && Nl >= PAR_MIN) {
+#pragma omp parallel num_threads(nt)
+        {
+#pragma omp for schedule(static, 4096)
+            for (uint64_t p = 0; p < Nl; p++)
+                for (int k = 0; k < cnt[p]; k++)
+                    __atomic_fetch_add(&roff[fwd[p * slots + k] + 1], 1, __ATOMIC_RELAXED);
+#pragma omp single
+            clos_roff_sum(roff, Nl);
+#pragma omp for schedule(static, 4096)
+            for (uint64_t p = 0; p < Nl; p++)
+                for (int k = 0; k < cnt[p]; k++)
+                    rev[__atomic_fetch_add(&roff[fwd[p * slots + k]], 1, __ATOMIC_RELAXED)] =
+                        (uint32_t)p;
+        }
+    } else {
+        for (uint64_t p = 0; p < Nl; p++)
+            for (int k = 0; k < cnt[p]; k++)
+                roff[fwd[p * slots + k] + 1]++;
+        clos_roff_sum(roff, Nl);
+        for (uint64_t p = 0; p < Nl; p++)
+            for (int k = 0; k < cnt[p]; k++) {
+                uint32_t q = fwd[p * slots + k];
+                rev[roff[q]++] = (uint32_t)p;
+            }
+    }
+    clos_roff_back(roff, Nl);
+}
+
 /* A thread's newly final copies, put into the shared log PAR_BUF at a time
  * (one atomic add for the lot, not one a copy). */
 struct par_out {
@@ -497,7 +662,7 @@ static bool solve_level_par(struct clos *c, const struct clos_env *env, int m, u
     }
     if (stop)
         return false;
-    retro_clamp(c, m, s0, Nl);
+    retro_clamp(c, m, s0, Nl, env->threads);
     return true;
 }
 #undef PAR_BUF
@@ -628,7 +793,7 @@ static bool solve_level_serial(struct clos *c, const struct clos_env *env, int m
         }
     }
 #undef PUSH
-    retro_clamp(c, m, s0, Nl);
+    retro_clamp(c, m, s0, Nl, env->threads);
     return true;
 }
 
@@ -756,7 +921,7 @@ enum clos_err clos_solve_levels(struct clos *c, const struct clos_env *env, int 
             e = CLOS_OOM;
             break;
         }
-        reverse_edges(c, Nl, &w);
+        reverse_edges(c, Nl, &w, env->threads);
         if (!clos_solve_level(c, env, m, s0, Nl, &w)) {
             e = CLOS_STOPPED;
             break;
