@@ -492,16 +492,21 @@ damaged() { # damaged NAME HOW: a copy of the level set with level 4 spoilt by H
 }
 run tables build --rules jodu --pits 2 --seeds 4 --dir "$WORK/tbj"
 run tables build --rules oware --pits 3 --seeds 4 --dir "$WORK/tb3"
-for how in truncated header-only short-header empty trailing payload-bit header-bit magic \
-           fixed-version fixed-scheme fixed-encoding fixed-entries fixed-rules \
-           "other-file $WORK/tbj/jodu-2x2-004.sowtb" "other-file $TB/oware-2x2-003.sowtb" \
-           "other-file $WORK/tb3/oware-2x3-004.sowtb"; do
-    # shellcheck disable=SC2086
-    damaged d $how
-    bad 2 tables probe --pits 2 --dir "$WORK/d" 2,1/1,0/A
-    bad 2 solve --tables "$WORK/d" 2,1/1,0/A
-    bad 2 tables stats --pits 2 --seeds 4 --dir "$WORK/d"
-    listing 2 tables verify "$WORK/d"
+HOWS=(truncated header-only short-header empty trailing payload-bit header-bit magic
+      fixed-version fixed-scheme fixed-encoding fixed-entries fixed-rules
+      "other-file $WORK/tbj/jodu-2x2-004.sowtb" "other-file $TB/oware-2x2-003.sowtb"
+      "other-file $WORK/tb3/oware-2x3-004.sowtb")
+# every copy spoilt by one Python start (each start costs a few tenths of a second)
+for k in "${!HOWS[@]}"; do
+    rm -rf "$WORK/d$k"; cp -r "$TB" "$WORK/d$k"
+    echo "$WORK/d$k/oware-2x2-004.sowtb ${HOWS[$k]}"
+done | python3 "$HERE/spoil_table.py" -
+for k in "${!HOWS[@]}"; do
+    d="$WORK/d$k"
+    bad 2 tables probe --pits 2 --dir "$d" 2,1/1,0/A
+    bad 2 solve --tables "$d" 2,1/1,0/A
+    bad 2 tables stats --pits 2 --seeds 4 --dir "$d"
+    listing 2 tables verify "$d"
 done
 damaged d fixed-value
 bad 2 tables probe --pits 2 --dir "$WORK/d" 2,1/1,0/A
@@ -945,11 +950,10 @@ done
 # Exit statuses do not depend on the command: bad input is 2 everywhere.
 bad 2 tables build --seeds 2 --dir ''
 bad 2 tables info --dir ''
-for how in truncated trailing fixed-version fixed-rules "other-file $WORK/tbj/jodu-2x2-004.sowtb"; do
-    # shellcheck disable=SC2086
-    damaged d $how
-    bad 2 tables build --pits 2 --seeds 5 --dir "$WORK/d"
-    check "damaged level 4 ($how): no level built above it" test ! -e "$WORK/d/oware-2x2-005.sowtb"
+for k in 0 4 8 12 13; do # the damaged copies above: truncated, trailing, fixed-version, ...
+    bad 2 tables build --pits 2 --seeds 5 --dir "$WORK/d$k"
+    check "damaged level 4 (${HOWS[$k]%% *}): no level built above it" \
+        test ! -e "$WORK/d$k/oware-2x2-005.sowtb"
 done
 
 # An address-space limit (ulimit -v) refuses up front like --memory: exit 2,
