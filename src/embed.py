@@ -8,8 +8,9 @@ usage: embed.py www|book|eval OUT.c [FILE...]
 www:  serve_www[i] = {"/NAME", TYPE, bytes, length}, TYPE from the file's
       extension (an unknown one stops the build, so that nothing is served
       with a guessed type; a name is letters, digits, '.', '_', '-')
-book: book_builtin[i] = {"NAME", bytes, length} (sow checks the books when
-      it reads them: book_parse); eval: eval_builtin[i], the same shape
+book: book_builtin[i] = {"NAME", bytes, length} (src/embedded.h; sow checks
+      the books when it reads them: book_parse); eval: eval_builtin[i], the
+      same struct
 Each list ends with a zeroed entry; NAME is the file's base name."""
 import os
 import sys
@@ -23,8 +24,8 @@ TYPES = {
 }
 KINDS = {  # header, array, struct, from
     "www": ("serve/www.h", "serve_www", "serve_file", "src/serve/www/"),
-    "book": ("book/builtin.h", "book_builtin", "book_file", "tables/book/"),
-    "eval": ("engine/eval_builtin.h", "eval_builtin", "eval_file", "tables/eval/"),
+    "book": ("book/builtin.h", "book_builtin", "embedded_file", "tables/book/"),
+    "eval": ("engine/eval_builtin.h", "eval_builtin", "embedded_file", "tables/eval/"),
 }
 
 

@@ -138,7 +138,7 @@ Test(eval, damaged_files_refused)
  * is that rule set's default. */
 Test(eval, builtin_files_are_the_defaults)
 {
-    for (const struct eval_file *f = eval_builtin; f->name; f++) {
+    for (const struct embedded_file *f = eval_builtin; f->name; f++) {
         struct eval_weights w, d;
         struct sow_error e;
         cr_assert_eq(eval_weights_read((const char *)f->data, f->len, f->name, &w, &e), SOW_OK,

@@ -237,9 +237,9 @@ enum sow_status book_load_builtin(const struct ruleset *rs, struct book *b, stru
     char name[96];
     book_name(rs, name, sizeof name);
     memset(b, 0, sizeof *b);
-    for (const struct book_file *f = book_builtin; f->name; f++)
-        if (!strcmp(f->name, name))
-            return book_parse(f->data, f->len, f->name, rs, b, e);
+    const struct embedded_file *f = embedded_find(book_builtin, name);
+    if (f)
+        return book_parse(f->data, f->len, f->name, rs, b, e);
     return sow_fail(e, SOW_E_INPUT, "no opening book of %s 2x%d with %d seeds in sow", rs->name,
                     rs->pits, rs->seeds);
 }

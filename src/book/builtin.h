@@ -7,17 +7,10 @@
 #ifndef SOW_BOOK_BUILTIN_H
 #define SOW_BOOK_BUILTIN_H
 
-#include <stddef.h>
-
 #include "book/book.h"
+#include "embedded.h"
 
-struct book_file {
-    const char *name;
-    const unsigned char *data;
-    size_t len;
-};
-
-extern const struct book_file book_builtin[];
+extern const struct embedded_file book_builtin[];
 
 /* rs's compiled-in book (book_name's file) into b: SOW_OK; SOW_E_INPUT if
  * sow has none for rs (b empty); as book_parse otherwise. */

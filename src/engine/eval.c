@@ -251,13 +251,11 @@ void eval_default_weights(const struct ruleset *rs, struct eval_weights *w)
 {
     char name[64];
     snprintf(name, sizeof name, "%s-2x%d.weights", rs->name, rs->pits);
-    for (const struct eval_file *f = eval_builtin; f->name; f++)
-        if (!strcmp(f->name, name)) {
-            struct sow_error e;
-            /* tests/test_eval.c reads every compiled-in file */
-            if (eval_weights_read((const char *)f->data, f->len, f->name, w, &e) == SOW_OK)
-                return;
-        }
+    const struct embedded_file *f = embedded_find(eval_builtin, name);
+    struct sow_error e;
+    /* tests/test_eval.c reads every compiled-in file */
+    if (f && eval_weights_read((const char *)f->data, f->len, f->name, w, &e) == SOW_OK)
+        return;
     eval_classic_weights(rs, w);
 }
 

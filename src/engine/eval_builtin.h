@@ -8,14 +8,8 @@
 #ifndef SOW_ENGINE_EVAL_BUILTIN_H
 #define SOW_ENGINE_EVAL_BUILTIN_H
 
-#include <stddef.h>
+#include "embedded.h"
 
-struct eval_file {
-    const char *name;
-    const unsigned char *data;
-    size_t len;
-};
-
-extern const struct eval_file eval_builtin[];
+extern const struct embedded_file eval_builtin[];
 
 #endif
