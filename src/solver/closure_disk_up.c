@@ -232,6 +232,23 @@ enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax, int m
     return dk_up_done(c, env, m, info, t0, done, resumed);
 }
 
+int dk_values_write(struct clos *c, const struct clos_env *env, int m, uint64_t n)
+{
+    struct clos_disk *dk = c->dk;
+    struct dk_lvl hd;
+    char name[64];
+    dk_lvl_of(c, m, 1, &hd);
+    const void *vp[4] = {&hd, c->lo, c->hi, c->v};
+    uint64_t vs[4] = {sizeof hd, n, n, n};
+    snprintf(name, sizeof name, dk_fmt[1], m);
+    dk->st.solved_to = m;
+    if (!clos_ck_write_e(dk->dir, name, dk_magic[1], vp, vs, 4, &dk->err))
+        return 1;
+    if (!dk_map(c, m, 0, false) || !dk_map(c, m, 1, false))
+        return 2;
+    return dk_save_state(c, env) ? 0 : 1;
+}
+
 /* dk_up's end, level m's lo, hi, V found: its values file, both files
  * mapped, the state, the progress line. */
 static enum clos_err dk_up_done(struct clos *c, const struct clos_env *env, int m,
@@ -240,17 +257,9 @@ static enum clos_err dk_up_done(struct clos *c, const struct clos_env *env, int 
 {
     struct clos_disk *dk = c->dk;
     const uint64_t n = dk->st.cnt[m];
-    struct dk_lvl hd;
-    char name[64];
-    dk_lvl_of(c, m, 1, &hd);
-    const void *vp[4] = {&hd, c->lo, c->hi, c->v};
-    uint64_t vs[4] = {sizeof hd, n, n, n};
-    snprintf(name, sizeof name, dk_fmt[1], m);
-    dk->st.solved_to = m;
-    bool wrote = clos_ck_write_e(dk->dir, name, dk_magic[1], vp, vs, 4, &dk->err);
-    bool mapped = wrote && dk_map(c, m, 0, false) && dk_map(c, m, 1, false);
-    if (!mapped || !dk_save_state(c, env)) {
-        if (wrote && !mapped)
+    int r = dk_values_write(c, env, m, n);
+    if (r) {
+        if (r == 2)
             snprintf(info->why, sizeof info->why, "cannot map level %d's files in %.150s", m,
                      dk->dir);
         else

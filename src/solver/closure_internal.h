@@ -303,6 +303,11 @@ void dk_sort(uint64_t *key, uint64_t *tmp, uint64_t n, int K);
  * sort's memory.  CLOS_OK, or CLOS_OOM with the reason in why. */
 enum clos_err dk_keys_write(struct clos *c, const struct clos_env *env, int m, char *why,
                             size_t wlen);
+/* The end of level m's retrograde (in one process, or a rank's share of n
+ * positions): its lo, hi and V written to disk-LLL.values, the level's
+ * keys and values files mapped, disk.state saved.  0; 1 if a write
+ * failed (dk->err says why); 2 if the files could not be mapped. */
+int dk_values_write(struct clos *c, const struct clos_env *env, int m, uint64_t n);
 void dk_sums(const struct clos_env *env, uint64_t *x);
 bool dk_save_state(struct clos *c, const struct clos_env *env);
 enum clos_err dk_build(struct clos *c, const struct clos_env *env, int top, int tbmax,

@@ -574,15 +574,7 @@ static enum clos_err cm_up_done(struct cm *J, int m, uint64_t n)
     struct clos *c = J->c;
     struct clos_disk *dk = c->dk;
     clos_level_values(c, 0, n, c->key, 1);
-    struct dk_lvl hd;
-    char name[64];
-    dk_lvl_of(c, m, 1, &hd);
-    const void *vp[4] = {&hd, c->lo, c->hi, c->v};
-    uint64_t vs[4] = {sizeof hd, n, n, n};
-    snprintf(name, sizeof name, dk_fmt[1], m);
-    dk->st.solved_to = m;
-    if (!clos_ck_write_e(dk->dir, name, dk_magic[1], vp, vs, 4, &dk->err) ||
-        !dk_map(c, m, 0, false) || !dk_map(c, m, 1, false) || !dk_save_state(c, J->env)) {
+    if (dk_values_write(c, J->env, m, n)) {
         snprintf(J->info->why, sizeof J->info->why, "the closure on disk, level %d, rank %d: %.200s",
                  m, J->M.rank, dk->err.msg[0] ? dk->err.msg : "cannot map its files");
         return CLOS_OOM;
