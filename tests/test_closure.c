@@ -1098,8 +1098,10 @@ Test(closure, disk_same, .timeout = 120)
 }
 
 /* On every rule set: the threaded retrograde (2 threads, every level of
- * the closure in memory) gives each position the lo, hi and V of the
- * single-threaded one, and the same node counts. */
+ * the closure in memory, stacks of the default size and of one entry
+ * each, where every copy but one waits for a pass over the bitmap) gives
+ * each position the lo, hi and V of the single-threaded one, and the same
+ * node counts. */
 Test(closure, threaded_retrograde_same, .timeout = 120)
 {
     for (int r = 0; sow_rule_names[r]; r++) {
@@ -1108,12 +1110,14 @@ Test(closure, threaded_retrograde_same, .timeout = 120)
         struct clos *one, *two;
         uint64_t c1[3], c2[3];
         cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &one, c1), CLOS_OK);
-        struct dk_run run = {.par_min = 1};
-        cr_assert_eq(dk_build_one(&rs, &root, 2, NULL, &run, &two, c2), CLOS_OK, "%s", rs.name);
-        cr_assert(c1[0] == c2[0] && c1[1] == c2[1], "%s: node counts differ", rs.name);
-        same_values(&rs, one, two, "threaded retrograde");
+        for (int k = 0; k < 2; k++) {
+            struct dk_run run = {.par_min = 1, .um_stack = k ? 2 : 0};
+            cr_assert_eq(dk_build_one(&rs, &root, 2, NULL, &run, &two, c2), CLOS_OK, "%s", rs.name);
+            cr_assert(c1[0] == c2[0] && c1[1] == c2[1], "%s: node counts differ", rs.name);
+            same_values(&rs, one, two, k ? "threaded retrograde, stacks of 1" : "threaded retrograde");
+            clos_free(two);
+        }
         clos_free(one);
-        clos_free(two);
     }
 }
 

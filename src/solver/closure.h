@@ -101,11 +101,11 @@ struct clos_env {
      * level in memory at a time (closure_disk.c "the closure level by level
      * on disk"); the same positions, values and node counts as in memory. */
     bool disk;
-    /* (disk, single-sowing rule sets) Entries of a level's retrograde stack,
-     * whose predecessors come from unmoves (closure_retro.c um_preds); 0: a
-     * sixteenth of the level's positions plus 4096.  The copies that do not
-     * fit wait in a bitmap: the values are the same whatever the size
-     * (tests set it to 1). */
+    /* Entries of a level's retrograde stacks, its threads' together
+     * (closure_rounds.c); 0: a sixteenth of the level's positions plus 4096
+     * where the predecessors come from unmoves (on disk, single-sowing rule
+     * sets), 8192 a thread elsewhere.  The copies that do not fit wait in a
+     * bitmap: the values are the same whatever the size (tests set it to 1). */
     uint64_t um_stack;
     /* (tests) Single sowing on disk: predecessors by unmoves even where the
      * budget holds a level's reverse edges (which dk_up takes then). */

@@ -63,26 +63,27 @@ double clos_arrays_bytes(const struct clos *c, uint64_t cap, uint64_t scap)
 }
 
 /* Work bytes per position of the level being solved: be, cnt, forward
- * in-level children (slots), roff, reverse edges (at most slots), bucket
- * links and stack of both copies. */
+ * in-level children (slots), roff, reverse edges (at most slots), the
+ * retrograde's seeds by value (4) and bitmap of both copies (0.25); the
+ * threads' stacks (closure_rounds.c, 32 KB each) are not counted. */
 double clos_level_work_per(const struct clos *c)
 {
-    return 2.0 + 4.0 * c->slots + 4.0 + 4.0 * c->slots + 16.0;
+    return 2.0 + 4.0 * c->slots + 4.0 + 4.0 * c->slots + 4.25;
 }
 
 /* Work bytes per position of a level solved on disk (dk_up) with deg
  * in-level moves a position, besides its keys and values: be, cnt, roff and
  * 4 per in-level move (reverse edges) while the moves are listed; no forward
- * slots (the moves are generated twice) and no bucket links (scans).  The
- * retrograde's stack of both copies (8 bytes) is allocated only once the
- * keys are freed (dk_up), so it never adds to them: on 2x6 with 4 in-level
- * moves 22 bytes against clos_level_work_per's 70. */
+ * slots (the moves are generated twice).  The retrograde's seeds by value
+ * and bitmap (4.25 bytes) are allocated only once the keys (8 bytes or
+ * more) are freed (dk_up), so they never add to them: on 2x6 with 4
+ * in-level moves 22 bytes against clos_level_work_per's 58.25. */
 static double dk_work_per(double deg)
 {
     return 2.0 + 4.0 + 4.0 * deg;
 }
 
-/* The same with the predecessors by unmoves (c->um: um_preds), whatever
+/* The same with the predecessors by unmoves (c->um: closure_rounds.c um_preds), whatever
  * the in-level moves: be, cnt, the bitmap of copies waiting (2 bits) and
  * the stack (4 bytes an entry; per position at the default size), the keys
  * kept for the unmoves' look-ups; besides, 4096 entries and the unmove
@@ -93,9 +94,10 @@ static double dk_um_per(const struct clos_env *env, uint64_t n)
     return 2.0 + 0.25 + (n ? st / (double)n : 0.0);
 }
 
+/* Each thread's unmoves, batch and the batch's predecessors
+ * (closure_rounds.c). */
 #define UM_FIXED(nt)                                                                              \
-    ((double)TB_UNMOVE_MAX * ((double)(nt) * sizeof(struct tb_unmove) + 4.0 * UM_BATCH) +       \
-     6.0 * UM_BATCH)
+    ((double)(nt) * ((double)TB_UNMOVE_MAX * (sizeof(struct tb_unmove) + 16.0) + 10.0 * UM_BATCH))
 
 bool clos_over_budget(const struct clos_env *env, double bytes)
 {
@@ -207,7 +209,7 @@ double dk_need_by(const struct clos *c, const struct clos_env *env, uint64_t n,
     double down = kb + 8.0 * (double)clos_set_cap_for(n); /* keys only (dk_keys_only) */
     double up = kb + 3.0 * (double)n + (um ? dk_um_per(env, n) * (double)n + UM_FIXED(env->threads)
                                            : dk_work_per(deg) * (double)n);
-    _Static_assert(sizeof(int32_t) * 2 <= 8, "the stack fits where the keys were");
+    _Static_assert(sizeof(uint32_t) + 1 <= 8, "seeds and bitmap fit where the keys were");
     return down > up ? down : up;
 }
 

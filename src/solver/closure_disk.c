@@ -26,7 +26,7 @@
  *    moves generated again (level_moves); exits are looked up by binary
  *    search in the lower levels' files (memory-mapped: the page cache, not
  *    --memory), in-level children in the set; the same retrograde
- *    (clos_solve_level) gives lo, hi, V, written to disk-LLL.values.
+ *    (clos_retro) gives lo, hi, V, written to disk-LLL.values.
  *
  * The positions (so the node counts) and the values are those of the
  * in-memory closure: the same positions are reachable, and each level's

@@ -103,8 +103,8 @@ static enum clos_err dk_up_load(struct clos *c, const struct clos_env *env, int 
 }
 
 /* dk_up by unmoves (no reverse edges), w's moves counted: the keys stay
- * for the unmoves' look-ups, and the stack is short, the copies past it
- * waiting in a bitmap.  Frees w. */
+ * for the unmoves' look-ups, the seeds are scans of be, and the stacks are
+ * short, the copies past them waiting in a bitmap.  Frees w. */
 static enum clos_err dk_up_unmoves(struct clos *c, const struct clos_env *env, int m,
                                    struct level_work *w, double need, struct clos_info *info,
                                    double t0, uint64_t *done, uint64_t resumed)
@@ -112,19 +112,11 @@ static enum clos_err dk_up_unmoves(struct clos *c, const struct clos_env *env, i
     const uint64_t n = c->n;
     enum clos_err e = CLOS_OK;
     clos_note_peak(c, need);
-    uint64_t sc = env->um_stack ? env->um_stack : n / 16 + 4096;
-    w->scap = (int64_t)(sc < 2 * n + 1 ? sc : 2 * n + 1);
-    w->stack = malloc(sizeof *w->stack * (size_t)w->scap);
-    w->pend = calloc((size_t)(2 * n + 63) / 64 + 1, sizeof *w->pend);
-    w->nt = env->threads > 0 ? env->threads : 1;
-    w->um = malloc(sizeof *w->um * TB_UNMOVE_MAX * (size_t)w->nt);
-    w->pbuf = malloc(sizeof *w->pbuf * TB_UNMOVE_MAX * UM_BATCH);
-    w->pcnt = malloc(sizeof *w->pcnt * UM_BATCH);
-    w->batch = malloc(sizeof *w->batch * UM_BATCH);
-    if (!w->stack || !w->pend || !w->um || !w->pbuf || !w->pcnt || !w->batch)
+    w->stack = env->um_stack ? env->um_stack : n / 16 + 4096;
+    if (!clos_retro_alloc(w, n, false))
         e = CLOS_OOM;
-    if (e == CLOS_OK && !clos_solve_level(c, env, m, 0, n, w))
-        e = CLOS_STOPPED;
+    if (e == CLOS_OK)
+        e = clos_retro(c, env, m, 0, n, w, NULL);
     if (e == CLOS_OK)
         clos_level_values(c, 0, n, c->key, env->threads);
     clos_free_work(w);
@@ -217,13 +209,12 @@ enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax, int m
          * reads them back from the level's file (dk_values) */
         clos_keys_free(c);
         c->cap = 0;
-        w.stack = malloc(sizeof *w.stack * (size_t)(2 * n + 1));
-        w.scap = (int64_t)(2 * n + 1);
-        if (!w.stack)
+        w.stack = env->um_stack;
+        if (!clos_retro_alloc(&w, n, true))
             e = CLOS_OOM;
     }
-    if (e == CLOS_OK && !clos_solve_level(c, env, m, 0, n, &w))
-        e = CLOS_STOPPED;
+    if (e == CLOS_OK)
+        e = clos_retro(c, env, m, 0, n, &w, NULL);
     clos_free_work(&w);
     if (e == CLOS_OK)
         e = dk_values(c, m, n, damaged);

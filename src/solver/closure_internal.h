@@ -4,7 +4,8 @@
  *   closure.c            clos_build, clos_find; the struct's life (clos_new,
  *      |                 clos_reset, clos_free) and accessors
  *      |-- closure_expand.c     1. expansion in layers, 2. renumbering
- *      |-- closure_retro.c      3. values: level moves, bucket retrograde
+ *      |-- closure_retro.c      3. values: level moves, reverse edges,
+ *      |      `-- closure_rounds.c     a level's retrograde (retro_rounds)
  *      |-- closure_ckpt.c       checkpoints of the in-memory closure
  *      `-- closure_disk.c       the closure on disk: level files, dk_build
  *             |-- closure_disk_down.c   pass 1: expansion, level by level
@@ -102,20 +103,34 @@ struct level_work {
     uint8_t *cnt;
     uint32_t *fwd;  /* [Nl * slots]: local in-level children, UINT32_MAX past the last (LM_FWD) */
     uint32_t *roff; /* [Nl + 1] */
-    uint32_t *rev;
-    int32_t *next;  /* [2 Nl]: bucket links (NULL: the buckets are scans, dk_up) */
-    int32_t *stack; /* [scap] */
+    uint32_t *rev;  /* the in-level predecessors (NULL: by unmoves, c->key sorted) */
     uint64_t nl;    /* positions of the level being solved */
-    /* (disk, single sowing: um_preds) no reverse edges: the predecessors by
-     * un-sowing, found in the level's sorted keys (c->key); the stack then
-     * holds scap < 2 Nl copies and the rest wait in the bitmap pend */
-    struct tb_unmove *um; /* [nt * TB_UNMOVE_MAX]: each thread's unmoves */
-    uint32_t *pbuf;       /* [UM_BATCH * TB_UNMOVE_MAX]: the batch's predecessors */
-    uint16_t *pcnt;       /* [UM_BATCH]: how many each */
-    int32_t *batch;       /* [UM_BATCH]: copies taken off the stack */
-    uint64_t *pend;       /* [(2 Nl + 63) / 64]: copies final, not yet pushed */
-    int64_t scap;         /* the stack's entries */
-    int nt;               /* threads for um_batch */
+    /* the retrograde's (closure_rounds.c) */
+    uint32_t *order;  /* [Nl]: positions with an exit by its value (NULL: scans of be) */
+    uint64_t *pend;   /* [(2 Nl + 63) / 64]: copies final that did not fit a stack */
+    uint8_t *pdirty;  /* [pend's words / 1024 + 1]: blocks of pend with a copy waiting */
+    uint64_t stack;   /* the threads' stacks' entries together (0: 8192 a thread) */
+};
+
+/* A share of a level split across MPI ranks, as its retrograde sees it
+ * (closure_mpi_levels.c): predecessors name their rank, updates for other
+ * ranks' copies are sent, and the ranks agree on the rounds. */
+#define CLOS_CLAIM ((uint64_t)1 << 32) /* an update: claim an L copy (else count an H copy down) */
+struct clos_ranks {
+    void *ctx;
+    int me;
+    const uint64_t *roff, *rev; /* predecessors of own position q: rev[roff[q] ..
+                                 * roff[q + 1]), each rank << 32 | index there */
+    /* Update w (CLOS_CLAIM | index) queued for rank o; false: out of memory. */
+    bool (*send)(void *ctx, int o, uint64_t w);
+    /* A superstep (every rank): what was queued exchanged, what came here in
+     * *in (malloc'd, *nin words); 1: updates in flight, 0: the round is over
+     * everywhere, -1: a rank failed (fail) or was stopped. */
+    int (*superstep)(void *ctx, bool fail, uint64_t **in, size_t *nin);
+    /* Before a round (every rank): a rank failed or was stopped. */
+    bool (*stopped)(void *ctx, bool fail);
+    /* x[0 .. n) summed over the ranks, in place. */
+    void (*sum)(void *ctx, uint64_t *x, int n);
 };
 
 /* What level_moves does with a node's in-level children: keep them in its
@@ -254,8 +269,21 @@ bool clos_level_moves_all(struct clos *c, const struct clos_env *env, int m, uin
                           enum lm_mode mode);
 void clos_roff_sum(uint32_t *roff, uint64_t Nl);
 void clos_roff_back(uint32_t *roff, uint64_t Nl);
-bool clos_solve_level(struct clos *c, const struct clos_env *env, int m, uint64_t s0, uint64_t Nl,
-                      struct level_work *w);
+/* ---- closure_rounds.c ---- */
+
+/* Level m's retrograde, nodes [s0, s0 + Nl) (w: be, cnt and the
+ * predecessors filled; order, pend, pdirty allocated): lo and hi into
+ * c->lo, c->hi.  rk: the level is a share across ranks (every rank calls
+ * it).  CLOS_STOPPED: Ctrl-C (lo and hi unfinished), CLOS_OOM: a thread's
+ * memory refused (across ranks: this rank's). */
+enum clos_err clos_retro(struct clos *c, const struct clos_env *env, int m, uint64_t s0,
+                         uint64_t Nl, struct level_work *w, const struct clos_ranks *rk);
+/* Bytes of w's retrograde arrays for a level of n positions (order: with
+ * w->order), besides be, cnt and the predecessors. */
+double clos_retro_bytes(uint64_t n, bool order, uint64_t stack, int threads);
+/* w's order (if order), pend and pdirty for levels of up to n positions;
+ * false if refused (clos_free_work frees them). */
+bool clos_retro_alloc(struct level_work *w, uint64_t n, bool order);
 void clos_level_values(struct clos *c, uint64_t s0, uint64_t Nl, const uint64_t *keys, int threads);
 void clos_free_work(struct level_work *w);
 enum clos_err clos_solve_levels(struct clos *c, const struct clos_env *env, int tbmax,

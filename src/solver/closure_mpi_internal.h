@@ -46,7 +46,6 @@ struct cm {
 
 #define CM_KIND_EDGE ((uint64_t)1 << 32) /* up pass: an in-level edge, not an exit look-up */
 #define CM_MISSING ((uint64_t)0x100)     /* up pass: a look-up's key not in its level (values are bytes) */
-#define CM_CLAIM ((uint64_t)1 << 32)     /* retrograde: claim an L copy (else count an H copy down) */
 
 /* The rank that owns the position with key w. */
 static inline int cm_owner(const uint64_t *w, int K, int size)

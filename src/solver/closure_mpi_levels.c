@@ -479,93 +479,82 @@ static bool cm_reverse(struct cm_up *U, uint64_t **roff, uint64_t **rev)
     return true;
 }
 
-/* An update of own copy p at threshold t (retro/retro.h): a claim of its L
- * copy, or one open in-level child fewer for its H copy. */
-static inline void cm_apply(uint64_t w, int t, int8_t *xl, int8_t *xh, uint8_t *cnt,
-                            const int8_t *be, uint32_t *stk, uint64_t *sp)
+/* The share's retrograde across the ranks (closure_rounds.c with
+ * clos_ranks): updates for other ranks' copies queued in J->send, and
+ * every superstep and round agreed with MPI_Allreduce. */
+struct cm_rx {
+    struct cm *J;
+    bool any_fail; /* a rank failed (agreed) */
+};
+
+static bool cmr_send(void *ctx, int o, uint64_t w)
 {
-    const uint32_t p = (uint32_t)w;
-    if (w & CM_CLAIM) {
-        if (xl[p] == RETRO_UNDONE) {
-            xl[p] = (int8_t)t;
-            stk[(*sp)++] = 2 * p;
-        }
-    } else if (xh[p] == RETRO_UNDONE && --cnt[p] == 0 && retro_h_final_at(be[p], t)) {
-        xh[p] = (int8_t)t;
-        stk[(*sp)++] = 2 * p + 1;
-    }
+    struct cm_rx *X = ctx;
+    return cm_push(&X->J->send[o], &w, 1);
 }
 
-/* The retrograde of the share across the ranks (the head comment). */
-static enum clos_err cm_retro(struct cm *J, int m, uint64_t n, const int8_t *be, uint8_t *cnt,
+/* The stop and the failures agreed; true if either. */
+static bool cmr_stopped(void *ctx, bool fail)
+{
+    struct cm_rx *X = ctx;
+    uint64_t x[2] = {clos_stopped(X->J->env), fail};
+    cm_reduce(X->J, x, 2, MPI_SUM);
+    X->any_fail |= x[1] != 0;
+    return x[0] || x[1];
+}
+
+static int cmr_superstep(void *ctx, bool fail, uint64_t **in, size_t *nin)
+{
+    struct cm_rx *X = ctx;
+    struct cm *J = X->J;
+    uint64_t x[3] = {0, clos_stopped(J->env), fail};
+    for (int r = 0; r < J->M.size; r++)
+        x[0] += J->send[r].n;
+    cm_reduce(J, x, 3, MPI_SUM);
+    if (x[1] || x[2]) {
+        for (int r = 0; r < J->M.size; r++)
+            J->send[r].n = 0;
+        X->any_fail |= x[2] != 0;
+        return -1;
+    }
+    if (!x[0])
+        return 0; /* every queue drained, nothing sent: the round is done */
+    cm_exchange(J, in, nin, NULL);
+    return 1;
+}
+
+static void cmr_sum(void *ctx, uint64_t *x, int n)
+{
+    cm_reduce(((struct cm_rx *)ctx)->J, x, n, MPI_SUM);
+}
+
+static enum clos_err cm_retro(struct cm *J, int m, uint64_t n, int8_t *be, uint8_t *cnt,
                               const uint64_t *roff, const uint64_t *rev)
 {
-    struct clos *c = J->c;
-    const int me = J->M.rank;
-    int8_t *xl = c->lo, *xh = c->hi;
-    uint32_t *stk = malloc(sizeof *stk * (2 * n + 1));
-    bool oom = !stk;
-    for (uint64_t p = 0; p < n; p++)
-        xl[p] = xh[p] = RETRO_UNDONE;
-    for (int t = m; t >= -m; t--) {
-        uint64_t sp = 0;
-        for (uint64_t p = 0; !oom && p < n; p++) {
-            if (be[p] == RETRO_NONE_EXIT)
-                continue;
-            if (be[p] == t && xl[p] == RETRO_UNDONE) {
-                xl[p] = (int8_t)t;
-                stk[sp++] = (uint32_t)(2 * p);
-            }
-            if (be[p] == -t && cnt[p] == 0 && xh[p] == RETRO_UNDONE) {
-                xh[p] = (int8_t)t;
-                stk[sp++] = (uint32_t)(2 * p + 1);
-            }
-        }
-        for (;;) { /* supersteps until no update is in flight */
-            while (!oom && sp) {
-                const uint32_t e = stk[--sp], q = e >> 1;
-                const uint64_t kind = (e & 1) ? CM_CLAIM : 0;
-                for (uint64_t j = roff[q]; j < roff[q + 1]; j++) {
-                    const int o = (int)(rev[j] >> 32);
-                    const uint64_t w = kind | (uint32_t)rev[j];
-                    if (o == me)
-                        cm_apply(w, t, xl, xh, cnt, be, stk, &sp);
-                    else if (!cm_push(&J->send[o], &w, 1))
-                        oom = true;
-                }
-            }
-            uint64_t x[3] = {0, clos_stopped(J->env), oom};
-            for (int r = 0; r < J->M.size; r++)
-                x[0] += J->send[r].n;
-            cm_reduce(J, x, 3, MPI_SUM);
-            if (x[2] || x[1]) {
-                free(stk);
-                for (int r = 0; r < J->M.size; r++)
-                    J->send[r].n = 0;
-                if (!x[2])
-                    return CLOS_STOPPED;
-                if (oom)
-                    snprintf(J->info->why, sizeof J->info->why, "level %d across ranks, rank %d: "
-                             "out of memory in the retrograde", m, J->M.rank);
-                return cm_agree(J, oom ? CLOS_OOM : CLOS_OK);
-            }
-            if (!x[0])
-                break; /* every queue drained, nothing sent: round t is done */
-            uint64_t *rv;
-            size_t nr;
-            cm_exchange(J, &rv, &nr, NULL);
-            for (size_t j = 0; j < nr; j++)
-                cm_apply(rv[j], t, xl, xh, cnt, be, stk, &sp);
-            free(rv);
-        }
-    }
-    free(stk);
-    for (uint64_t p = 0; p < n; p++) {
-        int lo = xl[p] == RETRO_UNDONE ? -m : xl[p], hi = xh[p] == RETRO_UNDONE ? m : -xh[p];
-        xl[p] = (int8_t)(lo < -m ? -m : lo > m ? m : lo);
-        xh[p] = (int8_t)(hi < -m ? -m : hi > m ? m : hi);
-    }
-    return CLOS_OK;
+    struct cm_rx X = {.J = J};
+    const struct clos_ranks rk = {.ctx = &X,
+                                  .me = J->M.rank,
+                                  .roff = roff,
+                                  .rev = rev,
+                                  .send = cmr_send,
+                                  .superstep = cmr_superstep,
+                                  .stopped = cmr_stopped,
+                                  .sum = cmr_sum};
+    struct level_work w = {.be = be, .cnt = cnt, .nl = n};
+    enum clos_err e = CLOS_OOM;
+    if (clos_retro_alloc(&w, n, true))
+        e = clos_retro(J->c, J->env, m, 0, n, &w, &rk);
+    else
+        cmr_stopped(&X, true); /* the first agreement clos_retro makes */
+    free(w.order);
+    free(w.pend);
+    free(w.pdirty);
+    if (e == CLOS_STOPPED && !X.any_fail)
+        return CLOS_STOPPED;
+    if (e == CLOS_OOM)
+        snprintf(J->info->why, sizeof J->info->why, "level %d across ranks, rank %d: "
+                 "out of memory in the retrograde", m, J->M.rank);
+    return X.any_fail || e != CLOS_OK ? cm_agree(J, e == CLOS_OOM ? CLOS_OOM : CLOS_OK) : CLOS_OK;
 }
 
 /* Level m's share solved: V, its values file, both files mapped, the state. */
