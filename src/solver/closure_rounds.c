@@ -418,13 +418,16 @@ static uint64_t cr_again(void *ctx, int t)
     return L->pblocks;
 }
 
-/* (across ranks) No local work left: supersteps until updates arrive here
- * (the next pass's items) or the round is over everywhere (0). */
+/* No local work left: the round is over in one process; across ranks,
+ * supersteps until updates arrive here (the next pass's items) or the
+ * round is over everywhere (0). */
 static uint64_t cr_exchange(void *ctx, int t)
 {
     (void)t;
     struct cr_level *L = ctx;
     const struct clos_ranks *rk = L->rk;
+    if (!rk)
+        return 0;
     for (;;) {
         free(L->in);
         L->in = NULL;
@@ -446,7 +449,7 @@ static bool cr_stopped(void *ctx, int t)
     (void)t;
     struct cr_level *L = ctx;
     if (!L->stopped)
-        L->stopped = L->rk ? L->rk->stopped(L->rk->ctx, L->fail) : clos_stopped(L->env);
+        L->stopped = L->rk ? L->rk->stopped(L->rk->ctx, L->fail) : L->fail || clos_stopped(L->env);
     return L->stopped;
 }
 
@@ -547,16 +550,6 @@ enum clos_err clos_retro(struct clos *c, const struct clos_env *env, int m, uint
         .progress = cr_progress,
         .end = cr_end,
     };
-    static const struct retro_round_ops ops_local = {
-        .seeds = cr_seeds,
-        .begin = cr_begin,
-        .work = cr_work,
-        .settle = cr_settle,
-        .again = cr_again,
-        .stopped = cr_stopped,
-        .progress = cr_progress,
-        .end = cr_end,
-    };
     const uint64_t par_min = env->par_min ? env->par_min : CR_PAR_MIN;
     struct cr_level L = {
         .c = c,
@@ -599,7 +592,7 @@ enum clos_err clos_retro(struct clos *c, const struct clos_env *env, int m, uint
     } else if (L.fail) {
         return CLOS_OOM;
     }
-    struct retro_rounds R = {.ops = rk ? &ops : &ops_local, .ctx = &L, .n = m, .threads = L.threads};
+    struct retro_rounds R = {.ops = &ops, .ctx = &L, .n = m, .threads = L.threads};
     bool ok = retro_rounds(&R);
     free(L.in);
     if (!ok || L.fail)
