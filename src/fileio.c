@@ -67,6 +67,30 @@ enum sow_status fio_open_input(const char *path, int *fd, struct sow_error *e)
     return SOW_OK;
 }
 
+FILE *fio_open_log(const char *path, bool truncate, struct sow_error *e)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+                  O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
+    if (fd < 0) {
+        sow_fail(e, SOW_E_INPUT, "%s: %s", path,
+                 errno == ELOOP ? "a symbolic link (name the file itself)"
+                 : errno == ENXIO ? "a FIFO or socket, not a regular file"
+                                  : strerror(errno));
+        return NULL;
+    }
+    struct stat sb;
+    int fl = fcntl(fd, F_GETFL);
+    FILE *f = NULL;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && fl >= 0 &&
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+        f = fdopen(fd, "ab");
+    if (!f) {
+        sow_fail(e, SOW_E_INPUT, "%s: not a regular file", path);
+        close(fd);
+    }
+    return f;
+}
+
 bool fio_exists(const char *path)
 {
     struct stat st;

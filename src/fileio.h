@@ -49,6 +49,13 @@
  *       out.csv.tmp.4712    PID 4712 running         ->  left alone
  *       out.csv.tmp.x, notes.tmp, a FIFO or link     ->  left alone
  *
+ *  6. Logs written as they go (a match's games, the closure's exits waiting
+ *     for their level) are appended in place, not replaced whole, so that a
+ *     killed run keeps what it wrote: fio_open_log opens with O_APPEND,
+ *     O_NOFOLLOW (never through a link) and O_NONBLOCK (a FIFO with no
+ *     reader fails at once, never waits), and refuses what is not a regular
+ *     file.
+ *
  * Statuses: a path the user named that cannot be used as asked (missing,
  * wrong type, no permission, read-only) is SOW_E_INPUT (exit 2); a failure
  * while reading or writing (disk full, I/O error) is SOW_E_IO (exit 1).
@@ -70,6 +77,10 @@
 
 /* Open path for reading; *fd is a blocking descriptor of a regular file. */
 enum sow_status fio_open_input(const char *path, int *fd, struct sow_error *e);
+
+/* Open path to append to (created if missing; emptied first if truncate)
+ * as rule 6 says; NULL with the reason in e (SOW_E_INPUT). */
+FILE *fio_open_log(const char *path, bool truncate, struct sow_error *e);
 
 /* Does path name something (lstat)?  For "is this level present". */
 bool fio_exists(const char *path);

@@ -127,6 +127,44 @@ Test(fileio, output_link_fifo_directory_refused_and_left_alone)
     cr_assert_eq(fio_out_begin(&o, p, NULL, &e), SOW_E_INPUT);
 }
 
+/* Rule 6: a log is appended to (or emptied first), created if missing;
+ * a link, FIFO (no reader: at once, no wait) or directory is refused and
+ * left as it was. */
+Test(fileio, log_appended_in_place_link_fifo_directory_refused)
+{
+    char p[512], v[512], buf[64];
+    struct sow_error e;
+    path(p, "games.txt");
+    FILE *f = fio_open_log(p, false, &e);
+    cr_assert(f, "%s", e.msg);
+    fputs("one\n", f);
+    fclose(f);
+    cr_assert((f = fio_open_log(p, false, &e)));
+    fputs("two\n", f);
+    fclose(f);
+    get(p, buf, sizeof buf);
+    cr_assert_str_eq(buf, "one\ntwo\n");
+    cr_assert((f = fio_open_log(p, true, &e)));
+    fputs("three\n", f);
+    fclose(f);
+    get(p, buf, sizeof buf);
+    cr_assert_str_eq(buf, "three\n");
+    path(v, "victim");
+    put(v, "keep");
+    path(p, "link.txt");
+    cr_assert_eq(symlink("victim", p), 0);
+    cr_assert_null(fio_open_log(p, true, &e));
+    cr_assert_eq(e.status, SOW_E_INPUT);
+    get(v, buf, sizeof buf);
+    cr_assert_str_eq(buf, "keep");
+    path(p, "fifo.txt");
+    cr_assert_eq(mkfifo(p, 0644), 0);
+    cr_assert_null(fio_open_log(p, false, &e));
+    cr_assert_eq(e.status, SOW_E_INPUT);
+    cr_assert_null(fio_open_log(dir, false, &e));
+    cr_assert_eq(e.status, SOW_E_INPUT);
+}
+
 Test(fileio, target_turned_into_a_fifo_before_commit_is_not_replaced)
 {
     char p[512];

@@ -324,18 +324,18 @@ static int match_out_open(struct mctx *M, const struct match_args *a, char *head
     if (a->resume && match_resume_read(M, a->out, head, heads, err, sizeof err) < 0)
         return cli_bad("match", "--resume %s: %s", a->out, err);
     /* The games go to FILE itself as they end (a killed match resumes from
-     * it), so this file is opened in place, not through fio_out; but the
-     * target is checked as fileio's outputs are: a link, FIFO (which would
-     * block here), device or directory is refused. */
+     * it): a log appended in place (fileio.h rule 6), not an fio_out; the
+     * target is checked first as fileio's outputs are: a link, FIFO (which
+     * would block here), device or directory is refused. */
     struct sow_error fe;
     if (a->out && fio_check_target(a->out, &fe)) {
         free(*heads);
         fprintf(stderr, "sow match: --out: %s\n", fe.msg);
         return cli_exit_code(fe.status);
     }
-    if (a->out && !(M->fo = fopen(a->out, a->resume ? "a" : "w"))) {
+    if (a->out && !(M->fo = fio_open_log(a->out, !a->resume, &fe))) {
         free(*heads);
-        return cli_bad("match", "--out %s: %s", a->out, strerror(errno));
+        return cli_bad("match", "--out %s", fe.msg);
     }
     if (M->fo) {
         fprintf(M->fo, "%s (sow %s %s%s)\n", head, sow_version(), sow_commit(),

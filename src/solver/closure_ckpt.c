@@ -133,20 +133,8 @@ FILE *clos_fopen_in(const char *path)
 
 FILE *clos_fopen_append(const char *path)
 {
-    /* O_NONBLOCK: a FIFO with no reader fails at once (ENXIO), never waits */
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
-                  O_CLOEXEC, 0644);
-    if (fd < 0)
-        return NULL;
-    struct stat sb;
-    int fl = fcntl(fd, F_GETFL);
-    FILE *f = NULL;
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && fl >= 0 &&
-        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
-        f = fdopen(fd, "ab");
-    if (!f)
-        close(fd);
-    return f;
+    struct sow_error e;
+    return fio_open_log(path, false, &e);
 }
 
 /* Read DIR/name into parts (sizes known: the header must agree). */
