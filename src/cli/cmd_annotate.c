@@ -13,6 +13,7 @@
 #include "sow/analyse.h"
 #include "sow/tables_probe.h"
 #include "sow/version.h"
+#include "tables_path.h"
 #include "util.h"
 
 static const char usage[] =
@@ -139,8 +140,9 @@ int cmd_annotate(int argc, char **argv)
         return r == CLI_HELP ? CLI_OK : r;
     if (!a.file)
         return cli_bad("annotate", "a game record is needed (see 'sow annotate --help')");
-    if (a.tables && cli_check_dir("annotate", a.tables))
-        return CLI_BAD;
+    char why[4200];
+    if (a.tables && tpath_check(a.tables, why, sizeof why))
+        return cli_bad("annotate", "--tables: %s", why);
 
     char *text = NULL;
     size_t len = 0;

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "tables_path.h"
 #include "util.h"
 #ifdef SOW_SERVE
 #include <microhttpd.h>
@@ -97,7 +98,8 @@ static int serve_parse(int argc, char **argv, struct serve_args *a)
     rest[nrest] = NULL;
     const struct cli_option opts[] = {
         {"--tables", CLI_STR, &a->tables, 0, 0, "DIR",
-         "the endgame tables and solution files in DIR (default: none)", 0, 0},
+         "the endgame tables and solution files in DIR, or in DIR1:DIR2:.. (default: none)", 0,
+         0},
         {"--solution", CLI_STR, &a->solution, 0, 0, "FILE",
          "answer the positions of a solution file from it (repeatable)", 0, 0},
         {"--bind", CLI_STR, &a->bind, 0, 0, "ADDR",
@@ -117,8 +119,9 @@ static int serve_parse(int argc, char **argv, struct serve_args *a)
     free(rest);
     if (r)
         return r;
-    if (a->tables && cli_check_dir("serve", a->tables))
-        return CLI_BAD; /* a mistyped --tables would otherwise serve without them */
+    char why[4200]; /* a mistyped --tables would otherwise serve without them */
+    if (a->tables && tpath_check(a->tables, why, sizeof why))
+        return cli_bad("serve", "--tables: %s", why);
     return 0;
 }
 

@@ -54,17 +54,33 @@ const struct ruleset *serve_ctx_solution_rules(const struct serve_ctx *c, int i,
     return &c->sols[i].rs;
 }
 
-/* The solution files of rs kept in the tables directory (search.h: named
- * RULES-2xPITS-LLL.sowsol from the registry's name), opened once; a
- * damaged one is left out (the solver answers the same values).  Under
- * c->lock. */
+/* The file of rs's level lv in the first directory of the tables path
+ * (DIR or DIR1:DIR2:..) that holds one, into path; false if none does. */
+static bool solution_in_path(const struct serve_ctx *c, const struct ruleset *rs, int lv,
+                             char *path, size_t len)
+{
+    for (const char *d = c->tables; *d;) {
+        size_t l = strcspn(d, ":");
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%.*s", (int)(l < sizeof dir ? l : sizeof dir - 1), d);
+        struct stat st;
+        search_solution_name(rs, dir, lv, path, len);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            return true;
+        d += l + (d[l] == ':');
+    }
+    return false;
+}
+
+/* The solution files of rs kept in the tables directories (search.h: named
+ * RULES-2xPITS-LLL.sowsol from the registry's name; of each level the
+ * first directory's), opened once; a damaged one is left out (the solver
+ * answers the same values).  Under c->lock. */
 static void solutions_of_dir(struct serve_ctx *c, const struct ruleset *rs)
 {
     for (int lv = 0; lv <= SOW_MAX_SEEDS && c->nsols < SERVE_MAX_SOLS; lv++) {
         char path[4200];
-        struct stat st;
-        search_solution_name(rs, c->tables, lv, path, sizeof path);
-        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        if (!solution_in_path(c, rs, lv, path, sizeof path))
             continue;
         struct serve_sol *s = &c->sols[c->nsols];
         struct sow_error e;

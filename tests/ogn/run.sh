@@ -64,6 +64,15 @@ if [ -s plain.ogn ] && cmp -s plain.ogn tables.ogn && grep -q exact tables.ogn; 
 else
     notok "annotate --tables" "$(diff plain.ogn tables.ogn | head -20)"
 fi
+# the levels split between two directories of a tables path: the same record
+mkdir tb1 tb2
+mv tb/oware-2x3-00[0-5].sowtb tb1/ && mv tb/oware-2x3-*.sowtb tb2/
+"$SOW" annotate g3.ogn --tables tb1:tb2 >split.ogn 2>/dev/null
+if [ -s split.ogn ] && cmp -s tables.ogn split.ogn; then
+    ok "annotate --tables DIR1:DIR2: the same record as one directory"
+else
+    notok "annotate --tables DIR1:DIR2" "$(diff tables.ogn split.ogn | head -20)"
+fi
 
 # ---- play --ogn round trip through annotate -------------------------------------
 moves="3A 3B 5A 6B 1A 2B 4A 1B 2A 5B 6A 4B"
@@ -133,6 +142,12 @@ ln -s game.ogn link.ogn
 bad 2 "-o a symbolic link" annotate game.ogn -o link.ogn
 bad 2 "--time 0" annotate game.ogn --time 0
 bad 2 "--tables missing" annotate game.ogn --tables nosuch
+bad 2 "--tables with an empty directory name" annotate game.ogn --tables tb1::tb2
+bad 2 "--tables with a missing second directory" annotate game.ogn --tables tb1:nosuch
+# the second directory's levels are read: one of them damaged is refused
+cp -r tb2 tb2x
+printf '\125' | dd of=tb2x/oware-2x3-012.sowtb bs=1 seek=300 conv=notrunc 2>/dev/null
+bad 2 "--tables DIR1:DIR2, a level of DIR2 damaged" annotate g3.ogn --tables tb1:tb2x
 bad 2 "unknown option" annotate game.ogn --depth 3
 bad 2 "play --ogn with an illegal move" play --ogn 3A 3A
 bad 2 "play --ogn after the end" play --ogn 1,1,0,2,0,1/1,0,0,1,1,0/A 6A 4B 1A 5B 1A 6B 1A

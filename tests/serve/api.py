@@ -312,8 +312,11 @@ def main():
                        check=True, capture_output=True, timeout=60)
         main_srv = Server("main", work, "--time", "10")
         servers.append(main_srv)
-        files = Server("files", work, "--time", "10", "--levels", "0", "--tables", tables,
-                       "--solution", odu)
+        # a tables path of two directories, the solution file in the second
+        first = os.path.join(work, "first")
+        os.mkdir(first)
+        files = Server("files", work, "--time", "10", "--levels", "0", "--tables",
+                       first + ":" + tables, "--solution", odu)
         servers.append(files)
         ok(main_srv.port and files.port, "two servers listen", main_srv.log() + files.log())
         if not (main_srv.port and files.port):
@@ -348,7 +351,7 @@ def main():
             for _ in range(6):
                 sol_cases += [(rules, p) for p in walk(main_srv, rules, 3, 3, rng.randint(1, 25))]
         sol_cases = list(dict.fromkeys(sol_cases))[:40]
-        check_positions("solution files (--tables DIR, --solution FILE)", files, sol_cases,
+        check_positions("solution files (--tables DIR1:DIR2, --solution FILE)", files, sol_cases,
                         lambda r, p: "solution",
                         lambda r: ("--solution", odu if r == "odu" else
                                    os.path.join(tables, "awari-2x3-018.sowsol")))

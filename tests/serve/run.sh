@@ -172,8 +172,14 @@ fi
 "$SOW" serve --bind nowhere >/dev/null 2>"$WORK/e"; rc=$?
 if [ $rc = 2 ] && [ "$(wc -l <"$WORK/e")" = 1 ]; then ok "--bind nowhere: exit 2"
 else notok "--bind nowhere: exit 2" "rc $rc" "$(cat "$WORK/e")"; fi
-"$SOW" serve --tables "$WORK/none" >/dev/null 2>"$WORK/e"; rc=$?
-if [ $rc = 2 ]; then ok "--tables missing: exit 2"; else notok "--tables missing: exit 2" "rc $rc"; fi
+for t in "$WORK/none" "$WORK/tb:$WORK/none" "$WORK/tb::$WORK/tb"; do
+    "$SOW" serve --tables "$t" >/dev/null 2>"$WORK/e"; rc=$?
+    if [ $rc = 2 ] && [ "$(wc -l <"$WORK/e")" = 1 ] && grep -q "^sow serve: --tables: " "$WORK/e"; then
+        ok "--tables ${t//$WORK\//}: exit 2, one line"
+    else
+        notok "--tables ${t//$WORK\//}: exit 2, one line" "rc $rc" "$(cat "$WORK/e")"
+    fi
+done
 printf 'not a solution' >"$WORK/bad.sowsol"
 for f in "$WORK/bad.sowsol" "$WORK/none.sowsol"; do
     "$SOW" serve --port 0 --solution "$f" >/dev/null 2>"$WORK/e"; rc=$?
