@@ -372,6 +372,13 @@ static int solve_print(const struct solve_args *a, struct search_ctx *s,
     return 0;
 }
 
+/* How a message names the tables path: the option, or the default path
+ * the user did not type. */
+static const char *tables_named(const struct solve_args *a)
+{
+    return a->tables_default ? "the default tables path" : "--tables";
+}
+
 /* The files cmd_solve reads before it searches: --tables DIR (and its
  * block cache), the engine's solution file (--solution with --depth or
  * --time), or DIR's solution file holding the position.  0, or an exit
@@ -381,7 +388,7 @@ static int solve_open(struct solve_args *a, struct cli_game *g, struct tb_set **
 {
     struct sow_error e;
     if (a->tables && tpath_open(&g->rs, a->tables, a->table_cache, tb, &e) != SOW_OK) {
-        cli_bad("solve", "--tables %s: %s", a->tables, e.msg);
+        cli_bad("solve", "%s %s: %s", tables_named(a), a->tables, e.msg);
         return cli_exit_code(e.status); /* missing or damaged: bad input */
     }
     if (*tb && a->tables_default && tb_max_level(*tb) >= 0)
@@ -391,7 +398,7 @@ static int solve_open(struct solve_args *a, struct cli_game *g, struct tb_set **
     if (*tb && a->memgb > 0 && !a->table_cache &&
         tb_set_cache(*tb, tb_cache_default(*tb, a->memgb * 1e9), &e) != SOW_OK) {
         tb_close(*tb);
-        cli_bad("solve", "--tables %s: %s", a->tables, e.msg);
+        cli_bad("solve", "%s %s: %s", tables_named(a), a->tables, e.msg);
         return cli_exit_code(e.status);
     }
     /* the engine's solution file */
@@ -415,7 +422,7 @@ static int solve_open(struct solve_args *a, struct cli_game *g, struct tb_set **
             tpath_solution_find(&g->rs, a->tables, &g->p, esol, epath, sizeof epath, &se);
         if (st0 != SOW_OK) {
             tb_close(*tb);
-            cli_bad("solve", "--tables %s: %s", a->tables, se.msg);
+            cli_bad("solve", "%s %s: %s", tables_named(a), a->tables, se.msg);
             return cli_exit_code(st0);
         }
         if (*esol)
@@ -567,7 +574,7 @@ static int solve_run(struct solve_args a)
         struct sow_error se = {0};
         st = tpath_solution_find(&g.rs, tables, &g.p, &dsol, found, sizeof found, &se);
         if (st != SOW_OK) {
-            cli_bad("solve", "--tables %s: %s", tables, se.msg);
+            cli_bad("solve", "%s %s: %s", tables_named(&a), tables, se.msg);
             return solve_end(cli_exit_code(st), s, tb, esol);
         }
         if (dsol) {
@@ -606,7 +613,7 @@ static int solve_run(struct solve_args a)
      * answer is not to be trusted, whatever the search made of it */
     struct sow_error de;
     if (st != SOW_E_INTERRUPTED && tb && tb_set_damaged(tb, &de)) {
-        cli_bad("solve", "--tables %s: %s", tables, de.msg);
+        cli_bad("solve", "%s %s: %s", tables_named(&a), tables, de.msg);
         return solve_end(cli_exit_code(SOW_E_INPUT), s, tb, esol);
     }
     if (st != SOW_OK) {

@@ -122,6 +122,16 @@ for bad in "$LO::$HI" "$LO:$WORK/none" "$LO:/dev/null"; do
         grep -q '^sow solve: --tables ' "$WORK/err"
     check "solve --tables $bad: exit 2, one line" $? "rc $r: $(cat "$WORK/err")"
 done
+# a damaged level in the default path: named as the default path, not as
+# an option the user did not type
+mkdir "$WORK/dmg" && cp "$HI"/*.sowtb "$WORK/dmg"/ &&
+    printf '\125' | dd of="$WORK/dmg/oware-2x6-013.sowtb" bs=1 seek=300 conv=notrunc 2>/dev/null
+SOW_TABLES="$LO:$WORK/dmg" "$SOW" solve "$POS" --depth 1 >"$WORK/out" 2>"$WORK/err"
+r=$?
+[ $r = 2 ] && [ ! -s "$WORK/out" ] && [ "$(wc -l <"$WORK/err")" = 1 ] &&
+    grep -q "^sow solve: the default tables path $LO:$WORK/dmg: .*oware-2x6-013.sowtb" "$WORK/err"
+check "solve, a damaged level in the default path: exit 2, one line naming the path" $? \
+    "rc $r: $(cat "$WORK/err")"
 
 # ---- sow match: a sow player without tables= plays with the default ones ----
 "$SOW" match --a sow:depth=1 --b sow:depth=1,tables= --games 2 --unbalanced \
