@@ -108,7 +108,7 @@ int cmd_engine(int argc, char **argv)
     P->hash = 64;
     P->threads = 1;
     P->own_book = true;
-    proto_default_tables(P);
+    proto_default_tables(P, true);
     /* book moves vary from one session to the next (equal moves) */
     P->book_rng = (uint64_t)getpid() * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(util_now() * 1e9);
     char err[320];

@@ -153,12 +153,17 @@ static int match_setup_players(struct mctx *M, struct match_args *a)
     if (cli_game_setup("match", &a->g))
         return CLI_BAD;
     M->rs = a->g.rs;
+    int noted = 0;
     for (int k = 0; k < 2; k++) {
         struct pspec *sp = &M->spec[k];
         bool dflt = false;
         char tmsg[600];
-        if (sp->kind == P_SOW && !sp->tables) /* the default path where it exists */
-            dflt = (sp->tables = tpath_default_usable()) != NULL;
+        if (sp->kind == P_SOW && !sp->tables) { /* the default path where it exists */
+            char note[700];
+            dflt = (sp->tables = tpath_default_usable(note, sizeof note)) != NULL;
+            if (*note && !noted++)
+                fprintf(stderr, "sow match: %s\n", note);
+        }
         if (sp->tables && !*sp->tables)
             sp->tables = NULL; /* tables= : none */
         if (sp->table_cache && !sp->tables)

@@ -160,8 +160,12 @@ static int solve_tables_args(struct solve_args *a, bool bounded)
         return cli_bad("solve", "--tables and --no-tables exclude each other");
     if (a->tables && tpath_check(a->tables, tmsg, sizeof tmsg) < 0)
         return cli_bad("solve", "--tables %s", tmsg);
-    if (!a->tables && !a->no_tables && bounded)
-        a->tables = a->tables_default = tpath_default_usable(); /* NULL: none */
+    if (!a->tables && !a->no_tables && bounded) {
+        char note[700];
+        a->tables = a->tables_default = tpath_default_usable(note, sizeof note); /* NULL: none */
+        if (*note)
+            fprintf(stderr, "sow solve: %s\n", note);
+    }
     if (a->table_cache && !a->tables)
         return cli_bad("solve", "--table-cache sizes the tables' cache: give --tables");
     return 0;

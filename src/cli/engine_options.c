@@ -318,10 +318,14 @@ static void setoption_rules(struct proto *P, const char *v)
 }
 
 /* The tables a session starts with: the default path where its
- * directories exist (tables_path.h), else none. */
-void proto_default_tables(struct proto *P)
+ * directories exist (tables_path.h), else none; tell: a $SOW_TABLES that
+ * names a missing directory is noted on stderr (once, at the start). */
+void proto_default_tables(struct proto *P, bool tell)
 {
-    const char *d = tpath_default_usable();
+    char note[700];
+    const char *d = tpath_default_usable(note, sizeof note);
+    if (tell && *note)
+        fprintf(stderr, "sow engine: %s\n", note);
     snprintf(P->tables, sizeof P->tables, "%s", d && strlen(d) < sizeof P->tables ? d : "");
 }
 
@@ -337,7 +341,7 @@ static void setoption_tables(struct proto *P, const char *v)
         ERR(P, "setoption Tables: path too long");
         return;
     } else if (!strcmp(v, tpath_default())) {
-        proto_default_tables(P);
+        proto_default_tables(P, false);
     } else if (tpath_check(v, msg, sizeof msg) < 0) {
         /* tb_open takes a missing directory as one without levels (the
          * builders create it): here it is a typo to be told about */

@@ -144,7 +144,7 @@ void proto_uci(struct proto *P);
 void proto_setoption(struct proto *P, char *args);
 /* The tables a session starts with: the default tables path where it
  * exists (tables_path.h), else none. */
-void proto_default_tables(struct proto *P);
+void proto_default_tables(struct proto *P, bool tell);
 
 /* engine_position.c */
 void proto_position(struct proto *P, char *args);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -46,11 +47,18 @@ int tpath_check(const char *path, char *msg, size_t len)
     }
 }
 
-const char *tpath_default_usable(void)
+const char *tpath_default_usable(char *note, size_t len)
 {
     const char *d = tpath_default();
     char msg[600];
-    return tpath_check(d, msg, sizeof msg) == 0 ? d : NULL;
+    if (note && len)
+        *note = 0;
+    if (tpath_check(d, msg, sizeof msg) == 0)
+        return d;
+    const char *env = getenv("SOW_TABLES");
+    if (note && len && env && *env)
+        snprintf(note, len, "note: $SOW_TABLES: %s; no tables used", msg);
+    return NULL;
 }
 
 enum sow_status tpath_open(const struct ruleset *rs, const char *path, long cache_mb,

@@ -9,7 +9,7 @@
  * Where no path is given, the commands use the default path, $SOW_TABLES
  * else "tables" (tb_default_dir, where `sow tables build` writes), when
  * every directory it names exists; a default path that does not exist
- * means no tables and no message.
+ * means no tables (a note on stderr where $SOW_TABLES named it).
  *
  * Thread-safety: the main thread's (tpath_default reads the environment). */
 #ifndef SOW_CLI_TABLES_PATH_H
@@ -30,8 +30,11 @@ const char *tpath_default(void);
  * directory", "'A::B': an empty directory name"). */
 int tpath_check(const char *path, char *msg, size_t len);
 
-/* The default path if every directory it names exists, else NULL. */
-const char *tpath_default_usable(void);
+/* The default path if every directory it names exists, else NULL.  A
+ * $SOW_TABLES naming a directory that does not exist (a typo, most likely)
+ * is told in note ("note: $SOW_TABLES: DIR: no such directory; no tables
+ * used"); note is "" otherwise (a missing ./tables is the usual case). */
+const char *tpath_default_usable(char *note, size_t len);
 
 /* tb_open of path with a block cache of cache_mb MiB (0: tb_open's
  * default size, room for every block up to 1/8 of the memory budget).

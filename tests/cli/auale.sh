@@ -19,6 +19,7 @@ SOW=$(realpath "${1:-build/src/cli/sow}")
 WORK=$(mktemp -d)
 EPID=
 trap '[ -n "$EPID" ] && kill $EPID 2>/dev/null; rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/no-tables"
 export SOW_TABLES="$WORK/no-tables"
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }

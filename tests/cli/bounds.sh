@@ -10,6 +10,7 @@ SOW=$(realpath "${1:-build/src/cli/sow}")
 [ -x "$SOW" ] || { echo "Bail out! no sow executable at $SOW"; exit 1; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/no-tables"
 export SOW_TABLES="$WORK/no-tables"
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }

@@ -30,6 +30,7 @@ ulimit -c 0
 # Sanitized builds: failed allocations return NULL as in a normal build, so
 # the program's own out-of-memory handling is what gets tested.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1}
+mkdir -p "$WORK/no-tables"
 export SOW_TABLES="$WORK/no-tables"   # never pick up the repository's tables/
 
 n=0 failed=0 todo=0 PENDING=""

@@ -122,6 +122,19 @@ for bad in "$LO::$HI" "$LO:$WORK/none" "$LO:/dev/null"; do
         grep -q '^sow solve: --tables ' "$WORK/err"
     check "solve --tables $bad: exit 2, one line" $? "rc $r: $(cat "$WORK/err")"
 done
+# $SOW_TABLES naming a missing directory: a note on stderr (a typo would
+# otherwise play without tables in silence), the work done without tables
+for cmd in "solve $POS --depth 1 --json" "match --a sow:depth=1 --b sow:depth=1 --games 2 --unbalanced"; do
+    # shellcheck disable=SC2086
+    SOW_TABLES="$LO:$WORK/typo" "$SOW" $cmd >"$WORK/out" 2>"$WORK/err"
+    r=$?
+    [ $r = 0 ] && [ "$(grep -c "^sow ${cmd%% *}: note: \$SOW_TABLES: $WORK/typo: no such directory; no tables used\$" "$WORK/err")" = 1 ]
+    check "${cmd%% *}, \$SOW_TABLES naming a missing directory: one note, no tables" $? \
+        "rc $r: $(cat "$WORK/err")"
+done
+printf 'isready\nquit\n' | SOW_TABLES="$WORK/typo" "$SOW" engine >"$WORK/out" 2>"$WORK/err"
+grep -q '^readyok' "$WORK/out" && grep -q "^sow engine: note: \$SOW_TABLES: $WORK/typo: no such directory" "$WORK/err"
+check "engine, \$SOW_TABLES naming a missing directory: a note on stderr" $? "$(cat "$WORK/out" "$WORK/err")"
 # a damaged level in the default path: named as the default path, not as
 # an option the user did not type
 mkdir "$WORK/dmg" && cp "$HI"/*.sowtb "$WORK/dmg"/ &&

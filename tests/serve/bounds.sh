@@ -17,6 +17,7 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+mkdir -p "$WORK/no-tables"
 export SOW_TABLES="$WORK/no-tables"
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }

@@ -23,6 +23,7 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+mkdir -p "$WORK/no-tables"
 export SOW_TABLES="$WORK/no-tables" # never the repository's tables/
 
 n=0 failed=0
