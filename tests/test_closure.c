@@ -1060,7 +1060,8 @@ static sow_position dk_small(int r, struct ruleset *rs)
  * with rounds of at most 300 expansions); so, on
  * the single-sowing rule sets, with their predecessors from unmoves, the
  * retrograde's stack of the default size and of one entry (every copy but
- * one waits in the bitmap). */
+ * one waits in the bitmap).  With 2 threads every level's retrograde is
+ * threaded, however small. */
 Test(closure, disk_same, .timeout = 120)
 {
     for (int r = 0; sow_rule_names[r]; r++) {
@@ -1081,8 +1082,9 @@ Test(closure, disk_same, .timeout = 120)
                      : k == 2 ? ", rounds of 300"
                               : "");
             mkdir(work, 0777);
+            /* par_min 1: with 2 threads every level's retrograde threaded */
             struct dk_run run = {.um_stack = k == 4, .unmoves_only = k >= 3,
-                                 .round_max = k == 2 ? 300 : 0};
+                                 .round_max = k == 2 ? 300 : 0, .par_min = 1};
             cr_assert_eq(dk_build_one(&rs, &root, t, work, &run, &d, cd), CLOS_OK, "%s", rs.name);
             cr_assert(run.levels >= 2, "%s: %d levels", rs.name, run.levels);
             cr_assert(cd[0] == cm[0] && cd[1] == cm[1] && cd[2] == cm[2],
