@@ -573,8 +573,8 @@ enum clos_err clos_retro(struct clos *c, const struct clos_env *env, int m, uint
     L.stack = (st + (uint64_t)L.threads - 1) / (uint64_t)L.threads;
     if (L.stack < 1)
         L.stack = 1;
-    for (uint64_t p = 0; p < Nl; p++)
-        L.xl[p] = L.xh[p] = RETRO_UNDONE;
+    memset(L.xl, (uint8_t)RETRO_UNDONE, Nl);
+    memset(L.xh, (uint8_t)RETRO_UNDONE, Nl);
     memset(w->pend, 0, sizeof *w->pend * L.pwords);
     memset(w->pdirty, 0, L.pblocks);
     if (w->order) {
