@@ -538,7 +538,9 @@ done
 check "damaged files were left as they were (no repair, no temp files)" nofiles '*.tmp'
 
 # ---- interrupted build: exit 130, only complete levels, resumes ----------------
-timeout --preserve-status -k 10 -s INT 2 "$SOW" tables build --rules oware --seeds 20 --memory 8 --dir "$WORK/int" >"$out" 2>"$err"
+# (at 1 s levels 0..10 are written and the next is under way; each second
+# more would only add levels for the build and the verify below to do)
+timeout --preserve-status -k 10 -s INT 1 "$SOW" tables build --rules oware --seeds 20 --memory 8 --dir "$WORK/int" >"$out" 2>"$err"
 rc=$?
 check "Ctrl-C during tables build exits 130 (got $rc)" test "$rc" -eq 130
 check "interrupted build leaves no temporary file" nofiles '*.tmp'
@@ -1016,7 +1018,7 @@ check "timeout -s INT during a solve on disk: the clean stop says what it kept" 
     grep -q "^sow solve: stopped .*kept in" "$err"
 
 # SIGTERM is handled like Ctrl-C: clean stop, exit 143, no temporary file.
-timeout --preserve-status -k 10 -s TERM 2 "$SOW" tables build --rules oware --seeds 20 --memory 8 --dir "$WORK/term" >"$out" 2>"$err"
+timeout --preserve-status -k 10 -s TERM 1 "$SOW" tables build --rules oware --seeds 20 --memory 8 --dir "$WORK/term" >"$out" 2>"$err"
 rc=$?
 check "SIGTERM during tables build exits 143 (got $rc)" test "$rc" -eq 143
 check "SIGTERM: no temporary file left" nofiles '*.tmp'
