@@ -1,4 +1,5 @@
 /* Transposition table: see include/tt.h for layout, replacement and races. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -41,19 +42,29 @@ struct tt *tt_new(size_t mb)
     size_t bytes = mb << 20;
     t->nbuckets = bytes / 64 ? bytes / 64 : 1;
     /* Big tables on 2 MiB pages where the kernel allows: a probe is a
-     * random access, and a TLB miss per probe costs as much as the miss. */
+     * random access, and a TLB miss per probe costs as much as the miss.
+     * They are anonymous mappings, 2 MiB aligned, advised before any page
+     * is touched and zero already: a search starts without clearing (or
+     * faulting in 4 KiB pages of) its table, as malloc's block would. */
     size_t sz = t->nbuckets * 64, huge = (size_t)2 << 20;
-    if (sz >= huge)
-        t->e = aligned_alloc(huge, (sz + huge - 1) / huge * huge);
-    else
+    if (sz >= huge) {
+        size_t len = (sz + huge - 1) / huge * huge + huge;
+        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED) {
+            t->map = m;
+            t->maplen = len;
+            t->e = (void *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+            madvise(t->e, len - huge, MADV_HUGEPAGE);
+        }
+    } else {
         t->e = aligned_alloc(64, sz);
-    if (t->e && sz >= huge)
-        madvise(t->e, (sz + huge - 1) / huge * huge, MADV_HUGEPAGE);
+        if (t->e)
+            tt_clear(t);
+    }
     if (!t->e) {
         free(t);
         return NULL;
     }
-    tt_clear(t);
     return t;
 }
 
@@ -61,7 +72,10 @@ void tt_free(struct tt *t)
 {
     if (!t)
         return;
-    free(t->e);
+    if (t->map)
+        munmap(t->map, t->maplen);
+    else
+        free(t->e);
     free(t);
 }
 

@@ -20,6 +20,8 @@ struct tt {
     struct tt_entry *e; /* nbuckets * TT_BUCKET entries, 64-byte aligned */
     size_t nbuckets;
     unsigned gen;
+    void *map;          /* (tables of 2 MiB or more) e's anonymous mapping, else NULL */
+    size_t maplen;
 };
 
 static inline uint64_t tt_ld_(const uint64_t *p)
