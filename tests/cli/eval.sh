@@ -4,7 +4,7 @@
 # byte, refuses bad input with one line and exit 2; sow match refuses a
 # damaged, missing or non-regular weights file with one line and exit 2,
 # and plays with a good one; sow engine's Weights option takes a file,
-# and the default evaluation is the committed file (oware, awari) or the
+# and the default evaluation is the committed file (oware, awari, darra) or the
 # classic weights (jodu).  TAP on stdout.
 # usage: tests/cli/eval.sh [SOW] [SOW-EVAL-FIT]
 set -u
@@ -96,8 +96,9 @@ score2() {
     awk '/^info depth 2 / {for (i = 1; i < NF; i++) if ($i == "cp") print $(i + 1)}' "$out"
 }
 EVAL_DIR="$DATA/../../tables/eval"
-for r in oware awari; do
-    d=$(score2 $r "") f=$(score2 $r "$EVAL_DIR/$r-2x6.weights") c=$(score2 $r 12,12,10,40,0,10,30)
+for rc in oware:12,12,10,40,0,10,30 awari:12,12,10,40,0,10,30 darra:8,12,20,40,0,10,20; do
+    r=${rc%%:*}
+    d=$(score2 $r "") f=$(score2 $r "$EVAL_DIR/$r-2x6.weights") c=$(score2 $r "${rc#*:}")
     check "engine $r: the default evaluation is tables/eval/$r-2x6.weights ($d = $f), not the classic ($c)" \
         '[ -n "$d" ] && [ "$d" = "$f" ] && [ "$d" != "$c" ]'
 done
