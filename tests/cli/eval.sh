@@ -4,8 +4,8 @@
 # byte, refuses bad input with one line and exit 2; sow match refuses a
 # damaged, missing or non-regular weights file with one line and exit 2,
 # and plays with a good one; sow engine's Weights option takes a file,
-# and the default evaluation is the committed file (oware, awari) or the
-# classic weights (jodu).  TAP on stdout.
+# and the default evaluation is the committed file (oware, awari, darra,
+# jodu, jodu-starve) or the classic weights (jodu-ibadan).  TAP on stdout.
 # usage: tests/cli/eval.sh [SOW] [SOW-EVAL-FIT]
 set -u
 SOW=$(realpath "${1:-build/src/cli/sow}")
@@ -96,13 +96,15 @@ score2() {
     awk '/^info depth 2 / {for (i = 1; i < NF; i++) if ($i == "cp") print $(i + 1)}' "$out"
 }
 EVAL_DIR="$DATA/../../tables/eval"
-for r in oware awari; do
-    d=$(score2 $r "") f=$(score2 $r "$EVAL_DIR/$r-2x6.weights") c=$(score2 $r 12,12,10,40,0,10,30)
+for rc in oware:12,12,10,40,0,10,30 awari:12,12,10,40,0,10,30 darra:8,12,20,40,0,10,20 \
+    jodu:30,10,20,40,15,10,20 jodu-starve:15,10,20,40,15,10,20; do
+    r=${rc%%:*}
+    d=$(score2 $r "") f=$(score2 $r "$EVAL_DIR/$r-2x6.weights") c=$(score2 $r "${rc#*:}")
     check "engine $r: the default evaluation is tables/eval/$r-2x6.weights ($d = $f), not the classic ($c)" \
         '[ -n "$d" ] && [ "$d" = "$f" ] && [ "$d" != "$c" ]'
 done
-d=$(score2 jodu "") c=$(score2 jodu 30,10,20,40,15,10,20)
-check "engine jodu: the default evaluation is the classic ($d = $c)" '[ -n "$d" ] && [ "$d" = "$c" ]'
+d=$(score2 jodu-ibadan "") c=$(score2 jodu-ibadan 8,10,20,40,15,10,20)
+check "engine jodu-ibadan: the default evaluation is the classic ($d = $c)" '[ -n "$d" ] && [ "$d" = "$c" ]'
 
 echo "1..$n"
 [ $failed -eq 0 ]
