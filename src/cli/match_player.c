@@ -465,7 +465,7 @@ int match_parse_spec(const char *s, struct pspec *sp, char *err, int errlen)
         else if (!strcmp(kv, "hash") && num && x >= 1 && x <= 65536 && x == (int)x)
             sp->hash = (unsigned)x;
         else if (!strcmp(kv, "tables") && sp->kind == P_SOW)
-            sp->tables = strdup(v); /* "": none (not the default path) */
+            sp->tables = *v ? strdup(v) : ""; /* "": none (not the default path) */
         else if (!strcmp(kv, "tablecache") && num && x >= 1 && x <= 1 << 20 && x == (int)x &&
                  sp->kind == P_SOW)
             sp->table_cache = (long)x;
