@@ -72,10 +72,12 @@ FILE *fio_open_log(const char *path, bool truncate, struct sow_error *e)
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
                   O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
     if (fd < 0) {
+        int err = errno; /* kept for callers that report it */
         sow_fail(e, SOW_E_INPUT, "%s: %s", path,
-                 errno == ELOOP ? "a symbolic link (name the file itself)"
-                 : errno == ENXIO ? "a FIFO or socket, not a regular file"
-                                  : strerror(errno));
+                 err == ELOOP ? "a symbolic link (name the file itself)"
+                 : err == ENXIO ? "a FIFO or socket, not a regular file"
+                                : strerror(err));
+        errno = err;
         return NULL;
     }
     struct stat sb;

@@ -17,6 +17,15 @@ void util_huge(void *p, size_t len)
         madvise((void *)a, b - a, MADV_HUGEPAGE);
 }
 
+size_t util_path_next(const char **p, char *dir, size_t len)
+{
+    const char *d = *p;
+    size_t l = strcspn(d, ":");
+    snprintf(dir, len, "%.*s", (int)(l < len ? l : len - 1), d);
+    *p = d + l + (d[l] == ':');
+    return l;
+}
+
 void util_rmdir_flat(const char *dir)
 {
     DIR *d = opendir(dir);

@@ -45,6 +45,12 @@ double util_phys_memory(void);
  * kernel says no or len is under 2 MiB. */
 void util_huge(void *p, size_t len);
 
+/* The next directory of a path of directories joined by ':' (as PATH,
+ * sow's tables path): its name at *p into dir (cut to len - 1 bytes), *p
+ * moved past it and its ':'.  Returns the name's length in the path: 0
+ * for an empty name ("a::b"), which callers skip.  Call while **p. */
+size_t util_path_next(const char **p, char *dir, size_t len);
+
 /* Remove a flat directory: its files (not subdirectories), then itself.
  * For scratch directories of benches and tests; errors are ignored. */
 void util_rmdir_flat(const char *dir);

@@ -1,5 +1,6 @@
 /* Tables paths: one or more directories separated by ':' (tables_path.h). */
 #include "tables_path.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -83,11 +84,8 @@ enum sow_status tpath_solution_find(const struct ruleset *rs, const char *path,
     if (len)
         found[0] = 0;
     for (const char *d = path; *d;) {
-        size_t l = strcspn(d, ":");
         char dir[4096];
-        snprintf(dir, sizeof dir, "%.*s", (int)(l < sizeof dir ? l : sizeof dir - 1), d);
-        d += l + (d[l] == ':');
-        if (!l)
+        if (!util_path_next(&d, dir, sizeof dir))
             continue;
         enum sow_status st = search_solution_find(rs, dir, p, out, found, len, e);
         if (st != SOW_OK || *out)

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "serve/known.h"
+#include "util.h"
 #include "sow/analyse.h"
 #include "sow/search.h"
 #include "sow/tables_probe.h"
@@ -60,14 +61,13 @@ static bool solution_in_path(const struct serve_ctx *c, const struct ruleset *rs
                              char *path, size_t len)
 {
     for (const char *d = c->tables; *d;) {
-        size_t l = strcspn(d, ":");
         char dir[4096];
-        snprintf(dir, sizeof dir, "%.*s", (int)(l < sizeof dir ? l : sizeof dir - 1), d);
         struct stat st;
+        if (!util_path_next(&d, dir, sizeof dir))
+            continue;
         search_solution_name(rs, dir, lv, path, len);
         if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
             return true;
-        d += l + (d[l] == ':');
     }
     return false;
 }

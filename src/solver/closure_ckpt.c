@@ -131,11 +131,6 @@ FILE *clos_fopen_in(const char *path)
     return f;
 }
 
-FILE *clos_fopen_append(const char *path)
-{
-    struct sow_error e;
-    return fio_open_log(path, false, &e);
-}
 
 /* Read DIR/name into parts (sizes known: the header must agree). */
 bool clos_ck_read(const char *dir, const char *name, const char *magic, void *const *parts,

@@ -6,6 +6,7 @@
 #include <errno.h>
 
 #include "closure_internal.h"
+#include "fileio.h"
 
 static double dk_deg(const struct clos *c, const struct dk_thread *et, int nt, uint64_t a);
 
@@ -96,7 +97,8 @@ void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt)
         if (!dk->in[l]) {
             char path[4200];
             dk_path(path, sizeof path, dk, "disk-in-%03d.keys", l);
-            dk->in[l] = clos_fopen_append(path);
+            struct sow_error fe;
+            dk->in[l] = fio_open_log(path, false, &fe);
         }
         if (!dk->in[l] || fwrite(h, 8, 2, dk->in[l]) != 2 ||
             fwrite(keys, kb, (size_t)cnt, dk->in[l]) != (size_t)cnt)

@@ -291,12 +291,10 @@ enum clos_err clos_solve_levels(struct clos *c, const struct clos_env *env, int 
 
 /* ---- closure_ckpt.c ---- */
 
-/* Files of the work directory, opened as fileio.h's rule 1 says: for
- * reading, a regular file or NULL (a FIFO, device or directory is treated
- * as missing, never waited on); for appending, created if missing, never
- * through a link, NULL if it is not a regular file. */
+/* A file of the work directory opened for reading as fileio.h's rule 1
+ * says: a regular file or NULL (a FIFO, device or directory is treated as
+ * missing, never waited on).  (Files appended to: fio_open_log.) */
 FILE *clos_fopen_in(const char *path);
-FILE *clos_fopen_append(const char *path);
 void clos_ck_meta_of(const struct clos *c, const struct clos_env *env, int tbmax,
                      const uint64_t *root, struct ck_meta *m);
 bool clos_ck_save_keys(const struct clos *c, const struct clos_env *env, int tbmax,

@@ -671,11 +671,8 @@ enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set
      * directory's bounds file (s->dir names it while the level loads) */
     for (int n = 0; n <= TB_MAX_LEVEL; n++) {
         for (const char *d = dir; *d;) {
-            size_t l = strcspn(d, ":");
             char path[4096];
-            snprintf(s->dir, sizeof s->dir, "%.*s", (int)l, d);
-            d += l + (d[l] == ':');
-            if (!l)
+            if (!util_path_next(&d, s->dir, sizeof s->dir))
                 continue;
             tb_file_name(s->dir, rs->name, rs->pits, n, path, sizeof path);
             if (!fio_exists(path))
