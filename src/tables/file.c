@@ -265,7 +265,10 @@ static enum sow_status zload(void *map, size_t size, const char *path, struct tb
         munmap(map, size);
         return SOW_OK;
     }
-    size_t len = hd->entries ? (size_t)hd->entries : 1;
+    /* whole blocks: zstd may write up to the capacity it is given (its
+     * wild copies run past a block's end), and a block is decompressed in
+     * place here, so the last one must not run into a neighbouring mapping */
+    size_t len = z.nblocks ? (size_t)z.nblocks << z.bshift : 1;
     void *raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) {
         munmap(map, size);
