@@ -195,7 +195,7 @@ static void check_against_ref(const char *name, int pits, int max_level, int thr
     char dir[64];
     struct sow_error e;
     tmpdir(dir);
-    struct tb_build_opts opt = {threads, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, false};
+    struct tb_build_opts opt = {threads, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, 0, false};
     cr_assert_eq(tb_build(&rs, dir, max_level, &opt, &e), SOW_OK, "%s", e.msg);
     struct tb_set *set;
     tb_open(&rs, dir, &set, &e);
@@ -306,7 +306,7 @@ Test(tables, damaged_truncated_foreign_files_rejected)
     struct sow_error e;
     tmpdir(dir);
     tmpdir(other);
-    struct tb_build_opts opt = {1, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, false};
+    struct tb_build_opts opt = {1, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, 0, false};
     cr_assert_eq(tb_build(&rs, dir, 6, &opt, &e), SOW_OK, "%s", e.msg);
     cr_assert_eq(tb_build(&ra, other, 6, &opt, &e), SOW_OK, "%s", e.msg);
     struct tb_set *s;
@@ -356,7 +356,7 @@ Test(tables, verify_detects_wrong_values)
     char dir[64];
     struct sow_error e;
     tmpdir(dir);
-    struct tb_build_opts opt = {2, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, false};
+    struct tb_build_opts opt = {2, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, 0, false};
     cr_assert_eq(tb_build(&rs, dir, 9, &opt, &e), SOW_OK, "%s", e.msg);
     struct tb_set *s;
     tb_open(&rs, dir, &s, &e);
@@ -418,7 +418,7 @@ Test(tables, killed_build_leaves_complete_levels_and_resumes)
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
-        struct tb_build_opts opt = {1, 0, NULL, die_mid_level, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, false};
+        struct tb_build_opts opt = {1, 0, NULL, die_mid_level, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, 0, false};
         tb_build(&rs, dir, 11, &opt, &e);
         _exit(0); /* not reached if the hook fired */
     }
@@ -435,7 +435,7 @@ Test(tables, killed_build_leaves_complete_levels_and_resumes)
     cr_assert(s, "%s", e.msg);
     cr_assert_eq(tb_max_level(s), 9);
     tb_close(s);
-    struct tb_build_opts opt = {2, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, false};
+    struct tb_build_opts opt = {2, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, 0, false};
     cr_assert_eq(tb_build(&rs, dir, 11, &opt, &e), SOW_OK, "%s", e.msg);
     cr_assert_eq(tb_build(&rs, fresh, 11, &opt, &e), SOW_OK, "%s", e.msg);
     compare_dirs(&rs, dir, fresh, 11);
@@ -462,12 +462,12 @@ Test(tables, interrupted_build_resumes)
     tmpdir(dir);
     tmpdir(fresh);
     stop_flag = 0;
-    struct tb_build_opts opt = {2, 0, &stop_flag, stop_mid_level, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, false};
+    struct tb_build_opts opt = {2, 0, &stop_flag, stop_mid_level, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, 0, false};
     cr_assert_eq(tb_build(&rs, dir, 10, &opt, &e), SOW_E_INTERRUPTED);
     tb_file_name(dir, rs.name, 6, 9, path, sizeof path);
     cr_assert_neq(access(path, F_OK), 0, "interrupted level written");
     stop_flag = 0;
-    struct tb_build_opts plain = {2, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, false};
+    struct tb_build_opts plain = {2, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, 0, false};
     cr_assert_eq(tb_build(&rs, dir, 10, &plain, &e), SOW_OK, "%s", e.msg);
     cr_assert_eq(tb_build(&rs, fresh, 10, &plain, &e), SOW_OK, "%s", e.msg);
     compare_dirs(&rs, dir, fresh, 10);
@@ -481,7 +481,7 @@ Test(tables, memory_limit_refuses_up_front)
     char dir[64];
     struct sow_error e;
     tmpdir(dir);
-    struct tb_build_opts opt = {1, 2e6, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, false};
+    struct tb_build_opts opt = {1, 2e6, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, 0, false};
     cr_assert_eq(tb_build(&rs, dir, 12, &opt, &e), SOW_E_TOO_BIG);
     cr_assert(strstr(e.msg, "memory") && strstr(e.msg, "fit"), "%s", e.msg);
     struct ruleset big = rules("oware", 6);
@@ -508,7 +508,7 @@ static void check_threads_agree(const char *name, int max_level)
     struct sow_error e;
     tmpdir(one);
     tmpdir(three);
-    struct tb_build_opts o1 = {1, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, false}, o3 = {3, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, false};
+    struct tb_build_opts o1 = {1, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, 0, false}, o3 = {3, 0, NULL, NULL, NULL, NULL, NULL, TB_BUILDER_AUTO, NULL, 0, 0, 0, false};
     cr_assert_eq(tb_build(&rs, one, max_level, &o1, &e), SOW_OK, "%s", e.msg);
     cr_assert_eq(tb_build(&rs, three, max_level, &o3, &e), SOW_OK, "%s", e.msg);
     compare_dirs(&rs, one, three, max_level);

@@ -486,7 +486,7 @@ static enum sow_status level_init(struct lvl *L, const struct ruleset *rs,
 {
     TB_LEVEL_START(L, rs, lower, n, opt);
     L->threads = tb_fast_threads(opt, L->E);
-    enum sow_status st = tb_level_solvable(lower, n, L->E, TB_MAX_ENTRIES, e);
+    enum sow_status st = tb_level_solvable(lower, n, L->E, TB_MAX_ENTRIES, false, e);
     if (st != SOW_OK)
         return st;
     L->bshift = BSHIFT;

@@ -576,14 +576,14 @@ enum sow_status tb_rebuild_hint(enum sow_status st, struct sow_error *e)
 }
 
 enum sow_status tb_level_solvable(const struct tb_set *lower, int n, uint64_t E, uint64_t max,
-                                  struct sow_error *e)
+                                  bool compressed_ok, struct sow_error *e)
 {
     if (n > TB_MAX_LEVEL || E > max)
         return sow_fail(e, SOW_E_TOO_BIG,
                         "level %d: %llu entries, more than this builder indexes in one process "
                         "(%llu)", n, (unsigned long long)E, (unsigned long long)max);
     for (int m = 0; m < n; m++)
-        if (!lower->lv[m].v)
+        if (!lower->lv[m].v && !(compressed_ok && lower->lv[m].z))
             return sow_fail(e, SOW_E_INPUT, "level %d needs level %d, which is not loaded", n, m);
     return SOW_OK;
 }
@@ -700,18 +700,24 @@ enum sow_status tb_open(const struct ruleset *rs, const char *dir, struct tb_set
     return SOW_OK;
 }
 
+void tb_set_unload_level(struct tb_set *s, int n)
+{
+    struct tb_level *lv = &s->lv[n];
+    tb_file_unmap(lv->map, lv->maplen);
+    tb_file_unmap(lv->bmap, lv->bmaplen);
+    free(lv->own);
+    free(lv->lohi);
+    if (!lv->z_borrowed)
+        free(lv->z);
+    *lv = (struct tb_level){0};
+}
+
 void tb_close(struct tb_set *s)
 {
     if (!s)
         return;
-    for (int n = 0; n <= TB_MAX_LEVEL; n++) {
-        tb_file_unmap(s->lv[n].map, s->lv[n].maplen);
-        tb_file_unmap(s->lv[n].bmap, s->lv[n].bmaplen);
-        free(s->lv[n].own);
-        free(s->lv[n].lohi);
-        if (!s->lv[n].z_borrowed)
-            free(s->lv[n].z);
-    }
+    for (int n = 0; n <= TB_MAX_LEVEL; n++)
+        tb_set_unload_level(s, n);
     tbz_cache_free(s->cache);
     free(s);
 }

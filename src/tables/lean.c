@@ -21,7 +21,9 @@
  * about 4.4 bytes per entry plus at most 0.33 per thread for the work lists;
  * the values are written over the nodes at the end (V fits where be was, and
  * is then packed in place to one byte per entry) and go to the file from
- * there.  Lower levels are read where they are (memory-mapped files).
+ * there.  Lower levels are read where they are (pinned copies of their
+ * files, or compressed files whose exits the move pass answers in batches:
+ * lean_exits.c).
  * The relay path has no work lists (every final node goes to pend) and adds
  * lean_relay.h's buffers (about 1 byte per entry at most, while sorting).
  *
@@ -594,7 +596,7 @@ static void lsolve_end(void *th)
     L->scan += S->scan;
     __atomic_fetch_add(&L->listbytes,
                        S->capfin * 12 + (uint64_t)S->maxcand * FBATCH * (sizeof *S->cand + 5) +
-                           S->rcap + (uint64_t)lean_bucket_bytes(L->E, L->rshift),
+                           S->rcap + (uint64_t)lean_bucket_bytes(L->E, L->rshift, L->squeeze),
                        __ATOMIC_RELAXED);
     free(S->rbuf);
     free(S->bn);
@@ -740,9 +742,11 @@ static enum sow_status lean_init(struct lean *L, const struct ruleset *rs,
     L->stats = getenv("SOW_LEAN_STATS") != NULL;
     bool relay = !tb_unmove_supported(rs);
     L->sbase = relay ? 0.4 : 0.2;
-    enum sow_status st = tb_level_solvable(lower, n, L->E, tb_lean_max_entries(rs), e);
+    enum sow_status st = tb_level_solvable(lower, n, L->E, tb_lean_max_entries(rs), true, e);
     if (st != SOW_OK)
         return st;
+    for (int m = 0; m < n; m++)
+        L->zlower |= !lower->lv[m].v && lower->lv[m].z;
     L->threads = tb_lean_threads(opt, L->E);
     L->nsb = (L->E + ((uint64_t)1 << SBSHIFT) - 1) >> SBSHIFT;
     L->qcap = relay ? 0 /* relay: every final node goes to pend */
@@ -774,6 +778,11 @@ enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *low
     enum sow_status st = lean_init(&L, rs, lower, n, opt, ratio, e);
     if (st != SOW_OK)
         return st;
+    if (wk->squeeze > 0 && !relay && !(opt && opt->lean_queue_cap > 0)) {
+        L.squeeze = wk->squeeze;
+        L.qcap = lean_qcap_squeezed(L.E, L.squeeze);
+        L.bcap >>= L.squeeze;
+    }
     uint64_t E1 = L.E ? L.E : 1;
     size_t ndb = E1 * sizeof(struct lnode), lfb = (E1 / 64 + 1) * 8, pdb = (2 * E1 / 64 + 1) * 8,
            vmb = (L.nsb + 1) * 32;
@@ -797,12 +806,25 @@ enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *low
         relbytes = (double)rel.threads * (double)rel.S * sizeof(struct lrel_buf) +
                    8.0 * (double)(rel.nblocks + 1);
     }
+    if (L.zlower) { /* exits queued by block (lean_exits.c), zcap a thread */
+        L.zcap = wk->zcap ? wk->zcap : lean_qcap(L.E) / 2;
+        if (!(L.zlevel = lexit_levels(lower, n))) {
+            if (relay)
+                lrel_free(&rel);
+            return sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
+        }
+    }
     double t0 = util_now();
     tb_lean_pass_moves(&L);
     double t1 = util_now();
-    if (lstopped(&L)) {
+    free(L.zlevel);
+    if (lstopped(&L) || L.zdamaged) {
         if (relay)
             lrel_free(&rel);
+        if (L.zdamaged) {
+            *e = L.zerr;
+            return e->status;
+        }
         return sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
     }
     if (relay) {

@@ -43,6 +43,8 @@ _Static_assert(TB_MAX_ENTRIES <= IDX_MASK, "indices leave the top bit for the ki
 /* Regions reused from level to level (pages zeroed by the kernel once). */
 struct lean_work {
     struct retro_region nd, lfin, pend, vmask; /* RETRO_HUGE, exact sizes */
+    int squeeze; /* work lists and held updates cut by 2^squeeze (lean_run.c) */
+    uint64_t zcap; /* exits a thread queues (lower levels compressed; 0: its own) */
 };
 
 /* ---- the level ------------------------------------------------------------ */
@@ -62,6 +64,7 @@ struct lean {
     int overflow;    /* pend has bits (set by any thread) */
     uint64_t qcap;
     uint32_t bcap;   /* updates per bucket (0: not bucketed; "Updates by region") */
+    int squeeze;     /* lists and buckets 2^squeeze times shorter (lean_work) */
     int rshift;      /* log2 entries per region */
     uint64_t qpeak;  /* longest work list seen (all threads) */
     uint64_t listbytes; /* the threads' work lists and buffers at their largest */
@@ -70,6 +73,13 @@ struct lean {
     double expect;   /* of about this many (0: unknown) */
     uint64_t moves;
     bool failed;
+    /* ---- lower levels kept compressed (lean_exits.c) ---- */
+    bool zlower;     /* a lower level is kept compressed: its exits queued */
+    uint8_t *zlevel; /* the level of each block number of the set */
+    uint64_t zcap;   /* exits a thread queues before it answers them */
+    uint64_t zbatches; /* batches answered (all threads) */
+    bool zdamaged;   /* a block was damaged (or memory ran out): zerr says */
+    struct sow_error zerr;
     struct tb_progress pr; /* progress.h */
     /* ---- relay rule sets (lean_relay.h): NULL for the single-sowing ones ---- */
     struct lrel *rel;
@@ -112,14 +122,42 @@ static inline bool has_value(const uint64_t *m, int v)
     return (m[u >> 6] >> (u & 63)) & 1;
 }
 
+/* ---- exits into compressed lower levels (lean_exits.c) ---------------------- */
+
+struct ZSTD_DCtx_s;
+/* One thread's queue of exits (lean_exits.c draws an entry). */
+struct lexits {
+    struct lexit *buf;  /* 2 * cap entries: the queue, then its sorted copy */
+    uint64_t n, cap;
+    uint64_t *count;    /* per block number (the set's next_block + 1) */
+    struct ZSTD_DCtx_s *dc;
+    int8_t *blk;        /* one decompressed block */
+    uint64_t batches;
+};
+/* Block number -> level for the levels below n kept compressed (malloc'd;
+ * NULL if out of memory). */
+uint8_t *lexit_levels(const struct tb_set *set, int n);
+/* A queue of up to cap exits; false if out of memory. */
+bool lexits_init(struct lexits *x, const struct lean *L, uint64_t cap);
+void lexits_free(struct lexits *x);
+/* Queue the exit of entry src into entry q of level z (d: the mover's
+ * capture less the opponent's).  The queue has room for a group's exits;
+ * the caller answers it (lexits_flush) after a group's best exits are
+ * stored, once fewer than LEXIT_GROUP places are left. */
+#define LEXIT_GROUP (16 * (SOW_MAX_PITS + 1))
+void lexits_add(struct lexits *x, const struct tbz *z, uint64_t q,
+                uint64_t src, int d);
+/* Answer the queue: each exit's value folded into its entry's be. */
+void lexits_flush(struct lean *L, struct lexits *x);
+/* Fail the level for want of memory (L->zerr says so). */
+void lexits_fail_nomem(struct lean *L);
+
 /* The move pass (best exits, out-degrees, the seed blocks' value masks) and
  * the level's mask of best-exit values. */
 void tb_lean_pass_moves(struct lean *L);
 void tb_lean_level_mask(struct lean *L);
 
 void tb_lean_work_free(struct lean_work *w);
-/* Bytes a level of E entries needs with T threads (the budget's model). */
-double tb_lean_memory(const struct ruleset *rs, uint64_t E, int threads);
 /* SOW_LEAN_STATS: the level's counts and phase times (dt: moves, edges,
  * solve, finish) on stderr.  (lean_run.c) */
 void tb_lean_stats(const struct lean *L, uint64_t edges, uint64_t nblk, const double *peak,
@@ -143,10 +181,17 @@ enum sow_status tb_lean_level(const struct ruleset *rs, const struct tb_set *low
 /* The region size the options ask for (2^8..2^LREGION entries). */
 int lean_region_shift(const struct tb_build_opts *opt);
 /* Updates a bucket holds (0: no buckets, updates applied at once), and the
- * buckets' bytes per thread, for a level of E entries. */
+ * buckets' bytes per thread, for a level of E entries (squeezed: 2^squeeze
+ * times fewer updates a bucket). */
 uint32_t lean_bcap(uint64_t E, int shift);
-double lean_bucket_bytes(uint64_t E, int shift);
-/* Work list entries a thread may hold before it spills into pend. */
+double lean_bucket_bytes(uint64_t E, int shift, int squeeze);
+/* Work list entries a thread may hold before it spills into pend (and as
+ * many, squeezed). */
 uint64_t lean_qcap(uint64_t E);
+uint64_t lean_qcap_squeezed(uint64_t E, int squeeze);
+/* Bytes a level of E entries needs with T threads (the budget's model),
+ * its lists 2^squeeze times shorter (the relay rule sets have none; a
+ * negative squeeze: the nodes and bitmaps alone, as in the move pass). */
+double tb_lean_memory(const struct ruleset *rs, uint64_t E, int threads, int squeeze);
 
 #endif

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "compress.h"
 #include "lean_level.h"
 #include "fileio.h"
 #include "lean.h"
@@ -23,15 +24,16 @@ void tb_lean_stats(const struct lean *L, uint64_t edges, uint64_t nblk, const do
             "lean %s level %d: %llu entries, %llu in-level moves, %llu rounds, %llu pend "
             "scans, %llu block reads (%llu blocks), %llu list reads, %.2f B/pos; "
             "%llu decrements, %llu claims (%llu on L nodes already final); %llu of %llu seed "
-            "blocks scanned in %.2f thread-s, %.2f thread-s idle at rounds' ends; moves %.2f s, "
-            "edges %.2f s, solve %.2f s, finish %.2f s\n",
+            "blocks scanned in %.2f thread-s, %.2f thread-s idle at rounds' ends; %llu batches "
+            "of exits into compressed levels; moves %.2f s, edges %.2f s, solve %.2f s, "
+            "finish %.2f s\n",
             L->rs->name, L->n, (unsigned long long)L->E, (unsigned long long)edges,
             (unsigned long long)L->rounds, (unsigned long long)L->scans,
             (unsigned long long)L->reads, (unsigned long long)nblk, (unsigned long long)L->sreads,
             peak && L->E ? *peak / (double)L->E : 0.0, (unsigned long long)L->decs,
             (unsigned long long)L->claims, (unsigned long long)L->dropped,
             (unsigned long long)L->sblocks, (unsigned long long)(L->nsb * L->rounds), L->scan, L->idle,
-            dt[0], dt[1], dt[2], dt[3]);
+            (unsigned long long)L->zbatches, dt[0], dt[1], dt[2], dt[3]);
 }
 
 void tb_lean_work_free(struct lean_work *w)
@@ -54,6 +56,12 @@ enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_se
     return rc;
 }
 
+static double budget(const struct tb_build_opts *opt)
+{
+    double ram = util_phys_memory();
+    return opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * (ram > 0 ? ram : 4e9);
+}
+
 /* A lower level, read at random by the exits of every level above it: kept
  * in anonymous memory on huge pages instead of the file's 4 KB page-cache
  * pages (over GBs of lower levels the TLB misses grow with the level).  Same
@@ -70,17 +78,140 @@ static void lean_pin_level(struct tb_set *set, int n)
     if (posix_memalign(&m, huge, len) != 0)
         return;
     madvise(m, len, MADV_HUGEPAGE);
-    memcpy(m, lv->v, lv->entries);
+    /* in slices, each slice's mapped pages dropped once copied: the level is
+     * not held twice (the largest level's copy was the build's peak) */
+    const size_t slice = (size_t)64 << 20, page = 4096;
+    uintptr_t done = (uintptr_t)lv->map; /* pages below it dropped */
+    for (size_t at = 0; at < lv->entries; at += slice) {
+        size_t k = lv->entries - at < slice ? lv->entries - at : slice;
+        memcpy((char *)m + at, lv->v + at, k);
+        /* only whole pages copied (a decompressed level's mapping is
+         * anonymous: dropped pages read back as zeros) */
+        uintptr_t to = ((uintptr_t)(lv->v + at + k)) & ~(uintptr_t)(page - 1);
+        if (lv->map && to > done) {
+            madvise((void *)done, to - done, MADV_DONTNEED);
+            done = to;
+        }
+    }
     tb_set_own_level(set, n, m, NULL, lv->entries);
 }
 
-/* ---- the build (tb_build's lean path) --------------------------------------- */
+/* ---- lower levels compressed ---------------------------------------------------
+ * A level whose lower levels do not fit the budget raw (one byte an entry)
+ * is built over them compressed: every lower level's file is rewritten in
+ * format version 2 (as `sow tables compress` does), kept compressed and
+ * mapped, and the move pass queues its exits into them and answers them a
+ * batch at a time, block by block (lean_exits.c), in the memory the solve
+ * later gives its work lists.  Only the blocks the exits reach are read
+ * from the mappings; their checked pages are dropped after loading.  If
+ * that is not enough, the level's work lists and held updates are cut by
+ * 2, then 4 (more nodes wait in the pend bitmap: the same values, more
+ * scans). */
 
-static double budget(const struct tb_build_opts *opt)
+#define LZ_SQUEEZE_MAX 2
+#define LZ_GUESS 0.5          /* stored / raw of a level not compressed yet (awari about 0.5) */
+#define LZ_QUEUE_MIN 4096.0   /* exits a thread queues at the least */
+
+struct lplan {
+    bool z;         /* lower levels compressed */
+    int squeeze;    /* lists and held updates 2^squeeze times shorter */
+    double need;    /* bytes at the peak: the level, its lower levels */
+    uint64_t zcap;  /* exits a thread queues in the move pass (z) */
+};
+
+/* How level n (E entries) fits `limit` over lower levels of `raw` bytes
+ * (`stored` compressed): raw if it can (and the tests do not force the
+ * compressed path), else compressed with the least squeeze that fits, the
+ * move pass's queues taking what the solve's lists will.  False if nothing
+ * fits (p->need: the least it would take). */
+static bool lean_plan(const struct ruleset *rs, uint64_t E, int T, double raw, double stored,
+                      double extra, double limit, const struct tb_build_opts *opt,
+                      struct lplan *p)
 {
-    double ram = util_phys_memory();
-    return opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * (ram > 0 ? ram : 4e9);
+    *p = (struct lplan){.need = tb_lean_memory(rs, E, T, 0) + raw + extra};
+    uint64_t force = opt ? opt->lean_zqueue : 0;
+    if (!force && p->need <= limit)
+        return true;
+    p->z = true;
+    double fixed = tb_lean_memory(rs, E, T, -1) + stored + extra;
+    for (int s = 0; s <= LZ_SQUEEZE_MAX; s++) {
+        p->squeeze = s;
+        p->need = tb_lean_memory(rs, E, T, s) + stored + extra;
+        double q = (limit - fixed) / (32.0 * T);
+        if (force || (p->need <= limit && q >= LZ_QUEUE_MIN)) {
+            p->zcap = force ? force : (uint64_t)(q < (double)E ? q : (double)E);
+            return true;
+        }
+    }
+    if (p->need < fixed + 32.0 * T * LZ_QUEUE_MIN)
+        p->need = fixed + 32.0 * T * LZ_QUEUE_MIN;
+    return false;
 }
+
+/* Level m of the set, raw, rewritten compressed and loaded so (its checked
+ * pages dropped); compressed levels are left as they are. */
+static enum sow_status lean_compress_lower(struct tb_set *set, int m, int threads,
+                                           struct sow_error *e)
+{
+    struct tb_level *lv = &set->lv[m];
+    if (lv->z && !lv->v)
+        return SOW_OK;
+    uint64_t raw, stored;
+    tb_set_unload_level(set, m);
+    enum sow_status st = tb_compress_level(&set->rs, set->dir, m, threads, &raw, &stored, e);
+    if (st == SOW_OK)
+        st = tb_set_load_level(set, m, e);
+    if (st == SOW_OK && lv->map)
+        madvise(lv->map, lv->maplen, MADV_DONTNEED);
+    return st;
+}
+
+/* Bytes of levels 0..n-1: raw, and stored (compressed ones as they are, the
+ * others guessed). */
+static void lower_bytes(const struct tb_set *set, int n, double *raw, double *stored)
+{
+    *raw = *stored = 0;
+    for (int m = 0; m < n; m++) {
+        double E = (double)tb_level_entries(&set->ix, m);
+        *raw += E;
+        *stored += set->lv[m].z && !set->lv[m].v ? (double)tbz_stored(set->lv[m].z) : LZ_GUESS * E;
+    }
+}
+
+/* Level n's plan against the budget, its lower levels compressed if it
+ * says so (then checked again with their stored sizes: SOW_E_TOO_BIG if
+ * nothing fits). */
+static enum sow_status lean_prepare(struct tb_set *set, int n, const struct tb_build_opts *opt,
+                                    struct lean_work *wk, struct sow_error *e)
+{
+    uint64_t E = tb_level_entries(&set->ix, n);
+    int T = tb_lean_threads(opt, E);
+    double raw, stored, extra = opt && opt->bounds ? 2.0 * (double)E : 0;
+    struct lplan p;
+    lower_bytes(set, n, &raw, &stored);
+    wk->squeeze = 0;
+    wk->zcap = 0;
+    lean_plan(&set->rs, E, T, raw, stored, extra, budget(opt), opt, &p);
+    if (!p.z)
+        return SOW_OK; /* raw fits */
+    set->keep_compressed = true;
+    for (int m = 0; m < n; m++) {
+        enum sow_status st = lean_compress_lower(set, m, opt ? opt->threads : 0, e);
+        if (st != SOW_OK)
+            return st;
+    }
+    lower_bytes(set, n, &raw, &stored); /* now the stored sizes */
+    if (!lean_plan(&set->rs, E, T, raw, stored, extra, budget(opt), opt, &p))
+        return sow_fail(e, SOW_E_TOO_BIG,
+                        "level %d needs about %.1f GB with the lean builder over its lower "
+                        "levels compressed, but the memory limit is %.1f GB (--memory)",
+                        n, p.need / 1e9, budget(opt) / 1e9);
+    wk->squeeze = p.squeeze;
+    wk->zcap = p.zcap;
+    return SOW_OK;
+}
+
+/* ---- the build (tb_build's lean path) --------------------------------------- */
 
 /* To be built: the level file missing, or its bounds file when the build
  * writes them. */
@@ -102,14 +233,14 @@ static enum sow_status lean_refuse(const struct ruleset *rs, int n, uint64_t E, 
                         "level %d has %llu entries, more than one process indexes (%llu); "
                         "build up to level %d",
                         n, (unsigned long long)E, (unsigned long long)max, n - 1);
-    double need = tb_lean_memory(rs, E, tb_lean_threads(opt, E)) + lower +
-                  (opt && opt->bounds ? 2.0 * (double)E : 0); /* its bounds */
-    if (need > limit)
+    struct lplan p;
+    if (!lean_plan(rs, E, tb_lean_threads(opt, E), lower, LZ_GUESS * lower,
+                   opt && opt->bounds ? 2.0 * (double)E : 0 /* its bounds */, limit, opt, &p))
         return sow_fail(e, SOW_E_TOO_BIG,
-                        "level %d needs about %.1f GB with the lean builder but the memory "
-                        "limit is %.1f GB (--memory); levels up to %d fit: use --seeds %d "
-                        "or raise --memory",
-                        n, need / 1e9, limit / 1e9, n - 1, n - 1);
+                        "level %d needs about %.1f GB with the lean builder (its lower levels "
+                        "compressed) but the memory limit is %.1f GB (--memory); levels up "
+                        "to %d fit: use --seeds %d or raise --memory",
+                        n, p.need / 1e9, limit / 1e9, n - 1, n - 1);
     return SOW_OK;
 }
 
@@ -146,6 +277,22 @@ enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max
     double ratio = 0;
     /* Existing levels are checked completely (the missing ones were checked
      * to fit by tb_lean_check, lower levels counted). */
+    for (int n = 0; n <= max_level; n++)
+        missing[n] = level_missing(rs, dir, n, opt);
+    /* lower levels compressed from the first level built (a resumed build
+     * finds them so): loaded compressed, not pinned */
+    for (int n = 0; n <= max_level; n++)
+        if (missing[n]) {
+            struct lplan p;
+            double raw = 0;
+            for (int m = 0; m < n; m++)
+                raw += (double)tb_level_entries(&set->ix, m);
+            uint64_t E = tb_level_entries(&set->ix, n);
+            lean_plan(rs, E, tb_lean_threads(opt, E), raw, LZ_GUESS * raw,
+                      opt && opt->bounds ? 2.0 * (double)E : 0, budget(opt), opt, &p);
+            set->keep_compressed = p.z;
+            break;
+        }
     for (int n = 0; n <= max_level; n++) {
         char path[4200];
         tb_file_name(dir, rs->name, rs->pits, n, path, sizeof path);
@@ -153,9 +300,9 @@ enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max
             rc = tb_rebuild_hint(tb_set_load_level(set, n, e), e);
             if (rc != SOW_OK)
                 goto out;
-            lean_pin_level(set, n);
+            if (!set->keep_compressed)
+                lean_pin_level(set, n);
         }
-        missing[n] = level_missing(rs, dir, n, opt);
     }
     for (int n = 0; n <= max_level; n++) {
         uint64_t E = tb_level_entries(&set->ix, n);
@@ -170,17 +317,25 @@ enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max
             rc = sow_fail(e, SOW_E_NOMEM, "level %d: out of memory", n);
             goto out;
         }
-        rc = tb_lean_level(rs, set, n, NULL, lohi, opt, &wk, &v, &peak, &ratio, dir, e);
-        bool had = set->lv[n].v != NULL; /* present: solved again for its bounds */
+        rc = lean_prepare(set, n, opt, &wk, e);
+        if (rc == SOW_OK)
+            rc = tb_lean_level(rs, set, n, NULL, lohi, opt, &wk, &v, &peak, &ratio, dir, e);
+        bool had = set->lv[n].v || set->lv[n].z; /* present: solved again for its bounds */
         if (rc == SOW_OK) /* the level file (or the check of the one present), its bounds */
             rc = tb_level_output(set, n, v, lohi, E, e);
         free(lohi);
-        /* The levels above read this one from its file (mapped, checked). */
+        /* The levels above read this one from its file (mapped, checked);
+         * the last level's file is checked with the solve's memory given
+         * back, and neither it nor the level is held twice. */
+        if (n == max_level)
+            tb_lean_work_free(&wk);
         if (rc == SOW_OK && !had)
             rc = tb_set_load_level(set, n, e);
+        if (rc == SOW_OK && n < max_level)
+            rc = set->keep_compressed ? lean_compress_lower(set, n, opt ? opt->threads : 0, e)
+                                      : (lean_pin_level(set, n), SOW_OK);
         if (rc != SOW_OK)
             goto out;
-        lean_pin_level(set, n);
         if (opt && opt->level_info)
             opt->level_info(opt->ctx, n, E, "lean", peak);
         if (opt && opt->level_done)

@@ -54,6 +54,10 @@ struct tb_build_opts {
     /* tests: the lean builder's work list cap per thread (0: its own), small
      * so that final nodes spill into the pend bitmap on small levels */
     int lean_queue_cap;
+    /* tests: the lean builder's lower levels compressed (lean_run.c) even
+     * where they fit raw, each thread answering its exits into them every
+     * lean_zqueue exits (0: only where the budget asks, queues sized by it) */
+    uint64_t lean_zqueue;
     /* Write each level's forced bounds file beside it (tb_bounds_write,
      * 2 bytes per position, counted in the memory check while a level is
      * built).  A level whose values are present but whose bounds file is

@@ -76,10 +76,11 @@ struct tb_set {
 
 /* Level n (E entries) can be solved in one process over `lower`: E is at
  * most the builder's limit (max: TB_MAX_ENTRIES for 31-bit indices) and
- * every level below it is loaded.  SOW_OK, SOW_E_TOO_BIG or SOW_E_INPUT
- * with the reason.  (file.c) */
+ * every level below it is loaded (as values, or kept compressed if
+ * compressed_ok: a builder that probes through the set's block cache).
+ * SOW_OK, SOW_E_TOO_BIG or SOW_E_INPUT with the reason.  (file.c) */
 enum sow_status tb_level_solvable(const struct tb_set *lower, int n, uint64_t E, uint64_t max,
-                                  struct sow_error *e);
+                                  bool compressed_ok, struct sow_error *e);
 
 /* The index of a position with B to move (a child of a normalised
  * position, or a predecessor) in a level of `boards` boards per state: its
@@ -164,6 +165,10 @@ void tb_set_put_level(struct tb_set *s, int n, const int8_t *v, uint64_t entries
  * freed by tb_close), replacing what it held; with lohi NULL the level keeps
  * the bounds it had (a bounds file's or a borrowed level's). */
 void tb_set_own_level(struct tb_set *s, int n, int8_t *v, int8_t *lohi, uint64_t entries);
+
+/* Level n of s unloaded: its mappings, owned values, bounds and tbz
+ * released, as tb_close does for every level.  (file.c) */
+void tb_set_unload_level(struct tb_set *s, int n);
 
 /* Decompress compressed level n of s into values s owns (a borrowed level's
  * file stays its owner's), for readers of whole levels (tb_mem's builds).
