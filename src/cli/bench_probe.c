@@ -84,11 +84,11 @@ static void print_pass(const char *what, const struct pass *p, size_t n, const c
 /* Levels 0..seeds of raw compressed into zdir with blocks of 2^bs values,
  * their raw and stored bytes printed.  false after a message. */
 static bool compress_levels(const struct ruleset *rs, const struct tb_set *raw, const char *zdir,
-                            int seeds, unsigned bs, int threads)
+                            int from, int seeds, unsigned bs, int threads)
 {
     struct sow_error e;
     uint64_t sraw = 0, sz = 0;
-    for (int n = 0; n <= seeds; n++) {
+    for (int n = from; n <= seeds; n++) {
         uint64_t E;
         const int8_t *v = tb_level_values(raw, n, &E);
         enum sow_status st = tbz_write_b(zdir, rs, n, v, E, TBZ_LEVEL, bs, threads, &e);
@@ -107,7 +107,7 @@ static bool compress_levels(const struct ruleset *rs, const struct tb_set *raw, 
                (unsigned long long)(TB_HEADER_SIZE + E), (unsigned long long)h.stored,
                (double)(TB_HEADER_SIZE + E) / (double)h.stored);
     }
-    printf("  levels 0..%d %12llu raw bytes %12llu stored %6.2fx\n", seeds,
+    printf("  levels %d..%d %12llu raw bytes %12llu stored %6.2fx\n", from, seeds,
            (unsigned long long)sraw, (unsigned long long)sz, (double)sraw / (double)sz);
     return true;
 }
@@ -155,8 +155,8 @@ static bool time_top_blocks(const struct ruleset *rs, const struct tb_index *ix,
  * cold and warm, checked against the raw pass rp.  false after a message
  * (or values that differ). */
 static bool bench_shift(const struct ruleset *rs, const struct tb_set *raw,
-                        const sow_position *pos, size_t np, int seeds, unsigned bs, int threads,
-                        double cache_mb, const struct pass *rp)
+                        const sow_position *pos, size_t np, int from, int seeds, unsigned bs,
+                        int threads, double cache_mb, const struct pass *rp)
 {
     struct sow_error e;
     char zdir[] = "/tmp/sow-bench-probe-XXXXXX";
@@ -165,7 +165,7 @@ static bool bench_shift(const struct ruleset *rs, const struct tb_set *raw,
         return false;
     }
     printf("block shift %u (%u values a block), zstd level %d:\n", bs, 1u << bs, TBZ_LEVEL);
-    if (!compress_levels(rs, raw, zdir, seeds, bs, threads)) {
+    if (!compress_levels(rs, raw, zdir, from, seeds, bs, threads)) {
         util_rmdir_flat(zdir);
         return false;
     }
@@ -214,6 +214,7 @@ int bench_probe(int argc, char **argv)
     const char *rules = "oware", *dir = NULL, *shifts = "14";
     long pits = 6, seeds = 14, probes = 1000000, threads = 0;
     double cache_mb = 0;
+    bool top_only = false;
     static const char usage[] =
         "usage: sow bench probe [--rules R] [--pits N] [--seeds N] [--dir DIR] [--probes M]\n"
         "                       [--block-shift B[,B...]] [--cache MB] [--threads T]\n"
@@ -222,7 +223,9 @@ int bench_probe(int argc, char **argv)
         "  prints raw and compressed bytes and the ratio per level, the time to\n"
         "  decompress one block of the top level, then random probes per second (M\n"
         "  positions, default 1,000,000, spread over the levels by size) of the raw\n"
-        "  files and of the compressed ones, cold (a fresh cache) and warm (again)\n";
+        "  files and of the compressed ones, cold (a fresh cache) and warm (again);\n"
+        "  --top-only: level N alone (its positions, its file; the levels below in DIR\n"
+        "  may be compressed)\n";
     const struct cli_option opts[] = {
         {"--rules", CLI_STR, &rules, 0, 0, "R", "rule set, default oware", 0, 0},
         {"--pits", CLI_LONG, &pits, 1, SOW_MAX_PITS, "N", "holes per side, default 6", 0, 0},
@@ -234,6 +237,7 @@ int bench_probe(int argc, char **argv)
          0},
         {"--threads", CLI_LONG, &threads, 1, (double)cli_max_threads(), "T",
          "threads to build and compress, default all", 0, 0},
+        {"--top-only", CLI_FLAG, &top_only, 0, 0, NULL, "probe level N alone", 0, 0},
         {0}};
     const struct cli_spec spec = {"bench probe", usage, opts, NULL, 0, NULL};
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
@@ -289,15 +293,17 @@ int bench_probe(int argc, char **argv)
         rc = st != SOW_OK ? cli_exit_code(st) : CLI_BAD;
         goto out;
     }
-    if (tb_set_compressed_bytes(raw)) {
-        fprintf(stderr, "sow bench probe: %s holds compressed levels: give raw ones\n", rawdir);
+    int from = top_only ? (int)seeds : 0; /* the levels probed */
+    if (top_only ? !tb_level_values(raw, (int)seeds, NULL) : tb_set_compressed_bytes(raw) > 0) {
+        fprintf(stderr, "sow bench probe: %s holds %s compressed: give %s\n", rawdir,
+                top_only ? "the top level" : "levels", top_only ? "it raw" : "raw ones");
         rc = CLI_BAD;
         goto out;
     }
-    /* Random positions over levels 0..N, each entry equally likely. */
+    /* Random positions over levels from..N, each entry equally likely. */
     const struct tb_index *ix = tb_set_index(raw);
     uint64_t total = 0;
-    for (int n = 0; n <= seeds; n++)
+    for (int n = from; n <= seeds; n++)
         total += tb_level_entries(ix, n);
     pos = malloc((size_t)probes * sizeof *pos);
     if (!pos) {
@@ -307,7 +313,7 @@ int bench_probe(int argc, char **argv)
     uint64_t rnd = 20261130;
     for (long i = 0; i < probes; i++) {
         uint64_t r = next_rand(&rnd) % total;
-        int n = 0;
+        int n = from;
         while (r >= tb_level_entries(ix, n))
             r -= tb_level_entries(ix, n++);
         tb_position_of(ix, n, r, &pos[i]);
@@ -315,11 +321,12 @@ int bench_probe(int argc, char **argv)
     size_t np = (size_t)probes;
     struct pass rp = probe_pass(raw, pos, np); /* pages of the files faulted in */
     rp = probe_pass(raw, pos, np);
-    printf("random probes over levels 0..%ld (%llu positions):\n", seeds,
+    printf("random probes over levels %d..%ld (%llu positions):\n", from, seeds,
            (unsigned long long)total);
     print_pass("raw", &rp, np, "");
     for (int b = 0; b < nbs; b++)
-        if (!bench_shift(&rs, raw, pos, np, (int)seeds, bs[b], (int)threads, cache_mb, &rp))
+        if (!bench_shift(&rs, raw, pos, np, from, (int)seeds, bs[b], (int)threads, cache_mb,
+                         &rp))
             goto out;
     rc = CLI_OK;
 out:

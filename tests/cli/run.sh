@@ -1080,6 +1080,17 @@ bad 2 bench probe --seeds 40 # level 40: 66 G positions, refused up front
 ok bench probe --pits 3 --seeds 6 --probes 5000 --block-shift 8,10
 check "bench probe: compressed and raw agree for both block sizes" \
     test "$(grep -c 'compressed and raw agree' "$out")" -eq 2
+# --top-only: the top level alone, over lower levels found compressed
+mkdir "$WORK/ptop"
+ok tables build --pits 3 --seeds 6 --dir "$WORK/ptop"
+ok tables compress --pits 3 --dir "$WORK/ptop"
+bad 2 bench probe --pits 3 --seeds 6 --probes 500 --dir "$WORK/ptop" --top-only
+rm "$WORK/ptop/oware-2x3-006.sowtb"
+ok tables build --pits 3 --seeds 6 --dir "$WORK/ptop"
+ok bench probe --pits 3 --seeds 6 --probes 500 --dir "$WORK/ptop" --top-only
+check "bench probe --top-only: level 6 alone, compressed and raw agree" \
+    grep -q 'over levels 6..6 .*' "$out"
+check "bench probe --top-only: agree" grep -q 'compressed and raw agree' "$out"
 
 # a program that cannot start: one line (sh's own message was
 # printed by each worker's program before it), exit 2; --grace's range
