@@ -7,8 +7,9 @@
 #   SOW=build/src/cli/sow   the binary (the first line records the commit)
 #   OUT=bench/out/reach     one log per rule set (sow bench tables' output)
 #   HOURS=2                 the limit per rule set
-#   THREADS=2 PITS=6 SEEDS=28 (the highest level asked for: on 2x6, 28 is the
-#                           last level one process indexes, < 2^31 entries)
+#   THREADS=2 PITS=6 SEEDS=28 (the highest level asked for; past the raw
+#                           budget the lean builder keeps the lower levels
+#                           compressed: oware and awari reach 30, docs/tables.md)
 #   KEEP=DIR                keep the levels in DIR/<rules> so that a later run
 #                           (another session) resumes: see below
 #
@@ -24,7 +25,9 @@
 # A level the memory budget refuses ends the run early; the summary says
 # which limit ended it.  Summary line per rule set: the last complete level,
 # the wall seconds summed over the levels built, the positions, the peak RSS
-# (/usr/bin/time -v, the largest of the runs) and why it stopped.
+# (/usr/bin/time -v, the largest of the runs) and why it stopped.  The log
+# also gets the peak RSS of each level built ("# level N peak RSS kB X":
+# the largest of samples every 2 s, taken while that level was the next one).
 set -u
 SOW=${SOW:-build/src/cli/sow}
 OUT=${OUT:-bench/out/reach}
@@ -39,6 +42,22 @@ mkdir -p "$OUT"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 echo "# commit $commit, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), limit ${HOURS} h, $THREADS threads${KEEP:+, kept in $KEEP}"
 limit=$(awk -v h="$HOURS" 'BEGIN { printf "%d", h * 3600 }')
+# rss_levels PID LOG: until PID exits, its RSS every 2 s against the level
+# in progress (one past the log's last complete level); then per level the
+# largest sample, as "# level N peak RSS kB X" lines on stdout
+rss_levels() {
+    local pid=$1 log=$2 samples
+    samples=$(mktemp)
+    while kill -0 "$pid" 2>/dev/null; do
+        kb=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+        lv=$(awk '$1 == "level" { l = $2 } END { print (l == "" ? -1 : l) + 1 }' "$log")
+        [ -n "$kb" ] && echo "$lv $kb" >>"$samples"
+        sleep 2
+    done
+    awk '{ if ($2 > m[$1]) m[$1] = $2 } END { for (l in m) print "# level " l " peak RSS kB " m[l] }' \
+        "$samples" | sort -k3,3n
+    rm -f "$samples"
+}
 # the level seconds a log already holds (its "level N POS positions S s" lines)
 spent() {
     [ -f "$1" ] || { echo 0; return; }
@@ -59,8 +78,20 @@ for r in "${RULES[@]}"; do
         echo "# $(date -u '+%F %T') $SOW ${args[*]} (commit $commit, timeout -s INT $secs)" >>"$log"
         timer=()
         [ -x /usr/bin/time ] && timer=(/usr/bin/time -v -o "$OUT/$r-2x$PITS.time")
-        timeout -s INT "$secs" "${timer[@]}" "$SOW" "${args[@]}" >>"$log" 2>"$OUT/$r-2x$PITS.err"
+        timeout -s INT "$secs" "${timer[@]}" "$SOW" "${args[@]}" >>"$log" 2>"$OUT/$r-2x$PITS.err" &
+        job=$!
+        pid=$job # down the chain timeout, time to sow itself
+        for _ in 1 2 3 4 5; do
+            [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$(basename "$SOW")" ] && break
+            sleep 0.2
+            c=$(pgrep -P "$pid" | head -1)
+            [ -n "$c" ] && pid=$c
+        done
+        rss_levels "$pid" "$log" >"$OUT/$r-2x$PITS.rss" &
+        wait "$job"
         rc=$?
+        wait
+        cat "$OUT/$r-2x$PITS.rss" >>"$log"
         awk -F': ' '/Maximum resident/ { print "# peak RSS kB " $2 }' "$OUT/$r-2x$PITS.time" >>"$log" 2>/dev/null
         why="asked-for level reached"
         { [ "$rc" -eq 130 ] || [ "$rc" -eq 124 ]; } && why="time limit"
