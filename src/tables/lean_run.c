@@ -195,10 +195,25 @@ static enum sow_status lean_prepare(struct tb_set *set, int n, const struct tb_b
     if (!p.z)
         return SOW_OK; /* raw fits */
     set->keep_compressed = true;
+    bool some = false; /* a raw lower level left to compress */
+    for (int m = 0; m < n; m++)
+        some |= set->lv[m].v != NULL;
+    if (some && opt && opt->progress && !opt->lean_zqueue) {
+        char note[200];
+        snprintf(note, sizeof note,
+                 "level %d needs about %.1f GB over its lower levels raw, more than the limit "
+                 "(%.1f GB): they are rewritten compressed and kept so",
+                 n, (tb_lean_memory(&set->rs, E, T, 0) + raw + extra) / 1e9, budget(opt) / 1e9);
+        opt->progress(opt->ctx, -1, 0, 0, note);
+    }
+    double done = 0;
     for (int m = 0; m < n; m++) {
+        if (opt && opt->progress)
+            opt->progress(opt->ctx, n, E, raw > 0 ? done / raw : 0, "compress");
         enum sow_status st = lean_compress_lower(set, m, opt ? opt->threads : 0, e);
         if (st != SOW_OK)
             return st;
+        done += (double)tb_level_entries(&set->ix, m);
     }
     lower_bytes(set, n, &raw, &stored); /* now the stored sizes */
     if (!lean_plan(&set->rs, E, T, raw, stored, extra, budget(opt), opt, &p))
