@@ -209,6 +209,26 @@ static bool bench_shift(const struct ruleset *rs, const struct tb_set *raw,
     return same;
 }
 
+/* Random positions over levels from..top, each entry equally likely (the
+ * same for a seed); *total: the entries there.  NULL if out of memory. */
+static sow_position *draw_positions(const struct tb_index *ix, int from, int top, long probes,
+                                    uint64_t *total)
+{
+    *total = 0;
+    for (int n = from; n <= top; n++)
+        *total += tb_level_entries(ix, n);
+    sow_position *pos = malloc((size_t)probes * sizeof *pos);
+    uint64_t rnd = 20261130;
+    for (long i = 0; pos && i < probes; i++) {
+        uint64_t r = next_rand(&rnd) % *total;
+        int n = from;
+        while (r >= tb_level_entries(ix, n))
+            r -= tb_level_entries(ix, n++);
+        tb_position_of(ix, n, r, &pos[i]);
+    }
+    return pos;
+}
+
 int bench_probe(int argc, char **argv)
 {
     const char *rules = "oware", *dir = NULL, *shifts = "14";
@@ -300,23 +320,10 @@ int bench_probe(int argc, char **argv)
         rc = CLI_BAD;
         goto out;
     }
-    /* Random positions over levels from..N, each entry equally likely. */
-    const struct tb_index *ix = tb_set_index(raw);
-    uint64_t total = 0;
-    for (int n = from; n <= seeds; n++)
-        total += tb_level_entries(ix, n);
-    pos = malloc((size_t)probes * sizeof *pos);
-    if (!pos) {
+    uint64_t total;
+    if (!(pos = draw_positions(tb_set_index(raw), from, (int)seeds, probes, &total))) {
         fprintf(stderr, "sow bench probe: out of memory for %ld positions\n", probes);
         goto out;
-    }
-    uint64_t rnd = 20261130;
-    for (long i = 0; i < probes; i++) {
-        uint64_t r = next_rand(&rnd) % total;
-        int n = from;
-        while (r >= tb_level_entries(ix, n))
-            r -= tb_level_entries(ix, n++);
-        tb_position_of(ix, n, r, &pos[i]);
     }
     size_t np = (size_t)probes;
     struct pass rp = probe_pass(raw, pos, np); /* pages of the files faulted in */
