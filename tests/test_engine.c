@@ -98,7 +98,10 @@ Test(engine, best_move_is_legal)
 /* With tables covering the levels below the root, every proven engine value
  * equals the exact solver's; a root whose moves all leave its level (or end
  * the game) must be proven. */
-Test(engine, proven_values_equal_exact)
+/* Random positions of level 7 with tables for levels 0..6: every proven
+ * value the engine gives is the solver's (with late-move reductions too:
+ * a reduced search proves only what holds at any depth). */
+static void proven_values_equal_exact(bool lmr)
 {
     for (int r = 0; sow_rule_names[r]; r++) {
         struct ruleset rs;
@@ -111,7 +114,11 @@ Test(engine, proven_values_equal_exact)
         cr_assert_eq(tb_mem_extend(mem, top - 1, &mo, &te), SOW_OK, "%s", te.msg);
         cr_assert_eq(tb_mem_top(mem), top - 1);
         const struct tb_set *tb = tb_mem_set(mem);
-        struct engine *e = new_engine(&rs, tb, -1, 1);
+        struct engine_opts eo = {.threads = 1, .hash_mb = 4, .tb = tb, .mem_levels = -1,
+                                 .lmr = lmr};
+        struct engine *e;
+        struct sow_error ee;
+        cr_assert_eq(engine_new(&rs, &eo, &e, &ee), SOW_OK, "engine_new: %s", ee.msg);
         struct search_opts so = {.threads = 1, .hash_mb = 4};
         struct search_ctx *s;
         struct sow_error se;
@@ -159,6 +166,9 @@ Test(engine, proven_values_equal_exact)
         tb_mem_free(mem);
     }
 }
+
+Test(engine, proven_values_equal_exact) { proven_values_equal_exact(false); }
+Test(engine, proven_values_equal_exact_with_lmr) { proven_values_equal_exact(true); }
 
 /* Small positions with the engine's own exact knowledge only (terminal
  * positions and the small levels it solves at start): proven values equal

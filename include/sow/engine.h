@@ -122,6 +122,12 @@ struct engine_opts {
      * turns of 256 nodes instead of running at once, which simulates T
      * equal cores on a loaded machine; deterministic. */
     bool lockstep;
+    /* Late-move reductions (docs/engine.md "Search"): a move that captures
+     * no more than the other side's, searched after the first three of a
+     * node at least 3 plies from the leaves, is tried one ply shallower
+     * (two, past the fifth move 6 plies up) with a null window first, and
+     * searched in full only if that fails high.  Proven values stay exact. */
+    bool lmr;
 };
 
 /* Limits of one search; zero fields are "none". */

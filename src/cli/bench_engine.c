@@ -12,7 +12,8 @@
 
 static const char usage[] =
     "usage: sow bench engine [--rules R[,R..]|all] [--depth D] [--threads T] [--hash MB]\n"
-    "                        [--mtdf] [--lockstep] [--tables DIR[:DIR..]] [--table-cache MB]\n"
+    "                        [--mtdf] [--lockstep] [--lmr] [--tables DIR[:DIR..]]\n"
+    "                        [--table-cache MB]\n"
     "Searches a fixed set of positions per rule set (the start, then the positions\n"
     "after 8, 16, 24, 32 and 48 moves of fixed pseudo-random games: openings,\n"
     "middle games, endings) to depth D (default 14 on oware/awari, 12 elsewhere),\n"
@@ -78,7 +79,7 @@ static sow_position bench_pos(const struct ruleset *rs, int k)
 struct bench_run {
     const char *rules;
     long depth, threads, hash;
-    bool mtdf, lockstep;
+    bool mtdf, lockstep, lmr;
     struct ruleset rsv[64];
     int nn;
     uint64_t total;
@@ -103,6 +104,7 @@ static int bench_parse(struct bench_run *B, int argc, char **argv)
         {"--hash", CLI_LONG, &B->hash, 1, 1 << 16, "MB", "table size, default 64", 0, 0},
         {"--mtdf", CLI_FLAG, &B->mtdf, 0, 0, NULL,
          "drive the iterations by MTD(f) instead of PVS (for comparison)", 0, 0},
+        {"--lmr", CLI_FLAG, &B->lmr, 0, 0, NULL, "late-move reductions (engine_opts.lmr)", 0, 0},
         {"--lockstep", CLI_FLAG, &B->lockstep, 0, 0, NULL,
          "threads take turns of 256 nodes: Lazy SMP on T equal cores, simulated", 0, 0},
         {"--tables", CLI_STR, &B->tables, 0, 0, "DIR[:DIR..]",
@@ -216,7 +218,8 @@ static int bench_ruleset(struct bench_run *B, const struct ruleset *rs)
     int d = B->depth ? (int)B->depth
                      : (rs->family == SOW_OWARE || rs->family == SOW_AWARI) ? 14 : 12;
     struct engine_opts o = {.threads = (int)B->threads, .hash_mb = (unsigned)B->hash,
-                            .mem_levels = -1, .mtdf = B->mtdf, .lockstep = B->lockstep};
+                            .mem_levels = -1, .mtdf = B->mtdf, .lockstep = B->lockstep,
+                            .lmr = B->lmr};
     struct engine *e, *e1 = NULL;
     struct sow_error ee;
     enum sow_status st = engine_new(rs, &o, &e, &ee);

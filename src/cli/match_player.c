@@ -198,7 +198,7 @@ int player_open(struct mctx *M, int who, struct player *pl, char *err, int errle
     if (sp->kind == P_SOW) {
         struct engine_opts o = {.threads = sp->threads, .hash_mb = sp->hash, .tb = M->tb[who],
                                 .weights = sp->have_weights ? &sp->w : NULL,
-                                .solution = M->sol[who]};
+                                .solution = M->sol[who], .lmr = sp->lmr};
         struct sow_error ee;
         if (engine_new(&M->rs, &o, &pl->e, &ee) != SOW_OK) {
             snprintf(err, (size_t)errlen, "%s", ee.msg);
@@ -469,6 +469,8 @@ int match_parse_spec(const char *s, struct pspec *sp, char *err, int errlen)
         else if (!strcmp(kv, "tablecache") && num && x >= 1 && x <= 1 << 20 && x == (int)x &&
                  sp->kind == P_SOW)
             sp->table_cache = (long)x;
+        else if (!strcmp(kv, "lmr") && num && (x == 0 || x == 1) && sp->kind == P_SOW)
+            sp->lmr = x == 1;
         else if (!strcmp(kv, "solution") && sp->kind == P_SOW && *v)
             sp->solution = strdup(v);
         else if (!strcmp(kv, "book") && sp->kind == P_SOW && *v)

@@ -193,6 +193,12 @@ out=$(timeout 120 "$SOW" match --a sow:depth=3 --b greedy --games 4 --concurrenc
 check "match: summary" '[[ $out == *"a W/D/L"* && $out == *"elo a-b"* ]]' "$out"
 check "match: games written (a header line, then the games)" \
     '[ "$(grep -vc "^#" "$WORK/games.txt")" -eq 4 ] && head -1 "$WORK/games.txt" | grep -q "^# sow match: "'
+# lmr=1 (late-move reductions) plays; lmr takes 0 or 1 only
+out=$(timeout 120 "$SOW" match --a sow:depth=4,lmr=1 --b sow:depth=4 --games 2 2>/dev/null)
+check "match: lmr=1 plays" '[[ $out == *"a W/D/L"* ]]' "$out"
+timeout 10 "$SOW" match --a sow:lmr=2 --b greedy --games 2 >/dev/null 2>"$WORK/err"
+check "match: lmr=2 refused, one line, exit 2" '[ $? -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
+    "$(cat "$WORK/err")"
 # --resume: a match cut after 3 of its 6 games (fixed depth: reproducible)
 # plays the other 3 and ends with the same games and summary as in one run
 "$SOW" match --a sow:depth=2 --b greedy --games 6 --out "$WORK/r1.txt" >"$WORK/s1.txt" 2>/dev/null
