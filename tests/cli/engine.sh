@@ -197,7 +197,8 @@ check "match: games written (a header line, then the games)" \
 out=$(timeout 120 "$SOW" match --a sow:depth=4,lmr=1 --b sow:depth=4 --games 2 2>/dev/null)
 check "match: lmr=1 plays" '[[ $out == *"a W/D/L"* ]]' "$out"
 timeout 10 "$SOW" match --a sow:lmr=2 --b greedy --games 2 >/dev/null 2>"$WORK/err"
-check "match: lmr=2 refused, one line, exit 2" '[ $? -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
+rc=$?
+check "match: lmr=2 refused, one line, exit 2" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
     "$(cat "$WORK/err")"
 # --resume: a match cut after 3 of its 6 games (fixed depth: reproducible)
 # plays the other 3 and ends with the same games and summary as in one run
