@@ -15,17 +15,7 @@
 #include "tables/tables.h"
 #include "util.h"
 
-/* The builder runs many short parallel rounds; on a machine shared with other
- * jobs, spinning OpenMP threads waste the cores the other thread needs.  The
- * wait policy is read when libgomp starts, so restart once with it set. */
-__attribute__((constructor)) static void passive_wait(int argc, char **argv)
-{
-    (void)argc;
-    if (getenv("OMP_WAIT_POLICY"))
-        return;
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-    execv("/proc/self/exe", argv);
-}
+#include "test_passive.h" /* OpenMP threads wait passively */
 
 static void tmpdir(char *buf)
 {

@@ -29,15 +29,7 @@
 #include "test_scale.h"
 #include "util.h"
 
-/* OpenMP's spinning threads on a shared machine: passive, as test_tables.c. */
-__attribute__((constructor)) static void passive_wait(int argc, char **argv)
-{
-    (void)argc;
-    if (getenv("OMP_WAIT_POLICY"))
-        return;
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-    execv("/proc/self/exe", argv);
-}
+#include "test_passive.h" /* OpenMP threads wait passively */
 
 static struct ruleset rules(const char *name, int pits)
 {

@@ -20,15 +20,7 @@
 #include "util.h"
 #include "tables/compress.h"
 
-/* As test_tables.c: passive OpenMP waiting on a shared machine. */
-__attribute__((constructor)) static void passive_wait(int argc, char **argv)
-{
-    (void)argc;
-    if (getenv("OMP_WAIT_POLICY"))
-        return;
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-    execv("/proc/self/exe", argv);
-}
+#include "test_passive.h" /* OpenMP threads wait passively */
 
 static struct ruleset rules(const char *name, int pits)
 {
