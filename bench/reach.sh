@@ -10,6 +10,7 @@
 #   THREADS=2 PITS=6 SEEDS=28 (the highest level asked for; past the raw
 #                           budget the lean builder keeps the lower levels
 #                           compressed: oware and awari reach 30, docs/tables.md)
+#   MEMORY=GB               the memory limit (sow's --memory; default 3/4 of RAM)
 #   KEEP=DIR                keep the levels in DIR/<rules> so that a later run
 #                           (another session) resumes: see below
 #
@@ -36,11 +37,12 @@ THREADS=${THREADS:-2}
 PITS=${PITS:-6}
 SEEDS=${SEEDS:-28}
 KEEP=${KEEP:-}
+MEMORY=${MEMORY:-}
 RULES=("$@")
 [ ${#RULES[@]} -gt 0 ] || RULES=(oware awari darra jodu jodu-ibadan jodu-starve odu jerin)
 mkdir -p "$OUT"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-echo "# commit $commit, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), limit ${HOURS} h, $THREADS threads${KEEP:+, kept in $KEEP}"
+echo "# commit $commit, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), limit ${HOURS} h, $THREADS threads${MEMORY:+, --memory $MEMORY}${KEEP:+, kept in $KEEP}"
 limit=$(awk -v h="$HOURS" 'BEGIN { printf "%d", h * 3600 }')
 # rss_levels PID LOG: until PID exits, its RSS every 2 s against the level
 # in progress (one past the log's last complete level); then per level the
@@ -66,6 +68,7 @@ spent() {
 for r in "${RULES[@]}"; do
     log="$OUT/$r-2x$PITS.log"
     args=(bench tables --rules "$r" --pits "$PITS" --seeds "$SEEDS" --threads "$THREADS")
+    [ -n "$MEMORY" ] && args+=(--memory "$MEMORY")
     secs=$limit
     if [ -n "$KEEP" ]; then
         args+=(--keep "$KEEP")

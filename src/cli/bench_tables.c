@@ -96,7 +96,7 @@ static void level_done(void *ctx, int level, uint64_t entries, double secs, bool
 int bench_tables(int argc, char **argv)
 {
     const char *rules = "oware,awari";
-    long pits = 6, seeds = 14, threads = 0;
+    long pits = 6, seeds = 14, threads = 0, memory_gb = 0;
     const char *bname = "auto";
     bool phases = false;
     bool mpi = false;          /* --mpi, --ranks: bench_mpi.c */
@@ -104,7 +104,7 @@ int bench_tables(int argc, char **argv)
     const char *keep = NULL;
     static const char usage[] =
         "usage: sow bench tables [--rules R[,R...]|all] [--pits N] [--seeds N] [--threads T]\n"
-        "                        [--phases] [--builder auto|fast|lean] [--keep DIR]\n"
+        "                        [--phases] [--builder auto|fast|lean] [--keep DIR] [--memory GB]\n"
         "  builds levels 0..N (default oware,awari 2x6 up to 14) into a temporary directory,\n"
         "  printing positions per second (wall and CPU) per level, the builder used and its\n"
         "  bytes per position at the level's peak; --keep builds into DIR/<rules> and keeps\n"
@@ -125,6 +125,8 @@ int bench_tables(int argc, char **argv)
          0},
         {"--keep", CLI_STR, &keep, 0, 0, "DIR", "build into DIR/<rules> and keep the levels", 0,
          0},
+        {"--memory", CLI_LONG, &memory_gb, 1, 1 << 20, "GB", "memory limit, default 3/4 of RAM",
+         0, 0},
         {"--mpi", CLI_FLAG, &mpi, 0, 0, NULL, "distributed builds with mpirun", 0, 0},
         {"--ranks", CLI_STR, &ranks, 0, 0, "R,...", "--mpi: rank counts, default 1,2,4", 0, 0},
         {0}};
@@ -138,6 +140,10 @@ int bench_tables(int argc, char **argv)
                                                : -1;
     if (builder < 0)
         return cli_bad("bench tables", "--builder '%s': expected auto, fast or lean", bname);
+    if (memory_gb && cli_memory_check("bench tables", (double)memory_gb))
+        return CLI_BAD;
+    if (mpi && memory_gb)
+        return cli_bad("bench tables", "--memory is for one-process builds: not with --mpi");
     if (mpi) /* bench_mpi.c */
         return bench_tables_mpi(rules, pits, seeds, threads, bname, ranks);
     /* Ctrl-C: the level in progress is given up and the temporary directory
@@ -174,6 +180,7 @@ int bench_tables(int argc, char **argv)
         struct tb_build_opts opt = {.threads = (int)threads, .stop = stop,
                                     .progress = phases ? on_progress : NULL,
                                     .level_done = level_done, .ctx = &b, .builder = builder,
+                                    .memory_bytes = (double)memory_gb * 1e9,
                                     .level_info = level_info};
         char tn[24] = "all";
         if (threads)

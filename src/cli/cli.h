@@ -80,6 +80,10 @@ void cli_usage(const struct cli_spec *spec, FILE *f);
  * (more only slows down and costs memory: docs/cli.md "Exit statuses"). */
 long cli_max_threads(void);
 
+/* 0 if a --memory of gb GB is at most this machine's RAM (or the RAM is
+ * unknown), else the one-line refusal's exit code, naming how much there is. */
+int cli_memory_check(const char *cmd, double gb);
+
 /* Install the SIGINT and SIGTERM handlers; returns the flag they set.  With
  * second_kills, a second signal ends the process at once (commands that
  * write no file).  One flag per process: a handler cannot be given a context. */

@@ -243,9 +243,8 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
         return cli_bad("solve", "--moves gives exact values: not with --depth/--time");
     if (a->memgb > 0 && bounded)
         return cli_bad("solve", "--memory is for the exact mode: not with --depth/--time");
-    if (a->memgb > 0 && ram > 0 && a->memgb * 1e9 > ram)
-        return cli_bad("solve", "--memory %g GB is more than this machine has (%.1f GB of RAM)",
-                       a->memgb, ram / 1e9);
+    if (a->memgb > 0 && cli_memory_check("solve", a->memgb))
+        return CLI_BAD;
     if ((a->save || a->work) && bounded)
         return cli_bad("solve", "--save/--work are for the exact mode: not with "
                                 "--depth/--time");

@@ -99,16 +99,8 @@ static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool p
         return r;
     if (o->pos && pos_is_dir)
         o->dir = o->pos;
-    if (o->memory_gb) {
-        o->memory = (double)o->memory_gb * 1e9;
-        double ram = util_phys_memory();
-        if (ram > 0 && o->memory > ram)
-            return cli_bad(cmd,
-                           "--memory %ld GB is more than this machine has (%.1f GB of RAM); "
-                           "give at most %ld",
-                           o->memory_gb, ram / 1e9, (long)(ram / 1e9));
-    }
-    return 0;
+    o->memory = (double)o->memory_gb * 1e9;
+    return o->memory_gb ? cli_memory_check(cmd, (double)o->memory_gb) : 0;
 }
 
 static int setup_rules(const char *cmd, const struct topts *o, struct ruleset *rs)

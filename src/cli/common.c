@@ -13,6 +13,15 @@
 #include "cli.h"
 #include "util.h"
 
+int cli_memory_check(const char *cmd, double gb)
+{
+    double ram = util_phys_memory();
+    if (ram > 0 && gb * 1e9 > ram)
+        return cli_bad(cmd, "--memory %g GB is more than this machine has (%.1f GB of RAM); give at most %ld",
+                       gb, ram / 1e9, (long)(ram / 1e9));
+    return 0;
+}
+
 int cli_bad(const char *cmd, const char *fmt, ...)
 {
     /* Messages quote arguments: control characters in them (a newline in a
