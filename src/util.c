@@ -81,6 +81,14 @@ int util_parse_long(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+void util_drop_pages(const void *p, size_t n)
+{
+    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+    uintptr_t b = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+    if (b > a)
+        madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 double util_phys_memory(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);

@@ -38,6 +38,13 @@ struct util_gb2 util_gb2(double need, double budget);
 /* Physical memory of the machine in bytes (0 if unknown). */
 double util_phys_memory(void);
 
+/* Give back the resident pages of a read-only file mapping inside
+ * [p, p + n) (whole 4 KiB pages only): the data stays in the file and a
+ * later read faults it in again.  For files read once through a mapping,
+ * so that the reads do not stay in the process's resident memory.  Not for
+ * anonymous or written private mappings (their pages would read as zeros). */
+void util_drop_pages(const void *p, size_t n);
+
 /* Ask for 2 MiB pages (transparent huge pages) under the whole 2 MiB pages
  * inside [p, p + len): arrays probed at random (hash sets, key arrays,
  * per-position bytes) spend most of a look-up in page walks with 4 KiB

@@ -178,6 +178,8 @@ void clos_key_find_many(const uint64_t *const *ks, const uint64_t *ns, const uin
  * files.  Read-only: any thread while the closure lives. */
 uint64_t clos_disk_level(const struct clos *c, int l, const uint64_t **keys, const int8_t **lo,
                          const int8_t **hi, const int8_t **v);
+/* The ranks of the MPI job that built closure c on disk (1: one process). */
+int clos_disk_ranks(const struct clos *c);
 
 /* Key packing (the layout above), shared with solution.c: K words per key
  * for positions of at most `seeds` seeds; clos_pack returns false if p does

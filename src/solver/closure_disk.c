@@ -203,6 +203,11 @@ uint64_t clos_disk_level(const struct clos *c, int l, const uint64_t **keys, con
     return n;
 }
 
+int clos_disk_ranks(const struct clos *c)
+{
+    return c->dk && c->dk->ranks > 1 ? c->dk->ranks : 1;
+}
+
 /* Level l's sorted keys (*n of them), NULL if l is not mapped. */
 const uint64_t *dk_keys(const struct clos *c, int l, uint64_t *n)
 {

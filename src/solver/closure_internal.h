@@ -188,6 +188,7 @@ struct clos_disk {
     void *map[2][SOW_MAX_SEEDS + 1];   /* level files mapped: keys, values */
     size_t msz[2][SOW_MAX_SEEDS + 1];
     bool solved;                       /* every level solved and mapped */
+    int ranks;                         /* merged from that many ranks' shares (0: one process) */
     uint64_t base[3];                  /* env counters before this build */
     /* The level being expanded, resumed: the in-level moves of the
      * expansions before this run (from disk-cur.keys), or, not recorded

@@ -423,6 +423,7 @@ static enum clos_err cm_merge(struct cm *J, const uint64_t *G)
         return CLOS_OOM;
     }
     g->solved = true;
+    g->ranks = R;
     return CLOS_OK;
 }
 

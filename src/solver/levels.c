@@ -309,12 +309,20 @@ enum sow_status search_save(struct search_ctx *s, const sow_position *root, cons
         !clos_find(s->clos, root, NULL, NULL, NULL, NULL))
         return sow_fail(e, SOW_E_INPUT,
                         "%s: a solution file is written from a solve by the closure alone", path);
-    /* on disk the file's set is built in memory (solution.c): within the budget */
-    double need = 4.0 * (double)clos_set_cells_for(clos_size(s->clos));
-    if (clos_on_disk(s->clos) && clos_budget(s) > 0 && need > clos_budget(s))
-        return sow_fail(e, SOW_E_INPUT, "%s: writing it needs %.3g GB for its set, the budget "
-                        "is %.3g GB: raise --memory", path, need / 1e9, clos_budget(s) / 1e9);
-    return sol_save(s->rs, s->clos, root, path, e);
+    /* on disk the file's set is built a window at a time (solution_set.c):
+     * at most an eighth of the budget (4 bytes a cell: half of it), and
+     * after a job of R ranks at most 1/R of the set, rank 0's share */
+    uint64_t win = 0;
+    if (clos_on_disk(s->clos)) {
+        uint64_t S = clos_set_cells_for(clos_size(s->clos)), R = (uint64_t)clos_disk_ranks(s->clos);
+        double b = clos_budget(s);
+        win = (S + R - 1) / R;
+        if (b > 0 && b / 8 < (double)win)
+            win = (uint64_t)(b / 8);
+        if (win < 1024)
+            win = 1024;
+    }
+    return sol_save(s->rs, s->clos, root, path, win, e);
 }
 
 /* lo, hi and V of p from the levels in memory, if they hold p with bounds. */

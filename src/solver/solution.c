@@ -15,6 +15,7 @@
 #include "container.h"
 #include "fileio.h"
 #include "solution.h"
+#include "util.h"
 #include "sow/search.h"
 
 #define SOL_MAGIC "SOWSOLN1"
@@ -111,50 +112,27 @@ static void w_put(struct writer *w, const void *p, size_t n)
     }
 }
 
-/* A closure on disk has no set in memory: the file's is built here, as the
- * closure builds its own (load at most 3/5, the position's hash scaled to
- * the cells, linear probing: find_idx), from the levels' files, lowest
- * level first; node indices are 32-bit.  *dset (S cells) or a refusal. */
-static enum sow_status disk_set(const struct clos *c, int K, uint64_t N, const char *path,
-                                uint32_t **dset, uint64_t *S, struct sow_error *e)
-{
-    if (N >= UINT32_MAX - 2)
-        return sow_fail(e, SOW_E_INPUT, "%s: %llu positions, a solution file holds at most "
-                        "%u", path, (unsigned long long)N, UINT32_MAX - 3);
-    *S = clos_set_cells_for(N);
-    uint32_t *set = malloc(4 * (size_t)*S);
-    if (!set)
-        return sow_fail(e, SOW_E_NOMEM, "%s: out of memory for its set (%.2f GB)", path,
-                        4.0 * (double)*S / 1e9);
-    memset(set, 0xFF, 4 * (size_t)*S);
-    uint64_t g = 0;
-    for (int l = 0; l <= SOW_MAX_SEEDS; l++) {
-        const uint64_t *k;
-        const int8_t *lo, *hi, *v;
-        uint64_t n = clos_disk_level(c, l, &k, &lo, &hi, &v);
-        for (uint64_t i = 0; i < n; i++, g++) {
-            uint64_t j = cell_of(clos_hash(&k[i * K], K), *S);
-            while (set[j] != SOL_EMPTY)
-                j = j + 1 == *S ? 0 : j + 1;
-            set[j] = (uint32_t)g;
-        }
-    }
-    if (g != N) {
-        free(set);
-        return sow_fail(e, SOW_E_INPUT, "%s: the closure on disk is not solved", path);
-    }
-    *dset = set;
-    return SOW_OK;
-}
-
 /* The payload after the header (docs/solutions.md "File format"): the
  * root's key, every key, lo, hi and V (a closure on disk: level by level),
  * padding, the set. */
-static void put_payload(struct writer *w, const struct clos *c, int K, const uint64_t *rk,
-                        const struct layout *L, uint64_t N, uint64_t S, const uint32_t *dset)
+static void w_put_cb(void *w, const void *p, size_t n) { w_put(w, p, n); }
+
+/* A closure on disk: its keys, lo, hi or V read through the mapping, the
+ * pages given back after (a rank of a job holds its share, not the whole). */
+static void w_put_mapped(struct writer *w, const void *p, size_t n)
+{
+    w_put(w, p, n);
+    util_drop_pages(p, n);
+}
+
+static enum sow_status put_payload(struct writer *w, const struct clos *c, int K,
+                                   const uint64_t *rk, const struct layout *L, uint64_t N,
+                                   uint64_t S, uint64_t win, const char *path,
+                                   struct sow_error *e)
 {
     w_put(w, rk, 8 * (size_t)K);
-    if (!dset) {
+    bool disk = clos_on_disk(c);
+    if (!disk) {
         const uint64_t *keys = clos_keys(c);
         for (uint64_t i = 0; i < N; i += 1 << 16) {
             uint64_t m = N - i < (1 << 16) ? N - i : (1 << 16);
@@ -174,24 +152,24 @@ static void put_payload(struct writer *w, const struct clos *c, int K, const uin
                 if (!n)
                     continue;
                 if (part == 0)
-                    w_put(w, k, (size_t)(n * 8 * (uint64_t)K));
+                    w_put_mapped(w, k, (size_t)(n * 8 * (uint64_t)K));
                 else
-                    w_put(w, x[part - 1], (size_t)n);
+                    w_put_mapped(w, x[part - 1], (size_t)n);
             }
     }
     static const uint8_t zero[4] = {0};
     w_put(w, zero, (size_t)(L->set - (L->v + N)));
-    if (!dset)
-        for (uint64_t j = 0; j < S; j++) {
-            uint32_t x = clos_cell(c, j);
-            w_put(w, &x, 4);
-        }
-    else
-        w_put(w, dset, 4 * (size_t)S);
+    if (disk)
+        return sol_disk_set(c, K, S, win, w_put_cb, w, path, e);
+    for (uint64_t j = 0; j < S; j++) {
+        uint32_t x = clos_cell(c, j);
+        w_put(w, &x, 4);
+    }
+    return SOW_OK;
 }
 
 enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const sow_position *root,
-                         const char *path, struct sow_error *e)
+                         const char *path, uint64_t win, struct sow_error *e)
 {
     const int K = clos_key_words(c);
     const uint64_t N = clos_size(c);
@@ -199,17 +177,21 @@ enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const s
     if (!N || !clos_pack(rs, K, root, rk))
         return sow_fail(e, SOW_E_INPUT, "%s: no solved closure of that position to save", path);
     uint64_t S = clos_cells(c);
-    uint32_t *dset = NULL;
-    enum sow_status st = clos_on_disk(c) ? disk_set(c, K, N, path, &dset, &S, e) : SOW_OK;
-    if (st != SOW_OK)
-        return st;
+    if (clos_on_disk(c)) {
+        /* a closure on disk has no set: the file's is built as the
+         * closure builds its own (load at most 3/5), node indices 32-bit */
+        if (N >= UINT32_MAX - 2)
+            return sow_fail(e, SOW_E_INPUT, "%s: %llu positions, a solution file holds at most %u",
+                            path, (unsigned long long)N, UINT32_MAX - 3);
+        S = clos_set_cells_for(N);
+    }
+    enum sow_status st;
     struct layout L = layout_of(K, N, S);
     /* the target checked, a new temporary file beside it (fileio.h rule 2) */
     struct fio_out o;
     struct writer *w = calloc(1, sizeof *w);
     if (!w || !(w->xs = XXH3_createState())) {
         free(w);
-        free(dset);
         return sow_fail(e, SOW_E_NOMEM, "%s: out of memory", path);
     }
     st = fio_out_begin(&o, path, NULL, e);
@@ -219,8 +201,13 @@ enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const s
         uint8_t h[SOL_HEADER];
         memset(h, 0, sizeof h);
         w->st = fio_write_all(&o, h, sizeof h, &w->err); /* zeros, rewritten at the end */
-        put_payload(w, c, K, rk, &L, N, S, dset);
+        struct sow_error pe = {0};
+        enum sow_status ps = put_payload(w, c, K, rk, &L, N, S, win, path, &pe);
         w_flush(w);
+        if (ps != SOW_OK && w->st == SOW_OK) {
+            w->st = ps;
+            w->err = pe;
+        }
         memcpy(h + H_MAGIC, SOL_MAGIC, 8);
         ct_put32(h + H_VERSION, SOL_VERSION);
         ct_put32(h + H_HSIZE, SOL_HEADER);
@@ -248,7 +235,6 @@ enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const s
     }
     XXH3_freeState(w->xs);
     free(w);
-    free(dset);
     return st;
 }
 

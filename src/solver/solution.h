@@ -39,6 +39,7 @@
 #define SOW_SOLVER_SOLUTION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "closure.h"
@@ -48,9 +49,34 @@
 struct sol;
 
 /* Write closure c (solved from root) to path (through a temporary file,
- * renamed when complete). */
+ * renamed when complete).  A closure on disk has its file's set built here,
+ * at most win cells (4 bytes each) held at a time; 0: the whole set. */
 enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const sow_position *root,
-                         const char *path, struct sow_error *e);
+                         const char *path, uint64_t win, struct sow_error *e);
+
+/* (solution_set.c) Home cells of nodes 0, 1, .. in order: next fills up to
+ * max of them (0: no more), rewind starts again at node 0. */
+struct sol_homes {
+    size_t (*next)(void *ctx, uint64_t *home, size_t max);
+    void (*rewind)(void *ctx);
+    void *ctx;
+};
+
+/* The set of S cells (linear probing, wrapping) of src's nodes, in order
+ * to put(ctx, cells, bytes), built win cells at a time (0 or >= S: whole);
+ * the same cells whatever win.  Nodes: fewer than 2^32 - 1, at most 3/5 of
+ * S.  SOW_E_NOMEM if a window cannot be had (path names the file). */
+enum sow_status sol_set_build(const struct sol_homes *src, uint64_t S, uint64_t win,
+                              void (*put)(void *ctx, const void *p, size_t n), void *ctx,
+                              const char *path, struct sow_error *e);
+
+/* The set of S cells of closure c on disk (K words a
+ * key), in order, to put(ctx, cells, bytes), built win cells at a time
+ * (0 or >= S: whole); exactly the cells of inserting its nodes in order
+ * into the whole set.  SOW_E_NOMEM if a window cannot be had. */
+enum sow_status sol_disk_set(const struct clos *c, int K, uint64_t S, uint64_t win,
+                             void (*put)(void *ctx, const void *p, size_t n), void *ctx,
+                             const char *path, struct sow_error *e);
 
 /* Open and verify path (checksums, header, ranges) for rule set rs. */
 enum sow_status sol_open(const struct ruleset *rs, const char *path, struct sol **out,
