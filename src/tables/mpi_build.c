@@ -227,8 +227,11 @@ struct msolve {
     uint64_t *row, *mat, *recvc; /* 64-bit: a pair's words may pass INT_MAX (tbm_exchange) */
     const int *any;
     int fail;
-    enum { PASS_WAVE, PASS_RELAY } kind; /* items: chunks of cur, or relay blocks */
+    enum { PASS_WAVE, PASS_RELAY, PASS_SEEDS } kind; /* items: chunks of cur, relay blocks,
+                                                       * or seed chunks from seed_base on */
     size_t chunk;                        /* a wave's updates an item */
+    uint64_t seed_items, seed_next, seed_base; /* the round's seed chunks, the next one */
+    uint64_t batch;                            /* seed chunks a batch */
 };
 
 static bool msolve_alloc(struct msolve *S)
@@ -237,8 +240,8 @@ static bool msolve_alloc(struct msolve *S)
     int size = S->size, T = S->T;
     S->send = calloc((size_t)size, sizeof *S->send);
     S->W = calloc((size_t)T, sizeof *S->W);
-    S->row = malloc((size_t)(size + 1) * sizeof *S->row);
-    S->mat = malloc((size_t)size * (size_t)(size + 1) * sizeof *S->mat);
+    S->row = malloc((size_t)(size + 2) * sizeof *S->row);
+    S->mat = malloc((size_t)size * (size_t)(size + 2) * sizeof *S->mat);
     S->recvc = malloc((size_t)size * sizeof *S->recvc);
     bool ok = S->send && S->W && S->row && S->mat && S->recvc;
     for (int w = 0; w < T && ok; w++) {
@@ -286,27 +289,31 @@ static void msolve_free(struct msolve *S)
 }
 
 /* Superstep: one MPI_Allgather of every rank's row (failed, words to each
- * rank) tells all of them whether the round is over and what each
- * receives; then one MPI_Alltoallv, what arrives the next wave.  False when
- * the round is over (nothing sent anywhere) or some rank failed. */
+ * rank, seeds left) tells all of them whether the round is over and what
+ * each receives; then one MPI_Alltoallv, what arrives the next wave.
+ * False when the round is over (nothing sent anywhere, no seeds left on
+ * any rank) or some rank failed. */
 static bool superstep(struct msolve *S)
 {
     struct mlvl *L = S->L;
     int size = S->size, me = L->M->rank;
+    const size_t rw = (size_t)size + 2;
     S->row[0] = (uint64_t)S->fail;
     for (int r = 0; r < size; r++)
         S->row[1 + r] = S->fail ? 0 : S->send[r].n;
+    S->row[size + 1] = S->seed_next < S->seed_items;
     MPI_Request rq;
-    MPI_Iallgather(S->row, size + 1, MPI_UINT64_T, S->mat, size + 1, MPI_UINT64_T,
-                   MPI_COMM_WORLD, &rq);
+    MPI_Iallgather(S->row, (int)rw, MPI_UINT64_T, S->mat, (int)rw, MPI_UINT64_T, MPI_COMM_WORLD,
+                   &rq);
     tbm_coll_wait(L->M, &rq);
-    uint64_t total = 0, maxpair = 0;
+    uint64_t total = 0, maxpair = 0, left = 0;
     int gfail = 0;
     for (int r = 0; r < size; r++) {
-        gfail |= S->mat[(size_t)r * (size + 1)] != 0;
-        S->recvc[r] = S->mat[(size_t)r * (size + 1) + 1 + me];
+        gfail |= S->mat[(size_t)r * rw] != 0;
+        left |= S->mat[(size_t)r * rw + 1 + (size_t)size];
+        S->recvc[r] = S->mat[(size_t)r * rw + 1 + me];
         for (int k = 0; k < size; k++) {
-            uint64_t w = S->mat[(size_t)r * (size + 1) + 1 + k];
+            uint64_t w = S->mat[(size_t)r * rw + 1 + k];
             total += w;
             maxpair = w > maxpair ? w : maxpair;
         }
@@ -317,7 +324,7 @@ static bool superstep(struct msolve *S)
     }
     L->steps++;
     if (!total)
-        return false;
+        return left != 0; /* nothing to send, but seeds to take somewhere */
     uint32_t *rb = NULL;
     size_t nr = 0;
     tbm_exchange(L, S->send, S->recvc, maxpair, &rb, &nr, NULL);
@@ -334,7 +341,8 @@ static bool superstep(struct msolve *S)
 
 /* ---- the rounds: a client of retro_rounds (retro/retro.h) --------------
  * Round t on this rank: pass 0 takes the slice's seeds MCHUNK entries an
- * item; then waves of local work, each a pass (again): the updates the last
+ * item, SEED_BATCH entries at most (the rest after the exchanges: what the
+ * seeds send waits in memory until then, so a batch bounds it); then waves of local work, each a pass (again): the updates the last
  * pass made for own nodes, WAVE_CHUNK an item (a wave under WAVE_PAR is one
  * item, one thread's: sharing it costs more than it saves); lean relay,
  * when none are left: a pass over the blocks of lists with final nodes
@@ -343,12 +351,27 @@ static bool superstep(struct msolve *S)
  * sends nothing anywhere.  Out of memory on a thread is L->fail, agreed at
  * the superstep; the stop and the failures agreed before each round. */
 
+/* The next batch of the round's seed chunks as a pass's items. */
+static uint64_t seed_batch(struct msolve *S)
+{
+    uint64_t k = S->seed_items - S->seed_next;
+    k = k < S->batch ? k : S->batch;
+    S->kind = PASS_SEEDS;
+    S->seed_base = S->seed_next;
+    S->seed_next += k;
+    return k;
+}
+
 static uint64_t mround_seeds(void *ctx, int t)
 {
-    const struct msolve *S = ctx;
+    struct msolve *S = ctx;
     uint64_t k = (S->L->Es + MCHUNK - 1) / MCHUNK;
     /* every rank plays the round (an empty slice one empty item) */
-    return S->any[t + S->L->n] ? (k ? k : 1) : 0;
+    S->seed_items = S->seed_next = 0;
+    if (!S->any[t + S->L->n])
+        return 0;
+    S->seed_items = k ? k : 1;
+    return seed_batch(S); /* pass 0: from chunk 0 */
 }
 
 static void *mround_begin(void *ctx, int me)
@@ -364,9 +387,10 @@ static bool mround_work(void *th, int t, int pass, uint64_t k)
     struct mwork *W = th;
     struct msolve *S = W->S;
     struct mlvl *L = S->L;
-    if (pass == 0) {
-        uint64_t a = k * MCHUNK, b = a + MCHUNK < L->Es ? a + MCHUNK : L->Es;
-        seeds(L, W, a, b, t);
+    if (pass == 0 || S->kind == PASS_SEEDS) {
+        uint64_t c = (pass == 0 ? 0 : S->seed_base) + k;
+        uint64_t a = c * MCHUNK, b = a + MCHUNK < L->Es ? a + MCHUNK : L->Es;
+        seeds(L, W, a < L->Es ? a : L->Es, b, t);
     } else if (S->kind == PASS_WAVE) {
         size_t a = k * S->chunk, b = a + S->chunk < S->cur.n ? a + S->chunk : S->cur.n;
         for (size_t i = a; i < b; i++)
@@ -412,8 +436,9 @@ static uint64_t mround_again(void *ctx, int t)
 }
 
 /* No local work left: what the threads have for other ranks gathered by
- * rank, supersteps until updates arrive here (the next wave's items) or
- * the round is over everywhere (0). */
+ * rank, supersteps until updates arrive here (the next wave's items),
+ * this rank has seeds left (their next batch) or the round is over
+ * everywhere (0). */
 static uint64_t mround_exchange(void *ctx, int t)
 {
     (void)t;
@@ -426,6 +451,8 @@ static uint64_t mround_exchange(void *ctx, int t)
             return 0;
         if (S->cur.n)
             return wave_items(S);
+        if (S->seed_next < S->seed_items)
+            return seed_batch(S);
     }
 }
 
@@ -462,6 +489,9 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
     };
     int n = L->n, V = 2 * n + 1;
     struct msolve S = {.L = L, .T = L->threads, .size = L->M->size};
+    const char *tp = getenv("SOW_MPI_TEST_PIECE"); /* tests: small batches */
+    uint64_t batch = tp && atoll(tp) > 0 ? (uint64_t)atoll(tp) : SEED_BATCH;
+    S.batch = (batch + MCHUNK - 1) / MCHUNK;
     int *seeded = calloc((size_t)V, sizeof *seeded), *any = calloc((size_t)V, sizeof *any);
     int fail = !msolve_alloc(&S) || !seeded || !any;
     if (!fail)

@@ -27,6 +27,7 @@
 #define UPD_CLAIM 0x80000000u /* H node of a child final: claim the L node */
 #define UPD_IDX 0x7FFFFFFFu
 #define MCHUNK 4096
+#define SEED_BATCH (1u << 22) /* a round's seeds taken at most this many entries between exchanges */
 #define WAVE_CHUNK 64 /* updates per OpenMP work item in a wave */
 #define PROBE_PIECE ((uint64_t)1 << 22) /* own entries per probe batch (owned lower levels) */
 #define WAVE_PAR 4096 /* smaller waves are one work item, one thread's (sharing costs more) */
