@@ -735,6 +735,13 @@ enum sow_status tbm_level(const struct mpi *M, const struct ruleset *rs,
         opt->progress(opt->ctx, n, L.E, 0.0, "moves");
     if (st == SOW_OK) /* (agreed: every rank takes this branch or none) */
         st = move_pieces(&L, eb, rq, rr, relay, ok, e);
+    /* the probe exchange's buffers (a piece's requests and answers) are
+     * not needed past the move pass: given back before the solve's own */
+    for (size_t k = 0; rq && rr && k < (size_t)T * (size_t)M->size; k++) {
+        free(rq[k].v);
+        free(rr[k].v);
+        rq[k] = rr[k] = (struct vec){0};
+    }
     if (st == SOW_OK && relay) { /* the pairs into predecessor lists (lrel_sort) */
         if (opt && opt->progress && M->rank == 0)
             opt->progress(opt->ctx, n, L.E, 0.6, "edges");
