@@ -10,6 +10,9 @@
 # Usage: bench/mpi-scaling.sh SOW_BINARY [RULES [FROM [TO [BUILDER [THREADS]]]]]
 #   (SOW_BINARY built with -Dmpi=enabled; defaults: oware 20 24 lean 1)
 #   RANKS="1 2 4" (the rank counts), KEEP=DIR (work there and keep it).
+#   ONE_RSS_KB=KB: keep DIR/one from an earlier run of this script (same
+#   levels, same one-process code) and take KB as its peak RSS instead of
+#   building it again (the ratio's baseline; say which run measured it).
 set -euo pipefail
 SOW=$(realpath "${1:?usage: bench/mpi-scaling.sh SOW_BINARY [RULES [FROM [TO [BUILDER [THREADS]]]]]}")
 RULES=${2:-oware}
@@ -51,11 +54,17 @@ timed() {
 
 ram_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
 gb=$((ram_kb * 3 / 4 / 1000000))
-read -r _ wall user sys rss1 < <(timed one "$T/one" "$SOW" tables build --rules "$RULES" --seeds "$TO" \
-    --threads "$TH" --builder "$BUILDER" --dir "$T/one" --memory "$gb")
-printf 'one process:  wall %8.1f s  CPU %8.1f s  peak RSS %8.1f MB\n' "$wall" \
-    "$(echo "$user + $sys" | bc)" "$(echo "$rss1 / 1000" | bc -l)"
-grep -E "^level +($(seq -s"|" "$FROM" "$TO")):" "$T/log" | sed 's/^/    /' || true
+if [ -n "${ONE_RSS_KB:-}" ] && [ -n "${KEEP:-}" ] && ls "$T"/one/*-"$(printf %03d "$TO")".sowtb >/dev/null 2>&1; then
+    rss1=$ONE_RSS_KB
+    printf 'one process:  not run again: its files kept in %s, peak RSS %8.1f MB as given (ONE_RSS_KB)\n' \
+        "$T/one" "$(echo "$rss1 / 1000" | bc -l)"
+else
+    read -r _ wall user sys rss1 < <(timed one "$T/one" "$SOW" tables build --rules "$RULES" --seeds "$TO" \
+        --threads "$TH" --builder "$BUILDER" --dir "$T/one" --memory "$gb")
+    printf 'one process:  wall %8.1f s  CPU %8.1f s  peak RSS %8.1f MB\n' "$wall" \
+        "$(echo "$user + $sys" | bc)" "$(echo "$rss1 / 1000" | bc -l)"
+    grep -E "^level +($(seq -s"|" "$FROM" "$TO")):" "$T/log" | sed 's/^/    /' || true
+fi
 
 for np in $RANKS; do
     g=$((gb / np))
