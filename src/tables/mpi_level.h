@@ -29,7 +29,7 @@
 #define MCHUNK 4096
 #define SEED_BATCH (1u << 22) /* a round's seeds taken at most this many entries between exchanges */
 #define WAVE_CHUNK 64 /* updates per OpenMP work item in a wave */
-#define PROBE_PIECE ((uint64_t)1 << 22) /* own entries per probe batch (owned lower levels) */
+#define PROBE_PIECE ((uint64_t)1 << 20) /* own entries per probe batch (owned lower levels) */
 #define WAVE_PAR 4096 /* smaller waves are one work item, one thread's (sharing costs more) */
 #define RELAY_PIECE ((uint64_t)1 << 18) /* lean relay: own entries per edge batch */
 #define RWORDS (((uint64_t)1 << LREL_BSHIFT) / 32) /* pend words of a block of lists */
