@@ -1238,8 +1238,8 @@ Test(closure, disk_solution, .timeout = 120)
         cr_assert_eq(dk_build_one(&rs, &root, 1, NULL, NULL, &m, cm), CLOS_OK);
         cr_assert_eq(dk_build_one(&rs, &root, 2, work, NULL, &d, cd), CLOS_OK);
         struct sow_error e = {0};
-        cr_assert_eq(sol_save(&rs, m, &root, pm, 0, &e), SOW_OK, "%s", e.msg);
-        cr_assert_eq(sol_save(&rs, d, &root, pd, 0, &e), SOW_OK, "%s: %s", rs.name, e.msg);
+        cr_assert_eq(sol_save(&rs, m, &root, pm, 0, 0, &e), SOW_OK, "%s", e.msg);
+        cr_assert_eq(sol_save(&rs, d, &root, pd, 0, 0, &e), SOW_OK, "%s: %s", rs.name, e.msg);
         struct sol *fm, *fd;
         cr_assert_eq(sol_open(&rs, pm, &fm, &e), SOW_OK, "%s", e.msg);
         cr_assert_eq(sol_open(&rs, pd, &fd, &e), SOW_OK, "%s: %s", rs.name, e.msg);
@@ -1263,6 +1263,25 @@ Test(closure, disk_solution, .timeout = 120)
             for (int k = 0; k < n; k++)
                 cr_assert_eq(a[k], b[k], "%s node %llu move %d", rs.name, (unsigned long long)i, k);
         }
+        /* the in-memory closure's file with 8-byte cells (version 2)
+         * answers as its 4-byte file */
+        char pm8[300];
+        snprintf(pm8, sizeof pm8, "%s.mem8.sol", work);
+        struct sol *f8;
+        cr_assert_eq(sol_save(&rs, m, &root, pm8, 0, 8, &e), SOW_OK, "%s", e.msg);
+        cr_assert_eq(sol_open(&rs, pm8, &f8, &e), SOW_OK, "%s: %s", rs.name, e.msg);
+        for (uint64_t i = 0; i < sol_size(fm); i++) {
+            sow_position p;
+            sol_position(fm, i, &p);
+            int a[SOW_MAX_PITS + 1], b[SOW_MAX_PITS + 1];
+            int n = sol_move_values(fm, &p, a);
+            cr_assert_eq(sol_move_values(f8, &p, b), n, "%s node %llu", rs.name,
+                         (unsigned long long)i);
+            for (int k = 0; k < n; k++)
+                cr_assert_eq(a[k], b[k]);
+        }
+        sol_close(f8);
+        unlink(pm8);
         sol_close(fm);
         sol_close(fd);
         unlink(pm);
@@ -1339,15 +1358,29 @@ Test(closure, set_windows_wrap)
             const struct sol_homes src = {hsrc_next, hsrc_rewind, &hs};
             struct cells cw = {whole, 0};
             struct sow_error e = {0};
-            cr_assert_eq(sol_set_build(&src, S, 0, cells_put, &cw, "t", &e), SOW_OK, "%s", e.msg);
+            cr_assert_eq(sol_set_build(&src, S, 0, 4, cells_put, &cw, "t", &e), SOW_OK, "%s", e.msg);
             cr_assert_eq(cw.n, 4 * S);
             /* every node once, the run as linear probing leaves it */
             uint32_t c0;
             memcpy(&c0, whole, 4);
             cr_assert(kind != 0 || N < 2 || c0 == 1, "kind 0: node 1 wraps to cell 0");
+            /* 8-byte cells: the same indices, all ones for a free cell */
+            struct cells c8 = {part, 0};
+            uint8_t *wide = malloc(8 * S);
+            c8.b = wide;
+            cr_assert_eq(sol_set_build(&src, S, S / 4, 8, cells_put, &c8, "t", &e), SOW_OK);
+            for (uint64_t j = 0; j < S; j++) {
+                uint32_t a;
+                uint64_t b;
+                memcpy(&a, whole + 4 * j, 4);
+                memcpy(&b, wide + 8 * j, 8);
+                cr_assert(b == (a == UINT32_MAX ? UINT64_MAX : a), "kind %d: cell %llu", kind,
+                          (unsigned long long)j);
+            }
+            free(wide);
             for (uint64_t win = 1; win <= S + 1; win = win < 8 ? win + 1 : win * 3 + 1) {
                 struct cells cp = {part, 0};
-                cr_assert_eq(sol_set_build(&src, S, win, cells_put, &cp, "t", &e), SOW_OK, "%s",
+                cr_assert_eq(sol_set_build(&src, S, win, 4, cells_put, &cp, "t", &e), SOW_OK, "%s",
                              e.msg);
                 cr_assert(cp.n == 4 * S && !memcmp(whole, part, 4 * S),
                           "kind %d, %zu nodes: windows of %llu cells differ from the whole set",
@@ -1377,7 +1410,7 @@ Test(closure, disk_solution_windows, .timeout = 120)
         mkdir(work, 0777);
         cr_assert_eq(dk_build_one(&rs, &root, 1, work, NULL, &d, cd), CLOS_OK);
         struct sow_error e = {0};
-        cr_assert_eq(sol_save(&rs, d, &root, pw, 0, &e), SOW_OK, "%s: %s", rs.name, e.msg);
+        cr_assert_eq(sol_save(&rs, d, &root, pw, 0, 0, &e), SOW_OK, "%s: %s", rs.name, e.msg);
         uint64_t N = clos_size(d), S = clos_set_cells_for(N);
         const uint64_t wins[] = {1, 2, 3, 61, 1000, S / 3, S / 2 + 1, S - 1, S, S + 5};
         int windowed = 0;
@@ -1386,12 +1419,45 @@ Test(closure, disk_solution_windows, .timeout = 120)
             if ((S / w) * N > 10000000) /* a pass a window: keep it to seconds */
                 continue;
             windowed += w < S;
-            cr_assert_eq(sol_save(&rs, d, &root, px, w, &e), SOW_OK, "%s: %s", rs.name, e.msg);
+            cr_assert_eq(sol_save(&rs, d, &root, px, w, 0, &e), SOW_OK, "%s: %s", rs.name, e.msg);
             cr_assert(same_bytes(pw, px), "%s (%llu positions, %llu cells): windows of %llu "
                       "cells give another file", rs.name, (unsigned long long)N,
                       (unsigned long long)S, (unsigned long long)w);
         }
         cr_assert(windowed >= 4, "%s: only %d windowed saves", rs.name, windowed);
+        /* 8-byte cells (format version 2, forced on a small closure): the
+         * same file whatever the window, and every position answered as
+         * by the 4-byte file */
+        char p8[300], p8w[300];
+        snprintf(p8, sizeof p8, "%s.wide.sol", work);
+        snprintf(p8w, sizeof p8w, "%s.widewin.sol", work);
+        cr_assert_eq(sol_save(&rs, d, &root, p8, 0, 8, &e), SOW_OK, "%s: %s", rs.name, e.msg);
+        cr_assert_eq(sol_save(&rs, d, &root, p8w, S / 3 + 1, 8, &e), SOW_OK, "%s", e.msg);
+        cr_assert(same_bytes(p8, p8w), "%s: 8-byte cells in windows give another file", rs.name);
+        struct sol *f4, *f8;
+        cr_assert_eq(sol_open(&rs, pw, &f4, &e), SOW_OK, "%s", e.msg);
+        cr_assert_eq(sol_open(&rs, p8, &f8, &e), SOW_OK, "%s: %s", rs.name, e.msg);
+        cr_assert_eq(sol_size(f8), sol_size(f4));
+        for (uint64_t i = 0; i < sol_size(f4); i++) {
+            sow_position p;
+            sol_position(f4, i, &p);
+            int l1, h1, v1, l2, h2, v2;
+            cr_assert(sol_find(f4, &p, &l1, &h1, &v1));
+            cr_assert(sol_find(f8, &p, &l2, &h2, &v2), "%s node %llu: not in the 8-byte file",
+                      rs.name, (unsigned long long)i);
+            cr_assert(l1 == l2 && h1 == h2 && v1 == v2, "%s node %llu", rs.name,
+                      (unsigned long long)i);
+        }
+        sol_close(f4);
+        sol_close(f8);
+        FILE *f = fopen(p8, "rb");
+        unsigned char hd[12];
+        cr_assert(f && fread(hd, 1, 12, f) == 12);
+        fclose(f);
+        cr_assert_eq(hd[8] | hd[9] << 8, 2, "%s: the 8-byte file says version %d", rs.name,
+                     hd[8] | hd[9] << 8);
+        unlink(p8);
+        unlink(p8w);
         unlink(pw);
         unlink(px);
         clos_free(d);

@@ -310,19 +310,20 @@ enum sow_status search_save(struct search_ctx *s, const sow_position *root, cons
         return sow_fail(e, SOW_E_INPUT,
                         "%s: a solution file is written from a solve by the closure alone", path);
     /* on disk the file's set is built a window at a time (solution_set.c):
-     * at most an eighth of the budget (4 bytes a cell: half of it), and
-     * after a job of R ranks at most 1/R of the set, rank 0's share */
+     * at most a sixteenth of the budget (8 bytes a cell while built: half
+     * of it), and after a job of R ranks at most 1/R of the set, rank 0's
+     * share */
     uint64_t win = 0;
     if (clos_on_disk(s->clos)) {
         uint64_t S = clos_set_cells_for(clos_size(s->clos)), R = (uint64_t)clos_disk_ranks(s->clos);
         double b = clos_budget(s);
         win = (S + R - 1) / R;
-        if (b > 0 && b / 8 < (double)win)
-            win = (uint64_t)(b / 8);
+        if (b > 0 && b / 16 < (double)win)
+            win = (uint64_t)(b / 16);
         if (win < 1024)
             win = 1024;
     }
-    return sol_save(s->rs, s->clos, root, path, win, e);
+    return sol_save(s->rs, s->clos, root, path, win, 0, e);
 }
 
 /* lo, hi and V of p from the levels in memory, if they hold p with bounds. */

@@ -19,7 +19,8 @@
 #include "sow/search.h"
 
 #define SOL_MAGIC "SOWSOLN1"
-#define SOL_VERSION 1
+#define SOL_VERSION 1      /* 4-byte set cells */
+#define SOL_VERSION_WIDE 2 /* 8-byte set cells: 2^32 - 3 positions or more */
 #define SOL_HEADER 128
 #define SOL_HASH_SCHEME 1
 #define SOL_EMPTY UINT32_MAX
@@ -48,7 +49,8 @@ struct sol {
     uint64_t n, S;
     const uint64_t *root, *keys;
     const int8_t *lo, *hi, *v;
-    const uint32_t *set;
+    const uint32_t *set;   /* version 1 */
+    const uint64_t *set64; /* version 2 */
 };
 
 
@@ -59,12 +61,13 @@ static inline uint64_t cell_of(uint64_t h, uint64_t S)
     return (uint64_t)(((unsigned __int128)h * S) >> 64);
 }
 
-/* Payload offsets (from the start of the file) of a file with K, N, S. */
+/* Payload offsets (from the start of the file) of a file with K, N, S and
+ * cw-byte set cells (the set aligned to its cell size). */
 struct layout {
     uint64_t root, keys, lo, hi, v, set, end;
 };
 
-static struct layout layout_of(int K, uint64_t N, uint64_t S)
+static struct layout layout_of(int K, uint64_t N, uint64_t S, int cw)
 {
     struct layout L;
     L.root = SOL_HEADER;
@@ -72,8 +75,8 @@ static struct layout layout_of(int K, uint64_t N, uint64_t S)
     L.lo = L.keys + 8ULL * (uint64_t)K * N;
     L.hi = L.lo + N;
     L.v = L.hi + N;
-    L.set = (L.v + N + 3) & ~3ULL;
-    L.end = L.set + 4ULL * S;
+    L.set = (L.v + N + (uint64_t)cw - 1) & ~((uint64_t)cw - 1);
+    L.end = L.set + (uint64_t)cw * S;
     return L;
 }
 
@@ -127,7 +130,7 @@ static void w_put_mapped(struct writer *w, const void *p, size_t n)
 
 static enum sow_status put_payload(struct writer *w, const struct clos *c, int K,
                                    const uint64_t *rk, const struct layout *L, uint64_t N,
-                                   uint64_t S, uint64_t win, const char *path,
+                                   uint64_t S, uint64_t win, int cw, const char *path,
                                    struct sow_error *e)
 {
     w_put(w, rk, 8 * (size_t)K);
@@ -157,19 +160,23 @@ static enum sow_status put_payload(struct writer *w, const struct clos *c, int K
                     w_put_mapped(w, x[part - 1], (size_t)n);
             }
     }
-    static const uint8_t zero[4] = {0};
+    static const uint8_t zero[8] = {0};
     w_put(w, zero, (size_t)(L->set - (L->v + N)));
     if (disk)
-        return sol_disk_set(c, K, S, win, w_put_cb, w, path, e);
+        return sol_disk_set(c, K, S, win, cw, w_put_cb, w, path, e);
     for (uint64_t j = 0; j < S; j++) {
         uint32_t x = clos_cell(c, j);
-        w_put(w, &x, 4);
+        uint64_t y = x == SOL_EMPTY ? UINT64_MAX : x;
+        if (cw == 4)
+            w_put(w, &x, 4);
+        else
+            w_put(w, &y, 8);
     }
     return SOW_OK;
 }
 
 enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const sow_position *root,
-                         const char *path, uint64_t win, struct sow_error *e)
+                         const char *path, uint64_t win, int cw, struct sow_error *e)
 {
     const int K = clos_key_words(c);
     const uint64_t N = clos_size(c);
@@ -179,14 +186,16 @@ enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const s
     uint64_t S = clos_cells(c);
     if (clos_on_disk(c)) {
         /* a closure on disk has no set: the file's is built as the
-         * closure builds its own (load at most 3/5), node indices 32-bit */
-        if (N >= UINT32_MAX - 2)
-            return sow_fail(e, SOW_E_INPUT, "%s: %llu positions, a solution file holds at most %u",
-                            path, (unsigned long long)N, UINT32_MAX - 3);
+         * closure builds its own (load at most 3/5) */
         S = clos_set_cells_for(N);
     }
+    if (cw != 4 && cw != 8)
+        cw = N >= UINT32_MAX - 2 ? 8 : 4;
+    if (cw == 4 && N >= UINT32_MAX - 2)
+        return sow_fail(e, SOW_E_INPUT, "%s: %llu positions need 8-byte set cells", path,
+                        (unsigned long long)N);
     enum sow_status st;
-    struct layout L = layout_of(K, N, S);
+    struct layout L = layout_of(K, N, S, cw);
     /* the target checked, a new temporary file beside it (fileio.h rule 2) */
     struct fio_out o;
     struct writer *w = calloc(1, sizeof *w);
@@ -202,14 +211,14 @@ enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const s
         memset(h, 0, sizeof h);
         w->st = fio_write_all(&o, h, sizeof h, &w->err); /* zeros, rewritten at the end */
         struct sow_error pe = {0};
-        enum sow_status ps = put_payload(w, c, K, rk, &L, N, S, win, path, &pe);
+        enum sow_status ps = put_payload(w, c, K, rk, &L, N, S, win, cw, path, &pe);
         w_flush(w);
         if (ps != SOW_OK && w->st == SOW_OK) {
             w->st = ps;
             w->err = pe;
         }
         memcpy(h + H_MAGIC, SOL_MAGIC, 8);
-        ct_put32(h + H_VERSION, SOL_VERSION);
+        ct_put32(h + H_VERSION, cw == 4 ? SOL_VERSION : SOL_VERSION_WIDE);
         ct_put32(h + H_HSIZE, SOL_HEADER);
         snprintf((char *)h + H_RULES, 24, "%s", rs->name);
         ct_put32(h + H_PITS, (uint32_t)rs->pits);
@@ -239,6 +248,14 @@ enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const s
 }
 
 /* ---- reading ---- */
+
+/* Set cell j's node index, UINT64_MAX if free (either version). */
+static inline uint64_t cell(const struct sol *s, uint64_t j)
+{
+    if (s->set64)
+        return s->set64[j];
+    return s->set[j] == SOL_EMPTY ? UINT64_MAX : s->set[j];
+}
 
 enum sow_status sol_open(const struct ruleset *rs, const char *path, struct sol **out,
                          struct sow_error *e)
@@ -280,9 +297,11 @@ enum sow_status sol_open(const struct ruleset *rs, const char *path, struct sol 
         BAD("%s: not a sow solution file (bad magic)", path);
     if (!ct_sealed(h, H_HCHECK))
         BAD("%s: header damaged (header checksum mismatch)", path);
-    if (ct_get32(h + H_VERSION) != SOL_VERSION || ct_get32(h + H_HSIZE) != SOL_HEADER)
-        BAD("%s: format version %u, this sow reads version %d", path, ct_get32(h + H_VERSION),
-            SOL_VERSION);
+    uint32_t ver = ct_get32(h + H_VERSION);
+    if ((ver != SOL_VERSION && ver != SOL_VERSION_WIDE) || ct_get32(h + H_HSIZE) != SOL_HEADER)
+        BAD("%s: format version %u, this sow reads versions %d and %d", path, ver, SOL_VERSION,
+            SOL_VERSION_WIDE);
+    const int cw = ver == SOL_VERSION ? 4 : 8;
     char rules[24];
     memcpy(rules, h + H_RULES, 24);
     rules[23] = 0;
@@ -295,10 +314,10 @@ enum sow_status sol_open(const struct ruleset *rs, const char *path, struct sol 
     s->S = ct_get64(h + H_S);
     s->root_level = (int)ct_get32(h + H_ROOTLVL);
     if (s->root_level < 0 || s->root_level > 127 || s->K != clos_words_for(rs, s->root_level) ||
-        ct_get32(h + H_HASH) != SOL_HASH_SCHEME || !s->n || s->n >= UINT32_MAX - 2 ||
+        ct_get32(h + H_HASH) != SOL_HASH_SCHEME || !s->n || (cw == 4 && s->n >= UINT32_MAX - 2) ||
         s->S <= s->n || s->S > ((uint64_t)1 << 40))
         BAD("%s: header values out of range", path);
-    struct layout L = layout_of(s->K, s->n, s->S);
+    struct layout L = layout_of(s->K, s->n, s->S, cw);
     if (ct_get64(h + H_PAYLOAD) != L.end - SOL_HEADER || s->size != L.end)
         BAD("%s: %s (%zu bytes, expected %llu)", path,
             s->size < L.end ? "truncated" : "size does not match the header", s->size,
@@ -310,16 +329,21 @@ enum sow_status sol_open(const struct ruleset *rs, const char *path, struct sol 
     s->lo = (const int8_t *)(h + L.lo);
     s->hi = (const int8_t *)(h + L.hi);
     s->v = (const int8_t *)(h + L.v);
-    s->set = (const uint32_t *)(h + L.set);
+    if (cw == 4)
+        s->set = (const uint32_t *)(h + L.set);
+    else
+        s->set64 = (const uint64_t *)(h + L.set);
     /* A file that passes its checksums but breaks these was written wrongly;
      * probing must never loop or read out of bounds. */
     uint64_t used = 0;
-    for (uint64_t j = 0; j < s->S; j++)
-        if (s->set[j] != SOL_EMPTY) {
-            if (s->set[j] >= s->n)
+    for (uint64_t j = 0; j < s->S; j++) {
+        uint64_t x = cell(s, j);
+        if (x != UINT64_MAX) {
+            if (x >= s->n)
                 BAD("%s: set cell %llu out of range", path, (unsigned long long)j);
             used++;
         }
+    }
     if (used != s->n)
         BAD("%s: set holds %llu positions, header says %llu", path, (unsigned long long)used,
             (unsigned long long)s->n);
@@ -357,11 +381,11 @@ static int64_t find_idx(const struct sol *s, const sow_position *p)
         return -1;
     uint64_t j = cell_of(clos_hash(w, s->K), s->S);
     for (uint64_t probes = 0; probes < s->S; probes++, j = j + 1 == s->S ? 0 : j + 1) {
-        uint32_t x = s->set[j];
-        if (x == SOL_EMPTY)
+        uint64_t x = cell(s, j);
+        if (x == UINT64_MAX)
             return -1;
-        if (memcmp(&s->keys[(uint64_t)x * s->K], w, 8 * (size_t)s->K) == 0)
-            return x;
+        if (memcmp(&s->keys[x * (uint64_t)s->K], w, 8 * (size_t)s->K) == 0)
+            return (int64_t)x;
     }
     return -1;
 }

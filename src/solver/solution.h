@@ -7,7 +7,8 @@
  *
  *   off  size  field
  *     0     8  magic "SOWSOLN1"
- *     8     4  format version (1)
+ *     8     4  format version (1: 4-byte set cells; 2: 8-byte cells, for
+ *              N >= 2^32 - 3)
  *    12     4  header size (128)
  *    16    24  rule set name, NUL-padded
  *    40     4  pits per side
@@ -25,8 +26,9 @@
  *     root key          K x u64
  *     keys              N x K x u64  (node i's key; nodes by level)
  *     lo, hi, v         N x i8 each  (mover's view)
- *     padding           0..3 zero bytes (the set starts 4-aligned)
- *     set               S x u32      (node index, 0xFFFFFFFF free)
+ *     padding           zero bytes to the set's alignment (its cell size)
+ *     set               S x u32      (version 1: node index, 0xFFFFFFFF free)
+ *                       S x u64      (version 2: node index, all ones free)
  *
  * Example: the oware 2x1 start 1/1/A has a closure of 2 positions
  * normalised to the mover (1/1 and 0/2, A to move): N = 2, K = 1, a file of
@@ -50,9 +52,11 @@ struct sol;
 
 /* Write closure c (solved from root) to path (through a temporary file,
  * renamed when complete).  A closure on disk has its file's set built here,
- * at most win cells (4 bytes each) held at a time; 0: the whole set. */
+ * at most win cells (8 bytes each while built) held at a time; 0: the whole
+ * set.  cw: the set's cell bytes, 4 (version 1) or 8 (version 2); 0: 4
+ * when the node indices fit, else 8 (tests force 8 on small closures). */
 enum sow_status sol_save(const struct ruleset *rs, const struct clos *c, const sow_position *root,
-                         const char *path, uint64_t win, struct sow_error *e);
+                         const char *path, uint64_t win, int cw, struct sow_error *e);
 
 /* (solution_set.c) Home cells of nodes 0, 1, .. in order: next fills up to
  * max of them (0: no more), rewind starts again at node 0. */
@@ -63,10 +67,11 @@ struct sol_homes {
 };
 
 /* The set of S cells (linear probing, wrapping) of src's nodes, in order
- * to put(ctx, cells, bytes), built win cells at a time (0 or >= S: whole);
- * the same cells whatever win.  Nodes: fewer than 2^32 - 1, at most 3/5 of
- * S.  SOW_E_NOMEM if a window cannot be had (path names the file). */
-enum sow_status sol_set_build(const struct sol_homes *src, uint64_t S, uint64_t win,
+ * to put(ctx, cells, bytes) as cw-byte cells (4 or 8; all ones free),
+ * built win cells at a time (0 or >= S: whole); the same cells whatever
+ * win.  Nodes: at most 3/5 of S, and with cw 4 fewer than 2^32 - 1.
+ * SOW_E_NOMEM if a window cannot be had (path names the file). */
+enum sow_status sol_set_build(const struct sol_homes *src, uint64_t S, uint64_t win, int cw,
                               void (*put)(void *ctx, const void *p, size_t n), void *ctx,
                               const char *path, struct sow_error *e);
 
@@ -74,7 +79,7 @@ enum sow_status sol_set_build(const struct sol_homes *src, uint64_t S, uint64_t 
  * key), in order, to put(ctx, cells, bytes), built win cells at a time
  * (0 or >= S: whole); exactly the cells of inserting its nodes in order
  * into the whole set.  SOW_E_NOMEM if a window cannot be had. */
-enum sow_status sol_disk_set(const struct clos *c, int K, uint64_t S, uint64_t win,
+enum sow_status sol_disk_set(const struct clos *c, int K, uint64_t S, uint64_t win, int cw,
                              void (*put)(void *ctx, const void *p, size_t n), void *ctx,
                              const char *path, struct sow_error *e);
 

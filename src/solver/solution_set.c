@@ -4,9 +4,11 @@
  * The file's set is the table that inserting node 0, 1, .. N-1 (level by
  * level, each level's sorted keys in order) into S cells by linear probing
  * leaves: node g goes to the first free cell from cell_of(hash, S) on,
- * wrapping from S-1 to 0.  Held whole it takes 4 S bytes, 6.7 bytes a
- * position: more than a rank's share of the closure, so here the cells
- * are built W at a time, in order, each window written as it is done.
+ * wrapping from S-1 to 0.  Its cells are 4 bytes (file format 1) or 8
+ * (format 2, for 2^32 - 3 positions or more); held whole the set takes 4
+ * or 8 S bytes, 6.7 or 13.3 bytes a position: more than a rank's share of
+ * the closure, so here the cells are built W at a time (8 bytes each
+ * while built), in order, each window written as it is done.
  *
  *   cells   0 ........ W-1 | W ........ 2W-1 | ... | (k-1)W ........ S-1
  *           window 0        window 1               window k-1
@@ -37,18 +39,18 @@
 #include "solution.h"
 #include "util.h"
 
-#define EMPTY UINT32_MAX
+#define EMPTY UINT64_MAX /* cells are built 8 bytes wide, written 4 or 8 */
 
 struct glist {
-    uint32_t *g;
+    uint64_t *g;
     size_t n, cap;
 };
 
-static bool gl_push(struct glist *l, uint32_t g)
+static bool gl_push(struct glist *l, uint64_t g)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 64;
-        uint32_t *p = realloc(l->g, cap * sizeof *p);
+        uint64_t *p = realloc(l->g, cap * sizeof *p);
         if (!p)
             return false;
         l->g = p;
@@ -110,7 +112,7 @@ static void clos_homes_rewind(void *src)
 
 /* One node into window cells w[0 .. n): from cell j on; false if it runs
  * past the last cell (a carry). */
-static inline bool place(uint32_t *w, uint64_t n, uint64_t j, uint32_t g)
+static inline bool place(uint64_t *w, uint64_t n, uint64_t j, uint64_t g)
 {
     while (j < n && w[j] != EMPTY)
         j++;
@@ -124,13 +126,13 @@ static inline bool place(uint32_t *w, uint64_t n, uint64_t j, uint32_t g)
 
 /* Window [a, a + n) built into w from the carries in (ascending g) and the
  * nodes homed there; its carries out into out.  False: out of memory. */
-static bool window(const struct sol_homes *src, uint64_t a, uint64_t n, uint32_t *w,
+static bool window(const struct sol_homes *src, uint64_t a, uint64_t n, uint64_t *w,
                    const struct glist *in, struct glist *out, uint64_t *home)
 {
-    memset(w, 0xFF, 4 * (size_t)n);
+    memset(w, 0xFF, 8 * (size_t)n);
     out->n = 0;
     size_t ci = 0;
-    uint32_t g = 0;
+    uint64_t g = 0;
     src->rewind(src->ctx);
     for (size_t got; (got = src->next(src->ctx, home, CHUNK)) > 0;)
         for (size_t i = 0; i < got; i++, g++) {
@@ -148,10 +150,10 @@ static bool window(const struct sol_homes *src, uint64_t a, uint64_t n, uint32_t
 }
 
 /* Every node into all S cells at once, wrapping at the end. */
-static void whole(const struct sol_homes *src, uint64_t S, uint32_t *set, uint64_t *home)
+static void whole(const struct sol_homes *src, uint64_t S, uint64_t *set, uint64_t *home)
 {
-    memset(set, 0xFF, 4 * (size_t)S);
-    uint32_t g = 0;
+    memset(set, 0xFF, 8 * (size_t)S);
+    uint64_t g = 0;
     src->rewind(src->ctx);
     for (size_t got; (got = src->next(src->ctx, home, CHUNK)) > 0;)
         for (size_t i = 0; i < got; i++, g++) {
@@ -162,21 +164,38 @@ static void whole(const struct sol_homes *src, uint64_t S, uint32_t *set, uint64
         }
 }
 
-enum sow_status sol_set_build(const struct sol_homes *src, uint64_t S, uint64_t win,
+/* Cells w[0 .. n) handed to put as cw-byte cells: 8 as they are, 4 packed
+ * in place (cell i's 4 bytes go where cells 0 .. i/2 were, all read). */
+static void put_cells(void (*put)(void *ctx, const void *p, size_t n), void *ctx, uint64_t *w,
+                      uint64_t n, int cw)
+{
+    if (cw == 4) {
+        unsigned char *b = (unsigned char *)w; /* (bytes: no aliasing of the two widths) */
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t x;
+            memcpy(&x, b + 8 * i, 8);
+            uint32_t y = x == EMPTY ? UINT32_MAX : (uint32_t)x;
+            memcpy(b + 4 * i, &y, 4);
+        }
+    }
+    put(ctx, w, (size_t)cw * (size_t)n);
+}
+
+enum sow_status sol_set_build(const struct sol_homes *src, uint64_t S, uint64_t win, int cw,
                               void (*put)(void *ctx, const void *p, size_t n), void *ctx,
                               const char *path, struct sow_error *e)
 {
     if (win == 0 || win > S)
         win = S;
     uint64_t W = (S + win - 1) / win;
-    uint32_t *w = malloc(4 * (size_t)win);
+    uint64_t *w = malloc(8 * (size_t)win);
     uint64_t *home = malloc(CHUNK * sizeof *home);
     struct glist *bound = calloc(W, sizeof *bound); /* carry out of each window */
     struct glist wrap = {0}, in = {0}, out = {0};
     bool ok = w && home && bound, agree = true;
     if (ok && W == 1) {
         whole(src, S, w, home);
-        put(ctx, w, 4 * (size_t)S);
+        put_cells(put, ctx, w, S, cw);
     } else if (ok) {
         /* the carries, until the wrap into window 0 is stable (at most a
          * few rounds: each adds nodes to it, and no node wraps twice) */
@@ -201,7 +220,7 @@ enum sow_status sol_set_build(const struct sol_homes *src, uint64_t S, uint64_t 
             uint64_t a = k * win, n = S - a < win ? S - a : win;
             ok = window(src, a, n, w, &in, &out, home);
             if (ok)
-                put(ctx, w, 4 * (size_t)n);
+                put_cells(put, ctx, w, n, cw);
             ok = ok && gl_copy(&in, &out);
         }
         agree = agree && (!ok || gl_same(&out, &wrap));
@@ -212,7 +231,7 @@ enum sow_status sol_set_build(const struct sol_homes *src, uint64_t S, uint64_t 
         st = sow_fail(e, SOW_E_INPUT, "%s: the set's windows do not agree", path);
     else if (!ok)
         st = sow_fail(e, SOW_E_NOMEM, "%s: out of memory for its set (%.3g GB a window)", path,
-                      4.0 * (double)win / 1e9);
+                      8.0 * (double)win / 1e9);
     for (uint64_t k = 0; bound && k < W; k++)
         free(bound[k].g);
     free(bound);
@@ -224,11 +243,11 @@ enum sow_status sol_set_build(const struct sol_homes *src, uint64_t S, uint64_t 
     return st;
 }
 
-enum sow_status sol_disk_set(const struct clos *c, int K, uint64_t S, uint64_t win,
+enum sow_status sol_disk_set(const struct clos *c, int K, uint64_t S, uint64_t win, int cw,
                              void (*put)(void *ctx, const void *p, size_t n), void *ctx,
                              const char *path, struct sow_error *e)
 {
     struct clos_homes h = {.c = c, .K = K, .S = S};
     const struct sol_homes src = {clos_homes_next, clos_homes_rewind, &h};
-    return sol_set_build(&src, S, win, put, ctx, path, e);
+    return sol_set_build(&src, S, win, cw, put, ctx, path, e);
 }
