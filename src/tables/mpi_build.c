@@ -680,6 +680,15 @@ static void mlvl_slice(struct mlvl *L, const struct mpi *M, int n, bool own)
                        L->lbound + (size_t)m * ((size_t)M->size + 1));
 }
 
+/* The n buffers of v (NULL: none) given back, left empty. */
+static void vecs_clear(struct vec *v, size_t n)
+{
+    for (size_t k = 0; v && k < n; k++) {
+        free(v[k].v);
+        v[k] = (struct vec){0};
+    }
+}
+
 /* Level n: *keep receives this rank's slice of the level's values
  * (malloc'd; SOW_OK), which write_level writes at its offset.  own:
  * the owned lower levels (NULL: mapped). */
@@ -737,11 +746,8 @@ enum sow_status tbm_level(const struct mpi *M, const struct ruleset *rs,
         st = move_pieces(&L, eb, rq, rr, relay, ok, e);
     /* the probe exchange's buffers (a piece's requests and answers) are
      * not needed past the move pass: given back before the solve's own */
-    for (size_t k = 0; rq && rr && k < (size_t)T * (size_t)M->size; k++) {
-        free(rq[k].v);
-        free(rr[k].v);
-        rq[k] = rr[k] = (struct vec){0};
-    }
+    vecs_clear(rq, (size_t)T * (size_t)M->size);
+    vecs_clear(rr, (size_t)T * (size_t)M->size);
     if (st == SOW_OK && relay) { /* the pairs into predecessor lists (lrel_sort) */
         if (opt && opt->progress && M->rank == 0)
             opt->progress(opt->ctx, n, L.E, 0.6, "edges");
@@ -789,14 +795,9 @@ enum sow_status tbm_level(const struct mpi *M, const struct ruleset *rs,
     *keep = L.be;
     L.be = NULL;
 out:
-    for (size_t k = 0; k < (size_t)T * (size_t)M->size; k++) {
-        if (eb)
-            free(eb[k].v);
-        if (rq)
-            free(rq[k].v);
-        if (rr)
-            free(rr[k].v);
-    }
+    vecs_clear(eb, (size_t)T * (size_t)M->size);
+    vecs_clear(rq, (size_t)T * (size_t)M->size);
+    vecs_clear(rr, (size_t)T * (size_t)M->size);
     free(eb);
     free(rq);
     free(rr);
