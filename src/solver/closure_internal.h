@@ -121,9 +121,12 @@ struct clos_ranks {
     int me;
     const uint64_t *roff, *rev; /* predecessors of own position q: rev[roff[q] ..
                                  * roff[q + 1]), each rank << 32 | index there */
-    /* Update w (CLOS_CLAIM | index) queued for rank o; false: out of memory. */
-    bool (*send)(void *ctx, int o, uint64_t w);
-    /* A superstep (every rank): what was queued exchanged, what came here in
+    /* Update w (CLOS_CLAIM | index) queued for rank o by thread th of the
+     * level's retrograde (each thread its own queues: called from every
+     * thread at once); false: out of memory. */
+    bool (*send)(void *ctx, int th, int o, uint64_t w);
+    /* A superstep (every rank; thread 0 of the retrograde while the others
+     * wait): what every thread queued exchanged, what came here in
      * *in (malloc'd, *nin words); 1: updates in flight, 0: the round is over
      * everywhere, -1: a rank failed (fail) or was stopped. */
     int (*superstep)(void *ctx, bool fail, uint64_t **in, size_t *nin);

@@ -631,6 +631,10 @@ static enum clos_err cm_build(struct clos *c, const struct clos_env *env,
     J.t0 = util_now();
     const char *pc = getenv("SOW_MPI_TEST_PIECE");
     J.piece = pc && atol(pc) > 0 ? (uint64_t)atol(pc) : CM_PIECE;
+    /* (tests) the retrograde threaded on shares this small and up */
+    const char *pm = getenv("SOW_MPI_TEST_PAR_MIN");
+    if (pm && atol(pm) > 0)
+        lenv.par_min = (uint64_t)atol(pm);
     J.send = calloc((size_t)J.M.size, sizeof *J.send);
     c->dk = calloc(1, sizeof *c->dk);
     c->um = false;

@@ -26,7 +26,9 @@
  * on.  The copies final at t are the least fixpoint of round t whatever the
  * order of the work, so the values are one process's.
  *
- * Thread-safety: one thread per rank (env->threads is not used here). */
+ * Thread-safety: one thread per rank in the passes; the retrograde runs on
+ * env->threads (each thread its own queues of updates for the other
+ * ranks, gathered by rank at each superstep). */
 #include "closure_mpi_internal.h"
 
 /* ---- down ---- */
@@ -484,13 +486,29 @@ static bool cm_reverse(struct cm_up *U, uint64_t **roff, uint64_t **rev)
  * every superstep and round agreed with MPI_Allreduce. */
 struct cm_rx {
     struct cm *J;
-    bool any_fail; /* a rank failed (agreed) */
+    struct cm_buf *ts; /* [threads * ranks]: thread th's words for rank o at th * ranks + o */
+    int threads;
+    bool any_fail;     /* a rank failed (agreed) */
 };
 
-static bool cmr_send(void *ctx, int o, uint64_t w)
+static bool cmr_send(void *ctx, int th, int o, uint64_t w)
 {
     struct cm_rx *X = ctx;
-    return cm_push(&X->J->send[o], &w, 1);
+    return cm_push(&X->ts[(size_t)th * (size_t)X->J->M.size + (size_t)o], &w, 1);
+}
+
+/* The threads' queues appended to J->send by rank; false: out of memory. */
+static bool cmr_gather(struct cm_rx *X)
+{
+    const int R = X->J->M.size;
+    bool ok = true;
+    for (int th = 0; th < X->threads; th++)
+        for (int r = 0; r < R; r++) {
+            struct cm_buf *b = &X->ts[(size_t)th * (size_t)R + (size_t)r];
+            ok = ok && cm_push(&X->J->send[r], b->v, b->n);
+            b->n = 0;
+        }
+    return ok;
 }
 
 /* The stop and the failures agreed; true if either. */
@@ -507,6 +525,7 @@ static int cmr_superstep(void *ctx, bool fail, uint64_t **in, size_t *nin)
 {
     struct cm_rx *X = ctx;
     struct cm *J = X->J;
+    fail = !cmr_gather(X) || fail;
     uint64_t x[3] = {0, clos_stopped(J->env), fail};
     for (int r = 0; r < J->M.size; r++)
         x[0] += J->send[r].n;
@@ -531,7 +550,9 @@ static void cmr_sum(void *ctx, uint64_t *x, int n)
 static enum clos_err cm_retro(struct cm *J, int m, uint64_t n, int8_t *be, uint8_t *cnt,
                               const uint64_t *roff, const uint64_t *rev)
 {
-    struct cm_rx X = {.J = J};
+    const int T = J->env->threads > 1 ? J->env->threads : 1;
+    struct cm_rx X = {.J = J, .threads = T, .ts = calloc((size_t)T * (size_t)J->M.size,
+                                                         sizeof(struct cm_buf))};
     const struct clos_ranks rk = {.ctx = &X,
                                   .me = J->M.rank,
                                   .roff = roff,
@@ -542,10 +563,13 @@ static enum clos_err cm_retro(struct cm *J, int m, uint64_t n, int8_t *be, uint8
                                   .sum = cmr_sum};
     struct level_work w = {.be = be, .cnt = cnt, .nl = n};
     enum clos_err e = CLOS_OOM;
-    if (clos_retro_alloc(&w, n, true))
+    if (X.ts && clos_retro_alloc(&w, n, true))
         e = clos_retro(J->c, J->env, m, 0, n, &w, &rk);
     else
         cmr_stopped(&X, true); /* the first agreement clos_retro makes */
+    for (size_t k = 0; X.ts && k < (size_t)T * (size_t)J->M.size; k++)
+        free(X.ts[k].v);
+    free(X.ts);
     free(w.order);
     free(w.pend);
     free(w.pdirty);

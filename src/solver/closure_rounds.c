@@ -80,6 +80,7 @@ struct cr_level {
 /* A thread's state, across the rounds. */
 struct cr_thread {
     struct cr_level *L;
+    int me; /* the thread's number (its queues across ranks) */
     uint32_t *stack;
     uint64_t sp, fin;
     bool fail;
@@ -221,7 +222,7 @@ static inline __attribute__((always_inline)) void drain(struct cr_thread *S, int
                     const uint32_t p = (uint32_t)rk->rev[i];
                     if (o == rk->me)
                         apply(S, p, claim, t, par);
-                    else if (!rk->send(rk->ctx, o, (claim ? CLOS_CLAIM : 0) | p))
+                    else if (!rk->send(rk->ctx, S->me, o, (claim ? CLOS_CLAIM : 0) | p))
                         S->fail = true;
                 }
                 continue;
@@ -310,12 +311,13 @@ static inline __attribute__((always_inline)) void spilled(struct cr_thread *S, i
 }
 
 /* Updates [a, b) that arrived from other ranks. */
-static void arrived(struct cr_thread *S, int t, uint64_t a, uint64_t b)
+static inline __attribute__((always_inline)) void arrived(struct cr_thread *S, int t, uint64_t a,
+                                                          uint64_t b, bool par)
 {
     const uint64_t *in = S->L->in;
     for (uint64_t i = a; i < b; i++)
-        apply(S, (uint32_t)in[i], (in[i] & CLOS_CLAIM) != 0, t, false);
-    drain(S, t, CR_RANKS, false);
+        apply(S, (uint32_t)in[i], (in[i] & CLOS_CLAIM) != 0, t, par);
+    drain(S, t, CR_RANKS, par);
 }
 
 /* One item of a pass, for one way of finding predecessors and threading. */
@@ -336,7 +338,7 @@ static inline __attribute__((always_inline)) void item(struct cr_thread *S, int 
         spilled(S, t, k, mode, par);
     } else if (mode == CR_RANKS) {
         uint64_t a = k * CR_CHUNK;
-        arrived(S, t, a, a + CR_CHUNK < L->nin ? a + CR_CHUNK : L->nin);
+        arrived(S, t, a, a + CR_CHUNK < L->nin ? a + CR_CHUNK : L->nin, par);
     }
 }
 
@@ -357,7 +359,6 @@ static uint64_t cr_seeds(void *ctx, int t)
 
 static void *cr_begin(void *ctx, int me)
 {
-    (void)me;
     struct cr_level *L = ctx;
     struct cr_thread *S = malloc(sizeof *S);
     if (!S) {
@@ -365,6 +366,7 @@ static void *cr_begin(void *ctx, int me)
         return NULL;
     }
     S->L = L;
+    S->me = me;
     S->sp = S->fin = 0;
     S->fail = false;
     S->stack = malloc(sizeof *S->stack * L->stack);
@@ -382,7 +384,9 @@ static bool cr_work(void *th, int t, int pass, uint64_t k)
     struct cr_thread *S = th;
     struct cr_level *L = S->L;
     const bool par = L->threads > 1;
-    if (L->preds == CR_RANKS)
+    if (L->preds == CR_RANKS && par)
+        item(S, t, pass, k, CR_RANKS, true);
+    else if (L->preds == CR_RANKS)
         item(S, t, pass, k, CR_RANKS, false);
     else if (L->preds == CR_REV && par)
         item(S, t, pass, k, CR_REV, true);
@@ -557,7 +561,7 @@ enum clos_err clos_retro(struct clos *c, const struct clos_env *env, int m, uint
         .w = w,
         .rk = rk,
         .m = m,
-        .threads = rk ? 1 : env->threads > 1 && Nl >= par_min ? env->threads : 1,
+        .threads = env->threads > 1 && Nl >= par_min ? env->threads : 1,
         .preds = rk ? CR_RANKS : w->rev ? CR_REV : CR_UNMOVES,
         .Nl = Nl,
         .xl = c->lo + s0,

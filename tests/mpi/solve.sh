@@ -24,8 +24,11 @@ export OMP_WAIT_POLICY=passive
 # own positions per batch of the up pass's moves: small, so that the
 # levels here take several batches (look-ups and edges across batches)
 export SOW_MPI_TEST_PIECE=300
+# every share's retrograde on the ranks' 2 threads (--threads 2 below),
+# however small: the threads' queues of updates for other ranks
+export SOW_MPI_TEST_PAR_MIN=1
 MPI=(mpirun --oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1
-    -x OMP_WAIT_POLICY -x SOW_MPI_TEST_PIECE)
+    -x OMP_WAIT_POLICY -x SOW_MPI_TEST_PIECE -x SOW_MPI_TEST_PAR_MIN)
 RANKS=(${SOW_MPI_RANKS:-1 2 3 4})
 # rule set, pits, seeds per hole: a few thousand positions each
 # (first: keys of two words, 64 seeds on 2x2: 2 + 64 + 4 bits, 2 ranks;
@@ -57,7 +60,7 @@ one() {
     for np in "${nps[@]}"; do
         rc=0
         "${MPI[@]}" -np "$np" "$SOW" solve --rules "$r" --pits "$p" --seeds "$s" --moves \
-            --work "$d/w$np" --disk --save "$d/$np.sol" >"$d/$np.out" 2>"$d/$np.err" </dev/null || rc=$?
+            --threads 2 --work "$d/w$np" --disk --save "$d/$np.sol" >"$d/$np.out" 2>"$d/$np.err" </dev/null || rc=$?
         if [ $rc != 0 ]; then
             bad "$r 2x$p seeds $s, $np ranks: exit status $rc"; tail -3 "$d/$np.err" | note
         elif ! diff <(shown "$d/ref.out") <(shown "$d/$np.out") >/dev/null; then
