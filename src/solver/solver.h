@@ -7,6 +7,8 @@
  *      |                   then the position's closure; search_save
  *   solver/solution.c      solution files: a solved closure on disk
  *      |                   (solution.h; search_solution_*)
+ *   solver/solution_set.c  the file's set of a closure on disk, built a
+ *      |                   window of cells at a time
  *   solver/closure*.c      the closure: expansion, retrograde, checkpoints,
  *      |                   in memory or on disk (closure.h; the files, one
  *      |                   idea each, mapped in closure_internal.h)
