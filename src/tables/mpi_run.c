@@ -148,9 +148,10 @@ static enum sow_status write_level(const struct mpi *M, const struct ruleset *rs
  * 4 bytes of node state per own entry (no rank holds the whole level:
  * write_level) and, fast: an 8-byte list offset and per
  * in-level move (<= N per entry) 8 bytes in the send buffers, 8 received and
- * 4 in the reverse lists; lean: the updates of a wave and of a superstep,
- * about 8 bytes per own entry at their largest (bench/mpi-tables.sh measures
- * it); owned lower levels: 16 bytes per probe in flight, taken as one per
+ * 4 in the reverse lists; lean: the updates of a batch of seeds (16 bytes
+ * for each of SEED_BATCH entries: 6 measured) and of the waves that follow
+ * (1 byte per own entry; oware level 20, 1 to 4 ranks: 21-24 MB of
+ * buffers in all, 0.25-1 byte per own entry); owned lower levels: 16 bytes per probe in flight, taken as one per
  * entry of a piece (0.37 measured on oware 2x6 at levels <= 12); lean
  * relay: the pend bits (2 per own entry), the edge store's largest phase
  * (lrel_memory: its buffers or its sort) and the edges of a piece in flight
@@ -168,8 +169,9 @@ static double rank_memory(const struct tb_index *ix, int n, int size, bool lean,
     double rel = relay && lean ? 0.25 * Es + lrel_memory((uint64_t)Es, ix->pits, threads) +
                                      24.0 * ix->pits * rpiece
                                : 0.0;
-    return Es * (lean ? 4.0 + 8.0 : 12.0 + move * ix->pits) + (owned ? 16.0 * piece : 0.0) +
-           rel + (1 << 22);
+    double batch = Es < (double)SEED_BATCH ? Es : (double)SEED_BATCH;
+    return (lean ? Es * (4.0 + 1.0) + 16.0 * batch : Es * (12.0 + move * ix->pits)) +
+           (owned ? 16.0 * piece : 0.0) + rel + (1 << 22);
 }
 
 /* One distributed build on one rank: what tb_build_mpi's steps share. */
