@@ -59,6 +59,8 @@ _Noreturn void cm_abort(const struct cm *J, const char *why)
 
 bool cm_push(struct cm_buf *b, const uint64_t *w, size_t k)
 {
+    if (!k)
+        return true; /* (w may be NULL then: an empty buffer's) */
     if (b->n + k > b->cap) {
         size_t nc = b->cap ? 2 * b->cap : 1024;
         while (nc < b->n + k)

@@ -271,22 +271,34 @@ struct cm_up {
     bool missing;         /* a child not in the closure (cannot happen) */
 };
 
+/* Where cm_moves puts what it finds: the rank's own buffers (one thread),
+ * or a thread's, appended to them in thread order after the batch (the
+ * threads take contiguous ranges, so the words are in the one thread's
+ * order: the answers come back in the order asked). */
+struct cm_sink {
+    struct sow_movelist ml;
+    struct sow_relay_cache *cache;
+    struct cm_buf *send, *pend; /* [size] each */
+    struct cm_buf *edges;
+    bool oom, missing;
+};
+
 /* Own position p's moves: be and cnt, exits looked up (own ones at once,
  * others asked), in-level edges told to their targets' owners. */
-static void cm_moves(struct cm *J, struct cm_up *U, uint64_t p)
+static void cm_moves(const struct cm *J, struct cm_up *U, struct cm_sink *S, uint64_t p)
 {
-    struct clos *c = J->c;
+    const struct clos *c = J->c;
     const struct clos_env *env = J->env;
     const struct ruleset *rs = c->rs;
     const int K = c->K, me = J->M.rank, R = J->M.size, m = U->m;
-    struct sow_movelist *ml = &J->et.ml;
+    struct sow_movelist *ml = &S->ml;
     sow_position pos;
     clos_unpack(rs, K, &c->key[p * K], &pos);
-    rs->generate(rs, &pos, ml, env->cache[0], NULL);
+    rs->generate(rs, &pos, ml, S->cache, NULL);
     U->be[p] = RETRO_NONE_EXIT;
     U->cnt[p] = 0;
     if (ml->n > c->slots) { /* more moves than slots: cannot happen with the rule sets */
-        U->missing = true;
+        S->missing = true;
         return;
     }
     int b = retro_be_start(ml), deg = 0;
@@ -307,14 +319,14 @@ static void cm_moves(struct cm *J, struct cm_up *U, uint64_t p)
             if (o == me) {
                 int64_t q = dk_find(c, l, w + 1);
                 if (q < 0)
-                    U->missing = true;
+                    S->missing = true;
                 else if (d - dk_value(c, l, q) > b)
                     b = d - dk_value(c, l, q);
                 continue;
             }
             uint64_t pd = p << 16 | (uint16_t)(int16_t)d;
-            if (!cm_push(&J->send[o], w, (size_t)K + 1) || !cm_push(&U->pend[o], &pd, 1))
-                J->et.oom = true;
+            if (!cm_push(&S->send[o], w, (size_t)K + 1) || !cm_push(&S->pend[o], &pd, 1))
+                S->oom = true;
             continue;
         }
         deg++;
@@ -326,15 +338,96 @@ static void cm_moves(struct cm *J, struct cm_up *U, uint64_t p)
             int64_t q = clos_key_find(c->key, U->n, w + 1, K);
             uint64_t e2[2] = {(uint64_t)q, w[K + 1]};
             if (q < 0)
-                U->missing = true;
-            else if (!cm_push(&U->edges, e2, 2))
-                J->et.oom = true;
-        } else if (!cm_push(&J->send[o], w, (size_t)K + 2)) {
-            J->et.oom = true;
+                S->missing = true;
+            else if (!cm_push(S->edges, e2, 2))
+                S->oom = true;
+        } else if (!cm_push(&S->send[o], w, (size_t)K + 2)) {
+            S->oom = true;
         }
     }
     U->be[p] = (int16_t)b;
     U->cnt[p] = (uint8_t)deg;
+}
+
+/* A batch [a, b) of own positions' moves: on one thread into the rank's
+ * buffers, or on T threads (contiguous ranges, each into its sink of
+ * ts[1 .. T-1]; thread 0's range too) appended in thread order. */
+static void cm_moves_batch(struct cm *J, struct cm_up *U, struct cm_sink *ts, int T, uint64_t a,
+                           uint64_t b)
+{
+    const int R = J->M.size;
+    if (a >= b) /* (every rank plays as many batches as the largest share) */
+        return;
+    if (T <= 1 || b - a < 64) {
+        struct cm_sink S = {.cache = J->env->cache[0], .send = J->send, .pend = U->pend,
+                            .edges = &U->edges};
+        for (uint64_t p = a; !S.oom && p < b; p++)
+            cm_moves(J, U, &S, p);
+        J->et.oom |= S.oom;
+        U->missing |= S.missing;
+        return;
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(T)
+    for (int t = 0; t < T; t++) {
+        struct cm_sink *S = &ts[t];
+        const uint64_t from = a + (b - a) * (uint64_t)t / (uint64_t)T;
+        const uint64_t to = a + (b - a) * (uint64_t)(t + 1) / (uint64_t)T;
+        for (uint64_t p = from; !S->oom && p < to; p++)
+            cm_moves(J, U, S, p);
+    }
+    for (int t = 0; t < T; t++) {
+        struct cm_sink *S = &ts[t];
+        for (int r = 0; r < R; r++) {
+            J->et.oom |= !cm_push(&J->send[r], S->send[r].v, S->send[r].n) ||
+                         !cm_push(&U->pend[r], S->pend[r].v, S->pend[r].n);
+            S->send[r].n = S->pend[r].n = 0;
+        }
+        J->et.oom |= !cm_push(&U->edges, S->edges->v, S->edges->n) || S->oom;
+        U->missing |= S->missing;
+        S->edges->n = 0;
+        S->oom = S->missing = false;
+    }
+}
+
+/* The threads' sinks for the up pass (T of them; NULL: out of memory),
+ * and their release. */
+static void cm_sinks_free(const struct cm *J, struct cm_sink *ts, int T);
+
+static struct cm_sink *cm_sinks(const struct cm *J, int T)
+{
+    const int R = J->M.size;
+    struct cm_sink *ts = calloc((size_t)T, sizeof *ts);
+    bool ok = ts != NULL;
+    for (int t = 0; ok && t < T; t++) {
+        ts[t].cache = J->env->cache[t];
+        ts[t].send = calloc((size_t)R, sizeof(struct cm_buf));
+        ts[t].pend = calloc((size_t)R, sizeof(struct cm_buf));
+        ts[t].edges = calloc(1, sizeof(struct cm_buf));
+        ok = ts[t].send && ts[t].pend && ts[t].edges;
+    }
+    if (!ok) {
+        cm_sinks_free(J, ts, T);
+        return NULL;
+    }
+    return ts;
+}
+
+static void cm_sinks_free(const struct cm *J, struct cm_sink *ts, int T)
+{
+    for (int t = 0; ts && t < T; t++) {
+        for (int r = 0; r < J->M.size; r++) {
+            if (ts[t].send)
+                free(ts[t].send[r].v);
+            if (ts[t].pend)
+                free(ts[t].pend[r].v);
+        }
+        free(ts[t].send);
+        free(ts[t].pend);
+        if (ts[t].edges)
+            free(ts[t].edges->v);
+        free(ts[t].edges);
+    }
+    free(ts);
 }
 
 /* The in-level edges among a batch's messages, kept. */
@@ -610,7 +703,9 @@ enum clos_err cm_up(struct cm *J, int m)
     U.cnt = malloc(n + 1);
     U.pend = calloc((size_t)J->M.size, sizeof *U.pend);
     int *rcnt = malloc(sizeof *rcnt * (size_t)J->M.size);
-    if (!U.be || !U.cnt || !U.pend || !rcnt)
+    const int T = J->env->threads > 1 ? J->env->threads : 1;
+    struct cm_sink *ts = T > 1 ? cm_sinks(J, T) : NULL;
+    if (!U.be || !U.cnt || !U.pend || !rcnt || (T > 1 && !ts))
         J->et.oom = true;
     uint64_t pieces = J->et.oom ? 0 : (n + J->piece - 1) / J->piece;
     cm_reduce(J, &pieces, 1, MPI_MAX);
@@ -622,8 +717,8 @@ enum clos_err cm_up(struct cm *J, int m)
             break;
         }
         const uint64_t a = k * J->piece, b = a + J->piece < n ? a + J->piece : n;
-        for (uint64_t p = a; !J->et.oom && p < b; p++)
-            cm_moves(J, &U, p);
+        if (!J->et.oom)
+            cm_moves_batch(J, &U, ts, T, a, b);
         uint64_t *rv, *rv2;
         size_t nr, nr2;
         cm_exchange(J, &rv, &nr, rcnt);
@@ -681,6 +776,7 @@ enum clos_err cm_up(struct cm *J, int m)
         free(U.pend[r].v);
     free(U.pend);
     free(rcnt);
+    cm_sinks_free(J, ts, T);
     cm_release(J);
     if (e != CLOS_OK)
         return e;
