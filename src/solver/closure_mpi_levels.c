@@ -33,11 +33,11 @@
 
 /* ---- down ---- */
 
-/* Key w exits to level l: buffered for l's incoming file (blocks of DK_BUF). */
-static void cm_exit(struct cm *J, int l, const uint64_t *w)
+/* Key w exits to level l: buffered in et for l's incoming file (blocks of
+ * DK_BUF, appended under dk_flush's lock). */
+static void cm_exit(const struct cm *J, struct dk_thread *et, int l, const uint64_t *w)
 {
     struct clos *c = J->c;
-    struct dk_thread *et = &J->et;
     const int K = c->K;
     if (!et->buf[l] && !(et->buf[l] = malloc(8 * (size_t)K * DK_BUF))) {
         et->oom = true;
@@ -50,25 +50,28 @@ static void cm_exit(struct cm *J, int l, const uint64_t *w)
     }
 }
 
-/* Expand own position i of level m; *inl counts its in-level moves. */
-static void cm_expand(struct cm *J, uint64_t i, int m, uint64_t *inl)
+/* Expand own position i of level m on thread tid (par: one of several at
+ * once): its in-level moves counted in et->inl, children of other ranks
+ * into send[owner], own in-level ones into the set, own exits into et. */
+static void cm_expand(const struct cm *J, uint64_t i, int m, int tid, struct dk_thread *et,
+                      struct cm_buf *send, bool par)
 {
     struct clos *c = J->c;
     const struct clos_env *env = J->env;
     const struct ruleset *rs = c->rs;
     const int K = c->K, me = J->M.rank, R = J->M.size;
     sow_position p;
-    struct sow_movelist *ml = &J->et.ml;
+    struct sow_movelist *ml = &et->ml;
     clos_unpack(rs, K, &c->key[i * K], &p);
-    rs->generate(rs, &p, ml, env->cache[0], NULL);
-    env->nodes[0]++;
-    env->visits[0] += (uint64_t)ml->n;
+    rs->generate(rs, &p, ml, env->cache[tid], NULL);
+    env->nodes[tid]++;
+    env->visits[tid] += (uint64_t)ml->n;
     for (int k = 0; k < ml->n; k++) {
         const struct sow_child *ch = &ml->c[k];
         int cl = m - retro_taken(ch), tv;
         if (tb_exit(env, J->tbmax, ch, cl, &tv)) {
             if (cl <= env->tb_hits_max)
-                env->tb_hits[0]++;
+                env->tb_hits[tid]++;
             continue;
         }
         uint64_t w[MAX_KEY_WORDS + 1];
@@ -76,16 +79,48 @@ static void cm_expand(struct cm *J, uint64_t i, int m, uint64_t *inl)
         clos_pack(rs, K, &ch->pos, w + 1);
         int o = cm_owner(w + 1, K, R);
         if (cl == m)
-            (*inl)++;
+            et->inl++;
         if (o != me) {
-            if (!cm_push(&J->send[o], w, (size_t)K + 1))
-                J->et.oom = true;
+            if (!cm_push(&send[o], w, (size_t)K + 1))
+                et->oom = true;
         } else if (cl == m) {
             bool added;
-            set_insert(c, w + 1, clos_hash(w + 1, K), false, &added);
+            set_insert(c, w + 1, clos_hash(w + 1, K), par, &added);
         } else {
-            cm_exit(J, cl, w + 1);
+            cm_exit(J, et, cl, w + 1);
         }
+    }
+}
+
+/* Own positions [a, b) of level m expanded: on one thread (J->et,
+ * J->send), or on T threads (et[t], their sends ts[t * R ..] appended to
+ * J->send in thread order after the round; the set takes the in-level
+ * children atomically).  The order the children reach their sets in does
+ * not matter: each level is sorted once expanded. */
+static void cm_expand_round(struct cm *J, int m, uint64_t a, uint64_t b, int T,
+                            struct dk_thread *et, struct cm_buf *ts)
+{
+    const int R = J->M.size;
+    const uint64_t min = J->env->par_min ? J->env->par_min : 256; /* (tests: any round) */
+    if (T <= 1 || !et || !ts || b - a < min) {
+        for (uint64_t i = a; i < b; i++)
+            cm_expand(J, i, m, 0, &J->et, J->send, false);
+        return;
+    }
+#pragma omp parallel num_threads(T)
+    {
+        const int tid = omp_get_thread_num();
+#pragma omp for schedule(dynamic, 64) nowait
+        for (uint64_t i = a; i < b; i++)
+            cm_expand(J, i, m, tid, &et[tid], &ts[(size_t)tid * (size_t)R], true);
+    }
+    for (int t = 0; t < T; t++) {
+        for (int r = 0; r < R; r++) {
+            struct cm_buf *q = &ts[(size_t)t * (size_t)R + (size_t)r];
+            J->et.oom |= !cm_push(&J->send[r], q->v, q->n);
+            q->n = 0;
+        }
+        J->et.oom |= et[t].oom;
     }
 }
 
@@ -132,7 +167,7 @@ static enum clos_err cm_take(struct cm *J, int m, const uint64_t *rv, size_t nr)
             bool added;
             set_insert(c, &rv[j + 1], clos_hash(&rv[j + 1], (int)K), false, &added);
         } else {
-            cm_exit(J, (int)rv[j], &rv[j + 1]);
+            cm_exit(J, &J->et, (int)rv[j], &rv[j + 1]);
         }
     }
     return e;
@@ -172,6 +207,18 @@ static enum clos_err cm_down_done(struct cm *J, int m, uint64_t deg_a, uint64_t 
     return dk_keys_write(c, env, m, J->info->why, sizeof J->info->why);
 }
 
+/* The down pass's per-thread exits and sends given back. */
+static void cm_threads_free(struct dk_thread *et, struct cm_buf *ts, int T, int R)
+{
+    for (int t = 0; et && t < T; t++)
+        for (int l = 0; l <= SOW_MAX_SEEDS; l++)
+            free(et[t].buf[l]);
+    for (size_t k = 0; ts && k < (size_t)T * (size_t)R; k++)
+        free(ts[k].v);
+    free(et);
+    free(ts);
+}
+
 enum clos_err cm_down(struct cm *J, int m)
 {
     struct clos *c = J->c;
@@ -184,6 +231,10 @@ enum clos_err cm_down(struct cm *J, int m)
     c->n = 0;
     c->refused = 0;
     J->et.oom = false;
+    J->et.inl = 0;
+    const int T = env->threads > 1 ? env->threads : 1, R = J->M.size;
+    struct dk_thread *et = T > 1 ? calloc((size_t)T, sizeof *et) : NULL;
+    struct cm_buf *ts = T > 1 ? calloc((size_t)T * (size_t)R, sizeof *ts) : NULL;
     enum clos_err e = clos_rebuild_set(c, env, 4096);
     uint64_t incoming = 0;
     if (e == CLOS_OK && m == J->top) {
@@ -212,10 +263,13 @@ enum clos_err cm_down(struct cm *J, int m)
                          "of memory", m, J->M.rank);
                 e = CLOS_OOM;
             }
+            cm_threads_free(et, ts, T, R);
             return cm_agree(J, e);
         }
-        if (x[1])
+        if (x[1]) {
+            cm_threads_free(et, ts, T, R);
             return CLOS_STOPPED;
+        }
         if (!x[0])
             break;
         uint64_t r = c->n - a < rmax ? c->n - a : rmax;
@@ -229,8 +283,11 @@ enum clos_err cm_down(struct cm *J, int m)
                 cm_refuse(J, m, c->n, c->refused, "hold it while it is expanded");
             }
         }
-        for (uint64_t i = a; e == CLOS_OK && i < a + r; i++)
-            cm_expand(J, i, m, &inl);
+        if (e == CLOS_OK)
+            cm_expand_round(J, m, a, a + r, T, et, ts);
+        inl = J->et.inl;
+        for (int t = 0; et && t < T; t++)
+            inl += et[t].inl;
         if (rounds == 1)
             tbm_test_kill(&J->M, m, 'd'); /* (tests: SOW_MPI_TEST_KILL=RANK:LEVEL:d) */
         a += r;
@@ -241,6 +298,14 @@ enum clos_err cm_down(struct cm *J, int m)
             e = cm_take(J, m, rv, nr);
         free(rv);
     }
+    /* the threads' exits still buffered, appended before the level's end */
+    for (int t = 0; et && t < T; t++)
+        for (int l = 0; l < m; l++)
+            if (et[t].nb[l]) {
+                dk_flush(c, l, et[t].buf[l], et[t].nb[l]);
+                et[t].nb[l] = 0;
+            }
+    cm_threads_free(et, ts, T, R);
     cm_release(J);
     e = cm_agree(J, cm_down_done(J, m, a, inl));
     if (e != CLOS_OK)
@@ -358,7 +423,7 @@ static void cm_moves_batch(struct cm *J, struct cm_up *U, struct cm_sink *ts, in
     const int R = J->M.size;
     if (a >= b) /* (every rank plays as many batches as the largest share) */
         return;
-    if (T <= 1 || b - a < 64) {
+    if (T <= 1 || b - a < (J->env->par_min ? J->env->par_min : 64)) {
         struct cm_sink S = {.cache = J->env->cache[0], .send = J->send, .pend = U->pend,
                             .edges = &U->edges};
         for (uint64_t p = a; !S.oom && p < b; p++)

@@ -330,7 +330,9 @@ static bool superstep(struct msolve *S)
     tbm_exchange(L, S->send, S->recvc, maxpair, &rb, &nr, NULL);
     for (int r = 0; r < size; r++)
         S->send[r].n = 0;
-    if (tbm_vec_reserve(&S->cur, nr)) {
+    if (!nr) {
+        /* nothing for this rank (others sent to others) */
+    } else if (tbm_vec_reserve(&S->cur, nr)) {
         memcpy(S->cur.v + S->cur.n, rb, nr * sizeof *rb);
         S->cur.n += nr;
     } else
