@@ -197,7 +197,8 @@ static bool sort_one(struct lrel *r, uint64_t s, uint64_t base, uint32_t **cnt, 
     if (used > *mem)
         *mem = used;
     uint32_t *c = *cnt, *pr = *preds;
-    memset(c, 0, len * sizeof *c);
+    if (len)
+        memset(c, 0, len * sizeof *c);
     /* counts, exclusive prefix, fill: c[i] ends as the end of i's list */
     for (uint64_t i = 0; i < m; i += LREL_CHUNK) {
         uint64_t k = m - i < LREL_CHUNK ? m - i : LREL_CHUNK;

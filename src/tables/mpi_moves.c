@@ -284,7 +284,7 @@ bool tbm_probe_owned(struct mlvl *L, struct vec *rq, struct vec *rr)
     for (int r = 0; r < size && ok; r++) {
         size_t na_r = (size_t)cnt[r] / 2;
         ok = tbm_vec_reserve(&ans[r], (na_r + 3) / 4);
-        if (ok)
+        if (ok && na_r)
             memset(ans[r].v, 0, (na_r + 3) / 4 * sizeof *ans[r].v);
         for (size_t j = 0; ok && j < na_r; j++, at += 2) {
             int m = (int)rb[at];
