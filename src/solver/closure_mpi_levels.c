@@ -33,6 +33,26 @@
 
 /* ---- down ---- */
 
+/* The k buffers from[0 .. k) appended to to[0 .. k), each emptied (the
+ * threads' words gathered in thread order); false: out of memory. */
+static bool cm_append(struct cm_buf *to, struct cm_buf *from, size_t k)
+{
+    bool ok = true;
+    for (size_t i = 0; i < k; i++) {
+        ok &= cm_push(&to[i], from[i].v, from[i].n);
+        from[i].n = 0;
+    }
+    return ok;
+}
+
+/* The words of the k buffers b[0 .. k) given back (b NULL: none); the
+ * array itself stays the caller's. */
+static void cm_bufs_free(struct cm_buf *b, size_t k)
+{
+    for (size_t i = 0; b && i < k; i++)
+        free(b[i].v);
+}
+
 /* Key w exits to level l: buffered in et for l's incoming file (blocks of
  * DK_BUF, appended under dk_flush's lock). */
 static void cm_exit(const struct cm *J, struct dk_thread *et, int l, const uint64_t *w)
@@ -114,14 +134,8 @@ static void cm_expand_round(struct cm *J, int m, uint64_t a, uint64_t b, int T,
         for (uint64_t i = a; i < b; i++)
             cm_expand(J, i, m, tid, &et[tid], &ts[(size_t)tid * (size_t)R], true);
     }
-    for (int t = 0; t < T; t++) {
-        for (int r = 0; r < R; r++) {
-            struct cm_buf *q = &ts[(size_t)t * (size_t)R + (size_t)r];
-            J->et.oom |= !cm_push(&J->send[r], q->v, q->n);
-            q->n = 0;
-        }
-        J->et.oom |= et[t].oom;
-    }
+    for (int t = 0; t < T; t++)
+        J->et.oom |= !cm_append(J->send, &ts[(size_t)t * (size_t)R], (size_t)R) || et[t].oom;
 }
 
 /* Room for `more` new positions of the level in the node arrays and the set. */
@@ -213,8 +227,7 @@ static void cm_threads_free(struct dk_thread *et, struct cm_buf *ts, int T, int 
     for (int t = 0; et && t < T; t++)
         for (int l = 0; l <= SOW_MAX_SEEDS; l++)
             free(et[t].buf[l]);
-    for (size_t k = 0; ts && k < (size_t)T * (size_t)R; k++)
-        free(ts[k].v);
+    cm_bufs_free(ts, (size_t)T * (size_t)R);
     free(et);
     free(ts);
 }
@@ -442,14 +455,11 @@ static void cm_moves_batch(struct cm *J, struct cm_up *U, struct cm_sink *ts, in
     }
     for (int t = 0; t < T; t++) {
         struct cm_sink *S = &ts[t];
-        for (int r = 0; r < R; r++) {
-            J->et.oom |= !cm_push(&J->send[r], S->send[r].v, S->send[r].n) ||
-                         !cm_push(&U->pend[r], S->pend[r].v, S->pend[r].n);
-            S->send[r].n = S->pend[r].n = 0;
-        }
-        J->et.oom |= !cm_push(&U->edges, S->edges->v, S->edges->n) || S->oom;
+        /* (| not ||: every buffer is emptied) */
+        J->et.oom |= !cm_append(J->send, S->send, (size_t)R) |
+                     !cm_append(U->pend, S->pend, (size_t)R) | !cm_append(&U->edges, S->edges, 1) |
+                     S->oom;
         U->missing |= S->missing;
-        S->edges->n = 0;
         S->oom = S->missing = false;
     }
 }
@@ -480,12 +490,8 @@ static struct cm_sink *cm_sinks(const struct cm *J, int T)
 static void cm_sinks_free(const struct cm *J, struct cm_sink *ts, int T)
 {
     for (int t = 0; ts && t < T; t++) {
-        for (int r = 0; r < J->M.size; r++) {
-            if (ts[t].send)
-                free(ts[t].send[r].v);
-            if (ts[t].pend)
-                free(ts[t].pend[r].v);
-        }
+        cm_bufs_free(ts[t].send, (size_t)J->M.size);
+        cm_bufs_free(ts[t].pend, (size_t)J->M.size);
         free(ts[t].send);
         free(ts[t].pend);
         if (ts[t].edges)
@@ -658,14 +664,10 @@ static bool cmr_send(void *ctx, int th, int o, uint64_t w)
 /* The threads' queues appended to J->send by rank; false: out of memory. */
 static bool cmr_gather(struct cm_rx *X)
 {
-    const int R = X->J->M.size;
+    const size_t R = (size_t)X->J->M.size;
     bool ok = true;
     for (int th = 0; th < X->threads; th++)
-        for (int r = 0; r < R; r++) {
-            struct cm_buf *b = &X->ts[(size_t)th * (size_t)R + (size_t)r];
-            ok = ok && cm_push(&X->J->send[r], b->v, b->n);
-            b->n = 0;
-        }
+        ok &= cm_append(X->J->send, &X->ts[(size_t)th * R], R);
     return ok;
 }
 
@@ -725,8 +727,7 @@ static enum clos_err cm_retro(struct cm *J, int m, uint64_t n, int8_t *be, uint8
         e = clos_retro(J->c, J->env, m, 0, n, &w, &rk);
     else
         cmr_stopped(&X, true); /* the first agreement clos_retro makes */
-    for (size_t k = 0; X.ts && k < (size_t)T * (size_t)J->M.size; k++)
-        free(X.ts[k].v);
+    cm_bufs_free(X.ts, (size_t)T * (size_t)J->M.size);
     free(X.ts);
     free(w.order);
     free(w.pend);

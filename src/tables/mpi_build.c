@@ -392,7 +392,7 @@ static bool mround_work(void *th, int t, int pass, uint64_t k)
     if (pass == 0 || S->kind == PASS_SEEDS) {
         uint64_t c = (pass == 0 ? 0 : S->seed_base) + k;
         uint64_t a = c * MCHUNK, b = a + MCHUNK < L->Es ? a + MCHUNK : L->Es;
-        seeds(L, W, a < L->Es ? a : L->Es, b, t);
+        seeds(L, W, a, b, t);
     } else if (S->kind == PASS_WAVE) {
         size_t a = k * S->chunk, b = a + S->chunk < S->cur.n ? a + S->chunk : S->cur.n;
         for (size_t i = a; i < b; i++)
