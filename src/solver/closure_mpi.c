@@ -18,7 +18,9 @@
  * pass (closure_disk.c's format and rules, in its own directory); a rerun
  * with the same number of ranks goes on from them when every rank has this
  * solve's state with the same levels expanded (the levels solved: those
- * solved on every rank, their files checked), else every rank starts over.
+ * solved on every rank, their files checked), else every rank starts over;
+ * with no state of this rank count on any rank, an earlier job's of another
+ * is dealt out to these ranks first (closure_mpi_reshard.c).
  * A level stopped or killed mid-way is done again: its appends to the
  * incoming files are dropped (truncated to the bytes the state records).
  *
@@ -157,14 +159,6 @@ enum clos_err cm_agree(struct cm *J, enum clos_err e)
 }
 
 /* ---- the merge onto rank 0 ---- */
-
-static int cm_cmp(const uint64_t *a, const uint64_t *b, int K)
-{
-    for (int k = K - 1; k >= 0; k--)
-        if (a[k] != b[k])
-            return a[k] < b[k] ? -1 : 1;
-    return 0;
-}
 
 /* Rank r's share of a level on rank 0: the block in hand and what is left. */
 struct cm_cur {
@@ -434,6 +428,15 @@ static enum clos_err cm_merge(struct cm *J, const uint64_t *G)
 /* This rank's state in its directory, if it is this solve's (fresh: a
  * new one's): its incoming files truncated to the bytes it records (the
  * appends of a level stopped mid-way dropped), as closure_disk.c resumes. */
+bool cm_state_matches(const struct dk_meta *st, const struct dk_meta *fresh)
+{
+    return strnlen(st->rules, sizeof st->rules) < sizeof st->rules &&
+           strcmp(st->rules, fresh->rules) == 0 && st->pits == fresh->pits && st->K == fresh->K &&
+           st->tbmax == fresh->tbmax && st->top == fresh->top &&
+           memcmp(st->root, fresh->root, sizeof st->root) == 0 && st->expanded_to >= 0 &&
+           st->expanded_to <= fresh->top + 1 && st->solved_to >= -1 && st->solved_to <= fresh->top;
+}
+
 static bool cm_load_state(struct cm *J, const struct dk_meta *fresh)
 {
     struct clos_disk *dk = J->c->dk;
@@ -441,11 +444,7 @@ static bool cm_load_state(struct cm *J, const struct dk_meta *fresh)
     void *sp[1] = {st};
     uint64_t ss[1] = {sizeof *st};
     bool ok = clos_ck_read(dk->dir, "disk.state", "SOWDKS01", sp, ss, 1) &&
-              strcmp(st->rules, fresh->rules) == 0 && st->pits == fresh->pits &&
-              st->K == fresh->K && st->tbmax == fresh->tbmax && st->top == fresh->top &&
-              memcmp(st->root, fresh->root, sizeof st->root) == 0 && st->expanded_to >= 0 &&
-              st->expanded_to <= fresh->top + 1 && st->solved_to >= -1 &&
-              st->solved_to <= fresh->top;
+              cm_state_matches(st, fresh);
     for (int l = 0; ok && l < st->expanded_to; l++) {
         char path[4200];
         struct stat sb;
@@ -492,12 +491,21 @@ static enum clos_err cm_open(struct cm *J)
     memcpy(fresh.root, J->rootw, 8 * (size_t)c->K);
     char path[4200];
     snprintf(path, sizeof path, "%s/disk.state", dk->dir);
-    const bool had = access(path, F_OK) == 0, ok = cm_load_state(J, &fresh);
-    uint64_t lo[3] = {ok, ok ? (uint64_t)dk->st.expanded_to : 0,
-                      ok ? (uint64_t)(dk->st.solved_to + 1) : 0};
-    uint64_t hi[2] = {ok ? (uint64_t)dk->st.expanded_to : UINT64_MAX, had};
-    cm_reduce(J, lo, 3, MPI_MIN);
-    cm_reduce(J, hi, 2, MPI_MAX);
+    uint64_t lo[3], hi[2];
+    for (int tries = 0;; tries++) {
+        const bool had = access(path, F_OK) == 0, ok = cm_load_state(J, &fresh);
+        lo[0] = ok;
+        lo[1] = ok ? (uint64_t)dk->st.expanded_to : 0;
+        lo[2] = ok ? (uint64_t)(dk->st.solved_to + 1) : 0;
+        hi[0] = ok ? (uint64_t)dk->st.expanded_to : UINT64_MAX;
+        hi[1] = had;
+        cm_reduce(J, lo, 3, MPI_MIN);
+        cm_reduce(J, hi, 2, MPI_MAX);
+        /* no rank has a state of this rank count: an earlier job's of
+         * another, dealt out to these ranks (closure_mpi_reshard.c) */
+        if (tries || hi[1] || !cm_reshard(J, &fresh))
+            break;
+    }
     if (lo[0] && lo[1] == hi[0]) { /* resumed */
         dk->st.solved_to = (int32_t)lo[2] - 1;
         env->nodes[0] += dk->st.nodes;
@@ -508,11 +516,11 @@ static enum clos_err cm_open(struct cm *J)
         uint64_t total = 0;
         for (int l = 0; l <= SOW_MAX_SEEDS; l++)
             total += J->gcnt[l];
+        char sw[48];
         clos_say(env, &J->last, true, "closure on disk across %d ranks resumed from %s/rank-*-of-%d: "
-                 "levels %d..%d expanded (%llu positions), %s%d solved", J->M.size, env->work,
+                 "levels %d..%d expanded (%llu positions), %s", J->M.size, env->work,
                  J->M.size, dk->st.expanded_to, J->top, (unsigned long long)total,
-                 dk->st.solved_to < 0 ? "none " : "levels up to ",
-                 dk->st.solved_to < 0 ? 0 : dk->st.solved_to);
+                 cm_solved_words(dk->st.solved_to, sw, sizeof sw));
         return CLOS_OK;
     }
     if (hi[1])

@@ -54,7 +54,29 @@ static inline int cm_owner(const uint64_t *w, int K, int size)
     return (int)(((unsigned __int128)h * (unsigned)size) >> 64);
 }
 
+/* Keys in the level files' order (word K-1 most significant). */
+static inline int cm_cmp(const uint64_t *a, const uint64_t *b, int K)
+{
+    for (int k = K - 1; k >= 0; k--)
+        if (a[k] != b[k])
+            return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+/* "none solved" or "levels up to S solved", for the resume lines. */
+static inline const char *cm_solved_words(int32_t s, char *buf, size_t len)
+{
+    if (s < 0)
+        snprintf(buf, len, "none solved");
+    else
+        snprintf(buf, len, "levels up to %d solved", (int)s);
+    return buf;
+}
+
 /* ---- closure_mpi.c ---- */
+
+/* A state read from disk is this solve's (fresh: the state of a new one). */
+bool cm_state_matches(const struct dk_meta *st, const struct dk_meta *fresh);
 
 bool cm_push(struct cm_buf *b, const uint64_t *w, size_t k);
 /* The job ended from this rank (MPI_Abort), why on its stderr. */
@@ -72,6 +94,16 @@ enum clos_err cm_agree(struct cm *J, enum clos_err e);
 /* The message buffers given back (between levels: a level's batches may
  * have grown them past what the next one needs). */
 void cm_release(struct cm *J);
+
+/* ---- closure_mpi_reshard.c ---- */
+
+/* Collective, when no rank has a state of this rank count: an earlier job's
+ * levels in WORK with another rank count (every rank's state this solve's,
+ * at the same level expanded) dealt out to this job's ranks, each rank's
+ * state written, the old directories removed.  true if done (the caller
+ * reads the states again); false if there was none or it failed (a note
+ * on rank 0 then: the caller starts over). */
+bool cm_reshard(struct cm *J, const struct dk_meta *fresh);
 
 /* ---- closure_mpi_levels.c ---- */
 

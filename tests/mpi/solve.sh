@@ -130,6 +130,23 @@ for k in 1:8:d:012.keys 2:7:u:006.values; do
         bad "rank $kr killed in level $kl ($kp): exit $rc, $(ls "$d.sol" "$f" 2>&1 | tr '\n' ' ')"
         continue
     fi
+    # the same killed job resumed on another rank count: 2 after the down
+    # pass's kill, 4 after the up pass's (its solved levels' values moved too)
+    np2=$([ "$kp" = d ] && echo 2 || echo 4)
+    cp -a "$d" "$d-np$np2"
+    rc=0
+    "${MPI[@]}" -np "$np2" "$SOW" solve --rules oware --pits 3 --seeds 2 --moves --work "$d-np$np2" \
+        --disk --save "$d-np$np2.sol" >"$d-np$np2.out" 2>"$d-np$np2.err" </dev/null || rc=$?
+    if [ $rc = 0 ] && grep -q "^sow solve: note: the closure on disk of 3 ranks .* dealt out to $np2 ranks" "$d-np$np2.err" &&
+        [ "$(grep -c "^sow solve: note: " "$d-np$np2.err")" = 1 ] &&
+        ! ls -d "$d-np$np2"/rank-*-of-3 >/dev/null 2>&1 &&
+        diff <(shown "$T/kref.out") <(shown "$d-np$np2.out") >/dev/null &&
+        cmp -s "$T/kref.sol" "$d-np$np2.sol"; then
+        ok "rank $kr killed in level $kl ($kp): resumed on $np2 ranks (the 3 ranks' levels dealt out, their directories gone), as one process"
+    else
+        bad "resume on $np2 ranks after rank $kr killed in level $kl ($kp): exit $rc"
+        tail -3 "$d-np$np2.err" | note
+    fi
     ino=$(stat -c %i "$f")
     rc=0
     "${MPI[@]}" -np 3 "$SOW" solve --rules oware --pits 3 --seeds 2 --moves --work "$d" --disk \
