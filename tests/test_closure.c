@@ -17,6 +17,7 @@
 #include "sow/position.h"
 #include "sow/search.h"
 #include "tables/tb_lean.h"
+#include "test_files.h" /* whole files compared */
 
 static uint64_t rng_state = 88172645463325252ULL;
 static uint64_t rnd(void)
@@ -1292,22 +1293,6 @@ Test(closure, disk_solution, .timeout = 120)
     }
 }
 
-static bool same_bytes(const char *a, const char *b)
-{
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    bool same = fa && fb;
-    for (int x = 0, y = 0; same && (x != EOF || y != EOF);) {
-        x = fgetc(fa);
-        y = fgetc(fb);
-        same = x == y;
-    }
-    if (fa)
-        fclose(fa);
-    if (fb)
-        fclose(fb);
-    return same;
-}
-
 /* Synthetic home cells for sol_set_build (an array, read in chunks). */
 struct hsrc {
     const uint64_t *h;
@@ -1420,7 +1405,7 @@ Test(closure, disk_solution_windows, .timeout = 120)
                 continue;
             windowed += w < S;
             cr_assert_eq(sol_save(&rs, d, &root, px, w, 0, &e), SOW_OK, "%s: %s", rs.name, e.msg);
-            cr_assert(same_bytes(pw, px), "%s (%llu positions, %llu cells): windows of %llu "
+            cr_assert(test_same_file(pw, px), "%s (%llu positions, %llu cells): windows of %llu "
                       "cells give another file", rs.name, (unsigned long long)N,
                       (unsigned long long)S, (unsigned long long)w);
         }
@@ -1433,7 +1418,7 @@ Test(closure, disk_solution_windows, .timeout = 120)
         snprintf(p8w, sizeof p8w, "%s.widewin.sol", work);
         cr_assert_eq(sol_save(&rs, d, &root, p8, 0, 8, &e), SOW_OK, "%s: %s", rs.name, e.msg);
         cr_assert_eq(sol_save(&rs, d, &root, p8w, S / 3 + 1, 8, &e), SOW_OK, "%s", e.msg);
-        cr_assert(same_bytes(p8, p8w), "%s: 8-byte cells in windows give another file", rs.name);
+        cr_assert(test_same_file(p8, p8w), "%s: 8-byte cells in windows give another file", rs.name);
         struct sol *f4, *f8;
         cr_assert_eq(sol_open(&rs, pw, &f4, &e), SOW_OK, "%s", e.msg);
         cr_assert_eq(sol_open(&rs, p8, &f8, &e), SOW_OK, "%s: %s", rs.name, e.msg);

@@ -17,6 +17,7 @@
 #include "util.h"
 
 #include "test_passive.h" /* OpenMP threads wait passively */
+#include "test_files.h" /* whole files compared */
 
 static struct ruleset rules(const char *name, int pits)
 {
@@ -479,12 +480,7 @@ static bool same_file(const char *da, const char *db, const struct ruleset *rs, 
     char pa[4200], pb[4200];
     tb_file_name(da, rs->name, rs->pits, n, pa, sizeof pa);
     tb_file_name(db, rs->name, rs->pits, n, pb, sizeof pb);
-    long la, lb;
-    char *a = slurp(pa, &la), *b = slurp(pb, &lb);
-    bool same = la == lb && memcmp(a, b, (size_t)la) == 0;
-    free(a);
-    free(b);
-    return same;
+    return test_same_file(pa, pb);
 }
 
 static char *slurp(const char *path, long *len)

@@ -30,6 +30,7 @@
 #include "util.h"
 
 #include "test_passive.h" /* OpenMP threads wait passively */
+#include "test_files.h" /* whole files compared */
 
 static struct ruleset rules(const char *name, int pits)
 {
@@ -237,13 +238,7 @@ static void write_all(const char *path, const uint8_t *buf, size_t len)
 
 static void same_files(const char *a, const char *b)
 {
-    uint8_t *x, *y;
-    size_t lx, ly;
-    read_all(a, &x, &lx);
-    read_all(b, &y, &ly);
-    cr_assert(lx == ly && memcmp(x, y, lx) == 0, "%s and %s differ", a, b);
-    free(x);
-    free(y);
+    cr_assert(test_same_file(a, b), "%s and %s differ", a, b);
 }
 
 /* tb_open of dir fails with a message naming path and holding why. */
