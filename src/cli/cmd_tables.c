@@ -124,7 +124,12 @@ struct bar {
     const char *builder; /* of the level last built */
     double peak;
     int fast_hi; /* the highest level the fast builder built, -1: none */
+    double said; /* not a terminal: when the level's last progress line was written */
 };
+
+/* Not a terminal (a log file, a batch job's stderr): a whole progress line
+ * at most this often, so that a long level still shows how far it is. */
+#define BAR_LOG_EVERY 60.0
 
 static void fmt_count(double x, char *buf, size_t len)
 {
@@ -145,24 +150,32 @@ static void on_progress(void *ctx, int level, uint64_t entries, double frac, con
         fprintf(stderr, "sow tables build: %s\n", phase);
         return;
     }
+    const double now = util_now();
     if (level != b->level) {
         b->level = level;
-        b->t0 = util_now();
+        b->t0 = b->said = now;
     }
-    if (!b->tty)
+    if (!b->tty && now - b->said < BAR_LOG_EVERY)
         return;
-    double el = util_now() - b->t0;
+    double el = now - b->t0;
     double done = frac * (double)entries;
     char d[32], t[32], r[32];
     fmt_count(done, d, sizeof d);
     fmt_count((double)entries, t, sizeof t);
     fmt_count(el > 0 ? done / el : 0, r, sizeof r);
+    double eta = frac > 0.01 ? el * (1 - frac) / frac : 0;
+    if (!b->tty) {
+        b->said = now;
+        fprintf(stderr, "level %3d/%d: %3.0f%% %s, %s of %s positions, %.0f s so far, ETA %.0f s\n",
+                level, b->max_level, 100 * frac, phase, d, t, el, eta);
+        fflush(stderr);
+        return;
+    }
     char bar[21];
     int k = (int)(frac * 20);
     for (int i = 0; i < 20; i++)
         bar[i] = i < k ? '#' : '.';
     bar[20] = 0;
-    double eta = frac > 0.01 ? el * (1 - frac) / frac : 0;
     fprintf(stderr, "\rlevel %3d/%d [%s] %3.0f%% %-6s %8s/%-8s pos %8s pos/s ETA %5.0fs ", level,
             b->max_level, bar, 100 * frac, phase, d, t, r, eta);
     fflush(stderr);
@@ -201,7 +214,8 @@ static int build_one(const struct topts *op, const struct ruleset *rs, int build
                      volatile sig_atomic_t *stop)
 {
     const struct topts o = *op;
-    struct bar b = {(int)o.seeds, isatty(2), util_now(), -1, NULL, 0, -1};
+    struct bar b = {.max_level = (int)o.seeds, .tty = isatty(2), .t0 = util_now(), .level = -1,
+                    .fast_hi = -1};
     struct tb_build_opts opt = {.threads = (int)o.threads, .memory_bytes = o.memory,
                                 .stop = stop, .progress = on_progress, .level_done = on_level,
                                 .ctx = &b, .builder = builder, .level_info = on_level_info,
