@@ -88,9 +88,12 @@ static bool cm_old_load(const char *work, int Q, const struct dk_meta *fresh, st
 
 /* Of the jobs in work with another rank count than R, the one furthest on
  * (least level expanded, then most solved; then fewest ranks); false if
- * none. */
-static bool cm_old_find(const char *work, int R, const struct dk_meta *fresh, struct cm_old *best)
+ * none (*unusable: the rank count of one that was there but could not be
+ * taken, else 0). */
+static bool cm_old_find(const char *work, int R, const struct dk_meta *fresh, struct cm_old *best,
+                        int *unusable)
 {
+    *unusable = 0;
     DIR *d = opendir(work);
     if (!d)
         return false;
@@ -102,8 +105,10 @@ static bool cm_old_find(const char *work, int R, const struct dk_meta *fresh, st
             Q == R || Q > (1 << 20))
             continue;
         struct cm_old o;
-        if (!cm_old_load(work, Q, fresh, &o))
+        if (!cm_old_load(work, Q, fresh, &o)) {
+            *unusable = Q;
             continue;
+        }
         bool better = !found || o.expanded_to < best->expanded_to ||
                       (o.expanded_to == best->expanded_to &&
                        (o.solved_to > best->solved_to ||
@@ -359,7 +364,8 @@ bool cm_reshard(struct cm *J, const struct dk_meta *fresh)
     char work[4096];
     cm_parent(J->c->dk, work, sizeof work);
     struct cm_old o = {0};
-    bool have = cm_old_find(work, J->M.size, fresh, &o);
+    int unusable;
+    bool have = cm_old_find(work, J->M.size, fresh, &o, &unusable);
     /* the ranks agree on the old job (they read the same directory) */
     uint64_t q[2] = {have ? (uint64_t)o.Q : 0, have ? (uint64_t)o.Q : 0};
     cm_reduce(J, q, 1, MPI_MIN);
@@ -367,6 +373,12 @@ bool cm_reshard(struct cm *J, const struct dk_meta *fresh)
     if (q[0] != q[1] || !q[0]) {
         if (have)
             cm_old_free(&o);
+        else if (unusable)
+            clos_say(J->env, &J->last, true,
+                     "note: the closure on disk of %d ranks in %s/rank-*-of-%d cannot be taken over "
+                     "(a rank's state missing, damaged, another solve's or at another level): "
+                     "this job of %d ranks starts over",
+                     unusable, work, unusable, J->M.size);
         return false;
     }
     char sw[48];

@@ -147,6 +147,19 @@ for k in 1:8:d:012.keys 2:7:u:006.values; do
         bad "resume on $np2 ranks after rank $kr killed in level $kl ($kp): exit $rc"
         tail -3 "$d-np$np2.err" | note
     fi
+    if [ "$kp" = d ]; then # a rank's state lost: not taken over, started over, with a note
+        cp -a "$d" "$d-lost"
+        rm "$d-lost/rank-2-of-3/disk.state"
+        rc=0
+        "${MPI[@]}" -np 2 "$SOW" solve --rules oware --pits 3 --seeds 2 --moves --work "$d-lost" \
+            --disk --save "$d-lost.sol" >"$d-lost.out" 2>"$d-lost.err" </dev/null || rc=$?
+        if [ $rc = 0 ] && grep -q "^sow solve: note: .* of 3 ranks .* cannot be taken over .* starts over" "$d-lost.err" &&
+            diff <(shown "$T/kref.out") <(shown "$d-lost.out") >/dev/null && cmp -s "$T/kref.sol" "$d-lost.sol"; then
+            ok "a rank's state lost: the 3 ranks' closure not taken over by 2, a note, started over, as one process"
+        else
+            bad "a rank's state lost, 2 ranks: exit $rc"; tail -3 "$d-lost.err" | note
+        fi
+    fi
     ino=$(stat -c %i "$f")
     rc=0
     "${MPI[@]}" -np 3 "$SOW" solve --rules oware --pits 3 --seeds 2 --moves --work "$d" --disk \
