@@ -89,7 +89,7 @@ static void lean_pin_level(struct tb_set *set, int n)
          * anonymous: dropped pages read back as zeros) */
         uintptr_t to = ((uintptr_t)(lv->v + at + k)) & ~(uintptr_t)(page - 1);
         if (lv->map && to > done) {
-            madvise((void *)done, to - done, MADV_DONTNEED);
+            util_drop_pages((const void *)done, to - done);
             done = to;
         }
     }
