@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "solver/closure.h"
+#include "solver/closure_internal.h" /* clos_grow_nodes */
 #include "solver/solution.h"
 #include "test_scale.h"
 #include "sow/position.h"
@@ -1943,4 +1944,31 @@ Test(closure, disk_levels, .timeout = 120)
             cr_assert_eq(vals[0][i], vals[1][i], "%s move %d", rs.name, i);
         dk_rm(work);
     }
+}
+
+/* A key array first mapped large then grown (the up pass across ranks maps
+ * its first level's keys afresh and grows them for the next): the growth
+ * keeps the keys.  (The mapping's huge-page advice once covered only its
+ * 2 MiB-aligned part, which split it in three, and the growth's mremap
+ * failed with EFAULT: "out of memory" at jerin's level 24.) */
+Test(closure, keys_grow_after_a_large_first_map)
+{
+    struct ruleset rs;
+    cr_assert_eq(rules_init(&rs, "oware", 6, 4, NULL), SOW_OK);
+    struct clos *c = clos_new(&rs);
+    cr_assert(c);
+    uint64_t nodes[1] = {0}, visits[1] = {0}, tbh[1] = {0};
+    struct clos_env env = {.threads = 1, .nodes = nodes, .visits = visits, .tb_hits = tbh,
+                           .tb_hits_max = -1, .max_nodes = UINT64_MAX};
+    const uint64_t a = ((uint64_t)3 << 20) + 123, b = (uint64_t)8 << 20;
+    cr_assert_eq(clos_grow_nodes(c, &env, a), CLOS_OK);
+    for (uint64_t i = 0; i < a * (uint64_t)c->K; i++)
+        c->key[i] = i * 0x9e3779b97f4a7c15ull;
+    cr_assert_eq(clos_grow_nodes(c, &env, b), CLOS_OK, "the key array did not grow");
+    cr_assert_geq(c->cap, b);
+    for (uint64_t i = 0; i < a * (uint64_t)c->K; i++)
+        cr_assert_eq(c->key[i], i * 0x9e3779b97f4a7c15ull, "key word %llu lost in the growth",
+                     (unsigned long long)i);
+    c->key[b * (uint64_t)c->K - 1] = 1; /* the new end is mapped */
+    clos_free(c);
 }

@@ -19,7 +19,11 @@ uint64_t *clos_keys_map(size_t nb)
     void *p = mmap(NULL, nb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
-    util_huge(p, nb); /* mremap moves the advice with the pages */
+    /* huge pages for the whole mapping, not util_huge's 2 MiB-aligned part:
+     * advice on a part splits the mapping in up to three, and mremap (keys_resize)
+     * refuses a range over several (EFAULT); mremap moves the advice with the
+     * pages */
+    madvise(p, nb, MADV_HUGEPAGE);
     return p;
 }
 
