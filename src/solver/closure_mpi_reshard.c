@@ -30,6 +30,7 @@
 
 #include "closure_mpi_internal.h"
 #include "fileio.h"
+#include "util.h"
 
 /* The old job: its rank count and each rank's directory and state. */
 struct cm_old {
@@ -302,25 +303,6 @@ static bool cm_take_seeds(struct cm *J, struct cm_old *o, int l, struct sow_erro
     return ok;
 }
 
-/* Remove an old rank's directory: its files (all named disk*), its lock
- * (no process holds it: the old job's rank 0 held WORK's, which this job's
- * rank 0 holds now), then itself. */
-static void cm_old_remove(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *de;
-    char path[4400];
-    while ((de = readdir(d)))
-        if (strncmp(de->d_name, "disk", 4) == 0 || strcmp(de->d_name, FIO_LOCK_NAME) == 0) {
-            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-            unlink(path);
-        }
-    closedir(d);
-    rmdir(dir);
-}
-
 /* This rank's share of every level from the old job's. */
 static bool cm_take(struct cm *J, struct cm_old *o, const struct dk_meta *fresh, struct sow_error *e)
 {
@@ -401,9 +383,12 @@ bool cm_reshard(struct cm *J, const struct dk_meta *fresh)
         cm_old_free(&o);
         return false;
     }
+    /* an old rank's directory holds only its files and its lock, which no
+     * process holds (the old job's rank 0 held WORK's, which this job's
+     * rank 0 holds now) */
     if (J->M.rank == 0)
         for (int r = 0; r < o.Q; r++)
-            cm_old_remove(o.dk[r]->dir);
+            util_rmdir_flat(o.dk[r]->dir);
     cm_old_free(&o);
     uint64_t sync = 0; /* the old directories gone before any rank goes on */
     cm_reduce(J, &sync, 1, MPI_MAX);
