@@ -1551,14 +1551,19 @@ Test(closure, disk_resumed, .timeout = 120)
         cr_assert_eq(dk_build_one(&rs, &root, 1, work, &run, &d, cd), CLOS_STOPPED);
         clos_free(d);
         char in[400] = "";
+        struct stat sb;
         for (int l = 0; l < rules_board_seeds(&rs, &root) && !in[0]; l++) {
-            struct stat sb;
             snprintf(in, sizeof in, "%s/disk-in-%03d.keys", work, l);
             if (stat(in, &sb) != 0 || sb.st_size < 24)
                 in[0] = 0;
         }
         if (in[0]) {
-            flip_byte(in, 20);
+            /* a key's byte flipped (the block's checksum), or in turn the
+             * last block cut short (shorter than its state records) */
+            if (r % 2)
+                cr_assert_eq(truncate(in, sb.st_size - 8), 0);
+            else
+                flip_byte(in, 20);
             incoming_damaged++;
             struct dk_run run2 = {0};
             cr_assert_eq(dk_build_one(&rs, &root, 1, work, &run2, &d, cd), CLOS_OK);

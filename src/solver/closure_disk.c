@@ -127,7 +127,9 @@ uint64_t dk_total(const struct clos *c)
     return t;
 }
 
-void dk_lvl_of(const struct clos *c, int l, int kind, struct dk_lvl *h)
+/* The header of level l's file of this kind in directory dk. */
+static void dk_lvl_in(const struct clos *c, const struct clos_disk *dk, int l, int kind,
+                      struct dk_lvl *h)
 {
     memset(h, 0, sizeof *h);
     snprintf(h->rules, sizeof h->rules, "%s", c->rs->name);
@@ -135,19 +137,24 @@ void dk_lvl_of(const struct clos *c, int l, int kind, struct dk_lvl *h)
     h->K = (uint32_t)c->K;
     h->level = l;
     h->kind = kind;
-    h->n = c->dk->st.cnt[l];
-    memcpy(h->root, c->dk->st.root, sizeof h->root);
+    h->n = dk->st.cnt[l];
+    memcpy(h->root, dk->st.root, sizeof h->root);
+}
+
+void dk_lvl_of(const struct clos *c, int l, int kind, struct dk_lvl *h)
+{
+    dk_lvl_in(c, c->dk, l, kind, h);
 }
 
 const char *const dk_fmt[2] = {"disk-%03d.keys", "disk-%03d.values"};
 
 const char *const dk_magic[2] = {"SOWDKK01", "SOWDKV01"};
 
-/* Map level l's file of this kind, checked: header, meta and (verify: the
- * whole file read once) the payload's checksum.  false if missing or bad. */
-bool dk_map(struct clos *c, int l, int kind, bool verify)
+/* Map level l's file of this kind in directory dk (this solve's, c->dk, or
+ * an earlier job's rank's), checked: header, meta and (verify: the whole file
+ * read once) the payload's checksum.  false if missing or bad. */
+bool dk_map_in(const struct clos *c, struct clos_disk *dk, int l, int kind, bool verify)
 {
-    struct clos_disk *dk = c->dk;
     char path[4200];
     dk_path(path, sizeof path, dk, dk_fmt[kind], l);
     const uint64_t n = dk->st.cnt[l];
@@ -171,7 +178,7 @@ bool dk_map(struct clos *c, int l, int kind, bool verify)
     memcpy(&sum, h + 16, 8);
     memcpy(&hsum, h + 24, 8);
     struct dk_lvl want;
-    dk_lvl_of(c, l, kind, &want);
+    dk_lvl_in(c, dk, l, kind, &want);
     bool ok = memcmp(h, dk_magic[kind], 8) == 0 && total == pay && XXH3_64bits(h, 24) == hsum &&
               memcmp(h + CK_HEAD, &want, sizeof want) == 0;
     if (ok && verify)
@@ -185,6 +192,11 @@ bool dk_map(struct clos *c, int l, int kind, bool verify)
     dk->map[kind][l] = mp;
     dk->msz[kind][l] = (size_t)sb.st_size;
     return true;
+}
+
+bool dk_map(struct clos *c, int l, int kind, bool verify)
+{
+    return dk_map_in(c, c->dk, l, kind, verify);
 }
 
 uint64_t clos_disk_level(const struct clos *c, int l, const uint64_t **keys, const int8_t **lo,

@@ -108,6 +108,23 @@ void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt)
     }
 }
 
+/* The next block dk_flush appended to an incoming file: its count into *n,
+ * its keys into buf (room for DK_BUF).  left: the file's bytes not yet read
+ * of those its state records, less this block's.  false: the block is short,
+ * past left, or fails its checksum. */
+bool dk_read_block(FILE *f, int K, uint64_t *left, uint64_t *buf, uint64_t *n)
+{
+    const size_t kb = 8 * (size_t)K;
+    uint64_t h[2];
+    if (*left < 16 || fread(h, 8, 2, f) != 2 || h[0] == 0 || h[0] > DK_BUF ||
+        *left - 16 < h[0] * kb || fread(buf, kb, (size_t)h[0], f) != (size_t)h[0] ||
+        XXH3_64bits(buf, kb * (size_t)h[0]) != h[1])
+        return false;
+    *left -= 16 + kb * h[0];
+    *n = h[0];
+    return true;
+}
+
 /* Expand node i of level m: in-level children into the set, exits buffered
  * for their levels' incoming files. */
 static inline void dk_expand(struct clos *c, const struct clos_env *env, uint64_t i, int tid,
@@ -246,35 +263,35 @@ enum clos_err dk_read_seeds(struct clos *c, const struct clos_env *env, int m,
 {
     struct clos_disk *dk = c->dk;
     const int K = c->K;
-    const size_t kb = 8 * (size_t)K;
     enum clos_err e = CLOS_OK;
     char path[4200];
     dk_path(path, sizeof path, dk, "disk-in-%03d.keys", m);
     FILE *f = clos_fopen_in(path);
-    uint64_t *buf = malloc(kb * DK_BUF), got = 0, want = dk->st.inlen[m];
+    uint64_t *buf = malloc(8 * (size_t)K * DK_BUF), left = dk->st.inlen[m], n;
+    bool whole = true;
     if (!buf)
         e = CLOS_OOM;
-    while (e == CLOS_OK && f && got < want) {
+    while (e == CLOS_OK && f && left) {
         if (clos_stopped(env)) { /* a rerun seeds this level again */
             clos_say(env, last, true, "stopped while reading level %d's seeds: levels %d..%d "
                      "expanded, kept in %s", m, m + 1, dk->st.top, dk->dir);
             e = CLOS_STOPPED;
             break;
         }
-        uint64_t hd[2];
-        if (fread(hd, 8, 2, f) != 2 || hd[0] == 0 || hd[0] > DK_BUF ||
-            fread(buf, kb, (size_t)hd[0], f) != (size_t)hd[0] ||
-            XXH3_64bits(buf, kb * (size_t)hd[0]) != hd[1])
+        if (!dk_read_block(f, K, &left, buf, &n)) {
+            whole = false;
             break;
+        }
         uint64_t j = 0;
-        for (; e == CLOS_OK && j < hd[0] && key_level(&buf[j * K], K) == m; j++)
+        for (; e == CLOS_OK && j < n && key_level(&buf[j * K], K) == m; j++)
             e = dk_seed(c, env, &buf[j * K]);
-        if (j < hd[0])
-            break; /* a key of another level: not this solve's file */
-        got += 16 + kb * hd[0];
-        *incoming += hd[0];
+        if (j < n) { /* e, or a key of another level: not this solve's file */
+            whole = false;
+            break;
+        }
+        *incoming += n;
     }
-    if (e == CLOS_OK && got != want)
+    if (e == CLOS_OK && (left || !whole))
         *damaged = true;
     if (f)
         fclose(f);

@@ -323,6 +323,7 @@ void dk_unmap(struct clos_disk *dk);
 uint64_t dk_total(const struct clos *c);
 void dk_lvl_of(const struct clos *c, int l, int kind, struct dk_lvl *h);
 bool dk_map(struct clos *c, int l, int kind, bool verify);
+bool dk_map_in(const struct clos *c, struct clos_disk *dk, int l, int kind, bool verify);
 const uint64_t *dk_keys(const struct clos *c, int l, uint64_t *n);
 int64_t dk_find(const struct clos *c, int l, const uint64_t *w);
 int8_t dk_value(const struct clos *c, int l, int64_t q);
@@ -345,9 +346,11 @@ enum clos_err dk_build(struct clos *c, const struct clos_env *env, int top, int 
 
 /* ---- closure_disk_down.c ---- */
 
-/* (also the distributed closure's, closure_mpi_down.c) a block of exits
- * appended, a seed added, the set grown, a level's incoming file read */
+/* (also the distributed closure's, closure_mpi_levels.c and
+ * closure_mpi_reshard.c) a block of exits appended or read back, a seed
+ * added, the set grown, a level's incoming file read */
 void dk_flush(struct clos *c, int l, const uint64_t *keys, uint64_t cnt);
+bool dk_read_block(FILE *f, int K, uint64_t *left, uint64_t *buf, uint64_t *n);
 enum clos_err dk_seed(struct clos *c, const struct clos_env *env, const uint64_t *w);
 enum clos_err dk_grow_set(struct clos *c, const struct clos_env *env, uint64_t least);
 enum clos_err dk_read_seeds(struct clos *c, const struct clos_env *env, int m,

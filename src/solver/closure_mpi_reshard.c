@@ -179,16 +179,6 @@ static void cm_share_free(struct cm_share *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Map an old rank's level file (kind 0: keys, 1: values), its checksum checked. */
-static bool cm_old_map(struct clos *c, struct clos_disk *old, int l, int kind)
-{
-    struct clos_disk *mine = c->dk; /* dk_map reads c->dk: the old rank's for this call */
-    c->dk = old;
-    bool ok = dk_map(c, l, kind, true);
-    c->dk = mine;
-    return ok;
-}
-
 /* Level l, expanded (and solved: vals) on every old rank: this rank's
  * share merged from theirs and written as the down (and up) pass writes it. */
 static bool cm_take_level(struct cm *J, struct cm_old *o, int l, bool vals, struct sow_error *e)
@@ -201,8 +191,8 @@ static bool cm_take_level(struct cm *J, struct cm_old *o, int l, bool vals, stru
     if (!ok)
         sow_fail(e, SOW_E_NOMEM, "out of memory");
     for (int q = 0; ok && q < Q; q++)
-        if (o->dk[q]->st.cnt[l] && (!cm_old_map(c, o->dk[q], l, 0) ||
-                                    (vals && !cm_old_map(c, o->dk[q], l, 1))))
+        if (o->dk[q]->st.cnt[l] && (!dk_map_in(c, o->dk[q], l, 0, true) ||
+                                    (vals && !dk_map_in(c, o->dk[q], l, 1, true))))
             ok = !sow_fail(e, SOW_E_INPUT, "level %d's files in %s are damaged", l,
                            o->dk[q]->dir);
     struct cm_share s = {0};
@@ -269,17 +259,14 @@ static bool cm_take_seeds(struct cm *J, struct cm_old *o, int l, struct sow_erro
         if (!f && fd >= 0)
             close(fd);
         ok = f != NULL;
+        uint64_t n;
         while (ok && left) {
-            uint64_t h[2];
-            ok = left >= 16 && fread(h, 8, 2, f) == 2 && h[0] >= 1 && h[0] <= DK_BUF &&
-                 left - 16 >= h[0] * kb && fread(in, kb, (size_t)h[0], f) == (size_t)h[0] &&
-                 XXH3_64bits(in, kb * (size_t)h[0]) == h[1];
+            ok = dk_read_block(f, K, &left, in, &n);
             if (!ok) {
                 sow_fail(e, SOW_E_INPUT, "%s is damaged", path);
                 break;
             }
-            left -= 16 + h[0] * kb;
-            for (uint64_t i = 0; i < h[0]; i++)
+            for (uint64_t i = 0; i < n; i++)
                 if (cm_owner(&in[i * K], K, R) == me) {
                     memcpy(&mine[nm * K], &in[i * K], kb);
                     if (++nm == DK_BUF) {
