@@ -83,5 +83,7 @@ for np in $RANKS; do
     printf '%d rank(s):   wall %8.1f s  CPU %8.1f s  peak RSS per rank %8.1f MB (%.2fx one process); files identical\n' \
         "$np" "$wall" "$(echo "$user + $sys" | bc)" "${peak:-0}" "$(echo "${peak:-0} * 1000 / $rss1" | bc -l)"
     echo "    $stats"
-    grep '^mpi: level' "$T/log" | sed 's/^mpi: /    /' | tail -$((TO - FROM + 1))
+    # levels FROM..TO: each level's line, then each rank's (solve, waiting, updates)
+    awk -v a="$FROM" -v b="$TO" '$1 == "mpi:" && $2 == "level" && $3 + 0 >= a && $3 + 0 <= b {
+        print "    " substr($0, 6) }' "$T/log"
 done

@@ -305,7 +305,9 @@ static bool superstep(struct msolve *S)
     MPI_Request rq;
     MPI_Iallgather(S->row, (int)rw, MPI_UINT64_T, S->mat, (int)rw, MPI_UINT64_T, MPI_COMM_WORLD,
                    &rq);
+    double t0 = util_now(); /* here a rank waits for the slowest one */
     tbm_coll_wait(L->M, &rq);
+    L->wait_s += util_now() - t0;
     uint64_t total = 0, maxpair = 0, left = 0;
     int gfail = 0;
     for (int r = 0; r < size; r++) {
@@ -411,6 +413,7 @@ static uint64_t wave_items(struct msolve *S)
     if (S->cur.n * sizeof *S->cur.v > L->bufbytes)
         L->bufbytes = S->cur.n * sizeof *S->cur.v;
     S->kind = PASS_WAVE;
+    L->applied += S->cur.n;
     S->chunk = S->cur.n < WAVE_PAR ? S->cur.n : WAVE_CHUNK;
     return (S->cur.n + S->chunk - 1) / S->chunk;
 }
@@ -512,7 +515,9 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
     tbm_allreduce(L->M, seeded, any, V, MPI_INT, MPI_LOR);
     S.any = any;
     struct retro_rounds R = {.ops = &ops, .ctx = &S, .n = n, .threads = S.T};
+    double t0 = util_now();
     retro_rounds(&R); /* (no thread fails: failures are S.fail, agreed) */
+    L->solve_s = util_now() - t0;
     int flags[2] = {stop_requested(L), S.fail}, g[2];
     tbm_allreduce(L->M, flags, g, 2, MPI_INT, MPI_MAX);
     if (g[1])
@@ -651,12 +656,24 @@ static void level_stats(const struct mlvl *L, uint64_t *stats, double relbytes)
                (L->off ? 8 * (L->Es + 1) + (L->rev64 ? 8 : 4) * L->off[L->Es] : 0) + L->bufbytes +
                (L->pend ? L->Es / 4 + (uint64_t)relbytes : 0);
     if (getenv("SOW_MPI_STATS")) {
+        /* and per rank (up to 64 ranks): the solve's seconds, those spent
+         * waiting for the other ranks at the supersteps, the updates applied */
+        enum { SHOWN = 64 };
+        const int R = L->M->size;
         uint64_t w = 0;
+        double mine[3] = {L->solve_s, L->wait_s, (double)L->applied}, all[3 * SHOWN];
         MPI_Reduce(&L->sent_words, &w, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (L->M->rank == 0)
+        if (R <= SHOWN)
+            MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (L->M->rank == 0) {
             fprintf(stderr, "mpi: level %d: %llu positions, %.2f bytes sent per position, "
                     "%llu supersteps\n", L->n, (unsigned long long)L->E,
                     L->E ? 4.0 * (double)w / (double)L->E : 0.0, (unsigned long long)L->steps);
+            for (int r = 0; R <= SHOWN && r < R; r++)
+                fprintf(stderr, "mpi: level %d rank %d: solve %.2f s, %.2f s of it waiting at "
+                        "supersteps, %.0f updates applied\n", L->n, r, all[3 * r],
+                        all[3 * r + 1], all[3 * r + 2]);
+        }
     }
 }
 

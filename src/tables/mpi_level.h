@@ -101,6 +101,8 @@ struct mlvl {
     uint64_t moves;
     uint64_t sent_words; /* 4-byte words sent to other ranks (edges count 2) */
     uint64_t steps;      /* supersteps of the solve */
+    uint64_t applied;    /* updates of own nodes applied in the solve's waves */
+    double solve_s, wait_s; /* the solve's wall seconds; of them, in the supersteps' Allgather */
     uint64_t bufbytes;   /* message buffers and work lists at their largest */
 };
 
