@@ -400,16 +400,18 @@ refused "jodu level 32 on 3 ranks, lean (edge lists of 32-bit indices)" \
 # mapped lower levels, byte-identical.
 # The last cell's rounds go through a round buffer (SOW_MPI_TEST_RBUF=1, as
 # an exchange of more than INT_MAX words would), the others' straight into
-# the receive buffer.
-for cell in "3 1 fast owned 0" "2 2 lean mapped 0" "4 1 lean owned 1"; do
+# the receive buffer.  The solve's local waves between exchanges
+# (SOW_MPI_STEP_WAVES): 3, until none is left (0), and the default (1).
+for cell in "3 1 fast owned 0 3" "2 2 lean mapped 0 0" "4 1 lean owned 1 1"; do
     set -- $cell
     d="$T/wide-$1-$3-$4"
     if SOW_MPI_LOWER=$4 SOW_MPI_TEST_BASE=4294967296 SOW_MPI_TEST_MSG=4096 SOW_MPI_TEST_RBUF=$5 \
-        "${MPI[@]}" -x SOW_MPI_TEST_BASE -x SOW_MPI_TEST_MSG -x SOW_MPI_TEST_RBUF -np "$1" \
+        SOW_MPI_STEP_WAVES=$6 "${MPI[@]}" -x SOW_MPI_TEST_BASE -x SOW_MPI_TEST_MSG \
+        -x SOW_MPI_TEST_RBUF -x SOW_MPI_STEP_WAVES -np "$1" \
         "$SOW" tables build --rules oware,jodu \
         --seeds 8 --dir "$d" --threads "$2" --builder "$3" >"$T/log" 2>&1 &&
         same "$T/ref-oware-6-8" "$d" 9 oware- && same "$T/ref-jodu-6-8" "$d" 9 jodu-; then
-        ok "global indices from 2^32, exchanges in rounds of 4096 words ($1 ranks x $2 threads, $3, $4, round buffer $5): oware, jodu byte-identical"
+        ok "global indices from 2^32, exchanges in rounds of 4096 words ($1 ranks x $2 threads, $3, $4, round buffer $5, step waves $6): oware, jodu byte-identical"
     else
         bad "global indices from 2^32 ($1 ranks x $2 threads, $3, $4)"; tail -5 "$T/log"
     fi
