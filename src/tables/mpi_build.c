@@ -512,7 +512,9 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
      * 2 ranks: the waits halved, the solve 23% shorter, docs/distributed.md).
      * The same on every rank (a collective is entered by all of them). */
     const char *sw = getenv("SOW_MPI_STEP_WAVES");
-    S.step_waves = sw && *sw && atoi(sw) >= 0 ? atoi(sw) : 1;
+    char *end = NULL;
+    long w = sw ? strtol(sw, &end, 10) : -1;
+    S.step_waves = sw && *sw && !*end && w >= 0 && w <= INT_MAX ? (int)w : 1; /* else the default */
     int *seeded = calloc((size_t)V, sizeof *seeded), *any = calloc((size_t)V, sizeof *any);
     int fail = !msolve_alloc(&S) || !seeded || !any;
     if (!fail)
