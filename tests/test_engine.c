@@ -115,7 +115,7 @@ static void proven_values_equal_exact(bool lmr)
         cr_assert_eq(tb_mem_top(mem), top - 1);
         const struct tb_set *tb = tb_mem_set(mem);
         struct engine_opts eo = {.threads = 1, .hash_mb = 4, .tb = tb, .mem_levels = -1,
-                                 .lmr = lmr};
+                                 .lmr = lmr ? ENGINE_LMR_ON : ENGINE_LMR_OFF};
         struct engine *e;
         struct sow_error ee;
         cr_assert_eq(engine_new(&rs, &eo, &e, &ee), SOW_OK, "engine_new: %s", ee.msg);
@@ -284,6 +284,38 @@ Test(engine, threads_legal_and_tables_dominate)
     cr_assert(res.info.proven);
     cr_assert_eq(res.info.score, 400);
     engine_free(e);
+}
+
+/* The default late-move reductions are the rule set's: the same tree as
+ * lmr on in oware and awari, as lmr off in the others; and on and off do
+ * search different trees (else this test could not tell them apart). */
+Test(engine, lmr_default_per_rule_set)
+{
+    for (int r = 0; sow_rule_names[r]; r++) {
+        struct ruleset rs;
+        init_rules(&rs, sow_rule_names[r], 0);
+        bool want = rs.family == SOW_OWARE || rs.family == SOW_AWARI;
+        cr_assert_eq(engine_lmr_default(&rs), want, "%s", rs.name);
+        sow_position p = rules_start(&rs);
+        uint64_t n[3]; /* default, off, on */
+        const enum engine_lmr mode[3] = {ENGINE_LMR_DEFAULT, ENGINE_LMR_OFF, ENGINE_LMR_ON};
+        for (int k = 0; k < 3; k++) {
+            struct engine_opts eo = {.threads = 1, .hash_mb = 4, .mem_levels = -1,
+                                     .lmr = mode[k]};
+            struct engine *e;
+            struct sow_error ee;
+            cr_assert_eq(engine_new(&rs, &eo, &e, &ee), SOW_OK, "%s", ee.msg);
+            struct engine_limits lim = {.depth = 10};
+            struct engine_result res;
+            engine_search(e, &p, NULL, 0, &lim, &res);
+            n[k] = res.info.nodes;
+            engine_free(e);
+        }
+        cr_assert_neq(n[1], n[2], "%s: lmr on and off search the same tree", rs.name);
+        cr_assert_eq(n[0], n[want ? 2 : 1], "%s: default %llu nodes, lmr %s %llu", rs.name,
+                     (unsigned long long)n[0], want ? "on" : "off",
+                     (unsigned long long)n[want ? 2 : 1]);
+    }
 }
 
 Test(engine, tt_engine_layout_example)

@@ -101,6 +101,14 @@ SOW_API int eval_position(const struct ruleset *rs, const struct eval_weights *w
 
 struct sol;
 
+/* engine_opts.lmr: late-move reductions as the rule set's default, off or on. */
+enum engine_lmr { ENGINE_LMR_DEFAULT = 0, ENGINE_LMR_OFF, ENGINE_LMR_ON };
+
+/* Whether late-move reductions are on by default in rs: in oware and awari,
+ * where matches showed they pay; off in the others, where they showed no
+ * measurable gain (docs/engine.md "Search").  Pure, thread-safe. */
+SOW_API bool engine_lmr_default(const struct ruleset *rs);
+
 struct engine_opts {
     int threads;              /* >= 1 */
     unsigned hash_mb;         /* transposition table, MiB (>= 1) */
@@ -126,8 +134,9 @@ struct engine_opts {
      * no more than the other side's, searched after the first three of a
      * node at least 3 plies from the leaves, is tried one ply shallower
      * (two, past the fifth move 6 plies up) with a null window first, and
-     * searched in full only if that fails high.  Proven values stay exact. */
-    bool lmr;
+     * searched in full only if that fails high.  Proven values stay exact.
+     * ENGINE_LMR_DEFAULT (0) is engine_lmr_default's choice for the rule set. */
+    enum engine_lmr lmr;
 };
 
 /* Limits of one search; zero fields are "none". */

@@ -12,7 +12,7 @@
 
 static const char usage[] =
     "usage: sow bench engine [--rules R[,R..]|all] [--depth D] [--threads T] [--hash MB]\n"
-    "                        [--mtdf] [--lockstep] [--lmr] [--tables DIR[:DIR..]]\n"
+    "                        [--mtdf] [--lockstep] [--lmr on|off] [--tables DIR[:DIR..]]\n"
     "                        [--table-cache MB]\n"
     "Searches a fixed set of positions per rule set (the start, then the positions\n"
     "after 8, 16, 24, 32 and 48 moves of fixed pseudo-random games: openings,\n"
@@ -31,7 +31,9 @@ static const char usage[] =
     "in play (compressed levels through their block cache, kept from one position\n"
     "to the next: cold at the first), then all of them once more (the cache warm),\n"
     "and the node rates per CPU second without and with the tables are compared\n"
-    "(the tables may cost at most 25% of the rate).\n";
+    "(the tables may cost at most 25% of the rate).\n"
+    "--lmr on|off: late-move reductions in every rule set, or in none (default:\n"
+    "the engine's, on in oware and awari only).\n";
 
 /* CPU seconds of the process (all threads).  On a machine shared with
  * other work, nodes per CPU second stay near the idle machine's rate per
@@ -79,7 +81,8 @@ static sow_position bench_pos(const struct ruleset *rs, int k)
 struct bench_run {
     const char *rules;
     long depth, threads, hash;
-    bool mtdf, lockstep, lmr;
+    bool mtdf, lockstep;
+    const char *lmr; /* "on", "off" or NULL: the rule set's default */
     struct ruleset rsv[64];
     int nn;
     uint64_t total;
@@ -104,7 +107,8 @@ static int bench_parse(struct bench_run *B, int argc, char **argv)
         {"--hash", CLI_LONG, &B->hash, 1, 1 << 16, "MB", "table size, default 64", 0, 0},
         {"--mtdf", CLI_FLAG, &B->mtdf, 0, 0, NULL,
          "drive the iterations by MTD(f) instead of PVS (for comparison)", 0, 0},
-        {"--lmr", CLI_FLAG, &B->lmr, 0, 0, NULL, "late-move reductions (engine_opts.lmr)", 0, 0},
+        {"--lmr", CLI_STR, &B->lmr, 0, 0, "on|off",
+         "late-move reductions everywhere or nowhere (default: on in oware and awari)", 0, 0},
         {"--lockstep", CLI_FLAG, &B->lockstep, 0, 0, NULL,
          "threads take turns of 256 nodes: Lazy SMP on T equal cores, simulated", 0, 0},
         {"--tables", CLI_STR, &B->tables, 0, 0, "DIR[:DIR..]",
@@ -120,6 +124,8 @@ static int bench_parse(struct bench_run *B, int argc, char **argv)
     char tmsg[600];
     if (B->tables && tpath_check(B->tables, tmsg, sizeof tmsg) < 0)
         return cli_bad("bench engine", "--tables %s", tmsg);
+    if (B->lmr && strcmp(B->lmr, "on") && strcmp(B->lmr, "off"))
+        return cli_bad("bench engine", "--lmr takes on or off, not '%s'", B->lmr);
     if (B->table_cache && !B->tables)
         return cli_bad("bench engine", "--table-cache sizes the tables' cache: give --tables");
     /* The list of rule sets: "all" or comma-separated names, all checked first. */
@@ -219,7 +225,9 @@ static int bench_ruleset(struct bench_run *B, const struct ruleset *rs)
                      : (rs->family == SOW_OWARE || rs->family == SOW_AWARI) ? 14 : 12;
     struct engine_opts o = {.threads = (int)B->threads, .hash_mb = (unsigned)B->hash,
                             .mem_levels = -1, .mtdf = B->mtdf, .lockstep = B->lockstep,
-                            .lmr = B->lmr};
+                            .lmr = !B->lmr                  ? ENGINE_LMR_DEFAULT
+                                   : !strcmp(B->lmr, "on") ? ENGINE_LMR_ON
+                                                           : ENGINE_LMR_OFF};
     struct engine *e, *e1 = NULL;
     struct sow_error ee;
     enum sow_status st = engine_new(rs, &o, &e, &ee);

@@ -38,7 +38,8 @@ struct pspec {
     const char *solution;      /* a solution file (sow solve --save) */
     const char *book;          /* an opening book file, or "builtin" (sow's own) */
     bool have_weights;
-    bool lmr;                  /* lmr=1: late-move reductions (engine_opts.lmr) */
+    enum engine_lmr lmr;       /* lmr=0|1: late-move reductions off/on; absent: the
+                                  rule set's default (engine_lmr_default) */
     struct eval_weights w;
     char cmd[1024];
     char text[1100];

@@ -470,7 +470,7 @@ int match_parse_spec(const char *s, struct pspec *sp, char *err, int errlen)
                  sp->kind == P_SOW)
             sp->table_cache = (long)x;
         else if (!strcmp(kv, "lmr") && num && (x == 0 || x == 1) && sp->kind == P_SOW)
-            sp->lmr = x == 1;
+            sp->lmr = x == 1 ? ENGINE_LMR_ON : ENGINE_LMR_OFF;
         else if (!strcmp(kv, "solution") && sp->kind == P_SOW && *v)
             sp->solution = strdup(v);
         else if (!strcmp(kv, "book") && sp->kind == P_SOW && *v)

@@ -54,6 +54,14 @@ static void grow_levels(struct engine *e, int n)
     e->tbmax = tb_mem_top(e->mem);
 }
 
+bool engine_lmr_default(const struct ruleset *rs)
+{
+    /* The measured controls: 100 ms of CPU a move, 200-400 games a rule
+     * set (bench/results/2026-12-05-lmr-oware.md, 2026-12-06-lmr-awari.md,
+     * 2026-12-06-lmr-other-rules.md). */
+    return rs->family == SOW_OWARE || rs->family == SOW_AWARI;
+}
+
 static struct engine *engine_make(const struct ruleset *rs, const struct engine_opts *o, char *err,
                                   int errlen)
 {
@@ -64,6 +72,7 @@ static struct engine *engine_make(const struct ruleset *rs, const struct engine_
     }
     e->rs = rs;
     e->o = *o;
+    e->lmr = o->lmr == ENGINE_LMR_ON || (o->lmr == ENGINE_LMR_DEFAULT && engine_lmr_default(rs));
     pthread_mutex_init(&e->mu, NULL);
     pthread_mutex_init(&e->ls_mu, NULL);
     pthread_cond_init(&e->ls_cv, NULL);

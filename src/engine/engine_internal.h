@@ -82,6 +82,7 @@ struct ethr {
 struct engine {
     const struct ruleset *rs;
     struct engine_opts o;
+    bool lmr;                      /* engine_opts.lmr resolved for the rule set */
     struct eval_weights w;
     struct efast fx;               /* the rule set's fast paths (engine_fast.h) */
     struct tt *tt;

@@ -349,7 +349,7 @@ search_child(struct ethr *t, const struct sow_child *ch, uint64_t chk, int cn, i
             busy_set(e, chk);
         /* late-move reduction: a quiet late move a ply or two shallower,
          * the null window; searched in full only if it fails high */
-        int r = e->o.lmr && d <= 0 && k >= 3 && depth >= 3 ? 1 + (k >= 5 && depth >= 6) : 0;
+        int r = e->lmr && d <= 0 && k >= 3 && depth >= 3 ? 1 + (k >= 5 && depth >= 6) : 0;
         sc = r ? d - SEARCH(t, &ch->pos, cn, chk, d - alpha - 1, d - alpha, depth - 1 - r,
                             ply + 1, cp)
                : alpha + 1;

@@ -210,6 +210,11 @@ timeout 10 "$SOW" match --a sow:lmr=2 --b greedy --games 2 >/dev/null 2>"$WORK/e
 rc=$?
 check "match: lmr=2 refused, one line, exit 2" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
     "$(cat "$WORK/err")"
+# sow bench engine --lmr takes on or off only
+timeout 10 "$SOW" bench engine --lmr 1 >/dev/null 2>"$WORK/err"
+rc=$?
+check "bench engine: --lmr 1 refused, one line, exit 2" \
+    '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
 # --resume: a match cut after 3 of its 6 games (fixed depth: reproducible)
 # plays the other 3 and ends with the same games and summary as in one run
 "$SOW" match --a sow:depth=2 --b greedy --games 6 --out "$WORK/r1.txt" >"$WORK/s1.txt" 2>/dev/null
