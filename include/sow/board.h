@@ -113,6 +113,26 @@ static inline int board_sum_range(const board_t *bd, int a, int b)
     return s;
 }
 
+/* Lane i set to v (< 256), or raised by one, as a read-modify-write of its
+ * word: a byte store that a word load of the same word follows soon stalls
+ * the load (the store cannot be forwarded), and the sowing loops read whole
+ * words right after they lift or fill a hole. */
+static inline void board_set_lane(board_t *bd, int i, unsigned v)
+{
+    const unsigned sh = 8u * (unsigned)(i & 7);
+    bd->w[i >> 3] = (bd->w[i >> 3] & ~(0xFFULL << sh)) | ((uint64_t)v << sh);
+}
+
+/* (Returns the lane's new count, from the register: reading the byte back
+ * would wait for the store.) */
+static inline unsigned board_inc_lane(board_t *bd, int i)
+{
+    const unsigned sh = 8u * (unsigned)(i & 7);
+    const uint64_t x = bd->w[i >> 3] + (1ULL << sh);
+    bd->w[i >> 3] = x;
+    return (unsigned)(x >> sh) & 0xFF;
+}
+
 static inline bool board_equal(const board_t *x, const board_t *y, int nw)
 {
     uint64_t d = 0;

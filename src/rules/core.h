@@ -88,17 +88,19 @@ CORE_INLINE int core_sow_skip(const struct ruleset *rs, board_t *b, int origin, 
 struct core_four {
     int cap[2];      /* seeds taken by A and by B during the sowing (not the last seed) */
     int last_owner;  /* owner of the chronologically last capture, or -1 */
+    int last_seeds;  /* the last hole's seeds, its last seed included */
 };
 
 /* Sow s seeds from `origin` (emptied, not skipped); every seed but the last
  * that makes a hole exactly 4 gives those 4 to the hole's owner at once.  The
- * last seed is added but not judged: the caller applies its rule.  Returns
- * the hole of the last seed. */
+ * last seed is added but not judged: the caller applies its rule (its
+ * count in f->last_seeds).  Returns the hole of the last seed.  (No
+ * division by the board's size where there is less than a lap to sow.) */
 CORE_INLINE int core_sow_four(const struct ruleset *rs, board_t *b, int origin, int s,
                                 struct core_four *f, int nw)
 {
     int H = rs->holes, P = rs->pits, n = s - 1;
-    int laps = n / H, r = n % H;
+    int laps = n < H ? 0 : n / H, r = n < H ? n : n % H;
     uint64_t amask = (1ULL << P) - 1;
     for (int lap = 0; lap <= laps; lap++) {
         int len = lap < laps ? H : r;
@@ -119,16 +121,18 @@ CORE_INLINE int core_sow_four(const struct ruleset *rs, board_t *b, int origin, 
             f->cap[0] += 4 * na;
             f->cap[1] += 4 * nb;
             /* Latest in sowing order: rotate so that origin+1 is bit 0. */
-            int sh = (origin + 1) % H;
+            int sh = origin + 1 == H ? 0 : origin + 1;
             uint64_t rot = ((fours >> sh) | (fours << (H - sh))) & ((1ULL << H) - 1);
-            int last = (63 - __builtin_clzll(rot) + sh) % H;
+            int last = 63 - __builtin_clzll(rot) + sh;
+            last -= last >= H ? H : 0;
             f->last_owner = last >= P;
             for (uint64_t m = fours; m; m &= m - 1)
-                b->h[__builtin_ctzll(m)] = 0;
+                board_set_lane(b, __builtin_ctzll(m), 0);
         }
     }
-    int last = (origin + s) % H;
-    b->h[last]++;
+    int last = origin + 1 + r; /* origin + s, less the laps */
+    last -= last >= H ? H : 0;
+    f->last_seeds = (int)board_inc_lane(b, last);
     return last;
 }
 
@@ -208,9 +212,11 @@ struct core_brent {
     uint32_t power, lam;
 };
 
-static inline void core_brent_init(struct core_brent *br, const board_t *b, int hole)
+/* (The nw words in use are copied and compared, no more.) */
+static inline void core_brent_init(struct core_brent *br, const board_t *b, int hole, int nw)
 {
-    br->saved = *b;
+    for (int w = 0; w < nw; w++)
+        br->saved.w[w] = b->w[w];
     br->saved_hole = hole;
     br->power = br->lam = 1;
 }
@@ -221,7 +227,8 @@ static inline bool core_brent_step(struct core_brent *br, const board_t *b, int 
     if (hole == br->saved_hole && board_equal(b, &br->saved, nw))
         return true;
     if (br->lam == br->power) {
-        br->saved = *b;
+        for (int w = 0; w < nw; w++)
+            br->saved.w[w] = b->w[w];
         br->saved_hole = hole;
         br->power *= 2;
         br->lam = 0;

@@ -31,12 +31,12 @@ CORE_INLINE void darra(const struct ruleset *rs, const sow_position *p, struct s
         struct sow_child *c = &ml->c[ml->n++];
         core_child_init(c, p, (sow_move)k);
         board_t *b = &c->pos.board;
-        b->h[h] = 0;
-        struct core_four f = {{0, 0}, -1};
+        board_set_lane(b, h, 0); /* a word's write: core_sow_four reads words */
+        struct core_four f = {{0, 0}, -1, 0};
         int last = core_sow_four(rs, b, h, s, &f, nw);
-        if (b->h[last] == 4) {
+        if (f.last_seeds == 4) {
             f.cap[side] += 4;
-            b->h[last] = 0;
+            board_set_lane(b, last, 0);
             f.last_owner = side;
         }
         for (int i = 0; i < 2; i++) {

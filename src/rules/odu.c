@@ -6,29 +6,31 @@
  * word-wide per lap, see core_sow_four).  A last seed making 4 anywhere gives
  * them to the mover and ends the move; a last seed in an empty hole ends it;
  * otherwise the hole is lifted and sown on.
+ *
+ * The board is written a word at a time (board_set_lane), never a byte:
+ * each lap reads whole words right after the last one lifted or filled a
+ * hole, and a byte store there cost the closure's expansion a stall per lap.
  */
 #include "core.h"
 #include "relay_cache.h"
 
-/* Relay sowing of s seeds already lifted from `origin`.  Returns the hole of
+/* Relay sowing of s seeds already lifted from `origin`; *start is the
+ * state before it (the board with them still there: for a single move the
+ * parent's), for the cycle detector and the cache.  Returns the hole of
  * the last seed (its rule applied: a 4 there is taken by the mover and
  * counted in cap[side]) or -1 if the sowing never ends. */
-CORE_INLINE int odu_relay(const struct ruleset *rs, board_t *b, int origin, int s, int side,
-                          int cap[2], struct sow_relay_cache *cache, struct sow_stats *st,
-                          const int nw)
+CORE_INLINE int odu_relay(const struct ruleset *rs, board_t *b, const board_t *start, int origin,
+                          int s, int side, int cap[2], struct sow_relay_cache *cache,
+                          struct sow_stats *st, const int nw)
 {
-    /* State before the first sowing: for a single move that is the board with
-     * the origin still full, so restore it for the cycle detector and cache. */
-    board_t start = *b;
-    start.h[origin] = (uint8_t)(start.h[origin] + s);
     struct core_brent br;
-    core_brent_init(&br, &start, origin);
+    core_brent_init(&br, start, origin, nw);
     int cur = origin, last, n = 0;
     for (;;) {
         if (n == RELAY_CACHE_AFTER && cache) {
             board_t out;
             int c2[2];
-            if (relay_cache_get(cache, rs, &start, origin, &out, &last, c2)) {
+            if (relay_cache_get(cache, rs, start, origin, &out, &last, c2)) {
                 *b = out;
                 cap[0] = c2[0];
                 cap[1] = c2[1];
@@ -37,20 +39,20 @@ CORE_INLINE int odu_relay(const struct ruleset *rs, board_t *b, int origin, int 
                 return last;
             }
         }
-        struct core_four f = {{0, 0}, -1};
+        struct core_four f = {{0, 0}, -1, 0};
         last = core_sow_four(rs, b, cur, s, &f, nw);
         n++;
         cap[0] += f.cap[0];
         cap[1] += f.cap[1];
-        if (b->h[last] == 4) {
+        if (f.last_seeds == 4) {
             cap[side] += 4;
-            b->h[last] = 0;
+            board_set_lane(b, last, 0);
             break;
         }
-        if (b->h[last] == 1)
+        if (f.last_seeds == 1)
             break;
         if (f.cap[0] | f.cap[1]) {
-            core_brent_init(&br, b, last); /* fewer seeds now: no earlier state can recur */
+            core_brent_init(&br, b, last, nw); /* fewer seeds now: no earlier state recurs */
         } else if (core_brent_step(&br, b, last, nw)) {
             last = -1;
             break;
@@ -58,11 +60,11 @@ CORE_INLINE int odu_relay(const struct ruleset *rs, board_t *b, int origin, int 
         if (!(n & (RELAY_POLL_EVERY - 1)) && relay_cache_stopped(cache))
             return -1; /* cut: nothing stored, the board is not used */
         cur = last;
-        s = b->h[cur];
-        b->h[cur] = 0;
+        s = f.last_seeds;
+        board_set_lane(b, cur, 0);
     }
     if (n > RELAY_CACHE_AFTER && cache)
-        relay_cache_put(cache, rs, &start, origin, b, last, cap);
+        relay_cache_put(cache, rs, start, origin, b, last, cap);
     if (st)
         st->pickups += (uint64_t)n, st->endless += last < 0,
             st->endless_pickups += last < 0 ? (uint64_t)n : 0;
@@ -100,10 +102,15 @@ CORE_INLINE void odu(const struct ruleset *rs, const sow_position *p, struct sow
         c->pos.state = SOW_STATE_NONE;
         board_t *b = &c->pos.board;
         int origin = h + dbl;
-        b->h[h] = 0;
-        b->h[origin] = 0;
+        board_set_lane(b, h, 0);
+        board_t start = p->board; /* jerin's pair: as if sown from the second hole */
+        if (dbl) {
+            board_set_lane(b, origin, 0);
+            board_set_lane(&start, h, 0);
+            board_set_lane(&start, origin, (unsigned)s);
+        }
         int cap[2] = {0, 0};
-        int last = odu_relay(rs, b, origin, s, side, cap, cache, st, nw);
+        int last = odu_relay(rs, b, &start, origin, s, side, cap, cache, st, nw);
         if (last < 0) {
             ml->endless++;
             continue;
