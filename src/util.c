@@ -81,6 +81,12 @@ int util_parse_long(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+long util_env_long(const char *name, long lo, long hi, long dflt)
+{
+    long v;
+    return util_parse_long(getenv(name), lo, hi, &v) == 0 ? v : dflt;
+}
+
 void util_drop_pages(const void *p, size_t n)
 {
     uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;

@@ -16,6 +16,11 @@ double util_cpu_now(void);
 /* Parse a whole decimal integer in [lo, hi]; returns 0 or -1 (no message). */
 int util_parse_long(const char *s, long lo, long hi, long *out);
 
+/* The environment variable name as a whole decimal integer in [lo, hi], or
+ * dflt when it is unset or anything else (the tuning and test knobs:
+ * SOW_MPI_STEP_WAVES and the like; every rank reads the same value). */
+long util_env_long(const char *name, long lo, long hi, long dflt);
+
 /* splitmix64: the small, fixed PRNG of every reproducible random choice in
  * sow (benches, play statistics, tests).  Advances *state. */
 static inline uint64_t util_splitmix64(uint64_t *state)

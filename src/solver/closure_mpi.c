@@ -639,12 +639,10 @@ static enum clos_err cm_build(struct clos *c, const struct clos_env *env,
     J.tbmax = tbmax;
     J.rootw = rootw;
     J.t0 = util_now();
-    const char *pc = getenv("SOW_MPI_TEST_PIECE");
-    J.piece = pc && atol(pc) > 0 ? (uint64_t)atol(pc) : CM_PIECE;
+    J.piece = (uint64_t)util_env_long("SOW_MPI_TEST_PIECE", 1, LONG_MAX, CM_PIECE);
     /* (tests) the retrograde threaded on shares this small and up */
-    const char *pm = getenv("SOW_MPI_TEST_PAR_MIN");
-    if (pm && atol(pm) > 0)
-        lenv.par_min = (uint64_t)atol(pm);
+    lenv.par_min =
+        (uint64_t)util_env_long("SOW_MPI_TEST_PAR_MIN", 1, LONG_MAX, (long)lenv.par_min);
     J.send = calloc((size_t)J.M.size, sizeof *J.send);
     c->dk = calloc(1, sizeof *c->dk);
     c->um = false;
@@ -718,10 +716,7 @@ int clos_mpi_start(void)
         MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &prov);
     MPI_Comm_rank(MPI_COMM_WORLD, &cm_job.M.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &cm_job.M.size);
-    const char *nap = getenv("SOW_MPI_NAP_US");
-    cm_job.M.nap_ns = nap && *nap ? 1000 * atol(nap) : 20000;
-    if (cm_job.M.nap_ns < 0 || cm_job.M.nap_ns > 999999999)
-        cm_job.M.nap_ns = 20000;
+    cm_job.M.nap_ns = 1000 * util_env_long("SOW_MPI_NAP_US", 0, 999999, 20);
     if (cm_job.M.rank != 0) { /* rank 0 alone prints (a worker's abort still says why) */
         cm_job.errfd = fcntl(2, F_DUPFD_CLOEXEC, 3);
         if (cm_job.errfd < 0)

@@ -501,8 +501,8 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
     };
     int n = L->n, V = 2 * n + 1;
     struct msolve S = {.L = L, .T = L->threads, .size = L->M->size};
-    const char *tp = getenv("SOW_MPI_TEST_PIECE"); /* tests: small batches */
-    uint64_t batch = tp && atoll(tp) > 0 ? (uint64_t)atoll(tp) : SEED_BATCH;
+    /* tests: small batches */
+    uint64_t batch = (uint64_t)util_env_long("SOW_MPI_TEST_PIECE", 1, LONG_MAX, SEED_BATCH);
     S.batch = (batch + MCHUNK - 1) / MCHUNK;
     /* Local waves between exchanges, 1 unless SOW_MPI_STEP_WAVES says
      * otherwise (0: until none is left).  Without a limit a rank's cascade
@@ -511,10 +511,7 @@ static enum sow_status solve(struct mlvl *L, struct sow_error *e)
      * the others sooner, at the cost of more supersteps (oware level 22 on
      * 2 ranks: the waits halved, the solve 23% shorter, docs/distributed.md).
      * The same on every rank (a collective is entered by all of them). */
-    const char *sw = getenv("SOW_MPI_STEP_WAVES");
-    char *end = NULL;
-    long w = sw ? strtol(sw, &end, 10) : -1;
-    S.step_waves = sw && *sw && !*end && w >= 0 && w <= INT_MAX ? (int)w : 1; /* else the default */
+    S.step_waves = (int)util_env_long("SOW_MPI_STEP_WAVES", 0, INT_MAX, 1);
     int *seeded = calloc((size_t)V, sizeof *seeded), *any = calloc((size_t)V, sizeof *any);
     int fail = !msolve_alloc(&S) || !seeded || !any;
     if (!fail)
@@ -626,8 +623,8 @@ static enum sow_status move_pieces(struct mlvl *L, struct vec *eb, struct vec *r
     enum sow_status st = SOW_OK;
     uint64_t piece = L->Es ? L->Es : 1, pieces = 1;
     if (L->own || relay) {
-        const char *tp = getenv("SOW_MPI_TEST_PIECE"); /* tests: small pieces */
-        piece = tp && atoll(tp) > 0 ? (uint64_t)atoll(tp) : relay ? RELAY_PIECE : PROBE_PIECE;
+        piece = (uint64_t)util_env_long("SOW_MPI_TEST_PIECE", 1, LONG_MAX, /* tests: small pieces */
+                                        relay ? RELAY_PIECE : PROBE_PIECE);
         uint64_t mine = (L->Es + piece - 1) / piece;
         tbm_allreduce(L->M, &mine, &pieces, 1, MPI_UINT64_T, MPI_MAX);
     }

@@ -201,21 +201,15 @@ static void mpi_start(struct mpi *M)
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &M->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &M->size);
-    const char *nap = getenv("SOW_MPI_NAP_US"); /* coll_wait; the same on every rank */
-    M->nap_ns = nap && *nap ? 1000 * atol(nap) : 20000;
-    if (M->nap_ns < 0 || M->nap_ns > 999999999)
-        M->nap_ns = 20000;
+    M->nap_ns = 1000 * util_env_long("SOW_MPI_NAP_US", 0, 999999, 20); /* coll_wait */
     /* Test hooks (tests/mpi/run.sh), the same on every rank: global indices
      * from SOW_MPI_TEST_BASE on (mpi_slice.h; 2^32: every global index
      * held or sent past 32 bits), exchanges in rounds of SOW_MPI_TEST_MSG
      * words (tbm_exchange), SOW_MPI_TEST_RBUF=1: received through a round
      * buffer, as past INT_MAX words. */
-    const char *base = getenv("SOW_MPI_TEST_BASE"), *msg = getenv("SOW_MPI_TEST_MSG"),
-               *rbuf = getenv("SOW_MPI_TEST_RBUF");
-    M->base = base && *base ? strtoull(base, NULL, 10) : 0;
-    M->msg = msg && atoll(msg) > 0 ? (uint64_t)atoll(msg) : EXCH_WORDS;
-    if (M->msg > EXCH_WORDS)
-        M->msg = EXCH_WORDS;
+    const char *rbuf = getenv("SOW_MPI_TEST_RBUF");
+    M->base = (uint64_t)util_env_long("SOW_MPI_TEST_BASE", 0, LONG_MAX, 0);
+    M->msg = (uint64_t)util_env_long("SOW_MPI_TEST_MSG", 1, EXCH_WORDS, EXCH_WORDS);
     M->inplace = rbuf && strcmp(rbuf, "1") == 0 ? 0 : INT_MAX;
 }
 
