@@ -32,10 +32,52 @@ static inline void set_ones(uint64_t *w, int b, int c)
     }
 }
 
+/* clos_pack of one word for boards of at most 16 holes (2x6: odu and
+ * jerin at full size), without the hole-by-hole chain: the board's two
+ * words as one register, turned to the mover; the seeds before each hole
+ * by a multiply per word (byte j of x * 0x0101..01 is c_0 + .. + c_j, once
+ * the total is known to fit: no byte then carries); hole j's closing zero
+ * at bit 2 + (c_0 + .. + c_j) + j; ones everywhere else below the last one.
+ * -1: a hole holds 32 seeds or more (the word sums could carry; the
+ * caller packs hole by hole). */
+static int pack1_small(const sow_position *p, int N, int H, uint64_t *w)
+{
+    uint64_t lo = p->board.w[0], hi = p->board.w[1];
+    if ((lo | hi) & (BOARD_ONES * 0xE0))
+        return -1;
+    /* each word's lanes sum to at most 8 * 31: its top byte after one multiply */
+    const int total = (int)((lo * BOARD_ONES) >> 56) + (int)((hi * BOARD_ONES) >> 56);
+    if (2 + total + H > 64)
+        return 0;
+    if (p->side == SOW_B) { /* lanes [N, H) first (0 < H - N = N < 16) */
+        typedef unsigned __int128 u128;
+        const u128 x = (u128)hi << 64 | lo, all = ~(u128)0 >> (8 * (16 - H));
+        const u128 y = ((x >> (8 * N)) | (x << (8 * (H - N)))) & all;
+        lo = (uint64_t)y;
+        hi = (uint64_t)(y >> 64);
+    }
+    /* byte j: 2 + j + c_0 + .. + c_j, the bit of hole j's closing zero */
+    const uint64_t plo = lo * BOARD_ONES;
+    const uint64_t a = plo + 0x0908070605040302ULL;
+    const uint64_t b = hi * BOARD_ONES + (plo >> 56) * BOARD_ONES + 0x11100F0E0D0C0B0AULL;
+    uint64_t zeros = 0;
+    for (int j = 0; j < 8 && j < H; j++)
+        zeros |= 1ULL << ((a >> (8 * j)) & 63);
+    for (int j = 8; j < H; j++)
+        zeros |= 1ULL << ((b >> (8 * (j - 8))) & 63);
+    const int used = 2 + total + H;
+    const uint64_t below = used == 64 ? ~0ULL : (1ULL << used) - 1;
+    w[0] = (below & ~zeros & ~3ULL) | (uint64_t)rel_state(p);
+    return 1;
+}
+
 bool clos_pack(const struct ruleset *rs, int K, const sow_position *p, uint64_t *w)
 {
     const int N = rs->pits, H = rs->holes, rot = p->side == SOW_B ? N : 0;
     const uint8_t *h = p->board.h;
+    int small = K == 1 && H <= 16 ? pack1_small(p, N, H, w) : -1;
+    if (small >= 0)
+        return small;
     if (K == 1) {
         uint64_t k = (uint64_t)rel_state(p);
         int b = 2;
@@ -88,12 +130,22 @@ void clos_unpack(const struct ruleset *rs, int K, const uint64_t *w, sow_positio
     memset(p, 0, sizeof *p);
     int st = (int)(w[0] & 3), b = 2;
     if (K == 1) {
-        uint64_t k = w[0] >> 2;
-        for (int j = 0; j < H; j++) {
-            int c = __builtin_ctzll(~k);
-            p->board.h[j] = (uint8_t)c;
-            k >>= c;
-            k >>= 1;
+        /* the board a word at a time: the generator reads words of it
+         * at once, and byte stores there would stall those loads */
+        /* hole j's count: the gap between its closing zero and the one
+         * before (bit 1 stands in for the zero before hole 0); the zeros
+         * taken lowest first, a one-cycle chain per hole */
+        uint64_t z = ~w[0] & ~3ULL;
+        int prev = 1;
+        for (int j0 = 0; j0 < H; j0 += 8) {
+            uint64_t word = 0;
+            for (int j = j0; j < H && j < j0 + 8; j++) {
+                int at = __builtin_ctzll(z);
+                word |= (uint64_t)(at - prev - 1) << (8 * (j - j0));
+                prev = at;
+                z &= z - 1;
+            }
+            p->board.w[j0 >> 3] = word;
         }
     } else {
         for (int j = 0; j < H; j++) {
