@@ -101,7 +101,7 @@ Test(engine, best_move_is_legal)
 /* Random positions of level 7 with tables for levels 0..6: every proven
  * value the engine gives is the solver's (with late-move reductions too:
  * a reduced search proves only what holds at any depth). */
-static void proven_values_equal_exact(bool lmr)
+static void proven_values_equal_exact(bool lmr, int qdepth)
 {
     for (int r = 0; sow_rule_names[r]; r++) {
         struct ruleset rs;
@@ -115,7 +115,8 @@ static void proven_values_equal_exact(bool lmr)
         cr_assert_eq(tb_mem_top(mem), top - 1);
         const struct tb_set *tb = tb_mem_set(mem);
         struct engine_opts eo = {.threads = 1, .hash_mb = 4, .tb = tb, .mem_levels = -1,
-                                 .lmr = lmr ? ENGINE_LMR_ON : ENGINE_LMR_OFF};
+                                 .lmr = lmr ? ENGINE_LMR_ON : ENGINE_LMR_OFF,
+                                 .qdepth = qdepth};
         struct engine *e;
         struct sow_error ee;
         cr_assert_eq(engine_new(&rs, &eo, &e, &ee), SOW_OK, "engine_new: %s", ee.msg);
@@ -167,8 +168,12 @@ static void proven_values_equal_exact(bool lmr)
     }
 }
 
-Test(engine, proven_values_equal_exact) { proven_values_equal_exact(false); }
-Test(engine, proven_values_equal_exact_with_lmr) { proven_values_equal_exact(true); }
+Test(engine, proven_values_equal_exact) { proven_values_equal_exact(false, 0); }
+Test(engine, proven_values_equal_exact_with_lmr) { proven_values_equal_exact(true, 0); }
+Test(engine, proven_values_equal_exact_with_capture_search)
+{
+    proven_values_equal_exact(false, 4);
+}
 
 /* Small positions with the engine's own exact knowledge only (terminal
  * positions and the small levels it solves at start): proven values equal
@@ -284,6 +289,71 @@ Test(engine, threads_legal_and_tables_dominate)
     cr_assert(res.info.proven);
     cr_assert_eq(res.info.score, 400);
     engine_free(e);
+}
+
+/* The capture search's slow twin: plain negamax, no window.  A node's
+ * evaluation stands for its quiet moves; with plies left, each move that
+ * nets the mover seeds is searched one ply shallower. */
+static int quiesce_plain(const struct ruleset *rs, const struct eval_weights *w,
+                         const sow_position *p, int qd)
+{
+    struct sow_movelist ml;
+    rules_generate(rs, p, &ml);
+    if (!ml.n)
+        return 100 * (ml.settle[p->side] - ml.settle[!p->side]);
+    int best = eval_position(rs, w, p);
+    for (int k = 0; qd > 0 && k < ml.n; k++) {
+        int gain = ml.c[k].captured[p->side] - ml.c[k].captured[!p->side];
+        if (gain > 0) {
+            int sc = 100 * gain - quiesce_plain(rs, w, &ml.c[k].pos, qd - 1);
+            best = sc > best ? sc : best;
+        }
+    }
+    return best;
+}
+
+/* A one-ply search with the capture search below (engine_opts.qdepth)
+ * scores the root as the plain twin does: the best move's net gain less
+ * the child's capture-search value, over random middle-game positions. */
+Test(engine, capture_search_equals_plain_negamax)
+{
+    const char *names[] = {"oware", "awari", "jodu", "odu", "darra"};
+    for (int r = 0; r < 5; r++) {
+        struct ruleset rs;
+        init_rules(&rs, names[r], 0);
+        struct eval_weights w;
+        eval_default_weights(&rs, &w);
+        struct engine_opts eo = {.threads = 1, .hash_mb = 4, .mem_levels = -1, .qdepth = 3};
+        struct engine *e;
+        struct sow_error ee;
+        cr_assert_eq(engine_new(&rs, &eo, &e, &ee), SOW_OK, "%s", ee.msg);
+        int tried = 0;
+        for (int i = 0; i < 400 && tried < 60; i++) {
+            sow_position p;
+            if (!random_game_pos(&rs, 6 + (int)(rnd() % 30), &p))
+                continue;
+            tried++;
+            struct sow_movelist ml;
+            rules_generate(&rs, &p, &ml);
+            int want = -ENGINE_INF;
+            for (int k = 0; k < ml.n; k++) {
+                const struct sow_child *ch = &ml.c[k];
+                int sc = 100 * (ch->captured[p.side] - ch->captured[!p.side]) -
+                         quiesce_plain(&rs, &w, &ch->pos, 3);
+                want = sc > want ? sc : want;
+            }
+            engine_clear(e);
+            struct engine_limits lim = {.depth = 1};
+            struct engine_result res;
+            engine_search(e, &p, NULL, 0, &lim, &res);
+            char buf[256];
+            pos_format(&rs, &p, buf, sizeof buf);
+            cr_assert_eq(res.info.score, want, "%s, %s: depth 1 with captures %d, plain %d",
+                         rs.name, buf, res.info.score, want);
+        }
+        cr_assert_geq(tried, 30, "%s: %d positions", rs.name, tried);
+        engine_free(e);
+    }
 }
 
 /* The default late-move reductions are the rule set's: the same tree as

@@ -137,6 +137,11 @@ struct engine_opts {
      * searched in full only if that fails high.  Proven values stay exact.
      * ENGINE_LMR_DEFAULT (0) is engine_lmr_default's choice for the rule set. */
     enum engine_lmr lmr;
+    /* Capture search below the leaves (docs/engine.md "Search"): at most
+     * this many plies (0: none, the evaluation at the leaves) of moves that
+     * net the mover seeds, each node's evaluation standing for its quiet
+     * moves (the mover may always decline to capture). */
+    int qdepth;
 };
 
 /* Limits of one search; zero fields are "none". */

@@ -12,8 +12,8 @@
 
 static const char usage[] =
     "usage: sow bench engine [--rules R[,R..]|all] [--depth D] [--threads T] [--hash MB]\n"
-    "                        [--mtdf] [--lockstep] [--lmr on|off] [--tables DIR[:DIR..]]\n"
-    "                        [--table-cache MB]\n"
+    "                        [--mtdf] [--lockstep] [--lmr on|off] [--qs N]\n"
+    "                        [--tables DIR[:DIR..]] [--table-cache MB]\n"
     "Searches a fixed set of positions per rule set (the start, then the positions\n"
     "after 8, 16, 24, 32 and 48 moves of fixed pseudo-random games: openings,\n"
     "middle games, endings) to depth D (default 14 on oware/awari, 12 elsewhere),\n"
@@ -33,7 +33,8 @@ static const char usage[] =
     "and the node rates per CPU second without and with the tables are compared\n"
     "(the tables may cost at most 25% of the rate).\n"
     "--lmr on|off: late-move reductions in every rule set, or in none (default:\n"
-    "the engine's, on in oware and awari only).\n";
+    "the engine's, on in oware and awari only).  --qs N: N plies of capture\n"
+    "search below the leaves (engine_opts.qdepth; default 0, none).\n";
 
 /* CPU seconds of the process (all threads).  On a machine shared with
  * other work, nodes per CPU second stay near the idle machine's rate per
@@ -80,7 +81,7 @@ static sow_position bench_pos(const struct ruleset *rs, int k)
  * shared by the steps below. */
 struct bench_run {
     const char *rules;
-    long depth, threads, hash;
+    long depth, threads, hash, qs;
     bool mtdf, lockstep;
     const char *lmr; /* "on", "off" or NULL: the rule set's default */
     struct ruleset rsv[64];
@@ -109,6 +110,7 @@ static int bench_parse(struct bench_run *B, int argc, char **argv)
          "drive the iterations by MTD(f) instead of PVS (for comparison)", 0, 0},
         {"--lmr", CLI_STR, &B->lmr, 0, 0, "on|off",
          "late-move reductions everywhere or nowhere (default: on in oware and awari)", 0, 0},
+        {"--qs", CLI_LONG, &B->qs, 0, 16, "N", "capture-search plies below the leaves", 0, 0},
         {"--lockstep", CLI_FLAG, &B->lockstep, 0, 0, NULL,
          "threads take turns of 256 nodes: Lazy SMP on T equal cores, simulated", 0, 0},
         {"--tables", CLI_STR, &B->tables, 0, 0, "DIR[:DIR..]",
@@ -227,7 +229,8 @@ static int bench_ruleset(struct bench_run *B, const struct ruleset *rs)
                             .mem_levels = -1, .mtdf = B->mtdf, .lockstep = B->lockstep,
                             .lmr = !B->lmr                  ? ENGINE_LMR_DEFAULT
                                    : !strcmp(B->lmr, "on") ? ENGINE_LMR_ON
-                                                           : ENGINE_LMR_OFF};
+                                                           : ENGINE_LMR_OFF,
+                            .qdepth = (int)B->qs};
     struct engine *e, *e1 = NULL;
     struct sow_error ee;
     enum sow_status st = engine_new(rs, &o, &e, &ee);

@@ -40,6 +40,7 @@ struct pspec {
     bool have_weights;
     enum engine_lmr lmr;       /* lmr=0|1: late-move reductions off/on; absent: the
                                   rule set's default (engine_lmr_default) */
+    int qdepth;                /* qs=N: capture-search plies below the leaves */
     struct eval_weights w;
     char cmd[1024];
     char text[1100];

@@ -205,6 +205,7 @@ static inline __attribute__((always_inline)) int leaf(struct ethr *t, const sow_
 static int search_any(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha,
                       int beta, int depth, int ply, bool *proven);
 
+
 static int search_ow6(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha,
                       int beta, int depth, int ply, bool *proven);
 
@@ -327,6 +328,57 @@ next_child(struct ethr *t, const struct sow_movelist *ml, int64_t *okey, int k, 
     return ch;
 }
 
+/* Below the leaves (engine_opts.qdepth = qd plies): the node's evaluation
+ * for its quiet moves ("stand pat": the mover may always decline to
+ * capture), then the moves that net the mover seeds, largest gain first,
+ * each searched the same way with one ply less, in the window (alpha,
+ * beta) (fail-soft).  Never proven but where the game ends or a table
+ * answers (node_head, leaf_score); no table entries. */
+static int quiesce(struct ethr *t, const sow_position *p, int n, int alpha, int beta, int ply,
+                   int qd, bool *proven, const int shape)
+{
+    struct engine *e = t->e;
+    const bool ow6 = shape == SHAPE_OW6;
+    int sc;
+    if (node_head(t, p, n, ply, &sc, proven, ow6 ? 2 : e->fx.nw, qd == 0))
+        return sc;
+    const int stand = leaf_score(t, p, n, ply, proven, shape);
+    if (*proven || qd == 0 || stand >= beta || ply + 1 >= ENGINE_MAX_PLY)
+        return stand;
+    struct sow_movelist *ml = &t->ml[ply];
+    gen_moves(t, p, ml, shape);
+    const int side = p->side;
+    int gain[SOW_MAX_PITS + 1], best = stand;
+    for (int k = 0; k < ml->n; k++) /* (oware and awari: only the mover captures) */
+        gain[k] = ml->c[k].captured[side] - (ow6 ? 0 : ml->c[k].captured[!side]);
+    if (best > alpha)
+        alpha = best;
+    for (;;) {
+        int k = -1;
+        for (int j = 0; j < ml->n; j++)
+            if (gain[j] > 0 && (k < 0 || gain[j] > gain[k]))
+                k = j;
+        if (k < 0)
+            break;
+        const struct sow_child *ch = &ml->c[k];
+        const int d = 100 * gain[k];
+        gain[k] = 0;
+        bool cp;
+        bump(&t->nodes);
+        sc = d - quiesce(t, &ch->pos, n - ch->captured[0] - ch->captured[1], d - beta, d - alpha,
+                         ply + 1, qd - 1, &cp, shape);
+        if (t->abort)
+            break;
+        if (sc > best) {
+            best = sc;
+            if (sc > alpha && (alpha = sc) >= beta)
+                break;
+        }
+    }
+    *proven = false;
+    return t->abort ? 0 : best;
+}
+
 #define SEARCH (shape == SHAPE_OW6 ? search_ow6 : search_any)
 
 /* The k-th child's score for the mover (d: what the move nets, cn: the
@@ -338,7 +390,10 @@ search_child(struct ethr *t, const struct sow_child *ch, uint64_t chk, int cn, i
 {
     struct engine *e = t->e;
     int sc;
-    if (leaves) {
+    if (leaves && e->o.qdepth > 0) {
+        /* the capture search, in the full window (its score depends on it) */
+        sc = d - quiesce(t, &ch->pos, cn, d - beta, d - alpha, ply + 1, e->o.qdepth, cp, shape);
+    } else if (leaves) {
         /* one search whatever the window: PVS's re-search would
          * return the same score */
         sc = d - leaf(t, &ch->pos, cn, ply + 1, cp, shape);

@@ -210,6 +210,13 @@ timeout 10 "$SOW" match --a sow:lmr=2 --b greedy --games 2 >/dev/null 2>"$WORK/e
 rc=$?
 check "match: lmr=2 refused, one line, exit 2" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
     "$(cat "$WORK/err")"
+# qs=N (capture search below the leaves) plays; qs takes 0..16 only
+out=$(timeout 120 "$SOW" match --a sow:depth=4,qs=3 --b sow:depth=4 --games 2 2>/dev/null)
+check "match: qs=3 plays" '[[ $out == *"a W/D/L"* ]]' "$out"
+timeout 10 "$SOW" match --a sow:qs=17 --b greedy --games 2 >/dev/null 2>"$WORK/err"
+rc=$?
+check "match: qs=17 refused, one line, exit 2" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
+    "$(cat "$WORK/err")"
 # sow bench engine --lmr takes on or off only
 timeout 10 "$SOW" bench engine --lmr 1 >/dev/null 2>"$WORK/err"
 rc=$?
