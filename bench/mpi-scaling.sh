@@ -66,13 +66,17 @@ else
     grep -E "^level +($(seq -s"|" "$FROM" "$TO")):" "$T/log" | sed 's/^/    /' || true
 fi
 
+# A rank's threads need cores of their own: OpenMPI binds a rank to one
+# core by default where the ranks do not outnumber the cores.
+BIND=()
+[ "$TH" -gt 1 ] && BIND=(--bind-to none)
 for np in $RANKS; do
     g=$((gb / np))
     [ "$g" -ge 1 ] || g=1
     # /usr/bin/time measures mpirun: the ranks' CPU is its children's; the
     # peak per rank comes from the ranks themselves (SOW_MPI_STATS)
     read -r _ wall user sys _ < <(timed r$np "$T/r$np" env SOW_MPI_STATS=1 SOW_MPI_LOWER=owned \
-        mpirun --oversubscribe --allow-run-as-root -x SOW_MPI_STATS -x SOW_MPI_LOWER -np "$np" \
+        mpirun --oversubscribe --allow-run-as-root "${BIND[@]}" -x SOW_MPI_STATS -x SOW_MPI_LOWER -np "$np" \
         "$SOW" tables build --rules "$RULES" --seeds "$TO" --threads "$TH" --builder "$BUILDER" \
         --dir "$T/r$np" --memory "$g")
     for f in "$T"/one/*.sowtb; do
