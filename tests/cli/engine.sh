@@ -203,20 +203,17 @@ out=$(timeout 120 "$SOW" match --a sow:depth=3 --b greedy --games 4 --concurrenc
 check "match: summary" '[[ $out == *"a W/D/L"* && $out == *"elo a-b"* ]]' "$out"
 check "match: games written (a header line, then the games)" \
     '[ "$(grep -vc "^#" "$WORK/games.txt")" -eq 4 ] && head -1 "$WORK/games.txt" | grep -q "^# sow match: "'
-# lmr=1 (late-move reductions) plays; lmr takes 0 or 1 only
-out=$(timeout 120 "$SOW" match --a sow:depth=4,lmr=1 --b sow:depth=4 --games 2 2>/dev/null)
-check "match: lmr=1 plays" '[[ $out == *"a W/D/L"* ]]' "$out"
-timeout 10 "$SOW" match --a sow:lmr=2 --b greedy --games 2 >/dev/null 2>"$WORK/err"
-rc=$?
-check "match: lmr=2 refused, one line, exit 2" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
-    "$(cat "$WORK/err")"
-# qs=N (capture search below the leaves) plays; qs takes 0..16 only
-out=$(timeout 120 "$SOW" match --a sow:depth=4,qs=3 --b sow:depth=4 --games 2 2>/dev/null)
-check "match: qs=3 plays" '[[ $out == *"a W/D/L"* ]]' "$out"
-timeout 10 "$SOW" match --a sow:qs=17 --b greedy --games 2 >/dev/null 2>"$WORK/err"
-rc=$?
-check "match: qs=17 refused, one line, exit 2" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
-    "$(cat "$WORK/err")"
+# the search keys: lmr (late-move reductions, 0 or 1) and qs (capture-search
+# plies, 0..16): a value in range plays, one past it is refused
+for kv in "lmr=1 lmr=2" "qs=3 qs=17"; do
+    good=${kv% *} bad=${kv#* }
+    out=$(timeout 120 "$SOW" match --a "sow:depth=4,$good" --b sow:depth=4 --games 2 2>/dev/null)
+    check "match: $good plays" '[[ $out == *"a W/D/L"* ]]' "$out"
+    timeout 10 "$SOW" match --a "sow:$bad" --b greedy --games 2 >/dev/null 2>"$WORK/err"
+    rc=$?
+    check "match: $bad refused, one line, exit 2" \
+        '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
+done
 # sow bench engine --lmr takes on or off only
 timeout 10 "$SOW" bench engine --lmr 1 >/dev/null 2>"$WORK/err"
 rc=$?
