@@ -83,11 +83,13 @@ bad() { # bad STATUS ARGS...
     common_why
     local why=$WHY first= l x
     if [ -z "$why" ]; then
-        # Progress lines (they name an ETA) that a refusal found mid-work
-        # follows are not counted: the message is the one other line.
+        # Progress lines (they name an ETA, or end with the seconds so far,
+        # as sow solve's do once a second has passed: a loaded machine
+        # gets there before a refusal found mid-work) are not counted: the
+        # message is the one other line.
         mapfile -t l <"$err"; NL=0
         for x in "${l[@]}"; do
-            [[ $x == *ETA* ]] && continue
+            [[ $x == *ETA* || $x =~ \([0-9]+\.[0-9]\ s\)$ ]] && continue
             NL=$((NL + 1)); [ -n "$first" ] || first=$x
         done
         if [ "$rc" -ne "$want" ]; then why="exit $rc, expected $want"
