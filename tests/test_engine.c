@@ -28,14 +28,19 @@ static void init_rules(struct ruleset *rs, const char *name, int pits)
     cr_assert_eq(rules_init(rs, name, pits, -1, &re), SOW_OK, "%s: %s", name, re.msg);
 }
 
+static struct engine *engine_of(const struct ruleset *rs, const struct engine_opts *o)
+{
+    struct engine *e;
+    struct sow_error ee;
+    cr_assert_eq(engine_new(rs, o, &e, &ee), SOW_OK, "%s: engine_new: %s", rs->name, ee.msg);
+    return e;
+}
+
 static struct engine *new_engine(const struct ruleset *rs, const struct tb_set *tb, long long mem,
                                  int threads)
 {
     struct engine_opts o = {.threads = threads, .hash_mb = 4, .tb = tb, .mem_levels = mem};
-    struct engine *e;
-    struct sow_error ee;
-    cr_assert_eq(engine_new(rs, &o, &e, &ee), SOW_OK, "engine_new: %s", ee.msg);
-    return e;
+    return engine_of(rs, &o);
 }
 
 /* A position after k random moves from the start (NULL if the game ended). */
@@ -117,9 +122,7 @@ static void proven_values_equal_exact(bool lmr, int qdepth)
         struct engine_opts eo = {.threads = 1, .hash_mb = 4, .tb = tb, .mem_levels = -1,
                                  .lmr = lmr ? ENGINE_LMR_ON : ENGINE_LMR_OFF,
                                  .qdepth = qdepth};
-        struct engine *e;
-        struct sow_error ee;
-        cr_assert_eq(engine_new(&rs, &eo, &e, &ee), SOW_OK, "engine_new: %s", ee.msg);
+        struct engine *e = engine_of(&rs, &eo);
         struct search_opts so = {.threads = 1, .hash_mb = 4};
         struct search_ctx *s;
         struct sow_error se;
@@ -324,9 +327,7 @@ Test(engine, capture_search_equals_plain_negamax)
         struct eval_weights w;
         eval_default_weights(&rs, &w);
         struct engine_opts eo = {.threads = 1, .hash_mb = 4, .mem_levels = -1, .qdepth = 3};
-        struct engine *e;
-        struct sow_error ee;
-        cr_assert_eq(engine_new(&rs, &eo, &e, &ee), SOW_OK, "%s", ee.msg);
+        struct engine *e = engine_of(&rs, &eo);
         int tried = 0;
         for (int i = 0; i < 400 && tried < 60; i++) {
             sow_position p;
@@ -372,9 +373,7 @@ Test(engine, lmr_default_per_rule_set)
         for (int k = 0; k < 3; k++) {
             struct engine_opts eo = {.threads = 1, .hash_mb = 4, .mem_levels = -1,
                                      .lmr = mode[k]};
-            struct engine *e;
-            struct sow_error ee;
-            cr_assert_eq(engine_new(&rs, &eo, &e, &ee), SOW_OK, "%s", ee.msg);
+            struct engine *e = engine_of(&rs, &eo);
             struct engine_limits lim = {.depth = 10};
             struct engine_result res;
             engine_search(e, &p, NULL, 0, &lim, &res);

@@ -83,7 +83,8 @@ struct bench_run {
     const char *rules;
     long depth, threads, hash, qs;
     bool mtdf, lockstep;
-    const char *lmr; /* "on", "off" or NULL: the rule set's default */
+    const char *lmr;          /* --lmr as given: "on", "off" or NULL */
+    enum engine_lmr lmr_mode; /* the same for engine_opts (NULL: the rule set's default) */
     struct ruleset rsv[64];
     int nn;
     uint64_t total;
@@ -128,6 +129,9 @@ static int bench_parse(struct bench_run *B, int argc, char **argv)
         return cli_bad("bench engine", "--tables %s", tmsg);
     if (B->lmr && strcmp(B->lmr, "on") && strcmp(B->lmr, "off"))
         return cli_bad("bench engine", "--lmr takes on or off, not '%s'", B->lmr);
+    B->lmr_mode = !B->lmr                  ? ENGINE_LMR_DEFAULT
+                  : !strcmp(B->lmr, "on") ? ENGINE_LMR_ON
+                                          : ENGINE_LMR_OFF;
     if (B->table_cache && !B->tables)
         return cli_bad("bench engine", "--table-cache sizes the tables' cache: give --tables");
     /* The list of rule sets: "all" or comma-separated names, all checked first. */
@@ -227,10 +231,7 @@ static int bench_ruleset(struct bench_run *B, const struct ruleset *rs)
                      : (rs->family == SOW_OWARE || rs->family == SOW_AWARI) ? 14 : 12;
     struct engine_opts o = {.threads = (int)B->threads, .hash_mb = (unsigned)B->hash,
                             .mem_levels = -1, .mtdf = B->mtdf, .lockstep = B->lockstep,
-                            .lmr = !B->lmr                  ? ENGINE_LMR_DEFAULT
-                                   : !strcmp(B->lmr, "on") ? ENGINE_LMR_ON
-                                                           : ENGINE_LMR_OFF,
-                            .qdepth = (int)B->qs};
+                            .lmr = B->lmr_mode, .qdepth = (int)B->qs};
     struct engine *e, *e1 = NULL;
     struct sow_error ee;
     enum sow_status st = engine_new(rs, &o, &e, &ee);

@@ -205,7 +205,6 @@ static inline __attribute__((always_inline)) int leaf(struct ethr *t, const sow_
 static int search_any(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha,
                       int beta, int depth, int ply, bool *proven);
 
-
 static int search_ow6(struct ethr *t, const sow_position *p, int n, uint64_t key, int alpha,
                       int beta, int depth, int ply, bool *proven);
 

@@ -212,12 +212,17 @@ struct core_brent {
     uint32_t power, lam;
 };
 
-/* (The nw words in use are copied and compared, no more.) */
-static inline void core_brent_init(struct core_brent *br, const board_t *b, int hole, int nw)
+/* The state to compare with: the nw words in use, no more. */
+static inline void core_brent_save(struct core_brent *br, const board_t *b, int hole, int nw)
 {
     for (int w = 0; w < nw; w++)
         br->saved.w[w] = b->w[w];
     br->saved_hole = hole;
+}
+
+static inline void core_brent_init(struct core_brent *br, const board_t *b, int hole, int nw)
+{
+    core_brent_save(br, b, hole, nw);
     br->power = br->lam = 1;
 }
 
@@ -227,9 +232,7 @@ static inline bool core_brent_step(struct core_brent *br, const board_t *b, int 
     if (hole == br->saved_hole && board_equal(b, &br->saved, nw))
         return true;
     if (br->lam == br->power) {
-        for (int w = 0; w < nw; w++)
-            br->saved.w[w] = b->w[w];
-        br->saved_hole = hole;
+        core_brent_save(br, b, hole, nw);
         br->power *= 2;
         br->lam = 0;
     }

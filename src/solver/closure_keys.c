@@ -130,11 +130,11 @@ void clos_unpack(const struct ruleset *rs, int K, const uint64_t *w, sow_positio
     memset(p, 0, sizeof *p);
     int st = (int)(w[0] & 3), b = 2;
     if (K == 1) {
-        /* the board a word at a time: the generator reads words of it
-         * at once, and byte stores there would stall those loads */
         /* hole j's count: the gap between its closing zero and the one
-         * before (bit 1 stands in for the zero before hole 0); the zeros
-         * taken lowest first, a one-cycle chain per hole */
+         * before (bit 1 stands in for the zero before hole 0), the zeros
+         * taken lowest first (a one-cycle chain per hole); the board
+         * written a word at a time: the generator reads it in words at
+         * once, and byte stores there would stall those loads */
         uint64_t z = ~w[0] & ~3ULL;
         int prev = 1;
         for (int j0 = 0; j0 < H; j0 += 8) {
