@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The engine against an earlier commit's engine, as a player gets each: both
+# run as `sow engine` (cmd: players, so the old one needs no code of now),
+# each with its own defaults; the new one also with the tables a player
+# builds (`sow tables build --seeds 24 && sow tables compress`, README), the
+# old one with none.  1 s of wall time a move, one thread each, two games at
+# once on two cores (one engine thinks in each game), colour-swapped pairs of
+# balanced openings.  docs/engine.md "Matches".
+#
+# Resumable, across sessions and machines: the games go to OUT as they end,
+# and a later run (any commit) plays only the games OUT lacks.  The players'
+# commands are the same text on every run (relative to WORK), the openings a
+# file kept beside OUT (made by the first run), so the header and openings
+# match; each run's header line names the commit that played.  Ctrl-C stops
+# the match (exit 130) with every finished game kept.
+#
+# usage: bench/vs-old.sh RULES [SOW_BINARY]
+#   BASE=10a932c      the old commit (built once into WORK with meson)
+#   GAMES=400         games in all (even)
+#   TABLES=24         the new engine's tables: levels 0..TABLES of RULES,
+#                     built and compressed into WORK once (TABLES=none: none)
+#   TIME=1000         ms a move
+#   WORK=~/.cache/sow-vs-old   binaries, tables, the old commit's build
+#   OUT=bench/results/vs-$BASE-$RULES-${TIME}ms.txt   the games
+# Cost: about 80 s a game at 1 s a move in oware (two at once), so 400 games
+# take about 4.5 hours of two cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+RULES=${1:?usage: bench/vs-old.sh RULES [SOW_BINARY]}
+SOW=$(realpath "${2:-build/src/cli/sow}")
+BASE=${BASE:-10a932c}
+GAMES=${GAMES:-400}
+TABLES=${TABLES:-24}
+TIME=${TIME:-1000}
+WORK=${WORK:-$HOME/.cache/sow-vs-old}
+OUT=$(realpath -m "${OUT:-bench/results/vs-$BASE-$RULES-${TIME}ms.txt}")
+OPEN=${OUT%.txt}-openings.txt
+mkdir -p "$WORK"
+
+# The old engine: its commit's source in a worktree, built without the
+# parts it does not need here, the binary kept and the worktree removed.
+old=$WORK/sow-$BASE
+if [ ! -x "$old" ]; then
+    src=$WORK/src-$BASE
+    git worktree add --detach "$src" "$BASE" >&2
+    (cd "$src" && meson setup buildo -Dbuildtype=release -Dtests=disabled -Dmpi=disabled \
+        -Dpython=disabled >&2 && ninja -C buildo >&2)
+    cp "$src/buildo/src/cli/sow" "$old.tmp" && mv "$old.tmp" "$old"
+    git worktree remove --force "$src"
+fi
+cp "$SOW" "$WORK/sow-new.tmp" && mv "$WORK/sow-new.tmp" "$WORK/sow-new"
+
+# The new engine's tables (a build resumes and skips the levels present).
+tb="env -u SOW_TABLES" # (WORK has no ./tables: no tables)
+if [ "$TABLES" != none ]; then
+    "$SOW" tables build --rules "$RULES" --seeds "$TABLES" --dir "$WORK/tables-$RULES" >&2
+    "$SOW" tables compress --rules "$RULES" --dir "$WORK/tables-$RULES" >&2
+    tb="env SOW_TABLES=tables-$RULES"
+fi
+
+# The openings, once: the match's own balanced openings for GAMES games,
+# saved (a one-ply match of the greedy player makes them at once).
+if [ ! -s "$OPEN" ]; then
+    "$SOW" match --rules "$RULES" --games "$GAMES" --a greedy --b greedy --max-plies 1 \
+        --save-openings "$OPEN.tmp" >/dev/null
+    mv "$OPEN.tmp" "$OPEN"
+fi
+
+resume=()
+[ -s "$OUT" ] && resume=(--resume)
+cd "$WORK" # the players' commands relative to here, the same on every run
+exec "$SOW" match --rules "$RULES" --games "$GAMES" --concurrency 2 --time "$TIME" \
+    --openings "$OPEN" --a "cmd:$tb ./sow-new engine" \
+    --b "cmd:env -u SOW_TABLES ./sow-$BASE engine" --out "$OUT" "${resume[@]}"
