@@ -2,8 +2,9 @@
 # The engine against an earlier commit's engine, as a player gets each: both
 # run as `sow engine` (cmd: players, so the old one needs no code of now),
 # each with its own defaults; the new one also with the tables a player
-# builds (`sow tables build --seeds 24 && sow tables compress`, README), the
-# old one with none.  1 s of wall time a move, one thread each, two games at
+# builds (`sow tables build --seeds 24 && sow tables compress`, README; in
+# odu and jerin also the solved start's solution file), the old one with
+# none.  1 s of wall time a move, one thread each, two games at
 # once on two cores (one engine thinks in each game), colour-swapped pairs of
 # balanced openings.  docs/engine.md "Matches".
 #
@@ -43,6 +44,8 @@ mkdir -p "$WORK"
 old=$WORK/sow-$BASE
 if [ ! -x "$old" ]; then
     src=$WORK/src-$BASE
+    [ ! -e "$src" ] || git worktree remove --force "$src" 2>/dev/null || rm -rf "$src"
+    git worktree prune # (a build stopped before: its worktree)
     git worktree add --detach "$src" "$BASE" >&2
     (cd "$src" && meson setup buildo -Dbuildtype=release -Dtests=disabled -Dmpi=disabled \
         -Dpython=disabled >&2 && ninja -C buildo >&2)
@@ -57,6 +60,13 @@ if [ "$TABLES" != none ]; then
     "$SOW" tables build --rules "$RULES" --seeds "$TABLES" --dir "$WORK/tables-$RULES" >&2
     "$SOW" tables compress --rules "$RULES" --dir "$WORK/tables-$RULES" >&2
     tb="env SOW_TABLES=tables-$RULES"
+    # odu and jerin: their solved start (about a minute on 2 threads,
+    # docs/solutions.md) as its solution file in the tables directory, where
+    # the engine finds it
+    sol=$WORK/tables-$RULES/$RULES-2x6-048.sowsol
+    case $RULES in odu | jerin)
+        [ -s "$sol" ] || "$SOW" solve --rules "$RULES" --threads 2 --save "$sol" >&2 ;;
+    esac
 fi
 
 # The openings, once: the match's own balanced openings for GAMES games,
