@@ -343,14 +343,14 @@ set +m
 # (up to 5 minutes: beside other jobs on 2 cores, 2 ranks took over a minute
 # to reach level 9; a kill before it would fail the checks below for the
 # wrong reason)
-waited=0
+no_level9=0
 for _ in $(seq 3000); do [ -e "$d/oware-2x6-009.sowtb" ] && break; sleep 0.1; done
-[ -e "$d/oware-2x6-009.sowtb" ] || waited=1
+[ -e "$d/oware-2x6-009.sowtb" ] || no_level9=1
 kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
 kept=$(ls "$d" | grep -c 'sowtb$' || true)
-if [ $waited = 1 ]; then
+if [ $no_level9 = 1 ]; then
     bad "Ctrl-C: level 9 not on disk after 5 minutes (exit status $rc)"; tail -5 "$T/log"
 elif [ "$rc" -ne 130 ]; then
     bad "Ctrl-C: exit status $rc, not 130"; tail -5 "$T/log"
