@@ -841,7 +841,7 @@ static int tables_compress(int argc, char **argv)
     if (setup_rules("tables compress", &o, &rs))
         return CLI_BAD;
     volatile sig_atomic_t *stop = cli_catch_signals(false);
-    int done = 0;
+    int done = 0, skipped = 0;
     double traw = 0, tstored = 0;
     for (int n = 0; n <= TB_MAX_LEVEL && !*stop; n++) {
         char path[4200];
@@ -849,16 +849,23 @@ static int tables_compress(int argc, char **argv)
         if (!fio_exists(path))
             continue;
         uint64_t raw = 0, stored = 0;
+        bool already = false;
         struct sow_error e;
         double t0 = util_now();
-        enum sow_status st = tb_compress_level(&rs, o.dir, n, (int)o.threads, &raw, &stored, &e);
+        enum sow_status st =
+            tb_compress_level(&rs, o.dir, n, (int)o.threads, &raw, &stored, &already, &e);
         if (st != SOW_OK) {
             fprintf(stderr, "sow tables compress: %s\n", e.msg);
             return cli_exit_code(st);
         }
-        printf("level %3d: %14llu raw bytes -> %14llu stored (%.2fx) in %.2f s\n", n,
-               (unsigned long long)raw, (unsigned long long)stored,
-               stored ? (double)raw / (double)stored : 0.0, util_now() - t0);
+        double ratio = stored ? (double)raw / (double)stored : 0.0;
+        if (already)
+            printf("level %3d: %14llu raw bytes, %14llu stored (%.2fx), already compressed\n",
+                   n, (unsigned long long)raw, (unsigned long long)stored, ratio);
+        else
+            printf("level %3d: %14llu raw bytes -> %14llu stored (%.2fx) in %.2f s\n", n,
+                   (unsigned long long)raw, (unsigned long long)stored, ratio, util_now() - t0);
+        skipped += already;
         traw += (double)raw;
         tstored += (double)stored;
         done++;
@@ -867,8 +874,8 @@ static int tables_compress(int argc, char **argv)
         fprintf(stderr, "sow tables compress: interrupted; every level is whole (raw or compressed)\n");
         return cli_exit_code(SOW_E_INTERRUPTED);
     }
-    printf("%s 2x%d: %d levels, %.0f raw bytes, %.0f stored (%.2fx)\n", rs.name, rs.pits, done,
-           traw, tstored, tstored > 0 ? traw / tstored : 0.0);
+    printf("%s 2x%d: %d levels (%d compressed now), %.0f raw bytes, %.0f stored (%.2fx)\n",
+           rs.name, rs.pits, done, done - skipped, traw, tstored, tstored > 0 ? traw / tstored : 0.0);
     return CLI_OK;
 }
 

@@ -158,7 +158,7 @@ static enum sow_status lean_compress_lower(struct tb_set *set, int m, int thread
         return SOW_OK;
     uint64_t raw, stored;
     tb_set_unload_level(set, m);
-    enum sow_status st = tb_compress_level(&set->rs, set->dir, m, threads, &raw, &stored, e);
+    enum sow_status st = tb_compress_level(&set->rs, set->dir, m, threads, &raw, &stored, NULL, e);
     if (st == SOW_OK)
         st = tb_set_load_level(set, m, e);
     if (st == SOW_OK && lv->map)

@@ -99,10 +99,11 @@ enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_se
 
 /* Rewrite level `level` of rs in dir compressed in independent zstd blocks
  * (temp file and rename; the new file is checked after).  *raw and *stored
- * get the raw and compressed sizes.  A file already compressed is left as
- * it is.  SOW_OK, SOW_E_INPUT (damaged), SOW_E_IO or SOW_E_NOMEM. */
+ * get the raw and compressed sizes.  A file already compressed is checked
+ * and left as it is, *already (if not NULL) set to say so.  SOW_OK,
+ * SOW_E_INPUT (damaged), SOW_E_IO or SOW_E_NOMEM. */
 enum sow_status tb_compress_level(const struct ruleset *rs, const char *dir, int level,
-                                  int threads, uint64_t *raw, uint64_t *stored,
+                                  int threads, uint64_t *raw, uint64_t *stored, bool *already,
                                   struct sow_error *e);
 
 /* tb_open, but compressed levels are decompressed into memory (1 byte per

@@ -221,7 +221,7 @@ enum sow_status tbz_all(const struct tbz *z, int8_t *out, int threads, struct so
 
 
 enum sow_status tb_compress_level(const struct ruleset *rs, const char *dir, int level,
-                                  int threads, uint64_t *raw, uint64_t *stored,
+                                  int threads, uint64_t *raw, uint64_t *stored, bool *already,
                                   struct sow_error *e)
 {
     char path[4200];
@@ -234,6 +234,8 @@ enum sow_status tb_compress_level(const struct ruleset *rs, const char *dir, int
     if (st != SOW_OK)
         return st;
     *raw = h.entries + TB_HEADER_SIZE;
+    if (already)
+        *already = h.version == TBZ_VERSION;
     if (h.version == TBZ_VERSION) { /* already compressed: decompressed copy, nothing to do */
         tb_file_unmap(map, maplen);
         *stored = h.stored;

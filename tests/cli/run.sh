@@ -482,6 +482,10 @@ bad 2 tables compress --dir /etc/hostname
 bad 2 tables compress --dir "$WORK/no-such-dir"
 rm -rf "$WORK/tbz"; cp -r "$TB" "$WORK/tbz"
 ok tables compress --pits 2 --dir "$WORK/tbz"
+check "tables compress: every level compressed now" grep -q " 5 levels (5 compressed now)" "$out"
+ok tables compress --pits 2 --dir "$WORK/tbz"
+check "tables compress again: every level already compressed, none now" \
+    sh -c "test \$(grep -c 'already compressed\$' '$out') -eq 5 && grep -q ' 5 levels (0 compressed now)' '$out'"
 run tables info "$WORK/tbz"
 check "tables info: compressed files listed as such" grep -q "(compressed)" "$out"
 ok tables verify "$WORK/tbz"
