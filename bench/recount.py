@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Recount a `sow match --out` games file, the second way to its result.
+
+usage: bench/recount.py GAMES_FILE [--sow BINARY] [--openings FILE]
+
+The match runner tallies its games as it plays them.  This script takes only
+the file: it replays every game with `sow play` (the rules' move generator,
+not the runner nor either engine), checks that every move is legal, that the
+game ends where the record says and why, and that the final score and the
+point given to player a follow from the moves (a game stopped at the move
+limit: its length only); then it counts wins, draws and losses and computes
+the Elo difference and its 95% interval itself (the usual estimate from the
+mean and spread of a's points, the one `sow match` prints).
+With --openings, each game's opening must be its pair's line of that file.
+
+Output: the summary (as `sow match` prints it), the games by end and by
+colour, and one line per game that does not check out.  Exit status 0 if
+every game checks out, 1 if one does not, 2 on bad input.
+"""
+import math
+import re
+import subprocess
+import sys
+
+HEAD = re.compile(r"^# sow match: rules (\S+) 2x(\d+) seeds (\d+);.*max-plies (\d+)")
+GAME = re.compile(r"^game (\d+) opening (\S+)(?: \(South[^)]*\))? South=([ab]) "
+                  r"final (\S+)-(\S+) \((.*?)\) a=(\S+):(.*)$")
+
+
+def die(msg):
+    print(f"recount: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def elo(s):
+    if s <= 0:
+        return -math.inf
+    if s >= 1:
+        return math.inf
+    return -400.0 * math.log10(1.0 / s - 1.0)
+
+
+def replay(sow, rules, pits, seeds, opening, moves):
+    """(reason, final A, final B, moves played) of the game, or an error."""
+    r = subprocess.run([sow, "play", "--rules", rules, "--pits", pits, "--seeds", seeds,
+                        opening] + moves, capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, r.stderr.strip() or f"sow play exit {r.returncode}"
+    out = r.stdout.splitlines()
+    last = out[-1].split("/")
+    if len(last) < 4:
+        return None, f"unexpected last line of sow play: {out[-1]}"
+    store = [float(x) for x in last[3].split("-")]
+    over = [l for l in out if l.startswith("game over")]
+    if not over:  # no end: the runner stopped it at its move limit
+        return ("move limit", None), None
+    m = re.match(r"game over: position repeated; settlement: A takes (\S+), B takes (\S+)$",
+                 over[0])
+    if m:
+        return ("position repeated", (store[0] + float(m.group(1)),
+                                      store[1] + float(m.group(2)))), None
+    reason = over[0][len("game over: "):]
+    fs = [l for l in out if l.startswith("final score:")]
+    m = re.match(r"final score: A (\S+), B (\S+)$", fs[0]) if fs else None
+    if not m:
+        return None, "sow play printed no final score"
+    return (reason, (float(m.group(1)), float(m.group(2)))), None
+
+
+def main():
+    args = sys.argv[1:]
+    sow, openings, path = "build/src/cli/sow", None, None
+    while args:
+        a = args.pop(0)
+        if a == "--sow" and args:
+            sow = args.pop(0)
+        elif a == "--openings" and args:
+            openings = args.pop(0)
+        elif a.startswith("-"):
+            die(f"unknown option '{a}' (usage: bench/recount.py GAMES [--sow B] [--openings F])")
+        elif path is None:
+            path = a
+        else:
+            die(f"unexpected argument '{a}'")
+    if path is None:
+        die("usage: bench/recount.py GAMES_FILE [--sow BINARY] [--openings FILE]")
+    try:
+        lines = open(path).read().splitlines()
+        ops = None
+        if openings:
+            ops = [l.split("#")[0].strip() for l in open(openings)]
+            ops = [o for o in ops if o]
+    except OSError as e:
+        die(f"{e.filename}: {e.strerror}")
+
+    heads = [HEAD.match(l) for l in lines if l.startswith("#")]
+    if not heads or not all(heads):
+        die(f"{path}: no 'sow match' header line, or one this script cannot read")
+    rules, pits, seeds, maxplies = heads[0].groups()
+    if any(h.groups() != heads[0].groups() for h in heads):
+        die(f"{path}: header lines of different matches")
+
+    w = d = l = 0
+    sum2 = 0.0
+    by_end, by_colour, bad, seen = {}, {"a": [0.0, 0], "b": [0.0, 0]}, [], set()
+    for line in lines:
+        if line.startswith("#") or not line.strip():
+            continue
+        m = GAME.match(line)
+        if not m:
+            die(f"{path}: cannot read the line '{line[:60]}...'")
+        g, opening, south, fa, fb, how, pts, moves = m.groups()
+        g, fa, fb, pts, moves = int(g), float(fa), float(fb), float(pts), moves.split()
+        if g in seen:
+            bad.append(f"game {g}: played twice")
+        seen.add(g)
+        why = None
+        if ops is not None and (len(ops) < (g + 1) // 2 or ops[(g - 1) // 2] != opening):
+            why = "its opening is not its pair's line of the openings file"
+        if (south == "a") != (g % 2 == 1):
+            why = why or f"South={south} in game {g} (a is South in odd games)"
+        forfeit = re.match(r"([ab]) forfeits", how)
+        got, err = replay(sow, rules, pits, seeds, opening, moves)
+        if err:
+            why = why or f"does not replay: {err}"
+        elif forfeit:
+            want = 0.0 if forfeit.group(1) == "a" else 1.0
+            if got[0] != "move limit":
+                why = why or f"forfeited in a finished game ({got[0]})"
+            elif pts != want:
+                why = why or f"a={pts:g}, the forfeit gives a {want:g}"
+        else:
+            end, final = got
+            if end == "move limit":
+                if len(moves) != int(maxplies) or how != "move limit":
+                    why = why or f"not over after {len(moves)} moves, the record says '{how}'"
+            elif end != how:
+                why = why or f"ends by '{end}', the record says '{how}'"
+            elif final != (fa, fb):
+                why = why or f"final {final[0]:g}-{final[1]:g}, the record says {fa:g}-{fb:g}"
+            if final is not None:
+                mine, theirs = final if south == "a" else final[::-1]
+                want = 1.0 if mine > theirs else 0.0 if mine < theirs else 0.5
+                if pts != want:
+                    why = why or f"a={pts:g}, its final score gives a {want:g}"
+        if why:
+            bad.append(f"game {g}: {why}")
+        w, d, l = w + (pts == 1), d + (pts == 0.5), l + (pts == 0)
+        sum2 += pts * pts
+        key = "forfeit" if forfeit else how
+        by_end[key] = by_end.get(key, 0) + 1
+        by_colour["a" if south == "a" else "b"][0] += pts
+        by_colour["a" if south == "a" else "b"][1] += 1
+
+    n = w + d + l
+    if n == 0:
+        die(f"{path}: no games")
+    s = (w + 0.5 * d) / n
+    var = sum2 / n - s * s
+    if var <= 0:  # one result throughout: count half a point more (as sow match)
+        s1 = (w + 0.5 * d + 0.5) / (n + 1)
+        var = s1 * (1 - s1)
+    se = math.sqrt(var / n)
+    print(f"rules    : {rules} 2x{pits} seeds {seeds}")
+    print(f"games    : {n}, replayed with {sow} play")
+    print(f"a W/D/L  : {w} / {d} / {l}")
+    print(f"score a  : {w + 0.5 * d:.1f} / {n} ({100 * s:.1f}%)")
+    print(f"elo a-b  : {elo(s):+.1f} (95%: {elo(s - 1.96 * se):+.1f} .. {elo(s + 1.96 * se):+.1f})")
+    print("ends     : " + ", ".join(f"{k} {v}" for k, v in sorted(by_end.items())))
+    print(f"a South  : {by_colour['a'][0]:g} of {by_colour['a'][1]} points; "
+          f"a North: {by_colour['b'][0]:g} of {by_colour['b'][1]}")
+    for b in bad:
+        print(b)
+    print(f"checked  : {n - len(bad)} of {n} games check out")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# bench/recount.py, the second count of a match's result: short matches
+# (oware, awari's half seeds, a relay rule set, the move limit) check out
+# and give sow match's own summary; a spoilt record of each kind (a move, a
+# final score, a point, an end, a game twice, an opening) is found and
+# named, exit 1; bad input exit 2 with one line.
+# TAP on stdout.   usage: tests/cli/recount.sh [SOW]
+set -u
+SOW=$(realpath "${1:-build/src/cli/sow}")
+HERE=$(cd "$(dirname "$0")" && pwd)
+RECOUNT="$HERE/../../bench/recount.py"
+[ -x "$SOW" ] || { echo "Bail out! no sow executable at $SOW"; exit 1; }
+command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "#   $2"; }
+check() { if eval "$2"; then ok "$1"; else notok "$1" "${3:-}"; fi; }
+recount() { python3 "$RECOUNT" "$@" --sow "$SOW" >"$WORK/out" 2>"$WORK/err"; rc=$?; }
+
+# match NAME ARGS...: a short match into $WORK/NAME.txt (and its openings),
+# its summary in $WORK/NAME.sum
+match() {
+    local name=$1; shift
+    "$SOW" match --a sow:depth=2 --b greedy --games 8 --unbalanced --out "$WORK/$name.txt" \
+        --save-openings "$WORK/$name.open" "$@" >"$WORK/$name.sum" 2>/dev/null
+}
+for m in "oware" "awari --rules awari" "jodu --rules jodu" "limit --max-plies 12"; do
+    set -- $m
+    name=$1; shift
+    match "$name" "$@"
+    check "$name: the match ran" '[ -s "$WORK/$name.txt" ]'
+    recount "$WORK/$name.txt" --openings "$WORK/$name.open"
+    check "$name: every game checks out, exit 0" '[ $rc -eq 0 ] && grep -q "^checked  : 8 of 8 games" "$WORK/out"' \
+        "rc=$rc: $(tail -3 "$WORK/out") $(head -2 "$WORK/err")"
+    for f in "a W/D/L" "score a" "elo a-b"; do
+        check "$name: '$f' as sow match prints it" \
+            '[ "$(grep "^$f" "$WORK/out")" = "$(grep "^$f" "$WORK/$name.sum")" ]' \
+            "recount: $(grep "^$f" "$WORK/out"); sow match: $(grep "^$f" "$WORK/$name.sum")"
+    done
+done
+check "limit: the games stopped at the move limit" 'grep -q "(move limit)" "$WORK/limit.txt"'
+
+# spoil NAME SED DESC WANT: game lines of oware.txt changed by SED; the
+# recount exits 1 and prints a line matching WANT
+spoil() {
+    sed "$2" "$WORK/oware.txt" >"$WORK/spoilt.txt"
+    recount "$WORK/spoilt.txt" --openings "$WORK/oware.open"
+    check "spoilt: $1: exit 1, named" '[ $rc -eq 1 ] && grep -q "$3" "$WORK/out"' \
+        "rc=$rc: $(tail -3 "$WORK/out") $(head -2 "$WORK/err")"
+}
+spoil "a move changed" '/^game 3 /s/: \([1-6]\)A \([1-6]\)B/: \1A 7B/' "^game 3: does not replay"
+spoil "a move dropped" '/^game 2 /s/ [1-6][AB]$//' "^game 2: "
+spoil "a final score" '/^game 4 /s/final \([0-9.]*\)-/final 99-/' "^game 4: final .*record says 99-"
+spoil "a point" '/^game 5 /{s/ a=1:/ a=X:/;s/ a=0:/ a=1:/;s/ a=0.5:/ a=1:/;s/ a=X:/ a=0:/}' "^game 5: a="
+spoil "an end" '/^game 6 /s/([^)]*) a=/(move limit) a=/' "^game 6: "
+spoil "a game twice" '$p' "played twice"
+spoil "an opening" '/^game 7 /s/opening [0-9]/opening 9/' "^game 7: "
+bad() {
+    recount "$@"
+    check "bad input: recount $*: exit 2, one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
+        "rc=$rc: $(head -2 "$WORK/err")"
+}
+bad "$WORK/nosuch.txt"
+grep -v '^#' "$WORK/oware.txt" >"$WORK/nohead.txt"
+bad "$WORK/nohead.txt"
+bad "$WORK/oware.txt" --frob
+echo "1..$n"
+exit $((failed > 0))
