@@ -21,10 +21,7 @@ EPID=
 trap '[ -n "$EPID" ] && kill $EPID 2>/dev/null; rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/no-tables"
 export SOW_TABLES="$WORK/no-tables"
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "#   $2"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1" "${3:-}"; fi; }
+. "$(dirname "$0")/tap.sh"
 
 # ---- Aualé's grammar: the answers its client parses ----
 MOVE='[a-fA-F]'
@@ -331,5 +328,4 @@ finish
 check "--letters session: exit 0, every line fits the grammar ($(wc -l <"$WORK/log") lines)" \
     '[ $RC -eq 0 ] && [ ! -s "$WORK/ungrammatical" ]' "$(head -3 "$WORK/ungrammatical" 2>/dev/null)"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

@@ -9,10 +9,7 @@ SOW=$(realpath "${1:-build/src/cli/sow}")
 [ -x "$SOW" ] || { echo "Bail out! no sow executable at $SOW"; exit 1; }
 WORK=$(mktemp -d)
 trap 'kill $EPID 2>/dev/null; rm -rf "$WORK"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "#   $2"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1" "${3:-}"; fi; }
+. "$(dirname "$0")/tap.sh"
 
 # bad CMD...: exit 2, one line on stderr, nothing on stdout
 bad() {
@@ -147,5 +144,4 @@ check "bad OwnBook and BookMargin values: an error line each; another rule set's
     '[ "$(grep -c "^info string error: setoption OwnBook" "$WORK/log")" -eq 1 ] && [ "$(grep -c "^info string error: setoption BookMargin" "$WORK/log")" -eq 1 ] && grep -q "^info string error: Book: .*a book of oware" "$WORK/log"' "$(cat "$WORK/log")"
 finish
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

@@ -12,36 +12,30 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/no-tables"
 export SOW_TABLES="$WORK/no-tables"
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-check() { # check NAME CONDITION-EXIT-STATUS DETAILS...
-    local name=$1 st=$2; shift 2
-    if [ "$st" = 0 ]; then ok "$name"; else notok "$name" "$@"; fi
-}
+. "$(dirname "$0")/tap.sh"
 
 TB=$WORK/tb LOW=$WORK/low
 "$SOW" tables build --seeds 9 --dir "$TB" --bounds --threads 1 >"$WORK/out" 2>"$WORK/err"
-check "build --bounds: exit 0" $? "$(cat "$WORK/err")"
+check_st "build --bounds: exit 0" $? "$(cat "$WORK/err")"
 nb=$(ls "$TB"/oware-2x6-*.sowtbb 2>/dev/null | wc -l)
-[ "$nb" = 10 ]; check "build --bounds: a bounds file per level (10)" $? "$nb files"
+[ "$nb" = 10 ]; check_st "build --bounds: a bounds file per level (10)" $? "$nb files"
 # the levels below 9 without bounds: the closure's reference for level 9
 mkdir -p "$LOW" && cp "$TB"/oware-2x6-00[0-8].sowtb "$LOW"/
 
 "$SOW" tables build --help 2>&1 | grep -q -- '--bounds'
-check "tables build --help names --bounds" $?
+check_st "tables build --help names --bounds" $?
 
 "$SOW" tables info "$TB" >"$WORK/info" 2>&1
 st=$?
 grep -q '^oware-2x6-009.sowtbb .*ok (bounds of values' "$WORK/info" && grep -q '^bounds [0-9]* bytes in 10 files' "$WORK/info"
-check "info lists the bounds files" $((st || $?)) "$(tail -3 "$WORK/info")"
+check_st "info lists the bounds files" $((st || $?)) "$(tail -3 "$WORK/info")"
 
 "$SOW" tables stats --dir "$TB" --seeds 9 --json >"$WORK/stats" 2>&1
 grep -q '"bounds":{"forced":[0-9]*,"open":[0-9]*}}$' "$WORK/stats"
-check "stats --json counts the bounds" $? "$(cat "$WORK/stats")"
+check_st "stats --json counts the bounds" $? "$(cat "$WORK/stats")"
 
 "$SOW" tables verify "$TB" --threads 1 >"$WORK/verify" 2>&1
-check "verify: ok with bounds" $? "$(grep -v '^ok' "$WORK/verify")"
+check_st "verify: ok with bounds" $? "$(grep -v '^ok' "$WORK/verify")"
 
 # the exact solve over the bounds: no search, the closure's values
 POS=1,1,1,1,0,0/1,1,1,1,1,0/B
@@ -50,7 +44,7 @@ st=$?
 "$SOW" solve --tables "$LOW" --levels 0 --moves --json "$POS" >"$WORK/b" 2>/dev/null
 strip() { sed 's/,"nodes".*//' "$1"; }
 [ $st = 0 ] && grep -q '"nodes":0,' "$WORK/a" && [ "$(strip "$WORK/a")" = "$(strip "$WORK/b")" ]
-check "solve --tables: a 9-seed position from the bounds, the closure's values" $? \
+check_st "solve --tables: a 9-seed position from the bounds, the closure's values" $? \
     "$(cat "$WORK/a")" "$(cat "$WORK/b")"
 
 # tables probe: a move that stays in the level from its result's bounds
@@ -60,7 +54,7 @@ probe() { "$SOW" tables probe --dir "$1" "$P7" 2>&1 | sed -n 's/^\([1-6]A\) .* \
 want=$("$SOW" solve --moves "$P7" 2>/dev/null | sed -n 's/^move \([1-6]A\) *: \(-*[0-9]*\).*/\1 \2/p' | sed 's/ \([0-9]\)/ +\1/' | tr '\n' ' ')
 got=$(probe "$TB") plain=$(probe "$LOW")
 [ "$got" = "$want" ] && [ "$got" != "$plain" ]
-check "tables probe: in-level moves from the bounds, sow solve's values" $? "bounds: $got" \
+check_st "tables probe: in-level moves from the bounds, sow solve's values" $? "bounds: $got" \
     "solve: $want" "without bounds: $plain"
 
 # damage: a byte of level 7's bounds
@@ -72,15 +66,15 @@ printf '\x55' | dd of="$f" bs=1 seek=4000 conv=notrunc 2>/dev/null
 st=$?
 lines=$(grep -c "$f" "$WORK/verify")
 [ $st = 2 ] && [ "$lines" = 1 ] && grep -q "^BAD  $f: payload damaged" "$WORK/verify"
-check "verify: a damaged bounds file, one line naming it, exit 2" $? "exit $st" "$(cat "$WORK/verify")"
+check_st "verify: a damaged bounds file, one line naming it, exit 2" $? "exit $st" "$(cat "$WORK/verify")"
 "$SOW" solve --tables "$BAD" "$POS" >"$WORK/out" 2>"$WORK/err"
 st=$?
 [ $st = 2 ] && [ ! -s "$WORK/out" ] && [ "$(wc -l <"$WORK/err")" = 1 ] && grep -q "$f" "$WORK/err"
-check "solve --tables: a damaged bounds file, one line, exit 2" $? "exit $st" "$(cat "$WORK/err")"
+check_st "solve --tables: a damaged bounds file, one line, exit 2" $? "exit $st" "$(cat "$WORK/err")"
 "$SOW" tables stats --dir "$BAD" --seeds 7 >"$WORK/out" 2>"$WORK/err"
 st=$?
 [ $st = 2 ] && [ ! -s "$WORK/out" ] && grep -q "$f" "$WORK/err"
-check "stats: a damaged bounds file, exit 2" $? "exit $st" "$(cat "$WORK/err")"
+check_st "stats: a damaged bounds file, exit 2" $? "exit $st" "$(cat "$WORK/err")"
 
 # bounds added to levels built without them: the same files
 rm -f "$BAD"/*.sowtbb
@@ -92,7 +86,7 @@ for k in 0 1 2 3 4 5 6 7 8 9; do
     cmp -s "$TB/oware-2x6-00$k.sowtbb" "$BAD/oware-2x6-00$k.sowtbb" || same=1
 done
 [ $st = 0 ] && [ $same = 0 ]
-check "build --bounds over levels without them: the same bounds files" $? "exit $st"
+check_st "build --bounds over levels without them: the same bounds files" $? "exit $st"
 
 # compressed levels keep their bounds
 "$SOW" tables compress --dir "$BAD" --threads 1 >/dev/null 2>&1 &&
@@ -100,7 +94,6 @@ check "build --bounds over levels without them: the same bounds files" $? "exit 
 st=$?
 "$SOW" solve --tables "$BAD" --levels 0 --moves --json "$POS" >"$WORK/c" 2>/dev/null
 [ $st = 0 ] && [ "$(strip "$WORK/c")" = "$(strip "$WORK/a")" ] && grep -q '"nodes":0,' "$WORK/c"
-check "compressed levels: verify ok, the same answer from the bounds" $? "exit $st" "$(cat "$WORK/c")"
+check_st "compressed levels: verify ok, the same answer from the bounds" $? "exit $st" "$(cat "$WORK/c")"
 
-echo "1..$n"
-[ $failed = 0 ]
+tap_done

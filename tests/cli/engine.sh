@@ -9,10 +9,7 @@ WORK=$(mktemp -d)
 trap 'kill $EPID 2>/dev/null; rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/no-tables"
 export SOW_TABLES="$WORK/no-tables"
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "#   $2"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1" "${3:-}"; fi; }
+. "$(dirname "$0")/tap.sh"
 
 # ---- a coprocess: send lines, wait for replies ----
 EPID=
@@ -422,5 +419,4 @@ for b in "--balance-exact $WORK/o5.sol" "--balance-exact $WORK/missing.sol" \
         '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
 done
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

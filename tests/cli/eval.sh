@@ -15,10 +15,7 @@ DATA=$(cd "$(dirname "$0")/../data" && pwd)
 [ -x "$FIT" ] || { echo "Bail out! no sow-eval-fit executable at $FIT"; exit 1; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "#   $2"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1" "${3:-}"; fi; }
+. "$(dirname "$0")/tap.sh"
 
 # bad CMD...: exit 2, one line on stderr, nothing on stdout
 bad() {
@@ -106,5 +103,4 @@ done
 d=$(score2 jodu-ibadan "") c=$(score2 jodu-ibadan 8,10,20,40,15,10,20)
 check "engine jodu-ibadan: the default evaluation is the classic ($d = $c)" '[ -n "$d" ] && [ "$d" = "$c" ]'
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_done

@@ -13,10 +13,7 @@ RECOUNT="$HERE/../../bench/recount.py"
 command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "#   $2"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1" "${3:-}"; fi; }
+. "$(dirname "$0")/tap.sh"
 recount() { python3 "$RECOUNT" "$@" --sow "$SOW" >"$WORK/out" 2>"$WORK/err"; rc=$?; }
 
 # match NAME ARGS...: a short match into $WORK/NAME.txt (and its openings),
@@ -66,5 +63,4 @@ bad "$WORK/nosuch.txt"
 grep -v '^#' "$WORK/oware.txt" >"$WORK/nohead.txt"
 bad "$WORK/nohead.txt"
 bad "$WORK/oware.txt" --frob
-echo "1..$n"
-exit $((failed > 0))
+tap_done
