@@ -42,21 +42,25 @@ def elo(s):
 
 def replay(sow, rules, pits, seeds, opening, moves):
     """(reason, final A, final B, moves played) of the game, or an error."""
-    r = subprocess.run([sow, "play", "--rules", rules, "--pits", pits, "--seeds", seeds,
-                        opening] + moves, capture_output=True, text=True)
+    # (a game forfeited before its first move: the opening's moves listed,
+    # which says as sow play does whether the game is over there)
+    r = subprocess.run([sow, "play" if moves else "moves", "--rules", rules, "--pits", pits,
+                        "--seeds", seeds, opening] + moves, capture_output=True, text=True)
     if r.returncode != 0:
         return None, r.stderr.strip() or f"sow play exit {r.returncode}"
     out = r.stdout.splitlines()
-    last = out[-1].split("/")
-    if len(last) < 4:
-        return None, f"unexpected last line of sow play: {out[-1]}"
-    store = [float(x) for x in last[3].split("-")]
+    if not moves and not any(l.startswith("game over") for l in out):
+        return ("move limit", None), None
     over = [l for l in out if l.startswith("game over")]
     if not over:  # no end: the runner stopped it at its move limit
         return ("move limit", None), None
     m = re.match(r"game over: position repeated; settlement: A takes (\S+), B takes (\S+)$",
                  over[0])
-    if m:
+    if m:  # the stores: the last position's fourth field, SA-SB
+        last = out[-1].split("/")
+        if len(last) < 4:
+            return None, f"unexpected last line of sow play: {out[-1]}"
+        store = [float(x) for x in last[3].split("-")]
         return ("position repeated", (store[0] + float(m.group(1)),
                                       store[1] + float(m.group(2)))), None
     reason = over[0][len("game over: "):]

@@ -13,7 +13,8 @@
 # commands are the same text on every run (relative to WORK), the openings a
 # file kept beside OUT (made by the first run), so the header and openings
 # match; each run's header line names the commit that played.  Ctrl-C stops
-# the match (exit 130) with every finished game kept.
+# the match (exit 130) with every finished game kept.  A complete match is
+# then counted the second way, by bench/recount.py (every game replayed).
 #
 # usage: bench/vs-old.sh RULES [SOW_BINARY]
 #   BASE=10a932c      the old commit (built once into WORK with meson)
@@ -80,6 +81,9 @@ fi
 resume=()
 [ -s "$OUT" ] && resume=(--resume)
 cd "$WORK" # the players' commands relative to here, the same on every run
-exec "$SOW" match --rules "$RULES" --games "$GAMES" --concurrency 2 --time "$TIME" \
+"$SOW" match --rules "$RULES" --games "$GAMES" --concurrency 2 --time "$TIME" \
     --openings "$OPEN" --a "cmd:$tb ./sow-new engine" \
     --b "cmd:env -u SOW_TABLES ./sow-$BASE engine" --out "$OUT" "${resume[@]}"
+# The match complete: its file counted the second way (every game replayed)
+echo "== bench/recount.py $OUT"
+python3 "$ROOT/bench/recount.py" "$OUT" --openings "$OPEN" --sow "$SOW"

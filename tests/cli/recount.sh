@@ -54,6 +54,17 @@ spoil "a point" '/^game 5 /{s/ a=1:/ a=X:/;s/ a=0:/ a=1:/;s/ a=0.5:/ a=1:/;s/ a=
 spoil "an end" '/^game 6 /s/([^)]*) a=/(move limit) a=/' "^game 6: "
 spoil "a game twice" '$p' "played twice"
 spoil "an opening" '/^game 7 /s/opening [0-9]/opening 9/' "^game 7: "
+# a forfeit before the first move (an engine that never answered) checks
+# out; the same game with the point given to the side that forfeited not
+sed '/^game 1 /s/final .*$/final 0-0 (a forfeits: no bestmove within 2.0 s) a=0:/' \
+    "$WORK/oware.txt" >"$WORK/forfeit.txt"
+recount "$WORK/forfeit.txt" --openings "$WORK/oware.open"
+check "a forfeit before the first move checks out" '[ $rc -eq 0 ] && grep -q "^checked  : 8 of 8" "$WORK/out"' \
+    "rc=$rc: $(tail -3 "$WORK/out") $(head -2 "$WORK/err")"
+sed -i '/^game 1 /s/ a=0:/ a=1:/' "$WORK/forfeit.txt"
+recount "$WORK/forfeit.txt" --openings "$WORK/oware.open"
+check "the forfeit's point given to the side that forfeited: named" \
+    '[ $rc -eq 1 ] && grep -q "^game 1: a=1, the forfeit gives a 0" "$WORK/out"' "rc=$rc: $(tail -3 "$WORK/out")"
 bad() {
     recount "$@"
     check "bad input: recount $*: exit 2, one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
