@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Recount a `sow match --out` games file, the second way to its result.
 
-usage: bench/recount.py GAMES_FILE [--sow BINARY] [--openings FILE]
+usage: bench/recount.py GAMES_FILE [--sow BINARY] [--openings FILE] [--tables DIR]
 
 The match runner tallies its games as it plays them.  This script takes only
 the file: it replays every game with `sow play` (the rules' move generator,
@@ -12,6 +12,12 @@ limit: its length only); then it counts wins, draws and losses and computes
 the Elo difference and its 95% interval itself (the usual estimate from the
 mean and spread of a's points, the one `sow match` prints).
 With --openings, each game's opening must be its pair's line of that file.
+With --tables DIR (levels 0..N of the rule set), each game that reaches
+N seeds on the board is also scored as if both played perfectly from its
+first position there (the tables' value, docs/rules.md): the W/D/L and Elo
+so, and how many games a's played result fell below or rose above it.
+(In oware the repetition rule settles a cycle where it closes, which the
+tables' value does not model: a result below it is not always a mistake.)
 
 Output: the summary (as `sow match` prints it), the games by end and by
 colour, and one line per game that does not check out.  Exit status 0 if
@@ -40,8 +46,9 @@ def elo(s):
     return -400.0 * math.log10(1.0 / s - 1.0)
 
 
-def replay(sow, rules, pits, seeds, opening, moves):
-    """(reason, final A, final B, moves played) of the game, or an error."""
+def replay(sow, rules, pits, seeds, opening, moves, path=None):
+    """((reason, (final A, final B) or None), None) of the game, or (None,
+    an error); the positions from the opening on appended to path."""
     # (a game forfeited before its first move: the opening's moves listed,
     # which says as sow play does whether the game is over there)
     r = subprocess.run([sow, "play" if moves else "moves", "--rules", rules, "--pits", pits,
@@ -49,6 +56,10 @@ def replay(sow, rules, pits, seeds, opening, moves):
     if r.returncode != 0:
         return None, r.stderr.strip() or f"sow play exit {r.returncode}"
     out = r.stdout.splitlines()
+    if path is not None:
+        path.append(opening)
+        path.extend(m.group(1) for m in (re.match(r"\d+\. \S+ +captured \S+ +(\S+)$", l)
+                                         for l in out) if m)
     if not moves and not any(l.startswith("game over") for l in out):
         return ("move limit", None), None
     over = [l for l in out if l.startswith("game over")]
@@ -71,23 +82,64 @@ def replay(sow, rules, pits, seeds, opening, moves):
     return (reason, (float(m.group(1)), float(m.group(2)))), None
 
 
+def seeds_on_board(pos):
+    rows = pos.split("/")
+    return sum(float(x) for x in rows[0].split(",")) + sum(float(x) for x in rows[1].split(","))
+
+
+def tables_top(sow, d, rules, pits):
+    """The highest level N with levels 0..N of rules 2xpits in d, whole."""
+    r = subprocess.run([sow, "tables", "info", d], capture_output=True, text=True)
+    if r.returncode != 0:
+        die(f"--tables {d}: {r.stderr.strip() or 'sow tables info failed'}")
+    have = {int(m.group(1)) for m in (re.match(rf"{re.escape(rules)}-2x{pits}-(\d+)\.sowtb .* ok", l)
+                                      for l in r.stdout.splitlines()) if m}
+    top = -1
+    while top + 1 in have:
+        top += 1
+    if top < 0:
+        die(f"--tables {d}: no level 0 of {rules} 2x{pits}")
+    return top
+
+
+def tables_points(sow, rules, pits, d, pos, south):
+    """a's point if both play perfectly from pos (the tables' value), and
+    a's net seeds so."""
+    r = subprocess.run([sow, "tables", "probe", "--rules", rules, "--pits", pits, "--dir", d,
+                        pos], capture_output=True, text=True)
+    m = re.search(r"^value\s+([+-]?\d+)", r.stdout, re.M)
+    if r.returncode != 0 or not m:
+        die(f"sow tables probe {pos}: {r.stderr.strip() or 'no value'}")
+    rows = pos.split("/")
+    v, n = int(m.group(1)), seeds_on_board(pos)
+    sa, sb = (float(x) for x in rows[3].split("-"))
+    va = v if rows[2] == "A" else -v
+    fa, fb = sa + (n + va) / 2, sb + (n - va) / 2
+    mine, theirs = (fa, fb) if south == "a" else (fb, fa)
+    return (1.0 if mine > theirs else 0.0 if mine < theirs else 0.5), mine - theirs
+
+
 def main():
     args = sys.argv[1:]
-    sow, openings, path = "build/src/cli/sow", None, None
+    sow, openings, path, tdir = "build/src/cli/sow", None, None, None
     while args:
         a = args.pop(0)
         if a == "--sow" and args:
             sow = args.pop(0)
         elif a == "--openings" and args:
             openings = args.pop(0)
+        elif a == "--tables" and args:
+            tdir = args.pop(0)
         elif a.startswith("-"):
-            die(f"unknown option '{a}' (usage: bench/recount.py GAMES [--sow B] [--openings F])")
+            die(f"unknown option '{a}' (usage: bench/recount.py GAMES [--sow B] "
+                "[--openings F] [--tables DIR])")
         elif path is None:
             path = a
         else:
             die(f"unexpected argument '{a}'")
     if path is None:
-        die("usage: bench/recount.py GAMES_FILE [--sow BINARY] [--openings FILE]")
+        die("usage: bench/recount.py GAMES_FILE [--sow BINARY] [--openings FILE] "
+            "[--tables DIR]")
     try:
         lines = open(path).read().splitlines()
         ops = None
@@ -103,6 +155,9 @@ def main():
     rules, pits, seeds, maxplies = heads[0].groups()
     if any(h.groups() != heads[0].groups() for h in heads):
         die(f"{path}: header lines of different matches")
+    top = tables_top(sow, tdir, rules, pits) if tdir else -1
+    tw = [0, 0, 0]  # --tables: a's results, perfect play from the tables on
+    tin = tbelow = tabove = tnet = 0
 
     w = d = l = 0
     sum2 = 0.0
@@ -124,7 +179,19 @@ def main():
         if (south == "a") != (g % 2 == 1):
             why = why or f"South={south} in game {g} (a is South in odd games)"
         forfeit = re.match(r"([ab]) forfeits", how)
-        got, err = replay(sow, rules, pits, seeds, opening, moves)
+        posns = []
+        got, err = replay(sow, rules, pits, seeds, opening, moves, posns)
+        tpts = pts
+        first = next((q for q in posns if seeds_on_board(q) <= top), None) if not err else None
+        if first is not None and not forfeit:
+            tpts, tn = tables_points(sow, rules, pits, tdir, first, south)
+            tin += 1
+            tbelow += pts < tpts
+            tabove += pts > tpts
+            if got and got[1] is not None:
+                final = got[1]
+                tnet += ((final[0] - final[1]) * (1 if south == "a" else -1)) - tn
+        tw[int(2 * tpts)] += 1
         if err:
             why = why or f"does not replay: {err}"
         elif forfeit:
@@ -173,6 +240,14 @@ def main():
     print("ends     : " + ", ".join(f"{k} {v}" for k, v in sorted(by_end.items())))
     print(f"a South  : {by_colour['a'][0]:g} of {by_colour['a'][1]} points; "
           f"a North: {by_colour['b'][0]:g} of {by_colour['b'][1]}")
+    if tdir:
+        tn_ = sum(tw)
+        ts = (tw[2] + 0.5 * tw[1]) / tn_
+        print(f"tables   : {tin} games reach levels 0..{top} ({tdir}); with perfect play from "
+              f"the first position there, a W/D/L {tw[2]} / {tw[1]} / {tw[0]}, "
+              f"{100 * ts:.1f}%, Elo {elo(ts):+.1f}")
+        print(f"           a's played result below that in {tbelow} games, above in {tabove}; "
+              f"a's net seeds {tnet:+g} against it")
     for b in bad:
         print(b)
     print(f"checked  : {n - len(bad)} of {n} games check out")

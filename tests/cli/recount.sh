@@ -39,6 +39,16 @@ for m in "oware" "awari --rules awari" "jodu --rules jodu" "limit --max-plies 12
 done
 check "limit: the games stopped at the move limit" 'grep -q "(move limit)" "$WORK/limit.txt"'
 
+# --tables: the games that reach oware's levels 0..8, scored by perfect
+# play from there; the W/D/L counts every game
+"$SOW" tables build --seeds 8 --dir "$WORK/tb" >/dev/null 2>&1
+recount "$WORK/oware.txt" --tables "$WORK/tb"
+re='^tables   : [1-8] games reach levels 0\.\.8 .* a W/D/L ([0-8]) / ([0-8]) / ([0-8]),'
+check "--tables: the games reaching levels 0..8 scored from there, every game counted" \
+    '[ $rc -eq 0 ] && [[ $(grep "^tables" "$WORK/out") =~ $re ]] &&
+     [ $((BASH_REMATCH[1] + BASH_REMATCH[2] + BASH_REMATCH[3])) -eq 8 ]' \
+    "rc=$rc: $(grep -A1 "^tables" "$WORK/out") $(head -2 "$WORK/err")"
+
 # spoil NAME SED DESC WANT: game lines of oware.txt changed by SED; the
 # recount exits 1 and prints a line matching WANT
 spoil() {
@@ -74,4 +84,6 @@ bad "$WORK/nosuch.txt"
 grep -v '^#' "$WORK/oware.txt" >"$WORK/nohead.txt"
 bad "$WORK/nohead.txt"
 bad "$WORK/oware.txt" --frob
+bad "$WORK/oware.txt" --tables "$WORK/no-such-dir"
+bad "$WORK/oware.txt" --tables "$WORK"
 tap_done
