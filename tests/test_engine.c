@@ -171,6 +171,120 @@ static void proven_values_equal_exact(bool lmr, int qdepth)
     }
 }
 
+/* The value of move i of p (ml) from tables that hold p's level with
+ * bounds: exits net - V(child), moves in the level clamp(cyc(p), -hi, -lo)
+ * (docs/rules.md); *exits: whether the move leaves the level. */
+static int table_move_value(const struct ruleset *rs, const struct tb_set *tb,
+                            const sow_position *p, const struct sow_movelist *ml, int i,
+                            bool *exits)
+{
+    const struct sow_child *ch = &ml->c[i];
+    int net = ch->captured[p->side] - ch->captured[!p->side], v, lo, hi;
+    struct sow_movelist cm;
+    rules_generate(rs, &ch->pos, &cm);
+    *exits = cm.n == 0 || rules_board_seeds(rs, &ch->pos) != rules_board_seeds(rs, p);
+    if (cm.n == 0)
+        return net - (cm.settle[ch->pos.side] - cm.settle[!ch->pos.side]);
+    if (*exits) {
+        cr_assert(tb_probe(tb, &ch->pos, &v));
+        return net - v;
+    }
+    cr_assert(tb_probe_bounds(tb, &ch->pos, &lo, &hi, &v));
+    int cyc = rules_cycle_value(rs, p);
+    return cyc < -hi ? -hi : cyc > -lo ? -lo : cyc;
+}
+
+/* Roots the tables know (their level included, with bounds): where a move
+ * that leaves the level (a capture, or the end) reaches the value, the
+ * engine plays such a move at once, no search; where only moves that stay
+ * in the level do, it searches (equal values do not tell which of them
+ * makes progress, and the game's history may end one by repetition),
+ * plays a move worth the value and still reports it, proven.  With the position after such
+ * a move put in the game's history, the engine does not play the move
+ * when the repetition would settle the game below the value and another
+ * move reaches the value in the tables. */
+Test(engine, table_root_exits_at_once_levels_searched, .timeout = 120)
+{
+    const char *names[] = {"oware", "awari", "jodu", "darra"};
+    for (int r = 0; r < 4; r++) {
+        struct ruleset rs;
+        init_rules(&rs, names[r], 4);
+        const int top = 7;
+        struct tb_mem *mem = tb_mem_new(&rs, NULL);
+        cr_assert(mem);
+        struct tb_mem_opts mo = {.threads = 1, .budget = (uint64_t)1 << 40};
+        struct sow_error te;
+        cr_assert_eq(tb_mem_extend(mem, top, &mo, &te), SOW_OK, "%s", te.msg);
+        const struct tb_set *tb = tb_mem_set(mem);
+        cr_assert(tb_level_has_bounds(tb, top));
+        struct engine_opts eo = {.threads = 1, .hash_mb = 4, .tb = tb, .mem_levels = -1};
+        struct engine *e = engine_of(&rs, &eo);
+        const struct tb_index *ix = tb_set_index(tb);
+        uint64_t E = tb_level_entries(ix, top);
+        int at_once = 0, searched = 0, avoided = 0;
+        for (int k = 0; k < 200; k++) {
+            sow_position p;
+            tb_position_of(ix, top, rnd() % E, &p);
+            struct sow_movelist ml;
+            rules_generate(&rs, &p, &ml);
+            int V;
+            if (!ml.n || !tb_probe(tb, &p, &V))
+                continue;
+            bool exit_best = false, ex[SOW_MAX_PITS + 1];
+            int mv[SOW_MAX_PITS + 1];
+            for (int i = 0; i < ml.n; i++) {
+                mv[i] = table_move_value(&rs, tb, &p, &ml, i, &ex[i]);
+                exit_best |= ex[i] && mv[i] == V;
+            }
+            engine_clear(e);
+            struct engine_limits lim = {.depth = 6};
+            struct engine_result res;
+            engine_search(e, &p, NULL, 0, &lim, &res);
+            int b = rules_find_move(&ml, res.best);
+            cr_assert_geq(b, 0, "%s: illegal move", rs.name);
+            cr_assert(res.info.proven && res.info.score == 100 * V, "%s: score %d, value %d",
+                      rs.name, res.info.score, V);
+            if (exit_best) {
+                at_once++;
+                cr_assert_eq(res.info.nodes, 0, "%s: searched although an exit reaches %d",
+                             rs.name, V);
+                cr_assert(ex[b] && mv[b] == V, "%s: move %d is not an exit worth %d", rs.name,
+                          b, V);
+                continue;
+            }
+            searched++;
+            cr_assert_gt(res.info.nodes, 0, "%s: answered at once, no exit reaches %d", rs.name,
+                         V);
+            cr_assert_eq(mv[b], V, "%s: with no history, the move's value %d is below %d",
+                         rs.name, mv[b], V);
+            /* the engine's move made a repetition: the game's history
+             * holds its result (the opponent to move, as the engine keeps) */
+            int other = -1;
+            for (int i = 0; i < ml.n; i++)
+                if (i != b && mv[i] == V)
+                    other = i;
+            int s2[2];
+            rules_repetition_settle2(&rs, &ml.c[b].pos, s2);
+            int settle = ml.c[b].captured[p.side] - ml.c[b].captured[!p.side] +
+                         (s2[p.side] - s2[!p.side]) / 2;
+            if (other < 0 || ex[b] || settle >= V || (s2[0] | s2[1]) & 1)
+                continue;
+            sow_position hist[1] = {ml.c[b].pos};
+            engine_clear(e);
+            engine_search(e, &p, hist, 1, &lim, &res);
+            cr_assert_neq(rules_find_move(&ml, res.best), b,
+                          "%s: repeated a position, settled %d below the value %d", rs.name,
+                          settle, V);
+            avoided++;
+        }
+        cr_assert_gt(searched, 0, "%s: no root left to the search", rs.name);
+        cr_log_info("%s: %d roots answered at once, %d searched, %d repetitions avoided",
+                    rs.name, at_once, searched, avoided);
+        engine_free(e);
+        tb_mem_free(mem);
+    }
+}
+
 Test(engine, proven_values_equal_exact) { proven_values_equal_exact(false, 0); }
 Test(engine, proven_values_equal_exact_with_lmr) { proven_values_equal_exact(true, 0); }
 Test(engine, proven_values_equal_exact_with_capture_search)

@@ -184,10 +184,11 @@ uint64_t engine_nodes(const struct engine *e)
     return e->total_nodes;
 }
 
-/* The root inside the tables: its value, and a move reaching it if every
- * needed move value is known exactly (exits: net - V(child); moves staying
- * in the level: clamp(cyc(p), -hi(q), -lo(q)), which needs the child's
- * bounds, kept only for the levels solved in memory). */
+/* The root inside the tables: its value, and an exit (a move that
+ * captures, or ends the game) reaching it, if there is one: it is played
+ * at once.  A value reached only by moves that stay in the level is left
+ * to the search (no *best): equal values do not say which of them makes
+ * progress, and the game's history may end one by repetition. */
 static bool root_from_tables(struct engine *e, const sow_position *p,
                              const struct sow_movelist *ml, int *value, sow_move *best)
 {
@@ -195,19 +196,16 @@ static bool root_from_tables(struct engine *e, const sow_position *p,
     *best = SOW_MOVE_NONE;
     if (!tb_probe(e->set, p, value))
         return false;
-    int n = seeds_on_board(rs, p), cyc = rules_cycle_value(rs, p);
+    int n = seeds_on_board(rs, p);
     for (int i = 0; i < ml->n; i++) {
         const struct sow_child *ch = &ml->c[i];
-        int net = ch->captured[p->side] - ch->captured[!p->side], v, lo, hi, mv;
+        int net = ch->captured[p->side] - ch->captured[!p->side], v, mv;
         struct sow_movelist cm;
         rs->generate(rs, &ch->pos, &cm, NULL, NULL);
         if (cm.n == 0)
             mv = net - (cm.settle[ch->pos.side] - cm.settle[!ch->pos.side]);
         else if (seeds_on_board(rs, &ch->pos) != n && tb_probe(e->set, &ch->pos, &v))
             mv = net - v;
-        else if (seeds_on_board(rs, &ch->pos) == n &&
-                 tb_probe_bounds(e->set, &ch->pos, &lo, &hi, &v))
-            mv = cyc < -hi ? -hi : cyc > -lo ? -lo : cyc;
         else
             continue;
         if (mv == *value) {

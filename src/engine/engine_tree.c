@@ -63,6 +63,15 @@ static int settle_score(const struct ruleset *rs, const sow_position *p)
     return 50 * (s2[p->side] - s2[!p->side]);
 }
 
+/* A known value V (seeds) reached in the level, as an evaluation: a
+ * centi-seed nearer zero than the proven V, so that of two lines worth V
+ * the side ahead prefers the one that reaches the exit (proven) and the
+ * side behind the one that does not, as mate distances do in chess. */
+static inline int known_inlevel(int v)
+{
+    return 100 * v - (v > 0) + (v < 0);
+}
+
 /* What every node does first: the stop poll, seldepth, the path, a
  * repetition on it, a table probe.  true: the node is done, its score in
  * *score (and *proven set). */
@@ -104,25 +113,21 @@ static inline __attribute__((always_inline)) bool node_head(struct ethr *t,
             return true;
         }
     }
-    if (n <= e->tbmax && ply > 0) {
+    /* V(p) is the exact value of an exit into p.  After a move that stays
+     * in the level (below a root the tables know, or jerin's unindexed
+     * opening) the move's value is clamp(cyc(parent), -hi, -lo)
+     * (docs/rules.md), not -V(p), and the game's repetitions may settle it
+     * otherwise; nor do equal values tell which move makes progress toward
+     * the exit.  So in the level V is only the evaluation at the horizon
+     * (known_inlevel), and inner nodes there are searched as any other. */
+    const bool exits = ply > 0 && t->lvl[pi - 1] != n; /* p entered by an exit */
+    if (ply > 0 && (exits || is_leaf)) {
         int v;
-        if (tb_probe(e->set, p, &v)) {
+        if ((n <= e->tbmax && tb_probe(e->set, p, &v)) ||
+            (e->o.solution && know_probe(e->o.solution, p, &v))) { /* engine_know.h */
             bump(&t->tb_hits);
-            /* V(p) is the exact value of an exit into p.  After a move that
-             * stays in the level (from the root, or jerin's unindexed
-             * opening) the move's value is clamp(cyc(parent), -hi, -lo)
-             * (docs/rules.md), not -V(p): then V is only an estimate. */
-            *proven = t->lvl[pi - 1] != n;
-            *score = 100 * v;
-            return true;
-        }
-    }
-    if (e->o.solution && ply > 0) {
-        int v; /* a solution file: exact after an exit, as tables (engine_know.h) */
-        if (know_probe(e->o.solution, p, &v)) {
-            bump(&t->tb_hits);
-            *proven = t->lvl[pi - 1] != n;
-            *score = 100 * v;
+            *proven = exits;
+            *score = exits ? 100 * v : known_inlevel(v);
             return true;
         }
     }
