@@ -120,11 +120,12 @@ static inline __attribute__((always_inline)) bool node_head(struct ethr *t,
      * otherwise; nor do equal values tell which move makes progress toward
      * the exit.  So in the level V is only the evaluation at the horizon
      * (known_inlevel), and inner nodes there are searched as any other. */
-    const bool exits = ply > 0 && t->lvl[pi - 1] != n; /* p entered by an exit */
-    if (ply > 0 && (exits || is_leaf)) {
+    if (ply > 0 && (n <= e->tbmax || e->o.solution)) {
+        const bool exits = t->lvl[pi - 1] != n; /* p entered by an exit */
         int v;
-        if ((n <= e->tbmax && tb_probe(e->set, p, &v)) ||
-            (e->o.solution && know_probe(e->o.solution, p, &v))) { /* engine_know.h */
+        if ((exits || is_leaf) &&
+            ((n <= e->tbmax && tb_probe(e->set, p, &v)) ||
+             (e->o.solution && know_probe(e->o.solution, p, &v)))) { /* engine_know.h */
             bump(&t->tb_hits);
             *proven = exits;
             *score = exits ? 100 * v : known_inlevel(v);
