@@ -835,10 +835,10 @@ static int tables_compress(int argc, char **argv)
         return r == CLI_HELP ? CLI_OK : r;
     if (o.pos)
         return cli_bad("tables compress", "unexpected argument '%s'", o.pos);
-    if (cli_check_dir("tables compress", o.dir))
-        return CLI_BAD;
-    struct ruleset rs;
+    struct ruleset rs; /* the rule set first: it is the likelier slip */
     if (setup_rules("tables compress", &o, &rs))
+        return CLI_BAD;
+    if (cli_check_dir("tables compress", o.dir))
         return CLI_BAD;
     volatile sig_atomic_t *stop = cli_catch_signals(false);
     int done = 0, skipped = 0;

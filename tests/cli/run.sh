@@ -480,6 +480,8 @@ check "tables build jodu --builder lean: the fast builder's files" samefiles "$W
 check "tables build jodu --builder lean: no file left behind" test "$(ls -A "$WORK/tbjl" | grep -c '^\.sow-lean-relay')" -eq 0
 bad 2 tables compress --dir /etc/hostname
 bad 2 tables compress --dir "$WORK/no-such-dir"
+bad 2 tables compress --rules nosuch --dir "$WORK/no-such-dir"
+check "tables compress --rules nosuch: the rule set named, before the directory" grep -q "unknown rule set 'nosuch'" "$err"
 rm -rf "$WORK/tbz"; cp -r "$TB" "$WORK/tbz"
 ok tables compress --pits 2 --dir "$WORK/tbz"
 check "tables compress: every level compressed now" grep -q " 5 levels (5 compressed now)" "$out"
