@@ -96,7 +96,8 @@ static void level_done(void *ctx, int level, uint64_t entries, double secs, bool
 int bench_tables(int argc, char **argv)
 {
     const char *rules = "oware,awari";
-    long pits = 6, seeds = 14, threads = 0, memory_gb = 0;
+    long pits = 6, seeds = 14, threads = 0;
+    double memory_gb = 0;
     const char *bname = "auto";
     bool phases = false;
     bool mpi = false;          /* --mpi, --ranks: bench_mpi.c */
@@ -125,7 +126,7 @@ int bench_tables(int argc, char **argv)
          0},
         {"--keep", CLI_STR, &keep, 0, 0, "DIR", "build into DIR/<rules> and keep the levels", 0,
          0},
-        {"--memory", CLI_LONG, &memory_gb, 1, 1 << 20, "GB", "memory limit, default 3/4 of RAM",
+        {"--memory", CLI_DOUBLE, &memory_gb, 0.001, 1e6, "GB", "memory limit, default 3/4 of RAM",
          0, 0},
         {"--mpi", CLI_FLAG, &mpi, 0, 0, NULL, "distributed builds with mpirun", 0, 0},
         {"--ranks", CLI_STR, &ranks, 0, 0, "R,...", "--mpi: rank counts, default 1,2,4", 0, 0},
@@ -140,9 +141,9 @@ int bench_tables(int argc, char **argv)
                                                : -1;
     if (builder < 0)
         return cli_bad("bench tables", "--builder '%s': expected auto, fast or lean", bname);
-    if (memory_gb && cli_memory_check("bench tables", (double)memory_gb))
+    if (memory_gb > 0 && cli_memory_check("bench tables", memory_gb))
         return CLI_BAD;
-    if (mpi && memory_gb)
+    if (mpi && memory_gb > 0)
         return cli_bad("bench tables", "--memory is for one-process builds: not with --mpi");
     if (mpi) /* bench_mpi.c */
         return bench_tables_mpi(rules, pits, seeds, threads, bname, ranks);
@@ -180,7 +181,7 @@ int bench_tables(int argc, char **argv)
         struct tb_build_opts opt = {.threads = (int)threads, .stop = stop,
                                     .progress = phases ? on_progress : NULL,
                                     .level_done = level_done, .ctx = &b, .builder = builder,
-                                    .memory_bytes = (double)memory_gb * 1e9,
+                                    .memory_bytes = memory_gb * 1e9,
                                     .level_info = level_info};
         char tn[24] = "all";
         if (threads)

@@ -47,8 +47,8 @@ static const char usage[] =
 
 struct topts {
     const char *rules, *dir, *pos, *solution;
-    long pits, seeds, threads, memory_gb;
-    double memory;
+    long pits, seeds, threads;
+    double memory_gb, memory;
     bool json, pits_given, bounds;
     const char *builder; /* --builder auto|fast|lean */
 };
@@ -75,7 +75,7 @@ static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool p
          0, 0},
         {"--threads", CLI_LONG, &o->threads, 1, (double)cli_max_threads(), "T",
          "threads, default all", 0, 0},
-        {"--memory", CLI_LONG, &o->memory_gb, 1, 1 << 20, "GB", "memory limit, default 3/4 of RAM",
+        {"--memory", CLI_DOUBLE, &o->memory_gb, 0.001, 1e6, "GB", "memory limit, default 3/4 of RAM",
          0, 0},
         {"--dir", CLI_STR, &o->dir, 0, 0, "DIR", "table directory, default $SOW_TABLES or ./tables",
          0, 0},
@@ -99,8 +99,8 @@ static int parse(const char *cmd, int argc, char **argv, struct topts *o, bool p
         return r;
     if (o->pos && pos_is_dir)
         o->dir = o->pos;
-    o->memory = (double)o->memory_gb * 1e9;
-    return o->memory_gb ? cli_memory_check(cmd, (double)o->memory_gb) : 0;
+    o->memory = o->memory_gb * 1e9;
+    return o->memory_gb > 0 ? cli_memory_check(cmd, o->memory_gb) : 0;
 }
 
 static int setup_rules(const char *cmd, const struct topts *o, struct ruleset *rs)

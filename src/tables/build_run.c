@@ -122,7 +122,7 @@ static enum sow_status fast_build(const struct ruleset *rs, const char *dir, int
             if (need > limit) {
                 int fit = n - 1;
                 rc = sow_fail(e, SOW_E_TOO_BIG,
-                              "level %d needs about %.1f GB but %s is %.1f GB (%s); "
+                              "level %d needs about %.3g GB but %s is %.3g GB (%s); "
                               "levels up to %d fit: use --seeds %d or raise %s",
                               n, need / 1e9, by, limit / 1e9, raise, fit, fit, raise);
                 goto out;

@@ -201,8 +201,8 @@ static enum sow_status lean_prepare(struct tb_set *set, int n, const struct tb_b
     if (some && opt && opt->progress && !opt->lean_zqueue) {
         char note[200];
         snprintf(note, sizeof note,
-                 "level %d needs about %.1f GB over its lower levels raw, more than the limit "
-                 "(%.1f GB): they are rewritten compressed and kept so",
+                 "level %d needs about %.3g GB over its lower levels raw, more than the limit "
+                 "(%.3g GB): they are rewritten compressed and kept so",
                  n, (tb_lean_memory(&set->rs, E, T, 0) + raw + extra) / 1e9, budget(opt) / 1e9);
         opt->progress(opt->ctx, -1, 0, 0, note);
     }
@@ -218,8 +218,8 @@ static enum sow_status lean_prepare(struct tb_set *set, int n, const struct tb_b
     lower_bytes(set, n, &raw, &stored); /* now the stored sizes */
     if (!lean_plan(&set->rs, E, T, raw, stored, extra, budget(opt), opt, &p))
         return sow_fail(e, SOW_E_TOO_BIG,
-                        "level %d needs about %.1f GB with the lean builder over its lower "
-                        "levels compressed, but the memory limit is %.1f GB (--memory)",
+                        "level %d needs about %.3g GB with the lean builder over its lower "
+                        "levels compressed, but the memory limit is %.3g GB (--memory)",
                         n, p.need / 1e9, budget(opt) / 1e9);
     wk->squeeze = p.squeeze;
     wk->zcap = p.zcap;
@@ -252,8 +252,8 @@ static enum sow_status lean_refuse(const struct ruleset *rs, int n, uint64_t E, 
     if (!lean_plan(rs, E, tb_lean_threads(opt, E), lower, LZ_GUESS * lower,
                    opt && opt->bounds ? 2.0 * (double)E : 0 /* its bounds */, limit, opt, &p))
         return sow_fail(e, SOW_E_TOO_BIG,
-                        "level %d needs about %.1f GB with the lean builder (its lower levels "
-                        "compressed) but the memory limit is %.1f GB (--memory); levels up "
+                        "level %d needs about %.3g GB with the lean builder (its lower levels "
+                        "compressed) but the memory limit is %.3g GB (--memory); levels up "
                         "to %d fit: use --seeds %d or raise --memory",
                         n, p.need / 1e9, limit / 1e9, n - 1, n - 1);
     return SOW_OK;

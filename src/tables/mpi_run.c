@@ -321,8 +321,8 @@ static enum sow_status mrun_check(struct mrun *R, struct sow_error *e)
                                       R->owned, R->M.base);
             if (need > R->limit)
                 st = sow_fail(e, SOW_E_TOO_BIG,
-                              "level %d needs about %.1f GB per rank (%s) but the memory limit "
-                              "is %.1f GB (--memory); levels up to %d fit",
+                              "level %d needs about %.3g GB per rank (%s) but the memory limit "
+                              "is %.3g GB (--memory); levels up to %d fit",
                               n, need / 1e9, R->lean ? "lean" : "stored edges", R->limit / 1e9,
                               n - 1);
         }

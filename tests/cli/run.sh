@@ -430,6 +430,12 @@ bad 2 tables build --pits 18 --seeds 127 --dir "$WORK/t1"
 check "impossible table size says what fits" grep -qE 'fit|at most|up to' "$err"
 check "impossible table size: no file written" nofiles '*.sowtb'
 bad 2 tables build --seeds 3 --memory 1000000 --dir "$WORK/t1"
+bad 2 tables build --seeds 3 --memory 0.0001 --dir "$WORK/t1"
+# --memory in GB, a fraction allowed (as sow solve's): a small build within 50 MB
+ok tables build --pits 2 --seeds 3 --memory 0.05 --dir "$WORK/tfrac"
+check "tables build --memory 0.05: the levels built" test -s "$WORK/tfrac/oware-2x2-003.sowtb"
+bad 2 tables build --pits 6 --seeds 26 --memory 0.05 --dir "$WORK/tfrac"
+check "tables build --memory 0.05 too small for 26 seeds: says what it would need" grep -qE 'fit|at most|up to|need' "$err"
 touch "$WORK/afile"
 bad 2 tables build --seeds 2 --dir "$WORK/afile"      # bad input, as for info/verify/solve
 bad 2 tables build --seeds 2 --dir "$WORK/afile/sub"
