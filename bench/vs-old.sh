@@ -4,9 +4,9 @@
 # each with its own defaults; the new one also with the tables a player
 # builds (`sow tables build --seeds 24 && sow tables compress`, README; in
 # odu and jerin also the solved start's solution file), the old one with
-# none.  1 s of wall time a move, one thread each, two games at
-# once on two cores (one engine thinks in each game), colour-swapped pairs of
-# balanced openings.  docs/engine.md "Matches".
+# none.  1 s of wall time a move, one thread each, one game a core at once
+# (one engine thinks in each game), colour-swapped pairs of balanced
+# openings.  docs/engine.md "Matches".
 #
 # Resumable, across sessions and machines: the games go to OUT as they end,
 # and a later run (any commit) plays only the games OUT lacks.  The players'
@@ -22,10 +22,12 @@
 #   TABLES=24         the new engine's tables: levels 0..TABLES of RULES,
 #                     built and compressed into WORK once (TABLES=none: none)
 #   TIME=1000         ms a move
+#   CONCURRENCY=2     games at once: one a core (one engine thinks in each game)
 #   WORK=~/.cache/sow-vs-old   binaries, tables, the old commit's build
 #   OUT=bench/results/vs-$BASE-$RULES-${TIME}ms.txt   the games
-# Cost: about 80 s a game at 1 s a move in oware (two at once), so 400 games
-# take about 4.5 hours of two cores.
+# Cost at 1 s a move, two games at once: oware about 110 games an hour, awari
+# about 95 (games of 125 plies), so 400 games take 4 hours or more of two
+# cores; CONCURRENCY=8 on 8 free cores plays them four times as fast.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -35,6 +37,7 @@ BASE=${BASE:-10a932c}
 GAMES=${GAMES:-400}
 TABLES=${TABLES:-24}
 TIME=${TIME:-1000}
+CONCURRENCY=${CONCURRENCY:-2}
 WORK=${WORK:-$HOME/.cache/sow-vs-old}
 OUT=$(realpath -m "${OUT:-bench/results/vs-$BASE-$RULES-${TIME}ms.txt}")
 OPEN=${OUT%.txt}-openings.txt
@@ -81,7 +84,7 @@ fi
 resume=()
 [ -s "$OUT" ] && resume=(--resume)
 cd "$WORK" # the players' commands relative to here, the same on every run
-"$SOW" match --rules "$RULES" --games "$GAMES" --concurrency 2 --time "$TIME" \
+"$SOW" match --rules "$RULES" --games "$GAMES" --concurrency "$CONCURRENCY" --time "$TIME" \
     --openings "$OPEN" --a "cmd:$tb ./sow-new engine" \
     --b "cmd:env -u SOW_TABLES ./sow-$BASE engine" --out "$OUT" "${resume[@]}"
 # The match complete: its file counted the second way (every game replayed)
