@@ -66,6 +66,8 @@ static const char usage[] =
     "forfeits the game, with the reason on stderr; it is killed (its process group)\n"
     "and started again for the next game.  SIGINT and SIGTERM stop the match at\n"
     "once (exit 130, 143), the programs killed; the games played are reported.\n"
+    "Each game's result goes to stderr as it ends, with the games done, a's points\n"
+    "so far and an ETA.\n"
     "--out FILE gets a header line, then each game's line as it ends; --resume\n"
     "with the same --out FILE and settings plays only the games FILE lacks.\n";
 
@@ -360,6 +362,12 @@ static void match_run(struct mctx *M, long conc)
     pthread_t th[256];
     int nt = (int)(conc < M->games ? conc : M->games), started = 0;
     M->opening = nt; /* the workers wait for each other's players (match_worker) */
+    for (int g = 0; g < M->games; g++)
+        if (M->text[g]) { /* resumed */
+            M->done++;
+            M->points += M->score[g];
+        }
+    M->t_run = util_now();
     for (int i = 0; i < nt; i++)
         if (pthread_create(&th[started], NULL, match_worker, M) == 0)
             started++;

@@ -69,6 +69,10 @@ struct mctx {
     bool *oexact;              /* per opening: omargin is exact (seeds x 100) */
     int nexact;                /* openings judged exactly */
     int next;                  /* next game to play (atomic) */
+    /* progress (under lock): games with a result (resumed ones too), a's
+     * points in them, games ended in this run and when it began */
+    int done, ended;
+    double points, t_run;
     FILE *fo;                  /* --out: each game appended as it ends */
     double *score;             /* per game: points of player a */
     char **text;               /* per game: the line for --out */

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "match.h"
 #include "sow/engine.h"
+#include "util.h"
 
 /* ---- games ---- */
 
@@ -175,8 +176,14 @@ void *match_worker(void *arg)
         M->score[g] = pts;
         M->text[g] = text;
         pthread_mutex_lock(&M->lock);
-        fprintf(stderr, "sow match: game %d: %g%s%s%s\n", g + 1, M->score[g], fw[0] ? " (" : "",
-                fw, fw[0] ? ")" : "");
+        /* the standing and an ETA from this run's rate (a match runs hours) */
+        M->done++;
+        M->ended++;
+        M->points += pts;
+        double eta = (util_now() - M->t_run) / M->ended * (M->games - M->done);
+        fprintf(stderr, "sow match: game %d: %g%s%s%s; %d of %d done, a %g (%.1f%%), ETA %.0f s\n",
+                g + 1, M->score[g], fw[0] ? " (" : "", fw, fw[0] ? ")" : "", M->done, M->games,
+                M->points, 100.0 * M->points / M->done, eta);
         if (M->fo) { /* on disk at once: a killed match resumes from here */
             fprintf(M->fo, "%s\n", text);
             fflush(M->fo);

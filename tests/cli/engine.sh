@@ -228,6 +228,13 @@ check "match --resume: the missing games played, the same games and result" \
      [ "$(grep -c "^#" "$WORK/r2.txt")" -eq 2 ] &&
      diff <(grep -v "^games" "$WORK/s1.txt") <(grep -v "^games" "$WORK/s2.txt") >/dev/null' \
     "$(cat "$WORK/err" | tail -2)"
+# the progress lines count the resumed games: 4, 5, 6 of 6 done, the last
+# with a's points over all 6 (the summary's) and no time left
+pts=$(sed -n 's/^score a  : \([0-9.]*\) .*/\1/p' "$WORK/s1.txt")
+check "match --resume: progress counts the resumed games, the last line a's whole score" \
+    '[ "$(grep -c "^sow match: game [0-9]*: [0-9.]*; [456] of 6 done, a [0-9.]* ([0-9.]*%), ETA [0-9]* s$" "$WORK/err")" -eq 3 ] &&
+     grep "; 6 of 6 done" "$WORK/err" | grep -q "a $(printf %g "$pts") (.*), ETA 0 s$"' \
+    "$(grep "done" "$WORK/err"; echo "pts=$pts")"
 cp "$WORK/r1.txt" "$WORK/r3.txt"
 "$SOW" match --a sow:depth=3 --b greedy --games 6 --out "$WORK/r3.txt" --resume >/dev/null 2>"$WORK/err"
 r=$?
