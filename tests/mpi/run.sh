@@ -393,7 +393,7 @@ refused "oware level 29 (2,311,801,440 entries) on 1 rank" \
 refused "oware level 32 (5,752,004,349 entries) on 2 ranks" \
     "level 32 has 5752004349 entries.*at least 3 ranks (this job has 2)" 2 --seeds 32
 refused "oware level 29 on 2 ranks with --memory 4 (GB)" \
-    "level [0-9]* needs about .* GB per rank .* memory limit is 4.0 GB" 2 --seeds 29 --memory 4
+    "level [0-9]* needs about .* GB per rank .* memory limit is 4 GB" 2 --seeds 29 --memory 4
 refused "jodu level 32 on 3 ranks, lean (edge lists of 32-bit indices)" \
     "level 32 has 5752004349 entries: the lean builder's edge lists for jodu" 3 --rules jodu \
     --seeds 32 --builder lean
