@@ -3,7 +3,8 @@
 # (oware, awari's half seeds, a relay rule set, the move limit) check out
 # and give sow match's own summary; a spoilt record of each kind (a move, a
 # final score, a point, an end, a game twice, an opening) is found and
-# named, exit 1; bad input exit 2 with one line.
+# named, exit 1; bad input exit 2 with one line.  bench/opening-values.py:
+# perfect players' games all at their openings' values, a changed score named.
 # TAP on stdout.   usage: tests/cli/recount.sh [SOW]
 set -u
 SOW=$(realpath "${1:-build/src/cli/sow}")
@@ -75,6 +76,28 @@ sed -i '/^game 1 /s/ a=0:/ a=1:/' "$WORK/forfeit.txt"
 recount "$WORK/forfeit.txt" --openings "$WORK/oware.open"
 check "the forfeit's point given to the side that forfeited: named" \
     '[ $rc -eq 1 ] && grep -q "^game 1: a=1, the forfeit gives a 0" "$WORK/out"' "rc=$rc: $(tail -3 "$WORK/out")"
+# bench/opening-values.py: games between two players that see a tiny board
+# to its end all end with the score perfect play from their opening gives;
+# a final score changed is named, with the side it favours
+OV="$HERE/../../bench/opening-values.py"
+opv() { python3 "$OV" "$@" --sow "$SOW" --tables "$WORK" --time 2 >"$WORK/out" 2>"$WORK/err"; rc=$?; }
+"$SOW" match --rules jodu-starve --pits 3 --seeds 2 --a sow:depth=30 --b sow:depth=30 --games 8 \
+    --unbalanced --out "$WORK/perfect.txt" >/dev/null 2>&1
+opv "$WORK/perfect.txt"
+check "opening-values: perfect players' games all end at the openings' values" \
+    '[ $rc -eq 0 ] && grep -q "^perfect  : 8 of 8 games .* a above it in 0, b in 0$" "$WORK/out"' \
+    "rc=$rc: $(tail -2 "$WORK/out") $(head -2 "$WORK/err")"
+# game 1 (a is South) given two more seeds to South and two fewer to North
+awk '/^game 1 /{match($0, /final [0-9]+-[0-9]+ /); split(substr($0, RSTART + 6, RLENGTH - 7), f, "-")
+    $0 = substr($0, 1, RSTART - 1) "final " f[1] + 2 "-" f[2] - 2 " " substr($0, RSTART + RLENGTH)} 1' \
+    "$WORK/perfect.txt" >"$WORK/spoilt.txt"
+opv "$WORK/spoilt.txt"
+check "opening-values: a changed final score is named" \
+    '[ $rc -eq 0 ] && grep -q "^game 1: .*a gained 4$" "$WORK/out" && grep -q "^perfect  : 7 of 8" "$WORK/out"' \
+    "rc=$rc: $(cat "$WORK/out") $(head -2 "$WORK/err")"
+opv "$WORK/nosuch.txt"
+check "opening-values: bad input exit 2, one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
+    "rc=$rc: $(head -2 "$WORK/err")"
 bad() {
     recount "$@"
     check "bad input: recount $*: exit 2, one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \

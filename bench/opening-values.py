@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Score a match's games against their openings' exact values.
+
+usage: bench/opening-values.py GAMES_FILE --sow BINARY --tables DIR [--time S]
+
+For each opening of a `sow match --out` games file, `sow solve --time S
+--tables DIR` is asked for the opening position's value; where it proves
+the value exact (a search whose every leaf is a game end or a table entry),
+perfect play from the opening gives a known final score.  Each game's final
+score is compared with it: a game that ends with that score was played
+perfectly by both sides from the opening on (neither gained), one above or
+below names the side that erred.  A match whose games all end so cannot be
+won by either engine from those openings.  Games ended by a repetition are
+counted apart, not compared: where the rules settle a cycle otherwise than
+the value's model of it (oware, docs/rules.md), the final score is not the
+value's.  So are games stopped at the move limit or forfeited.
+
+Output: one line per game that differs, then the counts.  Exit status 0,
+or 2 on bad input.
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+
+
+def die(msg):
+    print(f"opening-values: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+class Args(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2, as the other tools
+        die(message)
+
+
+ap = Args(usage=__doc__.split("\n\n")[1].strip()[7:])
+ap.add_argument("games")
+ap.add_argument("--sow", required=True)
+ap.add_argument("--tables", required=True)
+ap.add_argument("--time", default="5")
+args = ap.parse_args()
+
+HEAD = re.compile(r"^# sow match: rules (\S+) 2x(\d+) seeds (\d+);")
+GAME = re.compile(r"^game (\d+) opening (\S+)(?: \(South[^)]*\))? South=([ab]) "
+                  r"final (-?\d+)-(-?\d+) \((.*?)\) a=\S+:")
+try:
+    lines = open(args.games).read().splitlines()
+except OSError as err:
+    die(f"{args.games}: {err.strerror}")
+head = next((HEAD.match(l) for l in lines if HEAD.match(l)), None)
+if not head:
+    die(f"{args.games}: no '# sow match:' header")
+rules, pits, seeds = head.groups()
+values = {}  # opening -> value for the player to move, or None (not proven)
+n = exact_games = same = cycles = unfinished = 0
+gained = {"a": 0, "b": 0}
+for line in lines:
+    g = GAME.match(line)
+    if not g:
+        continue
+    num, pos, south, fa, fb, why = g.groups()
+    if pos not in values:
+        r = subprocess.run([args.sow, "solve", "--rules", rules, "--pits", pits, "--seeds", seeds,
+                            pos, "--time", args.time, "--tables", args.tables],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            die(f"game {num}: {r.stderr.strip()}")
+        v = re.search(r"^value\s*:\s*(-?\d+) \(exact", r.stdout, re.M)
+        values[pos] = int(v.group(1)) if v else None
+    n += 1
+    if values[pos] is None:
+        continue
+    if why == "position repeated":
+        cycles += 1
+        continue
+    if why == "move limit" or " forfeits" in why:  # not played to the end
+        unfinished += 1
+        continue
+    exact_games += 1
+    f = pos.split("/")
+    sa, sb = (int(x) for x in f[3].split("-")) if len(f) > 3 else (0, 0)
+    want = sa - sb + (values[pos] if f[2] == "A" else -values[pos])  # South minus North
+    got = int(fa) - int(fb)
+    if got == want:
+        same += 1
+        continue
+    # South is player A; the side that ended above perfect play gained
+    winner = south if got > want else ("b" if south == "a" else "a")
+    gained[winner] += 1
+    print(f"game {num}: final {fa}-{fb}, perfect play from the opening {want:+d} for South; "
+          f"{winner} gained {abs(got - want)}")
+proven = sum(v is not None for v in values.values())
+print(f"games    : {n}, {len(values)} openings, {proven} with values proven exact "
+      f"(sow solve --time {args.time} --tables {args.tables})")
+print(f"perfect  : {same} of {exact_games} games end with the score perfect play from the "
+      f"opening gives; a above it in {gained['a']}, b in {gained['b']}"
+      + (f"; {cycles} ended by repetition, not compared" if cycles else "")
+      + (f"; {unfinished} not played to the end, not compared" if unfinished else ""))
