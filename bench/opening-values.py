@@ -21,16 +21,11 @@ or 2 on bad input.
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from recount import GAME, HEAD  # noqa: E402  (one reader of the games-file format)
-
-
-def die(msg):
-    print(f"opening-values: {msg}", file=sys.stderr)
-    sys.exit(2)
+# one reader of the games-file format, one way to run sow and to fail
+from recount import GAME, HEAD, die, run_sow  # noqa: E402
 
 
 class Args(argparse.ArgumentParser):
@@ -56,15 +51,18 @@ rules, pits, seeds = head.groups()[:3]
 values = {}  # opening -> value for the player to move, or None (not proven)
 n = exact_games = same = cycles = unfinished = 0
 gained = {"a": 0, "b": 0}
+games = []  # every line read before the first search: bad input leaves no partial output
 for line in lines:
+    if line.startswith("#") or not line.strip():
+        continue
     g = GAME.match(line)
     if not g:
-        continue
-    num, pos, south, fa, fb, why = g.groups()[:6]
+        die(f"{args.games}: cannot read the line '{line[:60]}...'")
+    games.append(g.groups()[:6])
+for num, pos, south, fa, fb, why in games:
     if pos not in values:
-        r = subprocess.run([args.sow, "solve", "--rules", rules, "--pits", pits, "--seeds", seeds,
-                            pos, "--time", args.time, "--tables", args.tables],
-                           capture_output=True, text=True)
+        r = run_sow(args.sow, ["solve", "--rules", rules, "--pits", pits, "--seeds", seeds, pos,
+                               "--time", args.time, "--tables", args.tables])
         if r.returncode != 0:
             die(f"game {num}: {r.stderr.strip()}")
         v = re.search(r"^value\s*:\s*(-?\d+) \(exact", r.stdout, re.M)

@@ -24,6 +24,7 @@ colour, and one line per game that does not check out.  Exit status 0 if
 every game checks out, 1 if one does not, 2 on bad input.
 """
 import math
+import os
 import re
 import subprocess
 import sys
@@ -34,8 +35,18 @@ GAME = re.compile(r"^game (\d+) opening (\S+)(?: \(South[^)]*\))? South=([ab]) "
 
 
 def die(msg):
-    print(f"recount: {msg}", file=sys.stderr)
+    # (named after the script run: recount, or a tool that imports it)
+    print(f"{os.path.splitext(os.path.basename(sys.argv[0]))[0]}: {msg}", file=sys.stderr)
     sys.exit(2)
+
+
+def run_sow(sow, args):
+    """sow ARGS run, its output captured; a sow that cannot be run ends the
+    script as bad input (one line, exit 2), not with a traceback."""
+    try:
+        return subprocess.run([sow] + args, capture_output=True, text=True)
+    except OSError as e:
+        die(f"--sow {sow}: {e.strerror}")
 
 
 def elo(s):
@@ -51,8 +62,8 @@ def replay(sow, rules, pits, seeds, opening, moves, path=None):
     an error); the positions from the opening on appended to path."""
     # (a game forfeited before its first move: the opening's moves listed,
     # which says as sow play does whether the game is over there)
-    r = subprocess.run([sow, "play" if moves else "moves", "--rules", rules, "--pits", pits,
-                        "--seeds", seeds, opening] + moves, capture_output=True, text=True)
+    r = run_sow(sow, ["play" if moves else "moves", "--rules", rules, "--pits", pits,
+                      "--seeds", seeds, opening] + moves)
     if r.returncode != 0:
         return None, r.stderr.strip() or f"sow play exit {r.returncode}"
     out = r.stdout.splitlines()
@@ -89,7 +100,7 @@ def seeds_on_board(pos):
 
 def tables_top(sow, d, rules, pits):
     """The highest level N with levels 0..N of rules 2xpits in d, whole."""
-    r = subprocess.run([sow, "tables", "info", d], capture_output=True, text=True)
+    r = run_sow(sow, ["tables", "info", d])
     if r.returncode != 0:
         die(f"--tables {d}: {r.stderr.strip() or 'sow tables info failed'}")
     have = {int(m.group(1)) for m in (re.match(rf"{re.escape(rules)}-2x{pits}-(\d+)\.sowtb .* ok", l)
@@ -105,8 +116,7 @@ def tables_top(sow, d, rules, pits):
 def tables_points(sow, rules, pits, d, pos, south):
     """a's point if both play perfectly from pos (the tables' value), and
     a's net seeds so."""
-    r = subprocess.run([sow, "tables", "probe", "--rules", rules, "--pits", pits, "--dir", d,
-                        pos], capture_output=True, text=True)
+    r = run_sow(sow, ["tables", "probe", "--rules", rules, "--pits", pits, "--dir", d, pos])
     m = re.search(r"^value\s+([+-]?\d+)", r.stdout, re.M)
     if r.returncode != 0 or not m:
         die(f"sow tables probe {pos}: {r.stderr.strip() or 'no value'}")

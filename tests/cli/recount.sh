@@ -98,6 +98,22 @@ check "opening-values: a changed final score is named" \
 opv "$WORK/nosuch.txt"
 check "opening-values: bad input exit 2, one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
     "rc=$rc: $(head -2 "$WORK/err")"
+sed '3s/ South=/ Suth=/' "$WORK/perfect.txt" >"$WORK/badline.txt"
+opv "$WORK/badline.txt"
+check "opening-values: a line it cannot read: exit 2, one line, nothing on stdout" \
+    '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "^opening-values: .*cannot read the line" "$WORK/err" && [ ! -s "$WORK/out" ]' \
+    "rc=$rc: $(head -2 "$WORK/err") $(head -2 "$WORK/out")"
+# a sow that cannot be run: one line, exit 2, from either script
+python3 "$OV" "$WORK/perfect.txt" --sow "$WORK/no-such-sow" --tables "$WORK" >"$WORK/out" 2>"$WORK/err"
+rc=$?
+check "opening-values: a --sow that cannot be run: exit 2, one line" \
+    '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "^opening-values: --sow .*no-such-sow" "$WORK/err"' \
+    "rc=$rc: $(head -2 "$WORK/err")"
+python3 "$RECOUNT" "$WORK/perfect.txt" --sow "$WORK/no-such-sow" >"$WORK/out" 2>"$WORK/err"
+rc=$?
+check "recount: a --sow that cannot be run: exit 2, one line" \
+    '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "^recount: --sow .*no-such-sow" "$WORK/err"' \
+    "rc=$rc: $(head -2 "$WORK/err")"
 bad() {
     recount "$@"
     check "bad input: recount $*: exit 2, one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
