@@ -42,6 +42,7 @@
 set -euo pipefail
 SOW=$(realpath "${1:?usage: tests/mpi/run.sh SOW_BINARY}")
 WRAP=$(realpath "$(dirname "$0")/../../scripts/sow-mpirun")
+OWN=$(realpath "$(dirname "$0")/own-session") # each mpirun its own session directory
 command -v mpirun >/dev/null || { echo "tests/mpi: mpirun not found (openmpi-bin)"; exit 1; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -54,13 +55,13 @@ export OMP_WAIT_POLICY=passive
 export SOW_MPI_TEST_PIECE=20000
 # The lean relay builder's edge files ($TMPDIR of each rank): here, to check
 # that nothing is left behind.
-export TMPDIR="$T/tmp"
-mkdir -p "$TMPDIR"
+export TMPDIR="$T/tmp" SOW_MPI_SESSIONS="$T/sessions"
+mkdir -p "$TMPDIR" "$SOW_MPI_SESSIONS"
 FORCE_LOWER=${SOW_MPI_LOWER:-}
 export SOW_MPI_LOWER=
 MPIOPT=(--oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1 -x OMP_WAIT_POLICY
     -x SOW_MPI_LOWER -x SOW_MPI_TEST_PIECE -x TMPDIR)
-MPI=(mpirun "${MPIOPT[@]}")
+MPI=("$OWN" mpirun "${MPIOPT[@]}")
 RULES=(${SOW_MPI_RULES:-oware awari jodu jodu-ibadan jodu-starve odu jerin darra})
 RANKS=(${SOW_MPI_RANKS:-1 2 3 4})
 THREADS=(${SOW_MPI_THREADS:-1 2})
@@ -114,7 +115,7 @@ job() {
         fi
     done
     echo "# the job ($# rule sets): $((SECONDS - t0)) s, $(cpu_of "$out.t") CPU s"
-    [ $rc = 0 ] || tail -5 "$out.log"
+    [ $rc = 0 ] || tail -15 "$out.log"
     rm -rf "$out" "$out.log" "$out.t"
 }
 
@@ -336,7 +337,7 @@ set -m # a background job that can be sent SIGINT
 # env --default-signal: a shell started with SIGINT ignored (a background
 # job of a non-interactive shell, as CI may run this) passes that on, and a
 # script cannot trap a signal ignored at its entry; a terminal's never is.
-env --default-signal=INT "$WRAP" "${MPIOPT[@]}" -np 2 "$SOW" tables build --seeds 12 --dir "$d" --threads 1 \
+env --default-signal=INT "$OWN" "$WRAP" "${MPIOPT[@]}" -np 2 "$SOW" tables build --seeds 12 --dir "$d" --threads 1 \
     --builder lean >"$T/log" 2>&1 &
 pid=$!
 set +m

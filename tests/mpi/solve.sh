@@ -27,7 +27,9 @@ export SOW_MPI_TEST_PIECE=300
 # every share's retrograde on the ranks' 2 threads (--threads 2 below),
 # however small: the threads' queues of updates for other ranks
 export SOW_MPI_TEST_PAR_MIN=1
-MPI=(mpirun --oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1
+export SOW_MPI_SESSIONS="$T/sessions" # own-session: each mpirun its own session directory
+mkdir -p "$SOW_MPI_SESSIONS"
+MPI=("$(realpath "$(dirname "$0")/own-session")" mpirun --oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1
     -x OMP_WAIT_POLICY -x SOW_MPI_TEST_PIECE -x SOW_MPI_TEST_PAR_MIN)
 RANKS=(${SOW_MPI_RANKS:-1 2 3 4})
 # rule set, pits, seeds per hole: a few thousand positions each
