@@ -9,8 +9,9 @@ not the runner nor either engine), checks that every move is legal, that the
 game ends where the record says and why, and that the final score and the
 point given to player a follow from the moves (a game stopped at the move
 limit: its length only); then it counts wins, draws and losses and computes
-the Elo difference and its 95% interval itself (the usual estimate from the
-mean and spread of a's points, the one `sow match` prints).
+the Elo difference and its 95% intervals itself, as `sow match` prints them:
+from the mean and spread of a's points over the games, and over the
+colour-swapped pairs (a pair's two games, one opening, as one sample).
 With --openings, each game's opening must be its pair's line of that file.
 With --tables DIR (levels 0..N of the rule set), each game that reaches
 N seeds on the board is also scored as if both played perfectly from its
@@ -54,7 +55,36 @@ def elo(s):
         return -math.inf
     if s >= 1:
         return math.inf
-    return -400.0 * math.log10(1.0 / s - 1.0)
+    return 400.0 * math.log10(s / (1.0 - s))  # (as sow match: +0.0 at 1/2)
+
+
+def print_pairs(points):
+    """The Elo interval over the colour-swapped pairs (games 2k+1 and 2k+2,
+    one opening), as `sow match` prints it: a pair's two games averaged are
+    one sample, so what the opening gives the side that is South cancels
+    within the pair; every pair alike, half a point more over their games,
+    the two games taken as apart.  Nothing without a complete pair."""
+    pair = [0] * 5  # the pairs by a's points in their two games, 0 .. 2
+    for g in points:
+        if g % 2 == 1 and g + 1 in points:
+            pair[round(2 * (points[g] + points[g + 1]))] += 1
+    np_, ps, ps2 = 0, 0.0, 0.0
+    for k in range(5):  # (summed as sow match sums them: the same digits)
+        x = k / 4.0
+        np_ += pair[k]
+        ps += pair[k] * x
+        ps2 += pair[k] * x * x
+    if not np_:
+        return
+    m = ps / np_
+    v = ps2 / np_ - m * m
+    if v <= 0:
+        s1 = (2 * ps + 0.5) / (2 * np_ + 1)
+        v = s1 * (1 - s1) / 2
+    e = 1.96 * math.sqrt(v / np_)
+    print(f"pairs    : {np_} (a's points in the two games 0 / 0.5 / 1 / 1.5 / 2: "
+          + " / ".join(str(c) for c in pair) + ")")
+    print(f"elo pairs: {elo(m):+.1f} (95%: {elo(m - e):+.1f} .. {elo(m + e):+.1f})")
 
 
 def replay(sow, rules, pits, seeds, opening, moves, path=None):
@@ -172,6 +202,7 @@ def main():
     w = d = l = 0
     sum2 = 0.0
     by_end, by_colour, bad, seen = {}, {"a": [0.0, 0], "b": [0.0, 0]}, [], set()
+    points = {}  # game: a's point
     for line in lines:
         if line.startswith("#") or not line.strip():
             continue
@@ -183,6 +214,7 @@ def main():
         if g in seen:
             bad.append(f"game {g}: played twice")
         seen.add(g)
+        points[g] = pts
         why = None
         if ops is not None and (len(ops) < (g + 1) // 2 or ops[(g - 1) // 2] != opening):
             why = "its opening is not its pair's line of the openings file"
@@ -247,6 +279,7 @@ def main():
     print(f"a W/D/L  : {w} / {d} / {l}")
     print(f"score a  : {w + 0.5 * d:.1f} / {n} ({100 * s:.1f}%)")
     print(f"elo a-b  : {elo(s):+.1f} (95%: {elo(s - 1.96 * se):+.1f} .. {elo(s + 1.96 * se):+.1f})")
+    print_pairs(points)
     print("ends     : " + ", ".join(f"{k} {v}" for k, v in sorted(by_end.items())))
     print(f"a South  : {by_colour['a'][0]:g} of {by_colour['a'][1]} points; "
           f"a North: {by_colour['b'][0]:g} of {by_colour['b'][1]}")

@@ -29,7 +29,8 @@ static const char usage[] =
     "(K pseudo-random moves from the start, default 4, moves that capture nothing\n"
     "where there are some), each played twice with the\n"
     "colours swapped.  Prints wins/draws/losses and the score of a, and the Elo\n"
-    "difference of a over b with a 95% interval.\n"
+    "difference of a over b with a 95% interval over the games and one over the\n"
+    "pairs (an opening's two games as one sample: what the opening gives cancels).\n"
     "SPEC:\n"
     "  sow[:KEY=V,...]        the engine; keys: depth, time (ms per move), threads,\n"
     "                         hash (MiB), tables (DIR[:DIR..]: their levels, and the\n"
@@ -417,6 +418,9 @@ static int match_finish(struct mctx *M, const struct match_args *a, const char *
         return M->fail_status ? M->fail_status : CLI_FAIL;
     }
     *t = (struct match_tally){0};
+    for (int i = 0; i + 1 < M->games; i += 2) /* game 2k+1 and 2k+2: opening k */
+        if (M->text[i] && M->text[i + 1])
+            t->pair[(int)lround(2 * (M->score[i] + M->score[i + 1]))]++;
     for (int i = 0; i < M->games; i++) {
         if (!M->text[i])
             continue;

@@ -146,6 +146,8 @@ void *match_worker(void *arg); /* arg: the struct mctx */
 struct match_tally {
     int played, w, d, l; /* games, and a's wins, draws, losses */
     double sum, sum2;    /* a's points, and the sum of their squares */
+    int pair[5];         /* the openings with both games played, by a's points
+                          * in the two: 0, 0.5, 1, 1.5, 2 */
 };
 
 /* match_report.c */

@@ -14,7 +14,7 @@ double match_elo(double s)
         return -INFINITY;
     if (s >= 1)
         return INFINITY;
-    return -400.0 * log10(1.0 / s - 1.0);
+    return 400.0 * log10(s / (1.0 - s)); /* (0 at 1/2: +0.0, not -0.0) */
 }
 
 /* --resume: read the --out FILE of an earlier run of this match.  Its
@@ -103,8 +103,40 @@ int match_resume_read(struct mctx *M, const char *path, const char *head, char *
     return 0;
 }
 
+/* The Elo interval over the colour-swapped pairs (docs/engine.md
+ * "Matches"): a pair's two games averaged are one sample (0, 1/4, 1/2,
+ * 3/4 or 1), so what an opening gives the side that is South cancels
+ * within its pair, where the per-game interval counts it as the players'
+ * spread.  Every pair alike: half a point more over their games, as for
+ * the games, the two taken as apart.  Nothing without a complete pair. */
+static void print_pairs(const struct match_tally *t)
+{
+    int np = 0;
+    double ps = 0, ps2 = 0;
+    for (int k = 0; k < 5; k++) {
+        double x = k / 4.0;
+        np += t->pair[k];
+        ps += t->pair[k] * x;
+        ps2 += t->pair[k] * x * x;
+    }
+    if (!np)
+        return;
+    double m = ps / np, v = ps2 / np - m * m;
+    if (v <= 0) {
+        double s1 = (2 * ps + 0.5) / (2 * np + 1);
+        v = s1 * (1 - s1) / 2;
+    }
+    double e = 1.96 * sqrt(v / np);
+    printf("pairs    : %d (a's points in the two games 0 / 0.5 / 1 / 1.5 / 2: %d / %d / %d / %d / "
+           "%d)\n",
+           np, t->pair[0], t->pair[1], t->pair[2], t->pair[3], t->pair[4]);
+    printf("elo pairs: %+.1f (95%%: %+.1f .. %+.1f)\n", match_elo(m), match_elo(m - e),
+           match_elo(m + e));
+}
+
 /* The summary on stdout: the players, the games, the openings, the
- * result of a and its Elo difference over b with a 95% interval. */
+ * result of a and its Elo difference over b with a 95% interval, over
+ * the games and over the colour-swapped pairs. */
 void match_print_report(const struct mctx *M, const struct match_tally *t, const char *openings,
                         double secs)
 {
@@ -146,4 +178,5 @@ void match_print_report(const struct mctx *M, const struct match_tally *t, const
     printf("score a  : %.1f / %d (%.1f%%)\n", sum, played, played ? 100 * s : 0);
     printf("elo a-b  : %+.1f (95%%: %+.1f .. %+.1f)\n", match_elo(s), match_elo(s - 1.96 * se),
            match_elo(s + 1.96 * se));
+    print_pairs(t);
 }

@@ -198,6 +198,12 @@ check "EOF during go infinite: exits" '[ $? -eq 0 ]'
 # ---- match and bench smoke ----
 out=$(timeout 120 "$SOW" match --a sow:depth=3 --b greedy --games 4 --concurrency 2 --out "$WORK/games.txt" 2>/dev/null)
 check "match: summary" '[[ $out == *"a W/D/L"* && $out == *"elo a-b"* ]]' "$out"
+# greedy against greedy: each pair's two games are one game with the
+# colours swapped, so each pair gives a 1 point of 2 whoever is South wins
+out=$(timeout 60 "$SOW" match --a greedy --b greedy --games 8 --unbalanced 2>/dev/null)
+check "match: pairs counted by a's points in the two games" \
+    '[[ $out == *"pairs    : 4 (a'"'"'s points in the two games 0 / 0.5 / 1 / 1.5 / 2: 0 / 0 / 4 / 0 / 0)"* &&
+       $out == *"elo pairs: +0.0 (95%: -296.6 .. +296.6)"* ]]' "$out"
 check "match: games written (a header line, then the games)" \
     '[ "$(grep -vc "^#" "$WORK/games.txt")" -eq 4 ] && head -1 "$WORK/games.txt" | grep -q "^# sow match: "'
 # the search keys: lmr (late-move reductions, 0 or 1) and qs (capture-search
