@@ -58,12 +58,13 @@ def elo(s):
     return 400.0 * math.log10(s / (1.0 - s))  # (as sow match: +0.0 at 1/2)
 
 
-def print_pairs(points):
+def print_pairs(points, se):
     """The Elo interval over the colour-swapped pairs (games 2k+1 and 2k+2,
     one opening), as `sow match` prints it: a pair's two games averaged are
     one sample, so what the opening gives the side that is South cancels
-    within the pair; every pair alike, half a point more over their games,
-    the two games taken as apart.  Nothing without a complete pair."""
+    within the pair; every pair alike, the pairs show no spread of their
+    own and the interval is the games' (se: its standard error of the mean
+    score).  Nothing without a complete pair."""
     pair = [0] * 5  # the pairs by a's points in their two games, 0 .. 2
     for g in points:
         if g % 2 == 1 and g + 1 in points:
@@ -78,10 +79,7 @@ def print_pairs(points):
         return
     m = ps / np_
     v = ps2 / np_ - m * m
-    if v <= 0:
-        s1 = (2 * ps + 0.5) / (2 * np_ + 1)
-        v = s1 * (1 - s1) / 2
-    e = 1.96 * math.sqrt(v / np_)
+    e = 1.96 * (math.sqrt(v / np_) if v > 0 else se)
     print(f"pairs    : {np_} (a's points in the two games 0 / 0.5 / 1 / 1.5 / 2: "
           + " / ".join(str(c) for c in pair) + ")")
     print(f"elo pairs: {elo(m):+.1f} (95%: {elo(m - e):+.1f} .. {elo(m + e):+.1f})")
@@ -279,7 +277,7 @@ def main():
     print(f"a W/D/L  : {w} / {d} / {l}")
     print(f"score a  : {w + 0.5 * d:.1f} / {n} ({100 * s:.1f}%)")
     print(f"elo a-b  : {elo(s):+.1f} (95%: {elo(s - 1.96 * se):+.1f} .. {elo(s + 1.96 * se):+.1f})")
-    print_pairs(points)
+    print_pairs(points, se)
     print("ends     : " + ", ".join(f"{k} {v}" for k, v in sorted(by_end.items())))
     print(f"a South  : {by_colour['a'][0]:g} of {by_colour['a'][1]} points; "
           f"a North: {by_colour['b'][0]:g} of {by_colour['b'][1]}")

@@ -107,9 +107,10 @@ int match_resume_read(struct mctx *M, const char *path, const char *head, char *
  * "Matches"): a pair's two games averaged are one sample (0, 1/4, 1/2,
  * 3/4 or 1), so what an opening gives the side that is South cancels
  * within its pair, where the per-game interval counts it as the players'
- * spread.  Every pair alike: half a point more over their games, as for
- * the games, the two taken as apart.  Nothing without a complete pair. */
-static void print_pairs(const struct match_tally *t)
+ * spread.  Every pair alike: the pairs show no spread of their own, and
+ * the interval is the games' (se: its standard error of the mean score).
+ * Nothing without a complete pair. */
+static void print_pairs(const struct match_tally *t, double se)
 {
     int np = 0;
     double ps = 0, ps2 = 0;
@@ -122,11 +123,7 @@ static void print_pairs(const struct match_tally *t)
     if (!np)
         return;
     double m = ps / np, v = ps2 / np - m * m;
-    if (v <= 0) {
-        double s1 = (2 * ps + 0.5) / (2 * np + 1);
-        v = s1 * (1 - s1) / 2;
-    }
-    double e = 1.96 * sqrt(v / np);
+    double e = 1.96 * (v > 0 ? sqrt(v / np) : se);
     printf("pairs    : %d (a's points in the two games 0 / 0.5 / 1 / 1.5 / 2: %d / %d / %d / %d / "
            "%d)\n",
            np, t->pair[0], t->pair[1], t->pair[2], t->pair[3], t->pair[4]);
@@ -178,5 +175,5 @@ void match_print_report(const struct mctx *M, const struct match_tally *t, const
     printf("score a  : %.1f / %d (%.1f%%)\n", sum, played, played ? 100 * s : 0);
     printf("elo a-b  : %+.1f (95%%: %+.1f .. %+.1f)\n", match_elo(s), match_elo(s - 1.96 * se),
            match_elo(s + 1.96 * se));
-    print_pairs(t);
+    print_pairs(t, se);
 }

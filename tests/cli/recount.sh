@@ -41,15 +41,17 @@ done
 check "limit: the games stopped at the move limit" 'grep -q "(move limit)" "$WORK/limit.txt"'
 # The interval over pairs, worked by hand: pairs of 1.5 and 1 points are
 # samples 3/4 and 1/2, mean 5/8 (+88.7 Elo), spread 1/64, so 5/8 +-
-# 1.96 sqrt(1/128) = 0.4518 .. 0.7982; pairs all alike (4 of 1 point):
-# half a point more over 9 games, 1/2 +- 1.96 sqrt(1/8 / 4) = 1/2 +- 0.3465
-pairs() { (cd "$HERE/../../bench" && python3 -c "import recount; recount.print_pairs($1)"); }
+# 1.96 sqrt(1/128) = 0.4518 .. 0.7982 (the games' standard error, here
+# 0.1, not used); pairs all alike (4 of 1 point; game 9 has no pair): no
+# spread of their own, the games' interval, 1/2 +- 1.96 x 0.1 = 0.304 ..
+# 0.696 (-143.9 .. +143.9)
+pairs() { (cd "$HERE/../../bench" && python3 -c "import recount; recount.print_pairs($1, 0.1)"); }
 check "pairs: the interval over pairs as worked by hand" \
     '[ "$(pairs "{1: 1, 2: 0.5, 3: 0.5, 4: 0.5}" | tail -1)" = "elo pairs: +88.7 (95%: -33.6 .. +238.9)" ]' \
     "$(pairs "{1: 1, 2: 0.5, 3: 0.5, 4: 0.5}")"
-check "pairs: every pair alike: the interval of half a point more" \
+check "pairs: every pair alike: the games' interval" \
     '[ "$(pairs "{1: 1, 2: 0, 3: 0, 4: 1, 5: 0.5, 6: 0.5, 7: 1, 8: 0, 9: 1}")" = "pairs    : 4 (a'"'"'s points in the two games 0 / 0.5 / 1 / 1.5 / 2: 0 / 0 / 4 / 0 / 0)
-elo pairs: +0.0 (95%: -296.6 .. +296.6)" ]' \
+elo pairs: +0.0 (95%: -143.9 .. +143.9)" ]' \
     "$(pairs "{1: 1, 2: 0, 3: 0, 4: 1, 5: 0.5, 6: 0.5, 7: 1, 8: 0, 9: 1}")"
 
 # --tables: the games that reach oware's levels 0..8, scored by perfect
