@@ -21,24 +21,61 @@ so, and how many games a's played result fell below or rose above it.
 tables' value does not model: a result below it is not always a mistake.)
 
 Output: the summary (as `sow match` prints it), the games by end and by
-colour, and one line per game that does not check out.  Exit status 0 if
-every game checks out, 1 if one does not, 2 on bad input.
+colour, and one line per game that does not check out; on stderr, the
+games replayed so far with an ETA, every 10 s.  Exit status 0 if every game
+checks out, 1 if one does not, 2 on bad input, 130 on Ctrl-C (one line
+saying how far it got).
 """
 import math
 import os
 import re
 import subprocess
 import sys
+import time
 
 HEAD = re.compile(r"^# sow match: rules (\S+) 2x(\d+) seeds (\d+);.*max-plies (\d+)")
 GAME = re.compile(r"^game (\d+) opening (\S+)(?: \(South[^)]*\))? South=([ab]) "
                   r"final (\S+)-(\S+) \((.*?)\) a=(\S+):(.*)$")
 
 
+def tool():
+    """The script run (recount, or a tool that imports it): its messages'
+    prefix."""
+    return os.path.splitext(os.path.basename(sys.argv[0]))[0]
+
+
 def die(msg):
-    # (named after the script run: recount, or a tool that imports it)
-    print(f"{os.path.splitext(os.path.basename(sys.argv[0]))[0]}: {msg}", file=sys.stderr)
+    print(f"{tool()}: {msg}", file=sys.stderr)
     sys.exit(2)
+
+
+class Progress:
+    """Long work's progress on stderr: every 10 s and at the end, with an
+    ETA from the rate so far.  The last one made says how far Ctrl-C came
+    (interrupted())."""
+    last = None
+
+    def __init__(self, total, what):
+        self.total, self.what, self.done = total, what, 0
+        self.t0 = self.shown = time.monotonic()
+        Progress.last = self
+
+    def step(self):
+        self.done += 1
+        now = time.monotonic()
+        if now - self.shown >= 10 or self.done == self.total:
+            self.shown = now
+            eta = (now - self.t0) / self.done * (self.total - self.done)
+            print(f"{tool()}: {self.done} of {self.total} {self.what}, ETA {eta:.0f} s",
+                  file=sys.stderr)
+
+
+def interrupted():
+    """Ctrl-C: one line saying how far the work came, exit 130."""
+    p = Progress.last
+    print(f"{tool()}: interrupted" + (f" after {p.done} of {p.total} {p.what}" if p else ""),
+          file=sys.stderr)
+    sys.exit(130)
 
 
 def run_sow(sow, args):
@@ -201,6 +238,8 @@ def main():
     sum2 = 0.0
     by_end, by_colour, bad, seen = {}, {"a": [0.0, 0], "b": [0.0, 0]}, [], set()
     points = {}  # game: a's point
+    progress = Progress(sum(1 for ln in lines if ln.strip() and not ln.startswith("#")),
+                        "games replayed")
     for line in lines:
         if line.startswith("#") or not line.strip():
             continue
@@ -262,6 +301,7 @@ def main():
         by_end[key] = by_end.get(key, 0) + 1
         by_colour["a" if south == "a" else "b"][0] += pts
         by_colour["a" if south == "a" else "b"][1] += 1
+        progress.step()
 
     n = w + d + l
     if n == 0:
@@ -296,4 +336,7 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        interrupted()

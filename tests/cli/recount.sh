@@ -4,7 +4,8 @@
 # and give sow match's own summary; a spoilt record of each kind (a move, a
 # final score, a point, an end, a game twice, an opening) is found and
 # named, exit 1; bad input exit 2 with one line.  bench/opening-values.py:
-# perfect players' games all at their openings' values, a changed score named.
+# perfect players' games all at their openings' values, a changed score named,
+# its progress, Ctrl-C (exit 130, one line).
 # TAP on stdout.   usage: tests/cli/recount.sh [SOW]
 set -u
 SOW=$(realpath "${1:-build/src/cli/sow}")
@@ -39,6 +40,8 @@ for m in "oware" "awari --rules awari" "jodu --rules jodu" "limit --max-plies 12
     done
 done
 check "limit: the games stopped at the move limit" 'grep -q "(move limit)" "$WORK/limit.txt"'
+check "progress on stderr ends with every game replayed" \
+    '[ "$(tail -1 "$WORK/err")" = "recount: 8 of 8 games replayed, ETA 0 s" ]' "$(cat "$WORK/err")"
 # The interval over pairs, worked by hand: pairs of 1.5 and 1 points are
 # samples 3/4 and 1/2, mean 5/8 (+88.7 Elo), spread 1/64, so 5/8 +-
 # 1.96 sqrt(1/128) = 0.4518 .. 0.7982 (the games' standard error, here
@@ -101,6 +104,8 @@ opv "$WORK/perfect.txt"
 check "opening-values: perfect players' games all end at the openings' values" \
     '[ $rc -eq 0 ] && grep -q "^perfect  : 8 of 8 games .* a above it in 0, b in 0$" "$WORK/out"' \
     "rc=$rc: $(tail -2 "$WORK/out") $(head -2 "$WORK/err")"
+check "opening-values: progress on stderr ends with every opening searched" \
+    '[ "$(tail -1 "$WORK/err")" = "opening-values: 4 of 4 openings searched, ETA 0 s" ]' "$(cat "$WORK/err")"
 # game 1 (a is South) given two more seeds to South and two fewer to North
 awk '/^game 1 /{match($0, /final [0-9]+-[0-9]+ /); split(substr($0, RSTART + 6, RLENGTH - 7), f, "-")
     $0 = substr($0, 1, RSTART - 1) "final " f[1] + 2 "-" f[2] - 2 " " substr($0, RSTART + RLENGTH)} 1' \
@@ -109,6 +114,36 @@ opv "$WORK/spoilt.txt"
 check "opening-values: a changed final score is named" \
     '[ $rc -eq 0 ] && grep -q "^game 1: .*a gained 4$" "$WORK/out" && grep -q "^perfect  : 7 of 8" "$WORK/out"' \
     "rc=$rc: $(cat "$WORK/out") $(head -2 "$WORK/err")"
+# Ctrl-C (SIGINT to its process group, as a terminal sends it; the
+# default disposition restored, as a background job of a script ignores
+# it) during a search (a sow that takes 10 s to start): exit 130 and one
+# line saying how far it got
+printf '#!/bin/sh\nsleep 10\nexec "%s" "$@"\n' "$SOW" >"$WORK/slow-sow"
+chmod +x "$WORK/slow-sow"
+set -m
+env --default-signal=INT python3 "$OV" "$WORK/perfect.txt" --sow "$WORK/slow-sow" --tables "$WORK" \
+    >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+set +m
+sleep 1
+kill -INT -- -"$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+check "opening-values: Ctrl-C: exit 130, one line" \
+    '[ $rc -eq 130 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "^opening-values: interrupted after 0 of 4 openings searched$" "$WORK/err"' \
+    "rc=$rc: $(cat "$WORK/err")"
+# the same for recount, during a game's replay
+set -m
+env --default-signal=INT python3 "$RECOUNT" "$WORK/oware.txt" --sow "$WORK/slow-sow" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+set +m
+sleep 1
+kill -INT -- -"$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+check "recount: Ctrl-C: exit 130, one line" \
+    '[ $rc -eq 130 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "^recount: interrupted after 0 of 8 games replayed$" "$WORK/err"' \
+    "rc=$rc: $(cat "$WORK/err")"
 opv "$WORK/nosuch.txt"
 check "opening-values: bad input exit 2, one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
     "rc=$rc: $(head -2 "$WORK/err")"
