@@ -70,7 +70,6 @@ static void stat_add(struct stat *s, double y, double p)
     s->n++;
 }
 
-
 static double clampd(double x, int n)
 {
     return x > 100.0 * n ? 100.0 * n : x < -100.0 * n ? -100.0 * n : x;

@@ -22,7 +22,6 @@ struct bpos {
     char pos[SOW_POS_MAXLEN];
 };
 
-
 /* CPU seconds of the whole process (all threads): on a loaded shared machine
  * wall time says little, so the totals print both. */
 static double cpu_now(void)
@@ -31,7 +30,6 @@ static double cpu_now(void)
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
-
 
 static FILE *open_positions(const char *file, char *used, size_t len)
 {

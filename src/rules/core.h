@@ -270,7 +270,6 @@ typedef void (*core_generate_fn)(const struct ruleset *, const sow_position *,
     const core_generate_fn body##_by_width[SOW_BOARD_WORDS + 1] = {                            \
         0, body##_nw1, body##_nw2, body##_nw3, body##_nw4, body##_nw5}
 
-
 typedef int (*core_count_fn)(const struct ruleset *, const sow_position *,
                              struct sow_relay_cache *);
 int core_count_generic(const struct ruleset *rs, const sow_position *p,

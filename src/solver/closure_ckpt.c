@@ -131,7 +131,6 @@ FILE *clos_fopen_in(const char *path)
     return f;
 }
 
-
 /* Read DIR/name into parts (sizes known: the header must agree). */
 bool clos_ck_read(const char *dir, const char *name, const char *magic, void *const *parts,
                   const uint64_t *sizes, int np)

@@ -53,7 +53,6 @@ struct sol {
     const uint64_t *set64; /* version 2 */
 };
 
-
 /* The set's first cell for hash h of S cells (then linear probing), as the
  * closure's own set (closure_internal.h slot_of). */
 static inline uint64_t cell_of(uint64_t h, uint64_t S)

@@ -431,7 +431,6 @@ static uint64_t finish(struct lvl *L, int8_t *out, int8_t *lohi)
     return bad;
 }
 
-
 int tb_fast_threads(const struct tb_build_opts *opt, uint64_t E)
 {
     return retro_threads(opt ? opt->threads : 0, E, MAX_THREADS);

@@ -24,7 +24,6 @@
 static const char MAGIC[8] = {'S', 'O', 'W', 'T', 'B', 'L', '\r', '\n'};
 static const char BMAGIC[8] = {'S', 'O', 'W', 'T', 'B', 'B', '\r', '\n'}; /* bounds files */
 
-
 const char *tb_default_dir(void)
 {
     const char *e = getenv("SOW_TABLES");

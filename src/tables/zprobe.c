@@ -19,8 +19,6 @@
 #include "tables_internal.h" /* the header layout */
 #include "tables/tables.h"
 
-
-
 enum sow_status tbz_parse(const uint8_t *map, size_t size, uint64_t entries, int level,
                           const char *path, struct tbz *z, struct sow_error *e)
 {

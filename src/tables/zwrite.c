@@ -20,8 +20,6 @@
 #include "tables/tb_lean.h"
 #include "tables_internal.h"
 
-
-
 static int write_all(int fd, const void *buf, size_t len, off_t at)
 {
     const uint8_t *p = buf;
@@ -218,7 +216,6 @@ enum sow_status tbz_all(const struct tbz *z, int8_t *out, int threads, struct so
         return sow_fail(e, SOW_E_INPUT, "level %d: values damaged (checksum mismatch)", z->level);
     return SOW_OK;
 }
-
 
 enum sow_status tb_compress_level(const struct ruleset *rs, const char *dir, int level,
                                   int threads, uint64_t *raw, uint64_t *stored, bool *already,
