@@ -116,34 +116,28 @@ check "opening-values: a changed final score is named" \
     "rc=$rc: $(cat "$WORK/out") $(head -2 "$WORK/err")"
 # Ctrl-C (SIGINT to its process group, as a terminal sends it; the
 # default disposition restored, as a background job of a script ignores
-# it) during a search (a sow that takes 10 s to start): exit 130 and one
-# line saying how far it got
+# it) during a search or a replay (a sow that takes 10 s to start): exit
+# 130 and one line saying how far it got.  ctrl_c NAME WANT SCRIPT ARGS...
 printf '#!/bin/sh\nsleep 10\nexec "%s" "$@"\n' "$SOW" >"$WORK/slow-sow"
 chmod +x "$WORK/slow-sow"
-set -m
-env --default-signal=INT python3 "$OV" "$WORK/perfect.txt" --sow "$WORK/slow-sow" --tables "$WORK" \
-    >"$WORK/out" 2>"$WORK/err" &
-pid=$!
-set +m
-sleep 1
-kill -INT -- -"$pid" 2>/dev/null
-wait "$pid"
-rc=$?
-check "opening-values: Ctrl-C: exit 130, one line" \
-    '[ $rc -eq 130 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "^opening-values: interrupted after 0 of 4 openings searched$" "$WORK/err"' \
-    "rc=$rc: $(cat "$WORK/err")"
-# the same for recount, during a game's replay
-set -m
-env --default-signal=INT python3 "$RECOUNT" "$WORK/oware.txt" --sow "$WORK/slow-sow" >"$WORK/out" 2>"$WORK/err" &
-pid=$!
-set +m
-sleep 1
-kill -INT -- -"$pid" 2>/dev/null
-wait "$pid"
-rc=$?
-check "recount: Ctrl-C: exit 130, one line" \
-    '[ $rc -eq 130 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -q "^recount: interrupted after 0 of 8 games replayed$" "$WORK/err"' \
-    "rc=$rc: $(cat "$WORK/err")"
+ctrl_c() {
+    local name=$1 want=$2 pid
+    shift 2
+    set -m
+    env --default-signal=INT python3 "$@" --sow "$WORK/slow-sow" >"$WORK/out" 2>"$WORK/err" &
+    pid=$!
+    set +m
+    sleep 1
+    kill -INT -- -"$pid" 2>/dev/null
+    wait "$pid"
+    rc=$?
+    check "$name: Ctrl-C: exit 130, one line" \
+        '[ $rc -eq 130 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] && grep -qx "$want" "$WORK/err"' \
+        "rc=$rc: $(cat "$WORK/err")"
+}
+ctrl_c opening-values "opening-values: interrupted after 0 of 4 openings searched" \
+    "$OV" "$WORK/perfect.txt" --tables "$WORK"
+ctrl_c recount "recount: interrupted after 0 of 8 games replayed" "$RECOUNT" "$WORK/oware.txt"
 opv "$WORK/nosuch.txt"
 check "opening-values: bad input exit 2, one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
     "rc=$rc: $(head -2 "$WORK/err")"
