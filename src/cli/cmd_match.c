@@ -276,7 +276,8 @@ static int match_alloc(struct mctx *M, const struct match_args *a)
     M->open = calloc((size_t)a->games / 2, sizeof *M->open);
     M->omargin = calloc((size_t)a->games / 2, sizeof *M->omargin);
     M->oexact = calloc((size_t)a->games / 2, sizeof *M->oexact);
-    if (!M->score || !M->text || !M->open || !M->omargin || !M->oexact) {
+    M->omoves = calloc((size_t)a->games / 2, sizeof *M->omoves);
+    if (!M->score || !M->text || !M->open || !M->omargin || !M->oexact || !M->omoves) {
         fprintf(stderr, "sow match: out of memory\n");
         return CLI_FAIL;
     }
@@ -310,6 +311,9 @@ static int match_save_openings(const struct mctx *M, const struct match_args *a)
             fprintf(fs, "  # South %+d exact", M->omargin[i] / 100);
         else if (M->balance >= 0 && !a->openings)
             fprintf(fs, "  # South %+.2f at depth %d", M->omargin[i] / 100.0, M->bdepth);
+        /* the moves too: a large set's later openings are longer (match_openings.c) */
+        if (M->omoves[i])
+            fprintf(fs, "%s%d moves", M->balance >= 0 ? ", " : "  # ", M->omoves[i]);
         fputc('\n', fs);
     }
     if (fio_out_commit(&o, &fe)) {
@@ -454,6 +458,7 @@ static void match_free(struct mctx *M)
     free(M->open);
     free(M->omargin);
     free(M->oexact);
+    free(M->omoves);
     search_solution_close(M->bsol);
 }
 

@@ -60,6 +60,7 @@ struct mctx {
     int bdepth;                /* depth of the balancing search */
     sow_position *open;        /* per pair of games: the opening */
     int *omargin;              /* its estimated margin for South, centi-seeds */
+    int *omoves;               /* its random moves from the start (0: from --openings) */
     long ncand;                /* candidates tried */
     int maxoplies;             /* the longest opening used */
     bool have_margin;          /* omargin holds the balancing search's estimates */

@@ -20,8 +20,10 @@
  * game; with `quiet`, each a move that captures nothing where there is one
  * (unbalanced openings: relay games capture a lot in a few random moves).  The
  * generator is seeded per candidate (splitmix64) so that candidates do not
- * share their low bits. */
-static sow_position opening_candidate(const struct ruleset *rs, int c, int plies, bool quiet_only)
+ * share their low bits.  *made: the moves made (fewer than K where every
+ * move tried ended the game). */
+static sow_position opening_candidate(const struct ruleset *rs, int c, int plies, bool quiet_only,
+                                      int *made)
 {
     sow_position p = rules_start(rs);
     uint64_t x = (uint64_t)(c + 1) * 0x9E3779B97F4A7C15ULL;
@@ -31,6 +33,7 @@ static sow_position opening_candidate(const struct ruleset *rs, int c, int plies
     if (!x)
         x = 1;
     struct sow_movelist ml, m2;
+    *made = 0;
     for (int i = 0; i < plies; i++) {
         rules_generate(rs, &p, &ml);
         if (!ml.n)
@@ -48,6 +51,7 @@ static sow_position opening_candidate(const struct ruleset *rs, int c, int plies
             rules_generate(rs, q, &m2);
             if (m2.n) {
                 p = *q;
+                ++*made;
                 break;
             }
         }
@@ -92,7 +96,8 @@ int match_choose_openings(struct mctx *M, char *err, int errlen)
          * few in some relay games), one more per thousand candidates */
         int plies = M->oplies + (M->balance < 0 ? 0 : (int)(units / per));
         units++;
-        sow_position p = opening_candidate(rs, (int)c, plies, M->balance < 0);
+        int made;
+        sow_position p = opening_candidate(rs, (int)c, plies, M->balance < 0, &made);
         struct sow_movelist ml;
         rules_generate(rs, &p, &ml);
         if (!ml.n)
@@ -140,6 +145,7 @@ int match_choose_openings(struct mctx *M, char *err, int errlen)
             M->maxoplies = plies;
         M->open[have] = p;
         M->oexact[have] = exact;
+        M->omoves[have] = made;
         M->nexact += exact;
         M->omargin[have++] = margin;
         double now = util_now();

@@ -152,13 +152,14 @@ void match_print_report(const struct mctx *M, const struct match_tally *t, const
     printf("b        : %s\n", M->spec[1].text);
     if (M->cpu_clock)
         printf("clock    : CPU time of the thinking thread (--clock cpu)\n");
-    char plies[32];
-    if (M->maxoplies > M->oplies)
-        snprintf(plies, sizeof plies, "%d-%d", M->oplies, M->maxoplies);
-    else
-        snprintf(plies, sizeof plies, "%d", M->oplies);
-    printf("games    : %d (%d openings of %s moves, colours swapped; %.0f s)\n", played,
-           M->games / 2, plies, secs);
+    /* openings of a file: their moves are not known, so none are claimed */
+    char plies[48] = "";
+    if (!openings && M->maxoplies > M->oplies)
+        snprintf(plies, sizeof plies, " of %d-%d moves", M->oplies, M->maxoplies);
+    else if (!openings)
+        snprintf(plies, sizeof plies, " of %d moves", M->oplies);
+    printf("games    : %d (%d openings%s, colours swapped; %.0f s)\n", played, M->games / 2,
+           plies, secs);
     if (openings)
         printf("openings : from %s\n", openings);
     else if (M->bsol)

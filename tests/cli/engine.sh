@@ -332,6 +332,11 @@ check "match: --openings FILE missing (exit 2)" '[ $r -eq 2 ]'
 check "match: --save-openings then --openings plays the same games" \
     '[ "$(wc -l <"$WORK/o.txt")" -eq 3 ] &&
      diff <(sed "s/(South [^)]*) //" "$WORK/g.txt") <(sed "s/(South [^)]*) //" "$WORK/g2.txt") >/dev/null'
+check "match: --save-openings gives each opening's moves" \
+    '[ "$(grep -c "# South [+-][0-9.]* at depth 10, 4 moves$" "$WORK/o.txt")" -eq 3 ]' "$(cat "$WORK/o.txt")"
+out=$("$SOW" match --a sow:depth=2 --b greedy --games 6 --openings "$WORK/o.txt" 2>/dev/null)
+check "match: openings of a file claim no number of moves" \
+    '[[ $out == *"games    : 6 (3 openings, colours swapped;"* ]]' "$(grep games <<<"$out")"
 printf '# two\n1,2/3/A\n' >"$WORK/bad.txt"
 "$SOW" match --a sow:depth=2 --b greedy --games 2 --openings "$WORK/bad.txt" >/dev/null 2>"$WORK/err"
 r=$?
@@ -364,7 +369,7 @@ check "match --balance-exact: 3 openings, each of exact South margin 0 by sow so
 "$SOW" match $G5 --a sow:depth=2 --b greedy --games 6 --balance-exact "$WORK/o5.sol" \
     --save-openings "$WORK/oe.txt" >/dev/null 2>&1
 check "match --balance-exact --save-openings: marked exact" \
-    '[ "$(grep -c "# South [+-][0-9]* exact$" "$WORK/oe.txt")" -eq 3 ]' "$(cat "$WORK/oe.txt" 2>&1)"
+    '[ "$(grep -c "# South [+-][0-9]* exact, [0-9]* moves$" "$WORK/oe.txt")" -eq 3 ]' "$(cat "$WORK/oe.txt" 2>&1)"
 mkdir -p "$WORK/od" "$WORK/none" && cp "$WORK/o5.sol" "$WORK/od/odu-2x5-020.sowsol"
 "$SOW" match $G5 --a sow:depth=2 --b greedy --games 6 --balance-exact "$WORK/od" \
     --save-openings "$WORK/od.txt" >"$WORK/me.txt" 2>/dev/null
