@@ -1,5 +1,6 @@
 /* sow match: two players over N games from fixed openings, colours
  * swapped, games spread over match_worker threads (docs/engine.md "Matches"). */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -24,7 +25,7 @@ static const char usage[] =
     "                 [--time MS] [--concurrency J] [--opening-plies K] [--max-plies M]\n"
     "                 [--out FILE] [--balance S] [--balance-depth D] [--balance-exact FILE]\n"
     "                 [--unbalanced] [--openings FILE] [--save-openings FILE]\n"
-    "                 [--clock wall|cpu] [--grace MS] [--resume]\n"
+    "                 [--clock wall|cpu] [--tc MS[+INC]] [--grace MS] [--resume]\n"
     "Plays SPEC a against SPEC b over N games (default 20, even): N/2 fixed openings\n"
     "(K pseudo-random moves from the start, default 4, moves that capture nothing\n"
     "where there are some), each played twice with the\n"
@@ -62,6 +63,10 @@ static const char usage[] =
     "--clock cpu counts a move's time as the CPU time of the thread that thinks\n"
     "(sow and threshold players with one thread): each move gets the computation\n"
     "it would get on an idle machine, however busy this one is (wall: the default).\n"
+    "--tc MS[+INC] plays with a game clock instead: each player has MS ms of wall\n"
+    "time for its moves of a game, and INC more after each move (sow players and\n"
+    "programs, whose SPECs give no depth or time; a program gets go wtime btime\n"
+    "winc binc).  A player whose clock falls below -(--grace) loses the game on time.\n"
     "A program (cmd:) that does not answer go within its time plus --grace MS\n"
     "(default 2000; a fixed depth: 60 s plus MS), crashes, or plays an illegal move\n"
     "forfeits the game, with the reason on stderr; it is killed (its process group)\n"
@@ -77,8 +82,9 @@ struct match_args {
     struct cli_game g;
     const char *sa, *sb, *out, *openings, *save_open;
     const char *bexact; /* (engstr) --balance-exact */
-    const char *clock;
+    const char *clock, *tc;
     bool resume, unbalanced;
+    double tc_ms, tc_inc; /* --tc, read */
     long games, conc, oplies, maxplies, bdepth;
     double defms, balance, grace;
 };
@@ -102,6 +108,8 @@ static int match_parse_args(struct match_args *a, int argc, char **argv)
          "how long past its time a program may take to answer, default 2000", true, 0},
         {"--clock", CLI_STR, &a->clock, 0, 0, "wall|cpu",
          "what a move's time counts: wall time (default) or the thinker's CPU time", 0, 0},
+        {"--tc", CLI_STR, &a->tc, 0, 0, "MS[+INC]",
+         "a game clock: MS ms a player a game, INC ms more a move", 0, 0},
         {"--opening-plies", CLI_LONG, &a->oplies, 0, 100, "K", "opening moves, default 4", 0, 0},
         {"--max-plies", CLI_LONG, &a->maxplies, 1, MAXG - 2, "M", "move limit, default 600", 0,
          0},
@@ -136,6 +144,19 @@ static int match_parse_args(struct match_args *a, int argc, char **argv)
         return cli_bad("match", "--resume continues the games of an --out FILE: give --out");
     if (strcmp(a->clock, "wall") && strcmp(a->clock, "cpu"))
         return cli_bad("match", "--clock %s: expected wall or cpu", a->clock);
+    if (a->tc) {
+        char *end;
+        errno = 0;
+        a->tc_ms = strtod(a->tc, &end);
+        if (*end == '+' && isdigit((unsigned char)end[1]))
+            a->tc_inc = strtod(end + 1, &end);
+        if (errno || *end || !isdigit((unsigned char)a->tc[0]) ||
+            !(a->tc_ms >= 1 && a->tc_ms <= 1e9) || !(a->tc_inc >= 0 && a->tc_inc <= 1e9))
+            return cli_bad("match", "--tc %s: expected MS or MS+INC, MS in 1..1e9 and INC "
+                           "in 0..1e9 (milliseconds)", a->tc);
+        if (strcmp(a->clock, "wall"))
+            return cli_bad("match", "--tc counts wall time: not with --clock %s", a->clock);
+    }
     return 0;
 }
 
@@ -149,6 +170,16 @@ static int match_setup_players(struct mctx *M, struct match_args *a)
         match_parse_spec(a->sb, &M->spec[1], err, sizeof err) < 0)
         return cli_bad("match", "%s", err);
     M->cpu_clock = !strcmp(a->clock, "cpu");
+    /* under a clock each move's time is the clock's share (timeman.h) */
+    M->tc = a->tc != NULL;
+    M->tc_ms = a->tc_ms;
+    M->tc_inc = a->tc_inc;
+    for (int k = 0; M->tc && k < 2; k++)
+        if (M->spec[k].kind == P_THRESHOLD || M->spec[k].depth || M->spec[k].ms > 0)
+            return cli_bad("match", "--tc: player %c (%s) %s", 'a' + k, M->spec[k].text,
+                           M->spec[k].kind == P_THRESHOLD
+                               ? "plays by depth or time, not by a clock"
+                               : "gives its own depth or time: the clock sets each move's");
     /* The CPU clock is one thread's: a program of its own, or helper
      * threads, would think on time it does not count. */
     for (int k = 0; M->cpu_clock && k < 2; k++)
@@ -332,10 +363,15 @@ static int match_out_open(struct mctx *M, const struct match_args *a, char *head
                           char **heads)
 {
     char err[400];
+    char tm[64]; /* the move's time, or the game clock (a header without tc: as before) */
+    if (M->tc)
+        snprintf(tm, sizeof tm, "tc %g+%g ms", M->tc_ms, M->tc_inc);
+    else
+        snprintf(tm, sizeof tm, "time %g ms", M->defms);
     snprintf(head, hlen,
-             "# sow match: rules %s 2x%d seeds %d; a %s; b %s; clock %s; time %g ms; games %d; "
+             "# sow match: rules %s 2x%d seeds %d; a %s; b %s; clock %s; %s; games %d; "
              "max-plies %d", M->rs.name, M->rs.pits, M->rs.seeds, M->spec[0].text,
-             M->spec[1].text, a->clock, M->defms, M->games, M->maxplies);
+             M->spec[1].text, a->clock, tm, M->games, M->maxplies);
     *heads = NULL;
     if (a->resume && match_resume_read(M, a->out, head, heads, err, sizeof err) < 0)
         return cli_bad("match", "--resume %s: %s", a->out, err);

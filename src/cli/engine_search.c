@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "engine_proto.h"
+#include "timeman.h"
 
 /* The search thread: go's search of the snapshot spos (none where the game
  * is over), held back while infinite or pondering, then the answer. */
@@ -180,12 +181,7 @@ void proto_go(struct proto *P, char *args)
     /* wtime/btime: the clock of the side to move (wtime = South/A). */
     double mine = P->pos.side ? btime : wtime, inc = P->pos.side ? binc : winc;
     if (mine >= 0 && !infinite) {
-        double per = mine / (mtg > 0 ? mtg : 30) + 0.8 * inc;
-        if (per > mine / 2)
-            per = mine / 2;
-        double s = per / 1000;
-        if (s < 0.005)
-            s = 0.005;
+        double s = timeman_move_seconds(mine, inc, mtg);
         if (!lim.seconds || s < lim.seconds)
             lim.seconds = s;
     }

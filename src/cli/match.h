@@ -78,6 +78,9 @@ struct mctx {
     double *score;             /* per game: points of player a */
     char **text;               /* per game: the line for --out */
     double grace;              /* --grace, seconds */
+    /* --tc: each player's clock for a game, ms, and what each move adds */
+    bool tc;
+    double tc_ms, tc_inc;
     bool failed;
     int fail_status;           /* the exit status when failed */
     char why[400];
@@ -120,13 +123,14 @@ int player_open(struct mctx *M, int who, struct player *pl, char *err, int errle
 void player_close(struct player *pl);
 void player_newgame(struct player *pl);
 /* The move of the player at position p (history hist[0..nh-1], the game
- * from its opening position `open` by moves mv[0..nm-1]).  SOW_MOVE_NONE if
- * the player failed, with why it forfeits in why (a program that did not
- * answer in time is killed, its process group with it), or if match_stop
- * was set. */
+ * from its opening position `open` by moves mv[0..nm-1]).  With --tc,
+ * left[k] is the time player k (0: a) has left on its clock, ms, and the
+ * move's time comes from it (timeman.h).  SOW_MOVE_NONE if the player
+ * failed, with why it forfeits in why (a program that did not answer in
+ * time is killed, its process group with it), or if match_stop was set. */
 sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
                      const sow_position *hist, int nh, const sow_position *open,
-                     const sow_move *mv, int nm, char *why, size_t wlen);
+                     const sow_move *mv, int nm, const double left[2], char *why, size_t wlen);
 
 /* An input file (--openings, --resume's --out) through fileio: a regular
  * file, or NULL with the reason in why (a FIFO, device or directory is

@@ -32,6 +32,7 @@ static double play_game(struct mctx *M, struct player pl[2], int g, char *text, 
     const char *how = "game over";
     int settle2[2] = {0, 0};
     int forfeit = -1;
+    double left[2] = {M->tc_ms, M->tc_ms}; /* --tc: the players' clocks, ms (0: a) */
     fw[0] = 0;
     for (;;) {
         rules_generate(rs, &p, &ml);
@@ -57,10 +58,21 @@ static double play_game(struct mctx *M, struct player pl[2], int g, char *text, 
         }
         int who = (p.side == SOW_A) == (a_side == 0) ? 0 : 1;
         char why[200] = "";
-        sow_move m = player_move(M, &pl[who], &p, hist, nh, &open, mv, nh, why, sizeof why);
+        double t0 = util_now();
+        sow_move m = player_move(M, &pl[who], &p, hist, nh, &open, mv, nh, left, why, sizeof why);
         if (match_stop)
             return -1;
         int i = m == SOW_MOVE_NONE ? -1 : rules_find_move(&ml, m);
+        /* --tc: the move's wall time off the mover's clock; past --grace
+         * below zero its flag falls, whatever it played */
+        if (M->tc && i >= 0) {
+            left[who] -= 1000 * (util_now() - t0);
+            if (left[who] < -1000 * M->grace) {
+                snprintf(why, sizeof why, "lost on time, its clock at %.1f s", left[who] / 1000);
+                i = -1;
+            } else
+                left[who] += M->tc_inc;
+        }
         if (i < 0) {
             forfeit = who;
             snprintf(fw, fwlen, "%c forfeits: %s", 'a' + who,

@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "match.h"
+#include "timeman.h"
 #include "sow/engine.h"
 #include "sow/search.h"
 #include "util.h"
@@ -290,11 +291,14 @@ void player_newgame(struct player *pl)
  * the player failed. */
 sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
                      const sow_position *hist, int nh, const sow_position *open,
-                     const sow_move *mv, int nm, char *why, size_t wlen)
+                     const sow_move *mv, int nm, const double left[2], char *why, size_t wlen)
 {
     const struct ruleset *rs = &M->rs;
     const struct pspec *sp = pl->sp;
     double ms = sp->ms > 0 ? sp->ms : M->defms;
+    int who = (int)(sp - M->spec);
+    if (M->tc) /* the clock's share for this move (a SPEC under --tc gives no time) */
+        ms = 1000 * timeman_move_seconds(left[who], M->tc_inc, 0);
     struct sow_movelist ml;
     rules_generate(rs, p, &ml);
     if (sp->kind == P_GREEDY) {
@@ -308,7 +312,6 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
         }
         return ml.c[best].move;
     }
-    int who = (int)(sp - M->spec);
     const struct book_entry *bt;
     if (sp->kind == P_SOW && M->have_book[who] && (bt = book_find(&M->book[who], rs, p))) {
         /* the choice among equal moves is a function of the game (its
@@ -361,14 +364,22 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
             q = m2.c[rules_find_move(&m2, mv[i])].pos;
         }
     }
-    if (sp->depth)
+    double limit;
+    if (M->tc) { /* the clocks, South's first (wtime: side A's), never below 0 */
+        double mine = left[who] > 0 ? left[who] : 0, theirs = left[!who] > 0 ? left[!who] : 0;
+        fprintf(pl->to, "\ngo wtime %.0f btime %.0f winc %.0f binc %.0f\n",
+                p->side == SOW_A ? mine : theirs, p->side == SOW_A ? theirs : mine, M->tc_inc,
+                M->tc_inc);
+        /* the flag falls at -grace (play_game): no answer is waited for past it */
+        limit = (left[who] / 1000 + M->grace) > 0 ? left[who] / 1000 + M->grace : 0;
+    } else if (sp->depth) {
         fprintf(pl->to, "\ngo depth %d\n", sp->depth);
-    else
+        limit = MATCH_DEPTH_WAIT + M->grace; /* a fixed depth gives no time of its own */
+    } else {
         fprintf(pl->to, "\ngo movetime %.0f\n", ms);
+        limit = ms / 1000 + M->grace; /* its time, and the grace for pipes and a loaded machine */
+    }
     fflush(pl->to); /* a write error (it is gone) shows as the end of its output */
-    /* its time, and the grace for pipes and a loaded machine; a fixed
-     * depth gives no time of its own */
-    double limit = (sp->depth ? MATCH_DEPTH_WAIT : ms / 1000) + M->grace;
     char line[1024];
     int r;
     while ((r = cmd_line(pl, util_now() + limit, line, sizeof line)) == 1) {
@@ -401,7 +412,8 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
         cmd_end(pl, 0, NULL, 0); /* stopped: the game is not counted */
     else if (r == -1) {
         cmd_end(pl, 0, NULL, 0);
-        snprintf(why, wlen, "no bestmove within %.1f s", limit);
+        snprintf(why, wlen, M->tc ? "lost on time: no bestmove within %.1f s"
+                                  : "no bestmove within %.1f s", limit);
     } else if (cmd_end(pl, 1.0, how, sizeof how))
         snprintf(why, wlen, "%s without a bestmove", how);
     else

@@ -152,6 +152,9 @@ void match_print_report(const struct mctx *M, const struct match_tally *t, const
     printf("b        : %s\n", M->spec[1].text);
     if (M->cpu_clock)
         printf("clock    : CPU time of the thinking thread (--clock cpu)\n");
+    if (M->tc)
+        printf("clock    : %g ms a player a game, %g ms more a move (--tc)\n", M->tc_ms,
+               M->tc_inc);
     /* openings of a file: their moves are not known, so none are claimed */
     char plies[48] = "";
     if (!openings && M->maxoplies > M->oplies)

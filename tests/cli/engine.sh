@@ -437,4 +437,37 @@ for b in "--balance-exact $WORK/o5.sol" "--balance-exact $WORK/missing.sol" \
         '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
 done
 
+# --tc: a game clock.  A program gets go wtime/btime/winc/binc (its input
+# logged by tee), each player's clock runs through the game, and one that
+# lets its flag fall (a program whose go reaches sow engine 1 s late, on a
+# 0.5 s clock) loses every game on time.
+out=$(timeout 60 "$SOW" match --a sow --b "cmd:tee -a $WORK/tcin.txt | $SOW engine" --games 2 \
+      --tc 3000+100 --out "$WORK/tc.txt" 2>/dev/null)
+check "match --tc: played by the clock, which the header and summary name" \
+    '[[ $out == *"clock    : 3000 ms a player a game, 100 ms more a move (--tc)"* ]] &&
+     grep -q "; tc 3000+100 ms;" "$WORK/tc.txt" && [ "$(grep -c "^game" "$WORK/tc.txt")" -eq 2 ] &&
+     ! grep -q forfeits "$WORK/tc.txt"' "$out"
+check "match --tc: a program gets the clocks with go (both full at its first move)" \
+    'grep -q "^go wtime 3000 btime 3000 winc 100 binc 100$" "$WORK/tcin.txt" &&
+     [ "$(grep -c "^go wtime" "$WORK/tcin.txt")" -ge 4 ] &&
+     grep "^go wtime" "$WORK/tcin.txt" | awk "{ if (\$3 > 3000 + 100 * NR || \$5 > 3000 + 100 * NR) bad = 1 } END { exit bad }"' \
+    "$(grep "^go" "$WORK/tcin.txt" | head -5)"
+slow="cmd:while read -r l; do case \$l in go*) sleep 1 ;; esac; echo \"\$l\"; done | $SOW engine"
+out=$(timeout 60 "$SOW" match --a sow --b "$slow" --games 2 --tc 500 --grace 200 \
+      --out "$WORK/flag.txt" 2>"$WORK/err")
+check "match --tc: a player past its clock loses on time" \
+    '[ "$(grep -c "b forfeits: lost on time" "$WORK/flag.txt")" -eq 2 ] &&
+     [[ $out == *"a W/D/L  : 2 / 0 / 0"* ]]' "$out $(cat "$WORK/flag.txt" | cut -c1-160)"
+out=$(timeout 60 "$SOW" match --a sow --b greedy --games 2 --tc 1 --grace 1 --out "$WORK/flag2.txt" \
+      2>/dev/null)
+check "match --tc: an engine in the match past its clock loses on time" \
+    '[ "$(grep -c "a forfeits: lost on time, its clock at -" "$WORK/flag2.txt")" -eq 2 ]' \
+    "$out $(cut -c1-160 "$WORK/flag2.txt")"
+for b in "--tc 0" "--tc abc" "--tc 1000+-5" "--tc 1000+" "--tc 1000 --clock cpu" \
+         "--tc 1000 --a sow:depth=2" "--tc 1000 --a sow:time=50" "--tc 1000 --a threshold"; do
+    timeout 10 "$SOW" match --a sow --b greedy --games 2 $b >/dev/null 2>"$WORK/err"; r=$?
+    check "match bad input: $b (exit 2, one line)" \
+        '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
+done
+
 tap_done

@@ -1,0 +1,15 @@
+/* The time of one move under a game clock (timeman.h). */
+#include "timeman.h"
+
+double timeman_move_seconds(double left_ms, double inc_ms, double movestogo)
+{
+    if (left_ms < 0)
+        left_ms = 0;
+    /* a 30th: mancala games of 2x6 last 40-60 moves a side from the start,
+     * fewer from an opening, and the last ones are often in the tables */
+    double per = left_ms / (movestogo > 0 ? movestogo : 30) + 0.8 * inc_ms;
+    if (per > left_ms / 2)
+        per = left_ms / 2;
+    double s = per / 1000;
+    return s < 0.005 ? 0.005 : s;
+}
