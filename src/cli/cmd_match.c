@@ -308,7 +308,10 @@ static int match_alloc(struct mctx *M, const struct match_args *a)
     M->omargin = calloc((size_t)a->games / 2, sizeof *M->omargin);
     M->oexact = calloc((size_t)a->games / 2, sizeof *M->oexact);
     M->omoves = calloc((size_t)a->games / 2, sizeof *M->omoves);
-    if (!M->score || !M->text || !M->open || !M->omargin || !M->oexact || !M->omoves) {
+    M->tcleft = calloc((size_t)a->games, sizeof *M->tcleft);
+    M->tcdone = calloc((size_t)a->games, sizeof *M->tcdone);
+    if (!M->score || !M->text || !M->open || !M->omargin || !M->oexact || !M->omoves ||
+        !M->tcleft || !M->tcdone) {
         fprintf(stderr, "sow match: out of memory\n");
         return CLI_FAIL;
     }
@@ -495,6 +498,8 @@ static void match_free(struct mctx *M)
     free(M->omargin);
     free(M->oexact);
     free(M->omoves);
+    free(M->tcleft);
+    free(M->tcdone);
     search_solution_close(M->bsol);
 }
 

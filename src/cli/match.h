@@ -9,8 +9,8 @@
  *   match_report.c    --resume's reading of --out, the summary and its Elo
  *
  * Thread-safety: struct mctx is shared by the workers; its `next` is taken
- * atomically, `score`/`text` are per game, the rest is written under `lock`
- * or before the workers start. */
+ * atomically, `score`/`text`/`tcleft`/`tcdone` are per game, the rest is
+ * written under `lock` or before the workers start. */
 #ifndef SOW_CLI_MATCH_H
 #define SOW_CLI_MATCH_H
 
@@ -81,6 +81,8 @@ struct mctx {
     /* --tc: each player's clock for a game, ms, and what each move adds */
     bool tc;
     double tc_ms, tc_inc;
+    double (*tcleft)[2];       /* per game played in this run: the clocks left at its end, ms */
+    bool *tcdone;              /* per game: tcleft holds them */
     bool failed;
     int fail_status;           /* the exit status when failed */
     char why[400];

@@ -84,6 +84,11 @@ static double play_game(struct mctx *M, struct player pl[2], int g, char *text, 
         mv[nh++] = m;
         p = ml.c[i].pos;
     }
+    if (M->tc) { /* the clocks as the game ended, for the summary (per game: no lock) */
+        M->tcleft[g][0] = left[0];
+        M->tcleft[g][1] = left[1];
+        M->tcdone[g] = true;
+    }
     /* Final seeds, times two (awari may split a seed). */
     int fa2 = 2 * p.store[0] + settle2[0], fb2 = 2 * p.store[1] + settle2[1];
     int mine = a_side == 0 ? fa2 : fb2, theirs = a_side == 0 ? fb2 : fa2;

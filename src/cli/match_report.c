@@ -131,6 +131,29 @@ static void print_pairs(const struct match_tally *t, double se)
            match_elo(m + e));
 }
 
+/* --tc: the clock, and what the players had left of it as their games
+ * ended (the games played in this run; resumed ones were not timed here):
+ * how much of its time each one spent. */
+static void print_clocks(const struct mctx *M)
+{
+    printf("clock    : %g ms a player a game, %g ms more a move (--tc)\n", M->tc_ms, M->tc_inc);
+    int n = 0;
+    double sum[2] = {0, 0}, least[2] = {0, 0};
+    for (int g = 0; g < M->games; g++)
+        if (M->tcdone[g]) {
+            for (int k = 0; k < 2; k++) {
+                sum[k] += M->tcleft[g][k];
+                if (!n || M->tcleft[g][k] < least[k])
+                    least[k] = M->tcleft[g][k];
+            }
+            n++;
+        }
+    if (n)
+        printf("clock    : left as a game ended, a %.1f s on average (least %.1f s), b %.1f s "
+               "(least %.1f s), over the %d games of this run\n",
+               sum[0] / n / 1000, least[0] / 1000, sum[1] / n / 1000, least[1] / 1000, n);
+}
+
 /* The summary on stdout: the players, the games, the openings, the
  * result of a and its Elo difference over b with a 95% interval, over
  * the games and over the colour-swapped pairs. */
@@ -153,8 +176,7 @@ void match_print_report(const struct mctx *M, const struct match_tally *t, const
     if (M->cpu_clock)
         printf("clock    : CPU time of the thinking thread (--clock cpu)\n");
     if (M->tc)
-        printf("clock    : %g ms a player a game, %g ms more a move (--tc)\n", M->tc_ms,
-               M->tc_inc);
+        print_clocks(M);
     /* openings of a file: their moves are not known, so none are claimed */
     char plies[48] = "";
     if (!openings && M->maxoplies > M->oplies)

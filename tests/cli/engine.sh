@@ -445,6 +445,7 @@ out=$(timeout 60 "$SOW" match --a sow --b "cmd:tee -a $WORK/tcin.txt | $SOW engi
       --tc 3000+100 --out "$WORK/tc.txt" 2>/dev/null)
 check "match --tc: played by the clock, which the header and summary name" \
     '[[ $out == *"clock    : 3000 ms a player a game, 100 ms more a move (--tc)"* ]] &&
+     [[ $out =~ "clock    : left as a game ended, a "[0-9.]+" s on average (least "[0-9.]+" s), b "[0-9.]+" s (least "[0-9.]+" s), over the 2 games of this run" ]] &&
      grep -q "; tc 3000+100 ms;" "$WORK/tc.txt" && [ "$(grep -c "^game" "$WORK/tc.txt")" -eq 2 ] &&
      ! grep -q forfeits "$WORK/tc.txt"' "$out"
 check "match --tc: a program gets the clocks with go (both full at its first move)" \
@@ -461,7 +462,8 @@ check "match --tc: a player past its clock loses on time" \
 out=$(timeout 60 "$SOW" match --a sow --b greedy --games 2 --tc 1 --grace 1 --out "$WORK/flag2.txt" \
       2>/dev/null)
 check "match --tc: an engine in the match past its clock loses on time" \
-    '[ "$(grep -c "a forfeits: lost on time, its clock at -" "$WORK/flag2.txt")" -eq 2 ]' \
+    '[ "$(grep -c "a forfeits: lost on time, its clock at -" "$WORK/flag2.txt")" -eq 2 ] &&
+     [[ $out == *"clock    : left as a game ended, a -"* ]]' \
     "$out $(cut -c1-160 "$WORK/flag2.txt")"
 for b in "--tc 0" "--tc abc" "--tc 1000+-5" "--tc 1000+" "--tc 1000 --clock cpu" \
          "--tc 1000 --a sow:depth=2" "--tc 1000 --a sow:time=50" "--tc 1000 --a threshold"; do
