@@ -3,6 +3,7 @@
  * speaking the engine protocol (docs/engine.md "Protocol") over pipes. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -366,12 +367,12 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
     }
     double limit;
     if (M->tc) { /* the clocks, South's first (wtime: side A's), never below 0 */
-        double mine = left[who] > 0 ? left[who] : 0, theirs = left[!who] > 0 ? left[!who] : 0;
+        double mine = fmax(left[who], 0), theirs = fmax(left[!who], 0);
         fprintf(pl->to, "\ngo wtime %.0f btime %.0f winc %.0f binc %.0f\n",
                 p->side == SOW_A ? mine : theirs, p->side == SOW_A ? theirs : mine, M->tc_inc,
                 M->tc_inc);
         /* the flag falls at -grace (play_game): no answer is waited for past it */
-        limit = (left[who] / 1000 + M->grace) > 0 ? left[who] / 1000 + M->grace : 0;
+        limit = fmax(left[who] / 1000 + M->grace, 0);
     } else if (sp->depth) {
         fprintf(pl->to, "\ngo depth %d\n", sp->depth);
         limit = MATCH_DEPTH_WAIT + M->grace; /* a fixed depth gives no time of its own */
