@@ -25,7 +25,8 @@ static const char usage[] =
     "                 [--time MS] [--concurrency J] [--opening-plies K] [--max-plies M]\n"
     "                 [--out FILE] [--balance S] [--balance-depth D] [--balance-exact FILE]\n"
     "                 [--unbalanced] [--openings FILE] [--save-openings FILE]\n"
-    "                 [--clock wall|cpu] [--tc MS[+INC]] [--grace MS] [--resume]\n"
+    "                 [--clock wall|cpu] [--tc MS[+INC]] [--ponder a|b|ab] [--grace MS]\n"
+    "                 [--resume]\n"
     "Plays SPEC a against SPEC b over N games (default 20, even): N/2 fixed openings\n"
     "(K pseudo-random moves from the start, default 4, moves that capture nothing\n"
     "where there are some), each played twice with the\n"
@@ -67,8 +68,12 @@ static const char usage[] =
     "time for its moves of a game, and INC more after each move (sow players and\n"
     "programs, whose SPECs give no depth or time; a program gets go wtime btime\n"
     "winc binc).  A player whose clock falls below -(--grace) loses the game on time.\n"
+    "--ponder a|b|ab lets those players, programs (cmd:), think on the opponent's\n"
+    "time: Ponder set true, go ponder on the reply each bestmove names, then\n"
+    "ponderhit if the opponent played it, else stop (each ponder a CPU more).\n"
     "A program (cmd:) that does not answer go within its time plus --grace MS\n"
-    "(default 2000; a fixed depth: 60 s plus MS), crashes, or plays an illegal move\n"
+    "(default 2000), or to stop a ponder within MS and a second, crashes, or plays\n"
+    "an illegal move\n"
     "forfeits the game, with the reason on stderr; it is killed (its process group)\n"
     "and started again for the next game.  SIGINT and SIGTERM stop the match at\n"
     "once (exit 130, 143), the programs killed; the games played are reported.\n"
@@ -82,7 +87,7 @@ struct match_args {
     struct cli_game g;
     const char *sa, *sb, *out, *openings, *save_open;
     const char *bexact; /* (engstr) --balance-exact */
-    const char *clock, *tc;
+    const char *clock, *tc, *ponder;
     bool resume, unbalanced;
     double tc_ms, tc_inc; /* --tc, read */
     long games, conc, oplies, maxplies, bdepth;
@@ -110,6 +115,8 @@ static int match_parse_args(struct match_args *a, int argc, char **argv)
          "what a move's time counts: wall time (default) or the thinker's CPU time", 0, 0},
         {"--tc", CLI_STR, &a->tc, 0, 0, "MS[+INC]",
          "a game clock: MS ms a player a game, INC ms more a move", 0, 0},
+        {"--ponder", CLI_STR, &a->ponder, 0, 0, "a|b|ab",
+         "these players (programs) think on the opponent's time", 0, 0},
         {"--opening-plies", CLI_LONG, &a->oplies, 0, 100, "K", "opening moves, default 4", 0, 0},
         {"--max-plies", CLI_LONG, &a->maxplies, 1, MAXG - 2, "M", "move limit, default 600", 0,
          0},
@@ -144,6 +151,10 @@ static int match_parse_args(struct match_args *a, int argc, char **argv)
         return cli_bad("match", "--resume continues the games of an --out FILE: give --out");
     if (strcmp(a->clock, "wall") && strcmp(a->clock, "cpu"))
         return cli_bad("match", "--clock %s: expected wall or cpu", a->clock);
+    if (a->ponder && strcmp(a->ponder, "a") && strcmp(a->ponder, "b") &&
+        strcmp(a->ponder, "ab") && strcmp(a->ponder, "ba"))
+        return cli_bad("match", "--ponder %s: expected a, b or ab (the players that ponder)",
+                       a->ponder);
     if (a->tc) {
         char *end;
         errno = 0;
@@ -180,6 +191,17 @@ static int match_setup_players(struct mctx *M, struct match_args *a)
                            M->spec[k].kind == P_THRESHOLD
                                ? "plays by depth or time, not by a clock"
                                : "gives its own depth or time: the clock sets each move's");
+    /* --ponder: the protocol's go ponder / ponderhit / stop, so programs
+     * only (an engine in this process has no thread to ponder on) */
+    for (int k = 0; a->ponder && k < 2; k++) {
+        M->ponder[k] = strchr(a->ponder, 'a' + k) != NULL;
+        if (M->ponder[k] && M->spec[k].kind != P_CMD)
+            return cli_bad("match", "--ponder: player %c (%s) is not a program: pondering is "
+                           "for cmd:COMMAND (e.g. cmd:sow engine)", 'a' + k, M->spec[k].text);
+        if (M->ponder[k] && M->cpu_clock)
+            return cli_bad("match", "--ponder: not with --clock cpu (a program's time is wall "
+                           "time)");
+    }
     /* The CPU clock is one thread's: a program of its own, or helper
      * threads, would think on time it does not count. */
     for (int k = 0; M->cpu_clock && k < 2; k++)
@@ -373,8 +395,10 @@ static int match_out_open(struct mctx *M, const struct match_args *a, char *head
         snprintf(tm, sizeof tm, "time %g ms", M->defms);
     snprintf(head, hlen,
              "# sow match: rules %s 2x%d seeds %d; a %s; b %s; clock %s; %s; games %d; "
-             "max-plies %d", M->rs.name, M->rs.pits, M->rs.seeds, M->spec[0].text,
-             M->spec[1].text, a->clock, tm, M->games, M->maxplies);
+             "max-plies %d%s%s", M->rs.name, M->rs.pits, M->rs.seeds, M->spec[0].text,
+             M->spec[1].text, a->clock, tm, M->games, M->maxplies,
+             a->ponder ? "; ponder " : "", /* a header without it: as before */
+             !a->ponder ? "" : M->ponder[0] && M->ponder[1] ? "ab" : M->ponder[0] ? "a" : "b");
     *heads = NULL;
     if (a->resume && match_resume_read(M, a->out, head, heads, err, sizeof err) < 0)
         return cli_bad("match", "--resume %s: %s", a->out, err);

@@ -83,6 +83,11 @@ struct mctx {
     double tc_ms, tc_inc;
     double (*tcleft)[2];       /* per game played in this run: the clocks left at its end, ms */
     bool *tcdone;              /* per game: tcleft holds them */
+    /* --ponder: the programs (cmd:) that think on the opponent's time, and
+     * over this run's games (under lock, as each worker ends) the ponders
+     * each began and those the opponent's move hit */
+    bool ponder[2];
+    long ptries[2], phits[2];
     bool failed;
     int fail_status;           /* the exit status when failed */
     char why[400];
@@ -96,11 +101,11 @@ struct mctx {
  * searches' stop flag, the programs' waits), the openings' search stops. */
 extern volatile sig_atomic_t match_stop;
 
-/* How long a program (cmd:) may take: to answer isready when it starts,
- * and, with a fixed depth (no time of its own), to answer go; --grace is
- * added to both and to a timed move's time. */
+/* How long a program (cmd:) may take to answer isready when it starts;
+ * --grace is added to it, to a move's time, and to MATCH_STOP_WAIT, how
+ * long it may take to answer stop after a ponder. */
 #define MATCH_START_WAIT 10.0
-#define MATCH_DEPTH_WAIT 60.0
+#define MATCH_STOP_WAIT 1.0
 
 struct player {
     const struct pspec *sp;
@@ -117,6 +122,14 @@ struct player {
     char rbuf[16384];
     size_t rlen;
     bool gone; /* killed or exited: reopened before the next game */
+    /* --ponder: after its move it searches, by `go ponder`, the position
+     * after the reply its bestmove named (ptok), until the opponent moves:
+     * `ponderhit` if that was the reply, else `stop` and its answer
+     * discarded */
+    char ptok[16];
+    bool pondering;
+    sow_move pmove;
+    long ptries, phits;
 };
 
 /* match_player.c */
@@ -133,6 +146,15 @@ void player_newgame(struct player *pl);
 sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
                      const sow_position *hist, int nh, const sow_position *open,
                      const sow_move *mv, int nm, const double left[2], char *why, size_t wlen);
+/* --ponder: player pl, having just made move mv[nm-1] (p: the position
+ * after it, the clocks left[] updated), starts `go ponder` on the reply it
+ * named, where that reply is legal and the game goes on after it. */
+void player_ponder(struct mctx *M, struct player *pl, const sow_position *p,
+                   const sow_position *open, const sow_move *mv, int nm, const double left[2]);
+/* The end of pl's pondering, if any (the game ended): `stop`, and its
+ * answer read; a program that does not give it within --grace plus a
+ * second is killed (started again for the next game). */
+void player_unponder(struct mctx *M, struct player *pl);
 
 /* An input file (--openings, --resume's --out) through fileio: a regular
  * file, or NULL with the reason in why (a FIFO, device or directory is

@@ -83,7 +83,10 @@ static double play_game(struct mctx *M, struct player pl[2], int g, char *text, 
         hist[nh] = p;
         mv[nh++] = m;
         p = ml.c[i].pos;
+        player_ponder(M, &pl[who], &p, &open, mv, nh, left); /* --ponder */
     }
+    player_unponder(M, &pl[0]);
+    player_unponder(M, &pl[1]);
     if (M->tc) { /* the clocks as the game ended, for the summary (per game: no lock) */
         M->tcleft[g][0] = left[0];
         M->tcleft[g][1] = left[1];
@@ -140,6 +143,17 @@ static int open_status(const struct mctx *M, int who)
     return M->spec[who].kind == P_CMD ? CLI_BAD : CLI_FAIL;
 }
 
+/* A worker's player closed, its --ponder counts added to the match's. */
+static void worker_close(struct mctx *M, struct player *pl)
+{
+    int k = (int)(pl->sp - M->spec);
+    pthread_mutex_lock(&M->lock);
+    M->ptries[k] += pl->ptries;
+    M->phits[k] += pl->phits;
+    pthread_mutex_unlock(&M->lock);
+    player_close(pl);
+}
+
 void *match_worker(void *arg)
 {
     struct mctx *M = arg;
@@ -171,7 +185,7 @@ void *match_worker(void *arg)
         /* a program killed in the last game (timeout, crash) starts again */
         for (int k = 0; k < 2; k++)
             if (pl[k].gone) {
-                player_close(&pl[k]);
+                worker_close(M, &pl[k]);
                 ok[k] = false;
                 if (player_open(M, k, &pl[k], err, sizeof err) < 0) {
                     worker_failed(M, err, CLI_FAIL);
@@ -209,6 +223,6 @@ void *match_worker(void *arg)
     }
     for (int k = 0; k < 2; k++)
         if (ok[k])
-            player_close(&pl[k]);
+            worker_close(M, &pl[k]);
     return NULL;
 }

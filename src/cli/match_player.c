@@ -189,6 +189,121 @@ static int cmd_start(const struct pspec *sp, struct player *pl, char *err, int e
     return 0;
 }
 
+/* A move token of a program's answer in position p: the notation of
+ * move_parse, or oware's hole letter (A-F South, a-f North); SOW_MOVE_NONE
+ * if neither (legality is the caller's). */
+static sow_move cmd_parse_move(const struct ruleset *rs, const sow_position *p, const char *t)
+{
+    sow_move m;
+    if (move_parse(rs, p, t, &m, NULL) == SOW_OK)
+        return m;
+    if (rs->family == SOW_OWARE && t[0] && !t[1] && (t[0] - (p->side ? 'a' : 'A')) >= 0 &&
+        (t[0] - (p->side ? 'a' : 'A')) < rs->pits)
+        return (sow_move)(t[0] - (p->side ? 'a' : 'A'));
+    return SOW_MOVE_NONE;
+}
+
+/* `position pos OPEN moves ...`: the game from its opening by mv[0..nm-1],
+ * and then `extra` unless SOW_MOVE_NONE (the reply a ponder assumes). */
+static void cmd_position(const struct ruleset *rs, struct player *pl, const sow_position *open,
+                         const sow_move *mv, int nm, sow_move extra)
+{
+    char pos[SOW_POS_MAXLEN];
+    pos_format(rs, open, pos, sizeof pos);
+    fprintf(pl->to, "position pos %s", pos);
+    if (nm || extra != SOW_MOVE_NONE)
+        fprintf(pl->to, " moves");
+    sow_position q = *open;
+    for (int i = 0; i <= nm; i++) {
+        sow_move m = i < nm ? mv[i] : extra;
+        if (m == SOW_MOVE_NONE)
+            break;
+        char name[SOW_MOVE_MAXLEN];
+        move_format(rs, q.side, m, name, sizeof name);
+        fprintf(pl->to, " %s", name);
+        struct sow_movelist m2;
+        rules_generate(rs, &q, &m2);
+        q = m2.c[rules_find_move(&m2, m)].pos;
+    }
+    fputc('\n', pl->to);
+}
+
+/* `go [ponder ]wtime W btime B winc I binc I`: the clocks (South's, side
+ * A's, first; never below 0) for pl to move as side `side`. */
+static void cmd_go_clocks(const struct mctx *M, struct player *pl, int side, const double left[2],
+                          const char *ponder)
+{
+    int who = (int)(pl->sp - M->spec);
+    double mine = fmax(left[who], 0), theirs = fmax(left[!who], 0);
+    fprintf(pl->to, "go %swtime %.0f btime %.0f winc %.0f binc %.0f\n", ponder,
+            side == SOW_A ? mine : theirs, side == SOW_A ? theirs : mine, M->tc_inc, M->tc_inc);
+}
+
+/* Program pl's answer to go at position p by the deadline limit seconds
+ * from now: its move (legal or not: the caller checks; its token, made
+ * short and printable for --out's game line, in tok), with the reply it
+ * names to ponder on kept in pl->ptok.  SOW_MOVE_NONE with why if it gave
+ * no move it could parse, if it did not answer in time or ended (then
+ * killed), or once match_stop is set. */
+static sow_move cmd_bestmove(struct mctx *M, struct player *pl, const sow_position *p,
+                             double limit, char tok[16], char *why, size_t wlen)
+{
+    char line[1024];
+    int r;
+    pl->ptok[0] = 0;
+    while ((r = cmd_line(pl, util_now() + limit, line, sizeof line)) == 1) {
+        if (strncmp(line, "bestmove ", 9))
+            continue;
+        char *t = line + 9, *sp = t + strcspn(t, " \r\n"), *pk;
+        if (*sp && !strncmp(sp + 1, "ponder ", 7) && (pk = sp + 8)[0]) {
+            pk[strcspn(pk, " \r\n")] = 0;
+            snprintf(pl->ptok, sizeof pl->ptok, "%s", pk);
+        }
+        *sp = 0;
+        sow_move m = cmd_parse_move(&M->rs, p, t);
+        snprintf(tok, 16, "%.15s", t);
+        for (char *c = tok; *c; c++)
+            if (!((*c >= '0' && *c <= '9') || (*c >= 'A' && *c <= 'Z') ||
+                  (*c >= 'a' && *c <= 'z') || *c == '-' || *c == '+' || *c == '_'))
+                *c = '?';
+        if (m == SOW_MOVE_NONE)
+            snprintf(why, wlen, "the illegal move '%s'", tok);
+        return m;
+    }
+    char how[160];
+    if (r == -2)
+        cmd_end(pl, 0, NULL, 0); /* stopped: the game is not counted */
+    else if (r == -1) {
+        cmd_end(pl, 0, NULL, 0);
+        snprintf(why, wlen, M->tc ? "lost on time: no bestmove within %.1f s"
+                                  : "no bestmove within %.1f s", limit);
+    } else if (cmd_end(pl, 1.0, how, sizeof how))
+        snprintf(why, wlen, "%s without a bestmove", how);
+    else
+        snprintf(why, wlen, "closed its output without a bestmove");
+    return SOW_MOVE_NONE;
+}
+
+/* A ponder that missed, or a game that ended: `stop`, and the answer it
+ * gives read and set aside, within --grace plus a second.  0, or -1 with
+ * why (the program killed). */
+static int cmd_unponder(struct mctx *M, struct player *pl, char *why, size_t wlen)
+{
+    pl->pondering = false;
+    fprintf(pl->to, "stop\n");
+    fflush(pl->to);
+    char line[1024];
+    int r;
+    double wait = M->grace + MATCH_STOP_WAIT;
+    while ((r = cmd_line(pl, util_now() + wait, line, sizeof line)) == 1)
+        if (!strncmp(line, "bestmove", 8))
+            return 0;
+    cmd_end(pl, 0, NULL, 0);
+    snprintf(why, wlen, r == -1 ? "no bestmove within %.1f s of stop (pondering)"
+                                : "ended while pondering", wait);
+    return -1;
+}
+
 /* ---- players ---- */
 
 int player_open(struct mctx *M, int who, struct player *pl, char *err, int errlen)
@@ -227,9 +342,11 @@ int player_open(struct mctx *M, int who, struct player *pl, char *err, int errle
             player_close(pl);
             return -1;
         }
+        /* Ponder true (--ponder): its bestmove names the reply to ponder on */
         fprintf(pl->to, "uci\nsetoption name Rules value %s\nsetoption name Pits value %d\n"
-                        "setoption name Seeds value %d\nisready\n",
-                M->rs.name, M->rs.pits, M->rs.seeds);
+                        "setoption name Seeds value %d\n%sisready\n",
+                M->rs.name, M->rs.pits, M->rs.seeds,
+                M->ponder[who] ? "setoption name Ponder value true\n" : "");
         fflush(pl->to);
         double wait = MATCH_START_WAIT + M->grace;
         char line[4096], how[160], tail[220];
@@ -350,76 +467,67 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
         snprintf(why, wlen, "not running");
         return SOW_MOVE_NONE;
     }
-    char pos[SOW_POS_MAXLEN];
-    pos_format(rs, open, pos, sizeof pos);
-    fprintf(pl->to, "position pos %s", pos);
-    if (nm) {
-        fprintf(pl->to, " moves");
-        sow_position q = *open;
-        for (int i = 0; i < nm; i++) {
-            char name[SOW_MOVE_MAXLEN];
-            move_format(rs, q.side, mv[i], name, sizeof name);
-            fprintf(pl->to, " %s", name);
-            struct sow_movelist m2;
-            rules_generate(rs, &q, &m2);
-            q = m2.c[rules_find_move(&m2, mv[i])].pos;
-        }
-    }
     double limit;
-    if (M->tc) { /* the clocks, South's first (wtime: side A's), never below 0 */
-        double mine = fmax(left[who], 0), theirs = fmax(left[!who], 0);
-        fprintf(pl->to, "\ngo wtime %.0f btime %.0f winc %.0f binc %.0f\n",
-                p->side == SOW_A ? mine : theirs, p->side == SOW_A ? theirs : mine, M->tc_inc,
-                M->tc_inc);
-        /* the flag falls at -grace (play_game): no answer is waited for past it */
+    if (M->tc) /* the flag falls at -grace (play_game): no answer is waited for past it */
         limit = fmax(left[who] / 1000 + M->grace, 0);
-    } else if (sp->depth) {
-        fprintf(pl->to, "\ngo depth %d\n", sp->depth);
-        limit = MATCH_DEPTH_WAIT + M->grace; /* a fixed depth gives no time of its own */
+    else /* its time, and the grace for pipes and a loaded machine */
+        limit = ms / 1000 + M->grace;
+    if (pl->pondering && nm > 0 && mv[nm - 1] == pl->pmove) {
+        /* the reply it pondered on: its clock runs from now (UCI) */
+        fprintf(pl->to, "ponderhit\n");
+        pl->pondering = false;
+        pl->phits++;
     } else {
-        fprintf(pl->to, "\ngo movetime %.0f\n", ms);
-        limit = ms / 1000 + M->grace; /* its time, and the grace for pipes and a loaded machine */
+        if (pl->pondering && cmd_unponder(M, pl, why, wlen) < 0)
+            return SOW_MOVE_NONE;
+        cmd_position(rs, pl, open, mv, nm, SOW_MOVE_NONE);
+        if (M->tc)
+            cmd_go_clocks(M, pl, p->side, left, "");
+        else
+            fprintf(pl->to, "go movetime %.0f\n", ms);
     }
     fflush(pl->to); /* a write error (it is gone) shows as the end of its output */
-    char line[1024];
-    int r;
-    while ((r = cmd_line(pl, util_now() + limit, line, sizeof line)) == 1) {
-        if (strncmp(line, "bestmove ", 9))
-            continue;
-        char *t = line + 9;
-        t[strcspn(t, " \r\n")] = 0;
-        sow_move m;
-        if (move_parse(rs, p, t, &m, NULL) != SOW_OK) {
-            /* oware letters */
-            if (rs->family == SOW_OWARE && t[0] && !t[1] &&
-                (t[0] - (p->side ? 'a' : 'A')) >= 0 && (t[0] - (p->side ? 'a' : 'A')) < rs->pits)
-                m = (sow_move)(t[0] - (p->side ? 'a' : 'A'));
-            else
-                m = SOW_MOVE_NONE;
-        }
-        if (m != SOW_MOVE_NONE && rules_find_move(&ml, m) >= 0)
-            return m;
-        /* quoted in --out's game line: kept short and plain */
-        t[t[0] && strlen(t) > 20 ? 20 : strlen(t)] = 0;
-        for (char *c = t; *c; c++)
-            if (!((*c >= '0' && *c <= '9') || (*c >= 'A' && *c <= 'Z') ||
-                  (*c >= 'a' && *c <= 'z') || *c == '-' || *c == '+' || *c == '_'))
-                *c = '?';
-        snprintf(why, wlen, "the illegal move '%s'", t);
+    char tok[16];
+    sow_move m = cmd_bestmove(M, pl, p, limit, tok, why, wlen);
+    if (m != SOW_MOVE_NONE && rules_find_move(&ml, m) < 0) {
+        snprintf(why, wlen, "the illegal move '%s'", tok);
         return SOW_MOVE_NONE;
     }
-    char how[160];
-    if (r == -2)
-        cmd_end(pl, 0, NULL, 0); /* stopped: the game is not counted */
-    else if (r == -1) {
-        cmd_end(pl, 0, NULL, 0);
-        snprintf(why, wlen, M->tc ? "lost on time: no bestmove within %.1f s"
-                                  : "no bestmove within %.1f s", limit);
-    } else if (cmd_end(pl, 1.0, how, sizeof how))
-        snprintf(why, wlen, "%s without a bestmove", how);
+    return m;
+}
+
+void player_ponder(struct mctx *M, struct player *pl, const sow_position *p,
+                   const sow_position *open, const sow_move *mv, int nm, const double left[2])
+{
+    const struct ruleset *rs = &M->rs;
+    int who = (int)(pl->sp - M->spec);
+    if (!M->ponder[who] || pl->gone || !pl->to || !pl->ptok[0])
+        return;
+    struct sow_movelist ml, after;
+    rules_generate(rs, p, &ml);
+    sow_move r = cmd_parse_move(rs, p, pl->ptok);
+    int i = r == SOW_MOVE_NONE ? -1 : rules_find_move(&ml, r);
+    if (i < 0)
+        return; /* no reply named, or none legal: the game is over or it erred */
+    rules_generate(rs, &ml.c[i].pos, &after);
+    if (after.n == 0)
+        return; /* the reply ends the game: nothing to think about */
+    cmd_position(rs, pl, open, mv, nm, r);
+    if (M->tc)
+        cmd_go_clocks(M, pl, ml.c[i].pos.side, left, "ponder ");
     else
-        snprintf(why, wlen, "closed its output without a bestmove");
-    return SOW_MOVE_NONE;
+        fprintf(pl->to, "go ponder movetime %.0f\n", pl->sp->ms > 0 ? pl->sp->ms : M->defms);
+    fflush(pl->to);
+    pl->pondering = true;
+    pl->pmove = r;
+    pl->ptries++;
+}
+
+void player_unponder(struct mctx *M, struct player *pl)
+{
+    char why[200];
+    if (pl->pondering)
+        cmd_unponder(M, pl, why, sizeof why);
 }
 
 int match_parse_spec(const char *s, struct pspec *sp, char *err, int errlen)

@@ -177,6 +177,12 @@ void match_print_report(const struct mctx *M, const struct match_tally *t, const
         printf("clock    : CPU time of the thinking thread (--clock cpu)\n");
     if (M->tc)
         print_clocks(M);
+    for (int k = 0; k < 2; k++) /* --ponder: how often the reply it pondered on came */
+        if (M->ponder[k])
+            printf("ponder   : %c pondered after %ld of its moves, and the opponent played the "
+                   "reply it pondered on %ld times (%.1f%%), in this run's games\n", 'a' + k,
+                   M->ptries[k], M->phits[k],
+                   M->ptries[k] ? 100.0 * M->phits[k] / M->ptries[k] : 0.0);
     /* openings of a file: their moves are not known, so none are claimed */
     char plies[48] = "";
     if (!openings && M->maxoplies > M->oplies)

@@ -465,6 +465,36 @@ check "match --tc: an engine in the match past its clock loses on time" \
     '[ "$(grep -c "a forfeits: lost on time, its clock at -" "$WORK/flag2.txt")" -eq 2 ] &&
      [[ $out == *"clock    : left as a game ended, a -"* ]]' \
     "$out $(cut -c1-160 "$WORK/flag2.txt")"
+# --ponder: a program thinks on the opponent's time.  Its input, logged by
+# tee, shows the protocol: Ponder set true, each go ponder (on the reply
+# its bestmove named) ended by ponderhit or stop before anything else, and
+# the summary's counts are those of its input.  Against greedy, whose moves
+# an engine seldom predicts, both ends occur.
+out=$(timeout 90 "$SOW" match --a "cmd:tee -a $WORK/ponin.txt | $SOW engine" --b greedy --games 2 \
+      --tc 2000+50 --ponder a --concurrency 1 --out "$WORK/ponder.txt" 2>"$WORK/err")
+tries=$(grep -c "^go ponder wtime" "$WORK/ponin.txt"); hits=$(grep -c "^ponderhit$" "$WORK/ponin.txt")
+check "match --ponder: go ponder, then ponderhit or stop; the summary counts them ($tries, $hits)" \
+    'grep -q "^setoption name Ponder value true$" "$WORK/ponin.txt" && [ "$tries" -ge 2 ] &&
+     [ "$hits" -ge 1 ] && [ "$(grep -c "^stop$" "$WORK/ponin.txt")" -eq $((tries - hits)) ] &&
+     awk "/^go ponder/ { if (p) bad = 1; p = 1; next } /^(ponderhit|stop)\$/ { if (!p) bad = 1; p = 0; next }
+          /^(go|position|ucinewgame|quit)/ { if (p) bad = 1 } END { exit bad || p }" "$WORK/ponin.txt" &&
+     [[ $out == *"ponder   : a pondered after $tries of its moves, and the opponent played the reply it pondered on $hits times"* ]] &&
+     grep -q "; ponder a (sow" "$WORK/ponder.txt" && [ "$(grep -c "^game" "$WORK/ponder.txt")" -eq 2 ] &&
+     ! grep -q forfeits "$WORK/ponder.txt"' "$out $(grep -v "^position\|^info" "$WORK/ponin.txt" | head -20)"
+check "match --tc without --ponder: no go ponder, Ponder not set" \
+    '! grep -q -i ponder "$WORK/tcin.txt"'
+# a program that does not answer stop (never given it) forfeits, saying so
+out=$(timeout 90 "$SOW" match --a "cmd:grep --line-buffered -v ^stop | $SOW engine" --b greedy \
+      --games 2 --tc 2000+50 --ponder a --grace 300 --concurrency 1 --out "$WORK/ponder2.txt" \
+      2>"$WORK/err")
+check "match --ponder: a program deaf to stop forfeits (no bestmove within 1.3 s of stop)" \
+    'grep -q "a forfeits: no bestmove within 1.3 s of stop (pondering)" "$WORK/ponder2.txt"' \
+    "$out $(cut -c1-200 "$WORK/ponder2.txt")"
+for b in "--ponder c" "--ponder a" "--ponder b --b greedy" "--ponder a --a cmd:sow --clock cpu"; do
+    timeout 10 "$SOW" match --a sow --b "cmd:$SOW engine" --games 2 $b >/dev/null 2>"$WORK/err"; r=$?
+    check "match bad input: $b (exit 2, one line)" \
+        '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
+done
 for b in "--tc 0" "--tc abc" "--tc 1000+-5" "--tc 1000+" "--tc 1000 --clock cpu" \
          "--tc 1000 --a sow:depth=2" "--tc 1000 --a sow:time=50" "--tc 1000 --a threshold"; do
     timeout 10 "$SOW" match --a sow --b greedy --games 2 $b >/dev/null 2>"$WORK/err"; r=$?
