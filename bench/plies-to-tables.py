@@ -9,10 +9,10 @@ board, the moves its side still makes before the board holds L or fewer
 (where tables of levels 0..L answer every position, and the engine's move
 costs no time) are counted: half the plies to that point, rounded up.  A
 game that never gets there counts to its end.  Printed by seeds on the
-board: the positions, the mean and median of those moves, and what the
-engine's time manager assumes there (src/cli/timeman.c:
-timeman_moves_to_go, seeds above L plus 5, in 6..30).  Exit 0; 2 on bad
-input; 130 on Ctrl-C.
+board: the positions, the mean and median of those moves, and the seeds
+above L plus 5, in 6..30 (the moves to go of a time allocation tried
+and not kept: bench/results/2026-12-07-timeman-tables.md).  Exit 0; 2
+on bad input; 130 on Ctrl-C.
 """
 import argparse
 import os
@@ -64,8 +64,8 @@ except KeyboardInterrupt:
 print(f"games    : {len(games)} ({rules} 2x{pits}), tables 0..{args.level}")
 print(f"openings : {statistics.mean(first):.1f} moves a side before the tables on average "
       f"(median {statistics.median(first):g}, {min(first)}..{max(first)})")
-print("seeds  positions  moves a side before the tables: mean  median  timeman assumes")
+print("seeds  positions  moves a side before the tables: mean  median  seeds-L+5 (6..30)")
 for s in sorted(left, reverse=True):
     v = left[s]
     print(f"{s:5d}  {len(v):9d}  {statistics.mean(v):36.1f}  {statistics.median(v):6g}  "
-          f"{min(30, max(6, s - args.level + 5)):15d}")
+          f"{min(30, max(6, s - args.level + 5)):17d}")

@@ -178,14 +178,9 @@ void proto_go(struct proto *P, char *args)
             ERR(P, "go %s: missing value", tok);
         return;
     }
-    if (proto_ensure_engine(P) < 0) /* (the tables in play, for the clock) */
-        return;
-    /* wtime/btime: the clock of the side to move (wtime = South/A); without
-     * movestogo, the moves left to think about (the tables' are free) */
+    /* wtime/btime: the clock of the side to move (wtime = South/A). */
     double mine = P->pos.side ? btime : wtime, inc = P->pos.side ? binc : winc;
     if (mine >= 0 && !infinite) {
-        if (mtg <= 0)
-            mtg = timeman_moves_to_go(&P->rs, &P->pos, P->tb ? tb_max_level(P->tb) : -1);
         double s = timeman_move_seconds(mine, inc, mtg);
         if (!lim.seconds || s < lim.seconds)
             lim.seconds = s;
@@ -196,6 +191,8 @@ void proto_go(struct proto *P, char *args)
         lim.nodes = 0;
         lim.infinite = true;
     }
+    if (proto_ensure_engine(P) < 0)
+        return;
     if (!infinite && !ponder && book_move(P))
         return;
     /* go ponder: no clock until ponderhit (cmd_ponderhit starts it) */

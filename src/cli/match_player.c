@@ -415,10 +415,8 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
     const struct pspec *sp = pl->sp;
     double ms = sp->ms > 0 ? sp->ms : M->defms;
     int who = (int)(sp - M->spec);
-    if (M->tc) { /* the clock's share for this move (a SPEC under --tc gives no time) */
-        int level = M->tb[who] ? tb_max_level(M->tb[who]) : -1;
-        ms = 1000 * timeman_move_seconds(left[who], M->tc_inc, timeman_moves_to_go(rs, p, level));
-    }
+    if (M->tc) /* the clock's share for this move (a SPEC under --tc gives no time) */
+        ms = 1000 * timeman_move_seconds(left[who], M->tc_inc, 0);
     struct sow_movelist ml;
     rules_generate(rs, p, &ml);
     if (sp->kind == P_GREEDY) {
