@@ -19,19 +19,13 @@ Output: one line per game that differs, then the counts; on stderr, the
 openings searched so far with an ETA, every 10 s.  Exit status 0, 2 on bad
 input, 130 on Ctrl-C (one line saying how far it got).
 """
-import argparse
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # one reader of the games-file format, one way to run sow and to fail
-from recount import GAME, HEAD, Progress, die, interrupted, run_sow  # noqa: E402
-
-
-class Args(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2, as the other tools
-        die(message)
+from recount import GAME, Args, Progress, die, interrupted, read_games, run_sow  # noqa: E402
 
 
 ap = Args(usage=__doc__.split("\n\n")[1].strip()[7:])
@@ -41,14 +35,7 @@ ap.add_argument("--tables", required=True)
 ap.add_argument("--time", default="5")
 args = ap.parse_args()
 
-try:
-    lines = open(args.games).read().splitlines()
-except OSError as err:
-    die(f"{args.games}: {err.strerror}")
-head = next(filter(None, map(HEAD.match, lines)), None)
-if not head:
-    die(f"{args.games}: no '# sow match:' header")
-rules, pits, seeds = head.groups()[:3]
+lines, (rules, pits, seeds) = read_games(args.games)
 values = {}  # opening -> value for the player to move, or None (not proven)
 n = exact_games = same = cycles = unfinished = 0
 gained = {"a": 0, "b": 0}

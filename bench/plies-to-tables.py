@@ -14,18 +14,12 @@ above L plus 5, in 6..30 (the moves to go of a time allocation tried
 and not kept: bench/results/2026-12-07-timeman-tables.md).  Exit 0; 2
 on bad input; 130 on Ctrl-C.
 """
-import argparse
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from recount import GAME, HEAD, Progress, die, interrupted, replay, seeds_on_board  # noqa: E402
-
-
-class Args(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2, as the other tools
-        die(message)
+from recount import GAME, Args, Progress, die, interrupted, read_games, replay, seeds_on_board  # noqa: E402,E501
 
 
 ap = Args(usage=__doc__.split("\n\n")[1].strip()[7:])
@@ -33,14 +27,7 @@ ap.add_argument("games")
 ap.add_argument("--level", type=int, required=True)
 ap.add_argument("--sow", default="build/src/cli/sow")
 args = ap.parse_args()
-try:
-    lines = open(args.games).read().splitlines()
-except OSError as err:
-    die(f"{args.games}: {err.strerror}")
-head = next(filter(None, map(HEAD.match, lines)), None)
-if not head:
-    die(f"{args.games}: no '# sow match:' header")
-rules, pits, seeds = head.groups()[:3]
+lines, (rules, pits, seeds) = read_games(args.games)
 games = [g.groups() for g in map(GAME.match, lines) if g]
 if not games:
     die(f"{args.games}: no games")

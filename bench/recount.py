@@ -27,6 +27,7 @@ checks out, 1 if one does not, 2 on bad input, 130 on Ctrl-C (one line
 saying how far it got).
 """
 import math
+import argparse
 import os
 import re
 import subprocess
@@ -47,6 +48,26 @@ def tool():
 def die(msg):
     print(f"{tool()}: {msg}", file=sys.stderr)
     sys.exit(2)
+
+
+class Args(argparse.ArgumentParser):
+    """The tools' argument parser: a usage error is one line and exit 2."""
+
+    def error(self, message):
+        die(message)
+
+
+def read_games(path):
+    """(lines, (rules, pits, seeds)) of a `sow match --out` games file; one
+    that cannot be read or has no header ends the tool (one line, exit 2)."""
+    try:
+        lines = open(path).read().splitlines()
+    except OSError as err:
+        die(f"{path}: {err.strerror}")
+    head = next(filter(None, map(HEAD.match, lines)), None)
+    if not head:
+        die(f"{path}: no '# sow match:' header")
+    return lines, head.groups()[:3]
 
 
 class Progress:

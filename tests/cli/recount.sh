@@ -5,7 +5,8 @@
 # final score, a point, an end, a game twice, an opening) is found and
 # named, exit 1; bad input exit 2 with one line.  bench/opening-values.py:
 # perfect players' games all at their openings' values, a changed score named,
-# its progress, Ctrl-C (exit 130, one line).
+# its progress, Ctrl-C (exit 130, one line).  bench/plies-to-tables.py: its
+# counts against the games file's own move lists.
 # TAP on stdout.   usage: tests/cli/recount.sh [SOW]
 set -u
 SOW=$(realpath "${1:-build/src/cli/sow}")
@@ -168,4 +169,19 @@ bad "$WORK/nohead.txt"
 bad "$WORK/oware.txt" --frob
 bad "$WORK/oware.txt" --tables "$WORK/no-such-dir"
 bad "$WORK/oware.txt" --tables "$WORK"
+# bench/plies-to-tables.py: with tables of level 0 no game reaches them,
+# so from each opening a side makes half its game's moves (rounded up),
+# and the positions counted are every position but the last: both from
+# the games file's move lists
+PT="$HERE/../../bench/plies-to-tables.py"
+python3 "$PT" "$WORK/oware.txt" --level 0 --sow "$SOW" >"$WORK/out" 2>"$WORK/err"; rc=$?
+want=$(awk -F: '/^game/ { n = split($2, m, " "); s += n; h += int((n + 1) / 2); g++ }
+    END { printf "%.1f %d", h / g, s }' "$WORK/oware.txt")
+got="$(sed -n 's/^openings : \([0-9.]*\) moves a side.*/\1/p' "$WORK/out") $(awk '$1 ~ /^[0-9]+$/ { s += $2 } END { print s }' "$WORK/out")"
+check "plies-to-tables: level 0, the moves and positions the games file lists ($want)" \
+    '[ $rc -eq 0 ] && [ "$got" = "$want" ] && grep -q "^games    : 8 (oware 2x6), tables 0..0" "$WORK/out"' \
+    "rc=$rc: got $got; $(head -3 "$WORK/out") $(head -2 "$WORK/err")"
+python3 "$PT" "$WORK/oware.txt" --sow "$SOW" >/dev/null 2>"$WORK/err"; rc=$?
+check "plies-to-tables: no --level, exit 2 and one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
+    "rc=$rc: $(cat "$WORK/err")"
 tap_done
