@@ -1,7 +1,6 @@
 /* The clock's share of a move (src/cli/timeman.h): the allocation that
  * `sow engine` under go wtime/btime and `sow match --tc` share. */
 #include <criterion/criterion.h>
-#include <math.h>
 
 #include "../src/cli/timeman.h"
 

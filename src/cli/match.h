@@ -147,10 +147,12 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
                      const sow_position *hist, int nh, const sow_position *open,
                      const sow_move *mv, int nm, const double left[2], char *why, size_t wlen);
 /* --ponder: player pl, having just made move mv[nm-1] (p: the position
- * after it, the clocks left[] updated), starts `go ponder` on the reply it
- * named, where that reply is legal and the game goes on after it. */
+ * after it; hist[0..nm-1] as for player_move; the clocks left[] updated),
+ * starts `go ponder` on the reply it named, where that reply is legal and
+ * the game goes on after it. */
 void player_ponder(struct mctx *M, struct player *pl, const sow_position *p,
-                   const sow_position *open, const sow_move *mv, int nm, const double left[2]);
+                   const sow_position *hist, const sow_position *open, const sow_move *mv,
+                   int nm, const double left[2]);
 /* The end of pl's pondering, if any (the game ended): `stop`, and its
  * answer read; a program that does not give it within --grace plus a
  * second is killed (started again for the next game). */

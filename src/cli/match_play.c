@@ -83,7 +83,7 @@ static double play_game(struct mctx *M, struct player pl[2], int g, char *text, 
         hist[nh] = p;
         mv[nh++] = m;
         p = ml.c[i].pos;
-        player_ponder(M, &pl[who], &p, &open, mv, nh, left); /* --ponder */
+        player_ponder(M, &pl[who], &p, hist, &open, mv, nh, left); /* --ponder */
     }
     player_unponder(M, &pl[0]);
     player_unponder(M, &pl[1]);

@@ -203,27 +203,26 @@ static sow_move cmd_parse_move(const struct ruleset *rs, const sow_position *p, 
     return SOW_MOVE_NONE;
 }
 
-/* `position pos OPEN moves ...`: the game from its opening by mv[0..nm-1],
- * and then `extra` unless SOW_MOVE_NONE (the reply a ponder assumes). */
+/* `position pos OPEN moves ...`: the game from its opening by mv[0..nm-1]
+ * (hist[i]: the position mv[i] was played in, whose side names it), and
+ * then `extra` by the side to move at p unless SOW_MOVE_NONE (the reply a
+ * ponder assumes). */
 static void cmd_position(const struct ruleset *rs, struct player *pl, const sow_position *open,
-                         const sow_move *mv, int nm, sow_move extra)
+                         const sow_position *hist, const sow_move *mv, int nm,
+                         const sow_position *p, sow_move extra)
 {
-    char pos[SOW_POS_MAXLEN];
+    char pos[SOW_POS_MAXLEN], name[SOW_MOVE_MAXLEN];
     pos_format(rs, open, pos, sizeof pos);
     fprintf(pl->to, "position pos %s", pos);
     if (nm || extra != SOW_MOVE_NONE)
         fprintf(pl->to, " moves");
-    sow_position q = *open;
-    for (int i = 0; i <= nm; i++) {
-        sow_move m = i < nm ? mv[i] : extra;
-        if (m == SOW_MOVE_NONE)
-            break;
-        char name[SOW_MOVE_MAXLEN];
-        move_format(rs, q.side, m, name, sizeof name);
+    for (int i = 0; i < nm; i++) {
+        move_format(rs, hist[i].side, mv[i], name, sizeof name);
         fprintf(pl->to, " %s", name);
-        struct sow_movelist m2;
-        rules_generate(rs, &q, &m2);
-        q = m2.c[rules_find_move(&m2, m)].pos;
+    }
+    if (extra != SOW_MOVE_NONE) {
+        move_format(rs, p->side, extra, name, sizeof name);
+        fprintf(pl->to, " %s", name);
     }
     fputc('\n', pl->to);
 }
@@ -480,7 +479,7 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
     } else {
         if (pl->pondering && cmd_unponder(M, pl, why, wlen) < 0)
             return SOW_MOVE_NONE;
-        cmd_position(rs, pl, open, mv, nm, SOW_MOVE_NONE);
+        cmd_position(rs, pl, open, hist, mv, nm, p, SOW_MOVE_NONE);
         if (M->tc)
             cmd_go_clocks(M, pl, p->side, left, "");
         else
@@ -497,7 +496,8 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
 }
 
 void player_ponder(struct mctx *M, struct player *pl, const sow_position *p,
-                   const sow_position *open, const sow_move *mv, int nm, const double left[2])
+                   const sow_position *hist, const sow_position *open, const sow_move *mv,
+                   int nm, const double left[2])
 {
     const struct ruleset *rs = &M->rs;
     int who = (int)(pl->sp - M->spec);
@@ -512,7 +512,7 @@ void player_ponder(struct mctx *M, struct player *pl, const sow_position *p,
     rules_generate(rs, &ml.c[i].pos, &after);
     if (after.n == 0)
         return; /* the reply ends the game: nothing to think about */
-    cmd_position(rs, pl, open, mv, nm, r);
+    cmd_position(rs, pl, open, hist, mv, nm, p, r);
     if (M->tc)
         cmd_go_clocks(M, pl, ml.c[i].pos.side, left, "ponder ");
     else
