@@ -556,3 +556,39 @@ Test(engine, cpu_clock_limits_cpu_time)
     cr_assert_geq(used, 0.2, "threshold stopped after %.3f s of CPU", used);
     cr_assert_lt(used, 2.0, "threshold ran %.3f s of CPU for a 0.2 s limit", used);
 }
+
+/* The soft limit (engine_limits.soft) ends the search after a completed
+ * iteration, never inside one: past it at once, after depth 1; far off,
+ * the depth asked; and with one legal move after depth 1 however far. */
+Test(engine, soft_limit_stops_after_an_iteration)
+{
+    struct ruleset rs;
+    init_rules(&rs, "oware", 0);
+    struct engine *e = new_engine(&rs, NULL, -1, 1);
+    sow_position p = rules_start(&rs);
+    struct engine_result res;
+    struct engine_limits lim = {.depth = 12, .soft = 1e-9};
+    engine_search(e, &p, NULL, 0, &lim, &res);
+    cr_assert_eq(res.info.depth, 1, "soft limit passed: depth %d", res.info.depth);
+    cr_assert_not(res.stopped);
+    lim = (struct engine_limits){.depth = 8, .soft = 1e6};
+    engine_search(e, &p, NULL, 0, &lim, &res);
+    cr_assert_eq(res.info.depth, 8);
+    int found = 0;
+    for (int g = 0; g < 400 && found < 3; g++) {
+        sow_position q;
+        if (!random_game_pos(&rs, 10 + (int)(rnd() % 50), &q))
+            continue;
+        struct sow_movelist ml;
+        rules_generate(&rs, &q, &ml);
+        if (ml.n != 1)
+            continue;
+        found++;
+        engine_search(e, &q, NULL, 0, &lim, &res);
+        cr_assert_eq(res.best, ml.c[0].move);
+        cr_assert(res.info.depth == 1 || res.info.proven, "one legal move: depth %d",
+                  res.info.depth);
+    }
+    cr_assert_gt(found, 0, "no position with one legal move met");
+    engine_free(e);
+}

@@ -147,7 +147,14 @@ struct engine_opts {
 /* Limits of one search; zero fields are "none". */
 struct engine_limits {
     int depth;                /* plies */
-    double seconds;           /* wall time for the whole search */
+    double seconds;           /* wall time for the whole search (hard: the
+                                 iteration running then is given up) */
+    double soft;              /* a game clock's share (timeman): after each
+                                 completed iteration, stop once this much
+                                 time has passed times a factor of the best
+                                 move's stability, 0.7 while it stays, up
+                                 to 2.8 after changes; at once after the
+                                 first with one legal move.  0: none */
     bool cpu_clock;           /* seconds are the calling thread's CPU time
                                  (util_cpu_now: the main thread's; for one
                                  thread on a shared machine) */

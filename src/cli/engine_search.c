@@ -181,9 +181,10 @@ void proto_go(struct proto *P, char *args)
     /* wtime/btime: the clock of the side to move (wtime = South/A). */
     double mine = P->pos.side ? btime : wtime, inc = P->pos.side ? binc : winc;
     if (mine >= 0 && !infinite) {
-        double s = timeman_move_seconds(mine, inc, mtg);
-        if (!lim.seconds || s < lim.seconds)
-            lim.seconds = s;
+        struct timeman tm = timeman_move(mine, inc, mtg);
+        lim.soft = tm.soft;
+        if (!lim.seconds || tm.hard < lim.seconds)
+            lim.seconds = tm.hard;
     }
     if (infinite) {
         lim.depth = 0;
@@ -195,10 +196,11 @@ void proto_go(struct proto *P, char *args)
         return;
     if (!infinite && !ponder && book_move(P))
         return;
-    /* go ponder: no clock until ponderhit (cmd_ponderhit starts it) */
-    P->ponder_secs = ponder ? lim.seconds : 0;
+    /* go ponder: no clock until ponderhit (cmd_ponderhit starts it), which
+     * gives the move its share (the soft limit) as a hard one */
+    P->ponder_secs = ponder ? (lim.soft > 0 && lim.soft < lim.seconds ? lim.soft : lim.seconds) : 0;
     if (ponder)
-        lim.seconds = 0;
+        lim.seconds = lim.soft = 0;
     P->lim = lim;
     P->infinite = infinite;
     P->sletters = proto_letter_mode(P);

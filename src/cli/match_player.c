@@ -412,10 +412,13 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
 {
     const struct ruleset *rs = &M->rs;
     const struct pspec *sp = pl->sp;
-    double ms = sp->ms > 0 ? sp->ms : M->defms;
+    double ms = sp->ms > 0 ? sp->ms : M->defms, soft = 0;
     int who = (int)(sp - M->spec);
-    if (M->tc) /* the clock's share for this move (a SPEC under --tc gives no time) */
-        ms = 1000 * timeman_move_seconds(left[who], M->tc_inc, 0);
+    if (M->tc) { /* the clock's limits for this move (a SPEC under --tc gives no time) */
+        struct timeman tm = timeman_move(left[who], M->tc_inc, 0);
+        ms = 1000 * tm.hard;
+        soft = tm.soft;
+    }
     struct sow_movelist ml;
     rules_generate(rs, p, &ml);
     if (sp->kind == P_GREEDY) {
@@ -438,7 +441,7 @@ sow_move player_move(struct mctx *M, struct player *pl, const sow_position *p,
     }
     if (sp->kind == P_SOW) {
         struct engine_limits lim = {.depth = sp->depth, .seconds = sp->depth ? 0 : ms / 1000,
-                                    .cpu_clock = M->cpu_clock};
+                                    .soft = sp->depth ? 0 : soft, .cpu_clock = M->cpu_clock};
         struct engine_result r;
         int from = nh > ENGINE_MAX_HISTORY ? nh - ENGINE_MAX_HISTORY : 0;
         /* (engstr) the small levels solved in memory, before the clock

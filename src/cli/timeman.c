@@ -13,3 +13,15 @@ double timeman_move_seconds(double left_ms, double inc_ms, double movestogo)
     double s = per / 1000;
     return s < 0.005 ? 0.005 : s;
 }
+
+struct timeman timeman_move(double left_ms, double inc_ms, double movestogo)
+{
+    struct timeman t;
+    t.soft = timeman_move_seconds(left_ms, inc_ms, movestogo);
+    /* room for an open move: the soft stop scales the share by up to 2.8 */
+    double quarter = (left_ms > 0 ? left_ms : 0) / 4000;
+    t.hard = 3 * t.soft;
+    if (t.hard > quarter)
+        t.hard = quarter > t.soft ? quarter : t.soft;
+    return t;
+}

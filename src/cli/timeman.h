@@ -10,4 +10,14 @@
  * at most half the time left and at least 5 ms. */
 double timeman_move_seconds(double left_ms, double inc_ms, double movestogo);
 
+/* A move's two limits in seconds: soft, the share above, after which the
+ * engine stops at the end of an iteration, scaled by the best move's
+ * stability (engine_limits.soft); hard, where it gives up the iteration
+ * running: three times the share, at most a quarter of the time left (but
+ * never below the share). */
+struct timeman {
+    double soft, hard;
+};
+struct timeman timeman_move(double left_ms, double inc_ms, double movestogo);
+
 #endif

@@ -235,7 +235,12 @@ static void search_reset(struct engine *e, const struct engine_limits *lim,
     e->t0 = util_now();
     /* (check_abort reads the clock in the main thread: this one) */
     e->clock = lim->cpu_clock ? util_cpu_now : util_now;
-    e->deadline = lim->seconds > 0 ? e->clock() + lim->seconds : 0;
+    e->started = e->clock();
+    e->deadline = lim->seconds > 0 ? e->started + lim->seconds : 0;
+    e->soft = lim->soft > 0 ? lim->soft : 0;
+    e->changes = 0;
+    e->prev_best = SOW_MOVE_NONE;
+    e->one_move = false;
     e->node_limit = lim->nodes;
     e->have_last = false;
     memset(&e->last, 0, sizeof e->last);
@@ -416,6 +421,7 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
         answer_known(e, &ml, rootv, tbbest, r);
         return;
     }
+    e->one_move = ml.n == 1;
     int maxd = lim->depth > 0 ? lim->depth : ENGINE_MAX_PLY - 1;
     if (maxd > ENGINE_MAX_PLY - 1)
         maxd = ENGINE_MAX_PLY - 1;

@@ -110,6 +110,11 @@ struct engine {
     bool *ls_running;
     volatile sig_atomic_t *ext_stop;
     double deadline;               /* 0: none; on e->clock's clock */
+    /* engine_limits.soft, from `started` on e->clock's clock; the main
+     * thread's view of the best move's stability (soft_time_up) */
+    double soft, started, changes;
+    sow_move prev_best;
+    bool one_move;
     double (*clock)(void);         /* util_now, or util_cpu_now (engine_limits.cpu_clock) */
     uint64_t node_limit;
     uint64_t total_nodes;

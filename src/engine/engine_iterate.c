@@ -81,6 +81,29 @@ int eng_adopt(struct engine *e, int *score)
     return cur.depth;
 }
 
+/* The soft limit (engine_limits.soft), after each of the main thread's
+ * completed iterations: stop once the time since the start passes soft
+ * times a factor that grows when the best move changes, as Stockfish's
+ * time manager does.  A change counts 1.5 and halves at each iteration,
+ * so the factor is 0.7 while the move stays and at most 0.7 * 4 after
+ * changes at every depth: the next iteration costs about as much as all
+ * before it, so stopping at 0.7 spends about the soft share on average,
+ * less on a settled move and more on an open one.  One legal move: stop
+ * after the first iteration (its score is still reported). */
+static bool soft_time_up(struct engine *e)
+{
+    if (!(e->soft > 0) || !e->have_last || e->last.pv_len == 0)
+        return false;
+    sow_move best = e->last.pv[0];
+    e->changes /= 2;
+    if (e->prev_best != SOW_MOVE_NONE && best != e->prev_best)
+        e->changes += 1.5;
+    e->prev_best = best;
+    if (e->one_move)
+        return true;
+    return e->clock() - e->started >= e->soft * 0.7 * (1 + e->changes);
+}
+
 void eng_iterate(struct ethr *t)
 {
     struct engine *e = t->e;
@@ -161,7 +184,7 @@ void eng_iterate(struct ethr *t)
             t->abort = t->superseded = false;
             if (t->tid == 0) {
                 d = eng_adopt(e, &score);
-                if (e->last.proven)
+                if (e->last.proven || soft_time_up(e))
                     break;
             } else {
                 d = atomic_load_explicit(&e->done_depth, memory_order_acquire);
@@ -173,7 +196,7 @@ void eng_iterate(struct ethr *t)
         if (t->tid == 0) {
             report(e, t, d, s, proven, 0);
             /* A proven root score cannot change with depth. */
-            if (proven)
+            if (proven || soft_time_up(e))
                 break;
         }
     }
