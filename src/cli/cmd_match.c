@@ -393,12 +393,13 @@ static int match_out_open(struct mctx *M, const struct match_args *a, char *head
         snprintf(tm, sizeof tm, "tc %g+%g ms", M->tc_ms, M->tc_inc);
     else
         snprintf(tm, sizeof tm, "time %g ms", M->defms);
+    char pd[16] = ""; /* who ponders (a header without it: as before) */
+    if (a->ponder)
+        snprintf(pd, sizeof pd, "; ponder %s%s", M->ponder[0] ? "a" : "", M->ponder[1] ? "b" : "");
     snprintf(head, hlen,
              "# sow match: rules %s 2x%d seeds %d; a %s; b %s; clock %s; %s; games %d; "
-             "max-plies %d%s%s", M->rs.name, M->rs.pits, M->rs.seeds, M->spec[0].text,
-             M->spec[1].text, a->clock, tm, M->games, M->maxplies,
-             a->ponder ? "; ponder " : "", /* a header without it: as before */
-             !a->ponder ? "" : M->ponder[0] && M->ponder[1] ? "ab" : M->ponder[0] ? "a" : "b");
+             "max-plies %d%s", M->rs.name, M->rs.pits, M->rs.seeds, M->spec[0].text,
+             M->spec[1].text, a->clock, tm, M->games, M->maxplies, pd);
     *heads = NULL;
     if (a->resume && match_resume_read(M, a->out, head, heads, err, sizeof err) < 0)
         return cli_bad("match", "--resume %s: %s", a->out, err);
