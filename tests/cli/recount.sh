@@ -6,7 +6,9 @@
 # named, exit 1; bad input exit 2 with one line.  bench/opening-values.py:
 # perfect players' games all at their openings' values, a changed score named,
 # its progress, Ctrl-C (exit 130, one line).  bench/plies-to-tables.py: its
-# counts against the games file's own move lists.
+# counts against the games file's own move lists.  bench/book-moves.py: a
+# book player's moves where its book holds the position are all the book's
+# choice, the other player's are counted too.
 # TAP on stdout.   usage: tests/cli/recount.sh [SOW]
 set -u
 SOW=$(realpath "${1:-build/src/cli/sow}")
@@ -183,5 +185,24 @@ check "plies-to-tables: level 0, the moves and positions the games file lists ($
     "rc=$rc: got $got; $(head -3 "$WORK/out") $(head -2 "$WORK/err")"
 python3 "$PT" "$WORK/oware.txt" --sow "$SOW" >/dev/null 2>"$WORK/err"; rc=$?
 check "plies-to-tables: no --level, exit 2 and one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
+    "rc=$rc: $(cat "$WORK/err")"
+# bench/book-moves.py: a player with sow's oware book against one without,
+# both from the start: a's first move as South and its reply to the other's
+# first move as North are book positions (the book holds the start and
+# every position after one move of the book's), so a meets at least two and
+# plays the book's choice in each
+BM="$HERE/../../bench/book-moves.py"
+echo "4,4,4,4,4,4/4,4,4,4,4,4/A/0-0/-" >"$WORK/start.open"
+"$SOW" match --a sow:depth=2,book=builtin --b sow:depth=2 --games 2 --max-plies 20 \
+    --openings "$WORK/start.open" --out "$WORK/book.txt" >/dev/null 2>&1
+python3 "$BM" "$WORK/book.txt" --sow "$SOW" >"$WORK/out" 2>"$WORK/err"; rc=$?
+read -r held chose < <(sed -n 's/^book a   : \([0-9]*\) moves in a position the book holds, \([0-9]*\) of them.*/\1 \2/p' "$WORK/out")
+check "book-moves: a's moves in the book's positions are all its choice (${chose:-?} of ${held:-?})" \
+    '[ $rc -eq 0 ] && [ "${held:-0}" -ge 2 ] && [ "$held" = "$chose" ] && grep -q "^games    : 2, " "$WORK/out"' \
+    "rc=$rc: $(cat "$WORK/out") $(head -2 "$WORK/err")"
+check "book-moves: b's moves in the book's positions counted" \
+    'grep -q "^book b   : [1-9][0-9]* moves in a position the book holds" "$WORK/out"' "$(cat "$WORK/out")"
+python3 "$BM" "$WORK/nohead.txt" --sow "$SOW" >/dev/null 2>"$WORK/err"; rc=$?
+check "book-moves: no match header, exit 2 and one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
     "rc=$rc: $(cat "$WORK/err")"
 tap_done
