@@ -6,7 +6,8 @@ with `sow play` and asks `sow book probe` whether the book holds each
 position where a player was to move.  Prints how many games there are and
 how many distinct ones (by their moves), how many of each player's moves
 were played in a position the book holds and how many of those were the
-book's choice (a move of the best score), and a histogram of a's book moves a game.
+book's choice (a move of the best score), and a histogram of a's book
+moves a game.
 
 usage: book-moves.py GAMES [--sow SOW] [--book FILE] [--plies N]
 Bad input (no such file, no match header, a game that does not replay):
@@ -35,8 +36,8 @@ def book_best(out):
     """The moves `sow book probe` printed with the best score (best first):
     those the engine chooses among with BookMargin 0."""
     rows = [l.split() for l in out.splitlines() if l.strip()]
-    best = rows[0][1]
-    return [r[0] for r in rows if r[1] == best]
+    score = [int(r[1].lstrip("=")) for r in rows]  # ("=-60": exact)
+    return [r[0] for r, v in zip(rows, score) if v == score[0]]
 
 
 def main():
