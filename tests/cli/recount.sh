@@ -8,7 +8,7 @@
 # its progress, Ctrl-C (exit 130, one line).  bench/plies-to-tables.py: its
 # counts against the games file's own move lists.  bench/book-moves.py: a
 # book player's moves where its book holds the position are all the book's
-# choice, the other player's are counted too.
+# choice, the other player's are counted too; a damaged --book: exit 2.
 # TAP on stdout.   usage: tests/cli/recount.sh [SOW]
 set -u
 SOW=$(realpath "${1:-build/src/cli/sow}")
@@ -204,5 +204,9 @@ check "book-moves: b's moves in the book's positions counted" \
     'grep -q "^book b   : [1-9][0-9]* moves in a position the book holds" "$WORK/out"' "$(cat "$WORK/out")"
 python3 "$BM" "$WORK/nohead.txt" --sow "$SOW" >/dev/null 2>"$WORK/err"; rc=$?
 check "book-moves: no match header, exit 2 and one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
+    "rc=$rc: $(cat "$WORK/err")"
+head -c 100 /dev/urandom >"$WORK/bad.sowbook"
+python3 "$BM" "$WORK/book.txt" --sow "$SOW" --book "$WORK/bad.sowbook" >/dev/null 2>"$WORK/err"; rc=$?
+check "book-moves: a damaged --book, exit 2 and one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
     "rc=$rc: $(cat "$WORK/err")"
 tap_done
