@@ -142,6 +142,13 @@ struct engine_opts {
      * net the mover seeds, each node's evaluation standing for its quiet
      * moves (the mover may always decline to capture). */
     int qdepth;
+    /* At a root whose value is proven, of the moves that keep it play the
+     * one after which the smallest share of the opponent's replies keep
+     * his (docs/engine.md "Swindle"): as good against perfect play, more
+     * chances for an imperfect opponent to go wrong.  Costs searches of
+     * every move and reply, within the root's limits; none under
+     * engine_limits.infinite or no limit at all. */
+    bool swindle;
 };
 
 /* Limits of one search; zero fields are "none". */
@@ -183,6 +190,10 @@ struct engine_result {
     uint64_t main_nodes;      /* nodes of the main thread alone (Lazy SMP) */
     uint64_t deferred;        /* moves put last because another thread was in
                                  them (ABDADA, threads > 1; all threads) */
+    /* engine_opts.swindle: after best, swindle_keep of the opponent's
+     * swindle_replies replies keep his value (those not proven counted as
+     * keeping it); both 0 where no swindle was tried. */
+    int swindle_keep, swindle_replies;
 };
 
 struct engine;

@@ -24,10 +24,10 @@ static const char usage[] =
     "  position startpos | pos TOKEN | fen F  [moves M ...]\n"
     "  go [ponder] [depth D] [movetime MS] [wtime MS btime MS [winc MS binc MS] [movestogo N]]\n"
     "     [nodes N] [infinite] | ponderhit | stop | quit\n"
-    "Options: Hash, Threads, Rules, Pits, Seeds, Tables, Solution, Weights, Ponder.  For oware,\n"
-    "F is the twelve hole counts (South's A-F, North's a-f), the two stores and the side S/N\n"
-    "joined by '-', and moves may be hole letters (A-F South, a-f North), also run\n"
-    "together (moves CfB).  After such a position the answers are in letters, as the\n"
+    "Options: Hash, Threads, Rules, Pits, Seeds, Tables, Solution, Weights, Ponder, Swindle.\n"
+    "For oware, F is the twelve hole counts (South's A-F, North's a-f), the two stores and\n"
+    "the side S/N joined by '-', and moves may be hole letters (A-F South, a-f North), also\n"
+    "run together (moves CfB).  After such a position the answers are in letters, as the\n"
     "oware GUIs read them: pv CaAfA, score cp only, bestmove 0000 at the end.\n"
     "Tables DIR without Solution also probes DIR's solution file (sow solve --save,\n"
     "named RULES-2xPITS-LLL.sowsol) that holds the position set by 'position'.\n";
@@ -108,6 +108,7 @@ int cmd_engine(int argc, char **argv)
     P->hash = 64;
     P->threads = 1;
     P->own_book = true;
+    P->swindle = PROTO_SWINDLE;
     proto_default_tables(P, true);
     /* book moves vary from one session to the next (equal moves) */
     P->book_rng = (uint64_t)getpid() * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(util_now() * 1e9);

@@ -113,6 +113,9 @@ void proto_bestmove(struct proto *P, const struct engine_result *r, const char *
         fmt_move(P, P->spos.side, r->best, mv, sizeof mv);
         if (P->ponder_opt || P->force_letters)
             ponder_reply(P, r, reply, sizeof reply);
+        if (r->swindle_replies)
+            proto_say(P, "info string swindle: %d of the %d replies to %s keep their value",
+                      r->swindle_keep, r->swindle_replies, mv);
         proto_say(P, "bestmove %s%s", mv, reply);
     }
 }

@@ -122,7 +122,7 @@ int proto_ensure_engine(struct proto *P)
     load_book(P);
     struct engine_opts o = {.threads = (int)P->threads, .hash_mb = (unsigned)P->hash,
                             .tb = P->tb, .weights = P->have_weights ? &P->weights : NULL,
-                            .solution = P->sol};
+                            .solution = P->sol, .swindle = P->swindle};
     struct sow_error ee;
     if (engine_new(&P->rs, &o, &P->e, &ee) != SOW_OK) {
         ERR(P, "%s", ee.msg);
@@ -221,6 +221,7 @@ void proto_uci(struct proto *P)
     proto_say(P, "option name Solution type string default <empty>");
     proto_say(P, "option name Weights type string default <empty>");
     proto_say(P, "option name Ponder type check default false");
+    proto_say(P, "option name Swindle type check default %s", PROTO_SWINDLE ? "true" : "false");
     proto_say(P, "option name OwnBook type check default true");
     proto_say(P, "option name Book type string default <builtin>");
     proto_say(P, "option name BookMargin type spin default 0 min 0 max 10000");
@@ -394,6 +395,17 @@ static void setoption_ponder(struct proto *P, const char *v)
         ERR(P, "setoption Ponder: expected true or false, not '%s'", v ? v : "");
 }
 
+/* Swindle (true or false): engine_opts.swindle; the engine is rebuilt. */
+static void setoption_swindle(struct proto *P, const char *v)
+{
+    if (v && (!strcasecmp(v, "true") || !strcasecmp(v, "false"))) {
+        P->swindle = !strcasecmp(v, "true");
+        P->dirty = true;
+    } else {
+        ERR(P, "setoption Swindle: expected true or false, not '%s'", v ? v : "");
+    }
+}
+
 /* OwnBook (true or false), Book (a file, or <builtin>/empty for sow's
  * own), BookMargin (centi-seeds). */
 static void setoption_book(struct proto *P, const char *name, const char *v)
@@ -442,6 +454,8 @@ void proto_setoption(struct proto *P, char *args)
         setoption_weights(P, v);
     else if (!strcasecmp(name, "Ponder"))
         setoption_ponder(P, v);
+    else if (!strcasecmp(name, "Swindle"))
+        setoption_swindle(P, v);
     else if (!strcasecmp(name, "OwnBook") || !strcasecmp(name, "Book") ||
              !strcasecmp(name, "BookMargin"))
         setoption_book(P, name, v);

@@ -43,6 +43,8 @@
 #include "sow/search.h"
 
 #define HIST_MAX ENGINE_MAX_HISTORY
+/* Swindle's default (docs/engine.md "Swindle") */
+#define PROTO_SWINDLE false
 
 struct proto {
     pthread_mutex_t out;
@@ -55,6 +57,7 @@ struct proto {
     bool have_weights;
     struct eval_weights weights;
     bool own_book;              /* OwnBook: play from the opening book (default true) */
+    bool swindle;               /* Swindle: engine_opts.swindle (default PROTO_SWINDLE) */
     char book_file[1024];       /* Book: a book file, or "" for sow's own (book/builtin.h) */
     long book_margin;           /* BookMargin: choose among moves this close to the best */
     /* state */

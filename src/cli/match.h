@@ -41,6 +41,7 @@ struct pspec {
     enum engine_lmr lmr;       /* lmr=0|1: late-move reductions off/on; absent: the
                                   rule set's default (engine_lmr_default) */
     int qdepth;                /* qs=N: capture-search plies below the leaves */
+    bool swindle;              /* swindle=0|1: engine_opts.swindle */
     struct eval_weights w;
     char cmd[1024];
     char text[1100];

@@ -315,7 +315,7 @@ int player_open(struct mctx *M, int who, struct player *pl, char *err, int errle
         struct engine_opts o = {.threads = sp->threads, .hash_mb = sp->hash, .tb = M->tb[who],
                                 .weights = sp->have_weights ? &sp->w : NULL,
                                 .solution = M->sol[who], .lmr = sp->lmr,
-                                .qdepth = sp->qdepth};
+                                .qdepth = sp->qdepth, .swindle = sp->swindle};
         struct sow_error ee;
         if (engine_new(&M->rs, &o, &pl->e, &ee) != SOW_OK) {
             snprintf(err, (size_t)errlen, "%s", ee.msg);
@@ -598,6 +598,8 @@ int match_parse_spec(const char *s, struct pspec *sp, char *err, int errlen)
             sp->lmr = x == 1 ? ENGINE_LMR_ON : ENGINE_LMR_OFF;
         else if (!strcmp(kv, "qs") && num && x >= 0 && x <= 16 && x == (int)x && sp->kind == P_SOW)
             sp->qdepth = (int)x;
+        else if (!strcmp(kv, "swindle") && num && (x == 0 || x == 1) && sp->kind == P_SOW)
+            sp->swindle = x == 1;
         else if (!strcmp(kv, "solution") && sp->kind == P_SOW && *v)
             sp->solution = strdup(v);
         else if (!strcmp(kv, "book") && sp->kind == P_SOW && *v)

@@ -176,6 +176,7 @@ void engine_set_stop_flag(struct engine *e, volatile sig_atomic_t *flag)
 
 void engine_stop(struct engine *e)
 {
+    atomic_store_explicit(&e->halt, 1, memory_order_relaxed);
     atomic_store_explicit(&e->stop, 1, memory_order_relaxed);
 }
 
@@ -245,6 +246,8 @@ static void search_reset(struct engine *e, const struct engine_limits *lim,
     e->have_last = false;
     memset(&e->last, 0, sizeof e->last);
     atomic_store(&e->stop, 0);
+    if (!e->in_swindle) /* (its searches must not clear a stop asked for) */
+        atomic_store(&e->halt, 0);
     atomic_store(&e->done_depth, 0);
     atomic_store(&e->main_depth, 0);
     tt_new_generation(e->tt);
@@ -419,6 +422,7 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
         root_tb = true;
     if (root_tb && tbbest != SOW_MOVE_NONE) {
         answer_known(e, &ml, rootv, tbbest, r);
+        eng_swindle(e, p, &ml, hist, nhist, lim, r);
         return;
     }
     e->one_move = ml.n == 1;
@@ -430,4 +434,5 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     eng_iterate(e->th[0]);
     threads_join(e, started, r);
     result_assemble(e, p, &ml, root_tb, rootv, r);
+    eng_swindle(e, p, &ml, hist, nhist, lim, r);
 }

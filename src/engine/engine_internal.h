@@ -3,6 +3,9 @@
  *
  *   engine.c            construction, the API, engine_search: the root,
  *      |                its tables and history, the helper threads
+ *      |-- engine_swindle.c    at a proven root, the move that keeps the
+ *      |                       value and leaves the opponent the fewest
+ *      |                       replies keeping his
  *      |-- engine_iterate.c    iterative deepening per thread, aspiration,
  *      |                       info lines, publishing between threads
  *      |      `-- engine_tree.c       the tree search (PVS): node head,
@@ -93,6 +96,8 @@ struct engine {
     int nthreads;
     struct ethr **th;
     atomic_int stop;
+    atomic_int halt;               /* engine_stop: also ends eng_swindle */
+    bool in_swindle;               /* eng_swindle's searches: no swindle */
     /* Lazy SMP (publish()): the deepest completed iteration of any thread,
      * and the depth the main thread is searching. */
     atomic_int done_depth, main_depth;
@@ -134,6 +139,12 @@ static inline int seeds_on_board(const struct ruleset *rs, const sow_position *p
 /* ---- engine_tree.c ---- */
 
 int eng_root_search(struct ethr *t, int alpha, int beta, int depth, bool *proven);
+
+/* ---- engine_swindle.c ---- */
+
+void eng_swindle(struct engine *e, const sow_position *p, const struct sow_movelist *ml,
+                 const sow_position *hist, int nhist, const struct engine_limits *lim,
+                 struct engine_result *r);
 
 /* ---- engine_iterate.c ---- */
 

@@ -504,4 +504,26 @@ for b in "--tc 0" "--tc abc" "--tc 1000+-5" "--tc 1000+" "--tc 1000 --clock cpu"
         '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
 done
 
+# ---- Swindle: off by default; on, the move at a proven root is reported ----
+start
+send uci
+check "uci: option name Swindle type check default false" 'expect "^option name Swindle type check default false$"'
+send "setoption name Rules value jodu"
+send "position pos 1,0,2,0,3,1/0,1,0,2,1,0/A/20-17/-"
+send "go movetime 300"
+check "Swindle off: no swindle line before bestmove" \
+    'expect "^bestmove " && ! tail -n 2 "$WORK/log" | grep -q "swindle"'
+send "setoption name Swindle value true"
+send "go movetime 300"
+check "Swindle true: the replies counted before bestmove" \
+    'expect "^info string swindle: [0-9]+ of the [0-9]+ replies to [1-6][AB] keep their value$" && expect "^bestmove "'
+send "setoption name Swindle value maybe"
+check "Swindle maybe: one error line" 'expect "^info string error: setoption Swindle: expected true or false"'
+finish
+timeout 10 "$SOW" match --a sow:swindle=2 --b greedy --games 2 >/dev/null 2>"$WORK/err"; r=$?
+check "match bad input: sow:swindle=2 (exit 2, one line)" \
+    '[ $r -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "$(cat "$WORK/err")"
+timeout 60 "$SOW" match --rules jodu --a sow:swindle=1,depth=4 --b sow:depth=4 --games 2 >"$WORK/out" 2>"$WORK/err"; r=$?
+check "match: sow:swindle=1 plays (exit 0)" '[ $r -eq 0 ] && grep -q "^score a" "$WORK/out"' "$(tail -2 "$WORK/err")"
+
 tap_done
