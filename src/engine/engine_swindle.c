@@ -15,9 +15,10 @@
  * depth or nodes each, and together what is left of its time (90% of it:
  * the answer must still be sent).
  *
- * Example (jodu, a root proven +5): the search's 1B leaves 1 of North's 3
- * replies keeping his value; an exit worth +5 after which 1 of 4 does is
- * played instead. */
+ * Example: jodu, 2,1,2,2,0,3/2,1,1,2,4,1/A/14-13/- with tables 0..24.
+ * The tables give the root +1 and the exit 1A reaching it, which is
+ * played at once without the option; the swindle plays 3A, also worth +1,
+ * after which 2 of North's 4 replies keep his value. */
 #include "engine_internal.h"
 
 struct swindle {

@@ -9,6 +9,8 @@
 # counts against the games file's own move lists.  bench/book-moves.py: a
 # book player's moves where its book holds the position are all the book's
 # choice, the other player's are counted too; a damaged --book: exit 2.
+# bench/swindle-moves.py: it finds proven positions in a jodu match and
+# counts no more than it met; bad input exit 2 with one line.
 # TAP on stdout.   usage: tests/cli/recount.sh [SOW]
 set -u
 SOW=$(realpath "${1:-build/src/cli/sow}")
@@ -209,4 +211,20 @@ head -c 100 /dev/urandom >"$WORK/bad.sowbook"
 python3 "$BM" "$WORK/book.txt" --sow "$SOW" --book "$WORK/bad.sowbook" >/dev/null 2>"$WORK/err"; rc=$?
 check "book-moves: a damaged --book, exit 2 and one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' \
     "rc=$rc: $(cat "$WORK/err")"
+# bench/swindle-moves.py: a short jodu match ends in positions the
+# engine's own small levels prove, where the swindle runs
+SM="$HERE/../../bench/swindle-moves.py"
+"$SOW" match --rules jodu --a sow:depth=2 --b sow:depth=2 --games 2 --out "$WORK/jodu-sw.txt" \
+    >/dev/null 2>&1
+python3 "$SM" "$WORK/jodu-sw.txt" --sow "$SOW" --time 100 >"$WORK/out" 2>"$WORK/err"; rc=$?
+read -r pos < <(sed -n 's/^positions: \([0-9]*\) where a was to move.*/\1/p' "$WORK/out")
+read -r ran moved < <(sed -n 's/^swindle  : ran in \([0-9]*\), played another move in \([0-9]*\)$/\1 \2/p' "$WORK/out")
+check "swindle-moves: ran in proven positions (${ran:-?} of ${pos:-?}, ${moved:-?} moved)" \
+    '[ $rc -eq 0 ] && [ "${ran:-0}" -ge 1 ] && [ "$ran" -le "$pos" ] && [ "${moved:-9}" -le "$ran" ] && grep -q "^time on  : mean " "$WORK/out"' \
+    "rc=$rc: $(cat "$WORK/out") $(head -2 "$WORK/err")"
+for bad in "$WORK/nohead.txt" "$WORK/jodu-sw.txt --games 0" "$WORK/jodu-sw.txt --tables $WORK/nosuch"; do
+    python3 "$SM" $bad --sow "$SOW" --time 50 >/dev/null 2>"$WORK/err"; rc=$?
+    check "swindle-moves: bad input ${bad#"$WORK/"}, exit 2 and one line" \
+        '[ $rc -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ]' "rc=$rc: $(cat "$WORK/err")"
+done
 tap_done
