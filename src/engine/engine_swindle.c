@@ -4,14 +4,15 @@
  * against perfect play; this one gives an imperfect opponent the most
  * ways to go wrong.  Part of the engine: engine_internal.h maps its files.
  *
- * The candidates are the search's own move and every exit (a move that
- * captures or ends the game) whose value, its net capture minus the
- * child's value, is proven equal to the root's.  Each value comes from a
- * search of its own (engine_search of the position, the game's history
- * extended), taken only where that search proves it.  A reply that stays
- * in its level, or whose value is not proven, counts as one that keeps the
- * value: the share can only be overstated, and the move played always
- * keeps the root's value.  The searches share the root's limits: its
+ * The candidates are the search's own move and every move whose value,
+ * its net capture minus the child's value, is proven equal to the root's:
+ * an exit (a move that captures or ends the game), or any move above the
+ * levels the tables and the engine's own levels hold (net_minus_child).
+ * Each value comes from a search of its own (engine_search of the
+ * position, the game's history extended), taken only where that search
+ * proves it.  A reply that stays in a level the tables hold, or whose
+ * value is not proven, counts as one that keeps the value: the share can
+ * only be overstated, and the move played always keeps the root's value.  The searches share the root's limits: its
  * depth or nodes each, and together what is left of its time (90% of it:
  * the answer must still be sent).
  *
@@ -62,21 +63,31 @@ static bool position_value(struct swindle *s, const sow_position *q, int d, int 
     return true;
 }
 
-/* Does move ch from q leave q's level (a capture, or the end of the game)?
- * Only such a move's value is its net capture minus its child's value; a
- * move within the level is worth the child's bounds clamped by q's own
- * cycle settlement (docs/rules.md "Value of a position"), which a search
- * of the child does not give. */
-static bool exits(const struct ruleset *rs, const sow_position *q, const struct sow_child *ch)
+/* Is move ch from q's value its net capture minus its child's value, as
+ * the searches here give it?  So it is for an exit (a capture, or the end
+ * of the game).  A move within the level is worth the child's bounds
+ * clamped by q's own cycle settlement (docs/rules.md "Value of a
+ * position"), which a search of the child does not give, except above
+ * every level the tables or the engine's own levels hold (and with no
+ * solution file): there a proven value rests on exits alone (repetitions
+ * are never proven), so the child's bounds are equal and the clamp leaves
+ * their value. */
+static bool net_minus_child(const struct engine *e, const sow_position *q,
+                            const struct sow_child *ch)
 {
+    const struct ruleset *rs = e->rs;
+    int n = seeds_on_board(rs, q);
+    if (n > e->tbmax && !e->o.solution)
+        return true;
     struct sow_movelist cm;
     rs->generate(rs, &ch->pos, &cm, NULL, NULL);
-    return cm.n == 0 || seeds_on_board(rs, &ch->pos) != seeds_on_board(rs, q);
+    return cm.n == 0 || seeds_on_board(rs, &ch->pos) != n;
 }
 
-/* Exit ch from q (q the root, d = 0, or its child, d = 1): its value for
- * q's mover, in centi-seeds, where a search proves the child's. */
-static bool exit_value(struct swindle *s, const sow_position *q, int d,
+/* Move ch from q (q the root, d = 0, or its child, d = 1), where
+ * net_minus_child holds: its value for q's mover, in centi-seeds, where a
+ * search proves the child's. */
+static bool move_value(struct swindle *s, const sow_position *q, int d,
                        const struct sow_child *ch, int *value)
 {
     int vc;
@@ -88,8 +99,8 @@ static bool exit_value(struct swindle *s, const sow_position *q, int d,
 }
 
 /* After root move ch: how many of the opponent's replies keep the value
- * of the child for him, of how many (*all); -1 if halted.  A reply within
- * its level, or whose value is not proven, counts as keeping it; so does
+ * of the child for him, of how many (*all); -1 if halted.  A reply whose
+ * value is not net_minus_child's, or not proven, counts as keeping it; so does
  * every reply where the child's own value is not proven.  The count stops
  * once keep/all reaches enough_num/enough_den (not 0/0): the move can no
  * longer beat the best so far. */
@@ -105,8 +116,8 @@ static int keeping(struct swindle *s, const struct sow_child *ch, int *all, int 
         return s->out ? -1 : cm.n;
     for (int j = 0; j < cm.n; j++) {
         int w;
-        if (!exits(rs, &ch->pos, &cm.c[j]) || !exit_value(s, &ch->pos, 1, &cm.c[j], &w) ||
-            w == vc)
+        if (!net_minus_child(s->e, &ch->pos, &cm.c[j]) ||
+            !move_value(s, &ch->pos, 1, &cm.c[j], &w) || w == vc)
             keep++;
         if (s->out)
             return -1;
@@ -149,8 +160,8 @@ void eng_swindle(struct engine *e, const sow_position *p, const struct sow_movel
     int bn = all ? best_keep : 1, bd = all ? all : 1, best_all = all;
     for (int i = 0; i < ml->n && best_keep >= 0 && !s.out; i++) {
         int w;
-        if (i == b || !exits(e->rs, p, &ml->c[i]) || !exit_value(&s, p, 0, &ml->c[i], &w) ||
-            w != v)
+        if (i == b || !net_minus_child(e, p, &ml->c[i]) ||
+            !move_value(&s, p, 0, &ml->c[i], &w) || w != v)
             continue;
         int keep = keeping(&s, &ml->c[i], &all, bn, bd);
         int kn = all ? keep : 1, kd = all ? all : 1;
