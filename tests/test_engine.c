@@ -12,15 +12,8 @@
 #include "sow/position.h"
 #include "util.h"
 
-static uint64_t rng = 0x243F6A8885A308D3ULL;
-
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+#define TWIN_SEED 0x243F6A8885A308D3ULL
+#include "test_twin.h"
 
 static void init_rules(struct ruleset *rs, const char *name, int pits)
 {
@@ -171,29 +164,6 @@ static void proven_values_equal_exact(bool lmr, int qdepth)
     }
 }
 
-/* The value of move i of p (ml) from tables that hold p's level with
- * bounds: exits net - V(child), moves in the level clamp(cyc(p), -hi, -lo)
- * (docs/rules.md); *exits: whether the move leaves the level. */
-static int table_move_value(const struct ruleset *rs, const struct tb_set *tb,
-                            const sow_position *p, const struct sow_movelist *ml, int i,
-                            bool *exits)
-{
-    const struct sow_child *ch = &ml->c[i];
-    int net = ch->captured[p->side] - ch->captured[!p->side], v, lo, hi;
-    struct sow_movelist cm;
-    rules_generate(rs, &ch->pos, &cm);
-    *exits = cm.n == 0 || rules_board_seeds(rs, &ch->pos) != rules_board_seeds(rs, p);
-    if (cm.n == 0)
-        return net - (cm.settle[ch->pos.side] - cm.settle[!ch->pos.side]);
-    if (*exits) {
-        cr_assert(tb_probe(tb, &ch->pos, &v));
-        return net - v;
-    }
-    cr_assert(tb_probe_bounds(tb, &ch->pos, &lo, &hi, &v));
-    int cyc = rules_cycle_value(rs, p);
-    return cyc < -hi ? -hi : cyc > -lo ? -lo : cyc;
-}
-
 /* Roots the tables know (their level included, with bounds): where a move
  * that leaves the level (a capture, or the end) reaches the value, the
  * engine plays such a move at once, no search; where only moves that stay
@@ -233,7 +203,7 @@ Test(engine, table_root_exits_at_once_levels_searched, .timeout = 120)
             bool exit_best = false, ex[SOW_MAX_PITS + 1];
             int mv[SOW_MAX_PITS + 1];
             for (int i = 0; i < ml.n; i++) {
-                mv[i] = table_move_value(&rs, tb, &p, &ml, i, &ex[i]);
+                mv[i] = twin_move_value(&rs, tb, &p, &ml, i, &ex[i]);
                 exit_best |= ex[i] && mv[i] == V;
             }
             engine_clear(e);

@@ -15,37 +15,8 @@
 #include "sow/position.h"
 #include "tables/tables.h"
 
-static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-/* Move i of p's value for p's mover (docs/rules.md "Value of a
- * position"), from tables with bounds; *exits: it leaves p's level. */
-static int twin_move_value(const struct ruleset *rs, const struct tb_set *tb,
-                           const sow_position *p, const struct sow_movelist *ml, int i,
-                           bool *exits)
-{
-    const struct sow_child *ch = &ml->c[i];
-    int net = ch->captured[p->side] - ch->captured[!p->side], v, lo, hi;
-    struct sow_movelist cm;
-    rules_generate(rs, &ch->pos, &cm);
-    *exits = cm.n == 0 || rules_board_seeds(rs, &ch->pos) != rules_board_seeds(rs, p);
-    if (cm.n == 0)
-        return net - (cm.settle[ch->pos.side] - cm.settle[!ch->pos.side]);
-    if (*exits) {
-        cr_assert(tb_probe(tb, &ch->pos, &v));
-        return net - v;
-    }
-    cr_assert(tb_probe_bounds(tb, &ch->pos, &lo, &hi, &v));
-    int cyc = rules_cycle_value(rs, p);
-    return cyc < -hi ? -hi : cyc > -lo ? -lo : cyc;
-}
+#define TWIN_SEED 0x9E3779B97F4A7C15ULL
+#include "test_twin.h"
 
 /* The twin's count after move i of p: the replies worth the child's
  * value, of *all; *exits: the replies too all leave their level. */
