@@ -25,6 +25,8 @@
 #   CONCURRENCY=2     games at once: one a core (one engine thinks in each game)
 #   WORK=~/.cache/sow-vs-old   binaries, tables, the old commit's build
 #   OUT=bench/results/vs-$BASE-$RULES-${TIME}ms.txt   the games
+#   OPEN=${OUT%.txt}-openings.txt   the openings (made by the first run if absent;
+#                     an earlier match's file replays its openings)
 # Cost at 1 s a move, two games at once: oware about 110 games an hour, awari
 # about 95 (games of 125 plies), so 400 games take 4 hours or more of two
 # cores; CONCURRENCY=8 on 8 free cores plays them four times as fast.
@@ -40,7 +42,7 @@ TIME=${TIME:-1000}
 CONCURRENCY=${CONCURRENCY:-2}
 WORK=${WORK:-$HOME/.cache/sow-vs-old}
 OUT=$(realpath -m "${OUT:-bench/results/vs-$BASE-$RULES-${TIME}ms.txt}")
-OPEN=${OUT%.txt}-openings.txt
+OPEN=$(realpath -m "${OPEN:-${OUT%.txt}-openings.txt}")
 mkdir -p "$WORK"
 
 # The old engine: its commit's source in a worktree, built without the
