@@ -191,8 +191,9 @@ struct engine_result {
     uint64_t deferred;        /* moves put last because another thread was in
                                  them (ABDADA, threads > 1; all threads) */
     /* engine_opts.swindle: after best, swindle_keep of the opponent's
-     * swindle_replies replies keep his value (those not proven counted as
-     * keeping it); both 0 where no swindle was tried. */
+     * swindle_replies replies keep his value (those whose value is not
+     * known exactly counted as keeping it); both 0 where no swindle was
+     * tried, or best ends the game. */
     int swindle_keep, swindle_replies;
 };
 
