@@ -98,14 +98,25 @@ static bool move_value(struct swindle *s, const sow_position *q, int d,
     return true;
 }
 
+/* Is the share keep/all below keep2/all2?  A move with no reply (all 0)
+ * counts as 1 of 1: nothing left to go wrong. */
+static bool share_below(int keep, int all, int keep2, int all2)
+{
+    if (!all)
+        keep = all = 1;
+    if (!all2)
+        keep2 = all2 = 1;
+    return (int64_t)keep * all2 < (int64_t)keep2 * all;
+}
+
 /* After root move ch: how many of the opponent's replies keep the value
  * of the child for him, of how many (*all); -1 if halted.  A reply whose
  * value is not net_minus_child's, or not proven, counts as keeping it; so does
- * every reply where the child's own value is not proven.  The count stops
- * once keep/all reaches enough_num/enough_den (not 0/0): the move can no
- * longer beat the best so far. */
-static int keeping(struct swindle *s, const struct sow_child *ch, int *all, int enough_num,
-                   int enough_den)
+ * every reply where the child's own value is not proven.  With best (the
+ * best so far's keep and all), the count stops once its share is no
+ * longer below best's: the move cannot beat it (a tie keeps the earlier
+ * move). */
+static int keeping(struct swindle *s, const struct sow_child *ch, int *all, const int *best)
 {
     const struct ruleset *rs = s->e->rs;
     struct sow_movelist cm;
@@ -121,8 +132,7 @@ static int keeping(struct swindle *s, const struct sow_child *ch, int *all, int 
             keep++;
         if (s->out)
             return -1;
-        /* keep/n is no longer below enough (a tie keeps the earlier move) */
-        if (enough_den && (int64_t)keep * enough_den >= (int64_t)enough_num * cm.n)
+        if (best && !share_below(keep, cm.n, best[0], best[1]))
             return keep;
     }
     return keep;
@@ -153,24 +163,19 @@ void eng_swindle(struct engine *e, const sow_position *p, const struct sow_movel
     void (*cb)(void *, const struct engine_info *) = e->info_cb;
     e->info_cb = NULL;
     e->in_swindle = true;
-    int v = r->info.score, all, best = b;
+    int v = r->info.score, best = b, sh[2]; /* sh: the best's keep and all */
     /* the search's move first: it keeps v, and wins ties */
-    int best_keep = keeping(&s, &ml->c[b], &all, 0, 0);
-    /* the share keep/all, a move that ends the game (no reply) as 1/1 */
-    int bn = all ? best_keep : 1, bd = all ? all : 1, best_all = all;
-    for (int i = 0; i < ml->n && best_keep >= 0 && !s.out; i++) {
-        int w;
+    sh[0] = keeping(&s, &ml->c[b], &sh[1], NULL);
+    for (int i = 0; i < ml->n && sh[0] >= 0 && !s.out; i++) {
+        int w, all;
         if (i == b || !net_minus_child(e, p, &ml->c[i]) ||
             !move_value(&s, p, 0, &ml->c[i], &w) || w != v)
             continue;
-        int keep = keeping(&s, &ml->c[i], &all, bn, bd);
-        int kn = all ? keep : 1, kd = all ? all : 1;
-        if (keep >= 0 && (int64_t)kn * bd < (int64_t)bn * kd) {
+        int keep = keeping(&s, &ml->c[i], &all, sh);
+        if (keep >= 0 && share_below(keep, all, sh[0], sh[1])) {
             best = i;
-            best_keep = keep;
-            best_all = all;
-            bn = kn;
-            bd = kd;
+            sh[0] = keep;
+            sh[1] = all;
         }
     }
     e->in_swindle = false;
@@ -178,10 +183,10 @@ void eng_swindle(struct engine *e, const sow_position *p, const struct sow_movel
     free(s.hist);
     r->info.nodes += s.nodes;
     r->info.seconds += util_now() - t0;
-    if (best_keep < 0)
+    if (sh[0] < 0)
         return; /* out of time before the search's own move was counted */
-    r->swindle_keep = best_keep;
-    r->swindle_replies = best_all;
+    r->swindle_keep = sh[0];
+    r->swindle_replies = sh[1];
     if (best != b) {
         r->best = ml->c[best].move;
         r->info.pv[0] = r->best;
