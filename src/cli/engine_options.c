@@ -382,28 +382,30 @@ static void setoption_weights(struct proto *P, const char *v)
     P->dirty = true;
 }
 
-/* Ponder (UCI: the GUI says whether it will send go ponder; pondering
- * works either way, and true adds the ponder move to bestmove): true or
- * false. */
-static void setoption_ponder(struct proto *P, const char *v)
-{
-    if (v && !strcasecmp(v, "true"))
-        P->ponder_opt = true;
-    else if (v && !strcasecmp(v, "false"))
-        P->ponder_opt = false;
-    else
-        ERR(P, "setoption Ponder: expected true or false, not '%s'", v ? v : "");
-}
-
-/* Swindle (true or false): engine_opts.swindle; the engine is rebuilt. */
-static void setoption_swindle(struct proto *P, const char *v)
+/* A check option's value, as UCI spells it: true or false (any case).
+ * False (after the error line) for anything else. */
+static bool check_value(struct proto *P, const char *name, const char *v, bool *out)
 {
     if (v && (!strcasecmp(v, "true") || !strcasecmp(v, "false"))) {
-        P->swindle = !strcasecmp(v, "true");
-        P->dirty = true;
-    } else {
-        ERR(P, "setoption Swindle: expected true or false, not '%s'", v ? v : "");
+        *out = !strcasecmp(v, "true");
+        return true;
     }
+    ERR(P, "setoption %s: expected true or false, not '%s'", name, v ? v : "");
+    return false;
+}
+
+/* Ponder (UCI: the GUI says whether it will send go ponder; pondering
+ * works either way, and true adds the ponder move to bestmove). */
+static void setoption_ponder(struct proto *P, const char *v)
+{
+    check_value(P, "Ponder", v, &P->ponder_opt);
+}
+
+/* Swindle: engine_opts.swindle; the engine is rebuilt. */
+static void setoption_swindle(struct proto *P, const char *v)
+{
+    if (check_value(P, "Swindle", v, &P->swindle))
+        P->dirty = true;
 }
 
 /* OwnBook (true or false), Book (a file, or <builtin>/empty for sow's
@@ -411,10 +413,7 @@ static void setoption_swindle(struct proto *P, const char *v)
 static void setoption_book(struct proto *P, const char *name, const char *v)
 {
     if (!strcasecmp(name, "OwnBook")) {
-        if (v && (!strcasecmp(v, "true") || !strcasecmp(v, "false")))
-            P->own_book = !strcasecmp(v, "true");
-        else
-            ERR(P, "setoption OwnBook: expected true or false, not '%s'", v ? v : "");
+        check_value(P, "OwnBook", v, &P->own_book);
     } else if (!strcasecmp(name, "Book")) {
         if (!v || !*v || !strcmp(v, "<builtin>") || !strcmp(v, "<empty>"))
             P->book_file[0] = 0;
