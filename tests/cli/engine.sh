@@ -519,6 +519,9 @@ check "Swindle true: the replies counted before bestmove" \
     'expect "^info string swindle: [0-9]+ of the [0-9]+ replies to [1-6][AB] keep their value$" && expect "^bestmove "'
 send "setoption name Swindle value maybe"
 check "Swindle maybe: one error line" 'expect "^info string error: setoption Swindle: expected true or false"'
+send "setoption name Ponder value"
+check "Ponder with nothing after value: named as a bad value, not an unknown option" \
+    'expect "^info string error: setoption Ponder: expected true or false, not '"''"'$"'
 finish
 timeout 10 "$SOW" match --a sow:swindle=2 --b greedy --games 2 >/dev/null 2>"$WORK/err"; r=$?
 check "match bad input: sow:swindle=2 (exit 2, one line)" \
