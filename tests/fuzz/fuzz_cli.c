@@ -8,10 +8,12 @@
  *    these commands only have on out-of-memory);
  *  - status 2: exactly one line on stderr, "sow CMD: ...", nothing on stdout;
  *  - status 0: nothing on stderr, something on stdout; for play, the last
- *    line is a position token that parses back. */
+ *    line is a position token that parses back, or with --ogn the whole
+ *    output is a record that parses back (ogn_parse). */
 #include "fuzz_common.h"
 
 #include "cli/cli.h"
+#include "ogn/ogn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -91,7 +93,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz_fail("%s: status 0 with '%s' on stderr", cmds[c].name, errs);
         if (!outlen)
             fuzz_fail("%s: status 0 and no output", cmds[c].name);
-        if (c == 2 && !strstr(out, "usage:")) {
+        bool ogn = false;
+        for (int i = 1; i < argc; i++)
+            ogn |= !strcmp(argv[i], "--ogn");
+        if (c == 2 && ogn && !strstr(out, "usage:")) {
+            /* --ogn: the record parses back (tags, moves, result) */
+            struct ogn_game *g;
+            struct sow_error e;
+            if (ogn_parse(out, outlen, &g, &e) != SOW_OK)
+                fuzz_fail("play --ogn: the record does not parse back: %s", e.msg);
+            ogn_free(g);
+        } else if (c == 2 && !strstr(out, "usage:")) {
             /* The final position stands alone on the last line. */
             out[outlen - 1] = 0;
             char *last = strrchr(out, '\n');
