@@ -238,18 +238,14 @@ static bool setoption_split(struct proto *P, char *args, char **name_out, char *
         return false;
     }
     name += 5;
-    char *val = strstr(name, " value ");
-    char *v = val ? val + 7 : NULL;
+    /* "value" as a word, followed by a space or by nothing (the line's end
+     * is trimmed): then V is empty */
+    char *val = name;
+    while ((val = strstr(val, " value")) && val[6] && val[6] != ' ')
+        val += 6;
+    char *v = val ? val + 6 + (val[6] == ' ') : NULL;
     if (val)
         *val = 0;
-    else { /* "value" last with nothing after it (the line's end trimmed):
-            * an empty value, which each option then names as missing */
-        size_t n = strlen(name);
-        if (n >= 6 && !strcmp(name + n - 6, " value")) {
-            name[n - 6] = 0;
-            v = name + n; /* the empty string after the cut */
-        }
-    }
     while (*name == ' ')
         name++;
     for (char *q = name + strlen(name); q > name && q[-1] == ' ';)

@@ -93,40 +93,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz_fail("%s: status 0 with '%s' on stderr", cmds[c].name, errs);
         if (!outlen)
             fuzz_fail("%s: status 0 and no output", cmds[c].name);
-        bool ogn = false;
-        for (int i = 1; i < argc; i++)
-            ogn |= !strcmp(argv[i], "--ogn");
-        if (c == 2 && ogn && !strstr(out, "usage:")) {
-            /* --ogn: the record parses back (tags, moves, result) */
-            struct ogn_game *g;
-            struct sow_error e;
-            if (ogn_parse(out, outlen, &g, &e) != SOW_OK)
-                fuzz_fail("play --ogn: the record does not parse back: %s", e.msg);
-            ogn_free(g);
-        } else if (c == 2 && !strstr(out, "usage:")) {
-            /* The final position stands alone on the last line. */
-            out[outlen - 1] = 0;
-            char *last = strrchr(out, '\n');
-            last = last ? last + 1 : out;
-            struct sow_error e;
-            struct ruleset rs;
-            sow_position p;
-            int tp;
-            enum sow_status st = pos_token_pits(last, &tp, &e);
-            /* Which rule set: the last --rules given (play parses them in order). */
+        if (c == 2 && !strstr(out, "usage:")) {
+            /* Which rule set: the last --rules given (play parses them in
+             * order); and whether --ogn asked for a record. */
             const char *rules = "oware";
+            bool ogn = false;
             for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--rules") == 0 && i + 1 < argc)
                     rules = argv[++i];
                 else if (strncmp(argv[i], "--rules=", 8) == 0)
                     rules = argv[i] + 8;
+                else
+                    ogn |= !strcmp(argv[i], "--ogn");
             }
-            if (st == SOW_OK)
-                st = rules_init(&rs, rules, tp, -1, &e);
-            if (st == SOW_OK)
-                st = pos_parse(&rs, last, &p, &e);
-            if (st != SOW_OK)
-                fuzz_fail("play: last line '%s' is not a position: %s", last, e.msg);
+            struct sow_error e;
+            if (ogn) {
+                /* The record parses back (tags, moves, result). */
+                struct ogn_game *g;
+                if (ogn_parse(out, outlen, &g, &e) != SOW_OK)
+                    fuzz_fail("play --ogn: the record does not parse back: %s", e.msg);
+                ogn_free(g);
+            } else {
+                /* The final position stands alone on the last line. */
+                out[outlen - 1] = 0;
+                char *last = strrchr(out, '\n');
+                last = last ? last + 1 : out;
+                struct ruleset rs;
+                sow_position p;
+                int tp;
+                enum sow_status st = pos_token_pits(last, &tp, &e);
+                if (st == SOW_OK)
+                    st = rules_init(&rs, rules, tp, -1, &e);
+                if (st == SOW_OK)
+                    st = pos_parse(&rs, last, &p, &e);
+                if (st != SOW_OK)
+                    fuzz_fail("play: last line '%s' is not a position: %s", last, e.msg);
+            }
         }
     } else {
         fuzz_fail("%s: exit status %d", cmds[c].name, rc);
