@@ -1,8 +1,10 @@
 /* A growing JSON text (internal to sow: the analysis's JSON, sow serve's
  * answers).  jbuf_printf appends printf-style; jbuf_str appends a string as
- * a JSON string, quotes, backslashes and control characters escaped.  Out
- * of memory is remembered (oom) and every later append does nothing;
- * jbuf_take then frees the text and gives NULL.
+ * a JSON string, quotes, backslashes and control characters escaped, and
+ * each byte that is not part of a UTF-8 character as \ufffd (the text
+ * stays valid JSON whatever a request quoted).  Out of memory is
+ * remembered (oom) and every later append does nothing; jbuf_take then
+ * frees the text and gives NULL.
  *
  * Layout: s[0..len) the text so far, NUL-terminated, in cap bytes (s NULL
  * until the first append).  Start from struct jbuf b = {0}.

@@ -221,6 +221,10 @@ BAD = [
     (400, "/api/oware/moves?pos=1,1/1,1/A/0-0/open"), (400, "/api/darra/mainline?pos=300,0/0,0/A"),
     (414, "/api/oware?pos=" + "1" * 700), (414, "/api/" + "a" * 200),
     (414, "/api/oware?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9"),
+    # quoted in the error: bytes that are not UTF-8 must not make the JSON
+    # invalid (json.loads reads the body as strict UTF-8)
+    (400, "/api/oware?%FF=1"), (400, "/api/oware?pits=%C3"), (400, "/api/oware?pos=%ED%A0%80"),
+    (400, "/api/oware?pits=%E2%82%AC"),
 ]
 
 

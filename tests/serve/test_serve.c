@@ -101,6 +101,16 @@ Test(serve, errors_are_json_with_their_status)
         cr_assert(!strchr(r.body, '\n'), "one line: %s", r.body);
         serve_answer_free(&r);
     }
+    /* quoted bytes that are not UTF-8 become U+FFFD; UTF-8 stays as it is */
+    const char *kv8[] = {"\xff", "1", "pits", "\xe2\x82\xac"};
+    struct serve_answer r8 = get("/api/oware", 1, kv8);
+    cr_assert_eq(r8.status, 400, "%s", r8.body);
+    cr_assert(strstr(r8.body, "'\\ufffd'") && !strchr(r8.body, '\xff'), "%s", r8.body);
+    serve_answer_free(&r8);
+    r8 = get("/api/oware", 1, kv8 + 2);
+    cr_assert_eq(r8.status, 400, "%s", r8.body);
+    cr_assert(strstr(r8.body, "'\xe2\x82\xac'"), "%s", r8.body);
+    serve_answer_free(&r8);
     char longq[600];
     memset(longq, '1', sizeof longq - 1);
     longq[sizeof longq - 1] = 0;
