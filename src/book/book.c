@@ -2,6 +2,7 @@
 #include "book.h"
 #include "book/builtin.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,27 @@ static enum sow_status header_get(const uint8_t *h, size_t size, const char *pat
     b->nent = ct_get64(h + 64);
     b->nmov = ct_get64(h + 72);
     *hash = ct_get64(h + 80);
+    /* The rule set: a name of lower-case letters, digits and '-', NUL-padded
+     * to the field's end, of a rule set and board sow knows (so that no
+     * message or `book info` line prints what a damaged field holds). */
+    size_t nl = strnlen(b->par.rules, 24);
+    bool named = nl > 0 && nl < 24;
+    for (size_t i = 0; i < 24 && named; i++)
+        named = i < nl ? (islower((unsigned char)h[16 + i]) || isdigit((unsigned char)h[16 + i]) ||
+                          h[16 + i] == '-')
+                       : h[16 + i] == 0;
+    if (!named)
+        return sow_fail(e, SOW_E_INPUT, "%s: damaged book: the rule set field is not a name",
+                        path);
+    struct ruleset rs;
+    struct sow_error re;
+    if (rules_init(&rs, b->par.rules, b->par.pits, b->par.seeds, &re) != SOW_OK)
+        return sow_fail(e, SOW_E_INPUT, "%s: a book of %s 2x%d with %d seeds: %s", path,
+                        b->par.rules, b->par.pits, b->par.seeds, re.msg);
+    if (strcmp(rs.name, b->par.rules) || rs.pits != b->par.pits || rs.seeds != b->par.seeds)
+        return sow_fail(e, SOW_E_INPUT,
+                        "%s: damaged book: %s 2x%d with %d seeds is not how sow names a game",
+                        path, b->par.rules, b->par.pits, b->par.seeds);
     uint64_t want = BOOK_HEADER;
     if (b->nent > ((uint64_t)1 << 40) || b->nmov > ((uint64_t)1 << 40) ||
         (want += b->nent * 16 + b->nmov * 4, want != (uint64_t)size))

@@ -121,9 +121,10 @@ enum sow_status rules_init(struct ruleset *rs, const char *name, int pits, int s
                         SOW_MAX_PITS);
     if (seeds > SOW_MAX_SEEDS / (2 * pits))
         return sow_fail(e, SOW_E_INPUT,
-                        "--seeds %d too large: the start would hold %d seeds, at most %d fit "
+                        "--seeds %d too large: the start would hold %lld seeds, at most %d fit "
                         "(%d per hole on 2x%d)",
-                        seeds, 2 * pits * seeds, SOW_MAX_SEEDS, SOW_MAX_SEEDS / (2 * pits), pits);
+                        seeds, 2LL * pits * seeds, SOW_MAX_SEEDS, SOW_MAX_SEEDS / (2 * pits),
+                        pits);
     memset(rs, 0, sizeof *rs);
     rs->name = fname;
     rs->family = fd->family;
