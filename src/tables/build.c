@@ -61,7 +61,7 @@ static bool reserve(struct queue *s, size_t more)
         s->n -= s->h;
         s->h = 0;
     }
-    if (s->n + more <= s->cap)
+    if (s->v && s->n + more <= s->cap) /* allocated even for 0: v + n is then defined */
         return true;
     size_t nc = s->cap ? 2 * s->cap : 4096;
     while (nc < s->n + more)
