@@ -294,7 +294,8 @@ Test(closure, solution_save_target)
 }
 
 /* Damaged files: every byte flipped somewhere (header, keys, values, set)
- * and truncations are rejected with SOW_E_INPUT and one line. */
+ * and truncations are rejected with SOW_E_INPUT and one line; so are keys
+ * that do not decode, with the checksums made to match. */
 Test(closure, solution_damaged)
 {
     struct ruleset rs;
@@ -333,6 +334,25 @@ Test(closure, solution_damaged)
         e.msg[0] = 0;
         cr_assert_eq(sol_open(&rs, path, &so, &e), SOW_E_INPUT, "byte %ld", at);
         cr_assert(e.msg[0] && !strchr(e.msg, '\n'));
+    }
+    /* A key of more seeds than the root's, checksums made to match (a file
+     * written wrongly): refused, not decoded past its words.  The root's
+     * key is the payload's first 8 K bytes, position 0's the next. */
+    for (int which = 0; which < 2; which++) {
+        memcpy(dmg, buf, (size_t)size);
+        uint32_t K;
+        memcpy(&K, dmg + 44, 4);
+        memset(dmg + 128 + 8 * K * (unsigned)which, 0xff, 8 * K);
+        uint64_t c = XXH3_64bits(dmg + 128, (size_t)size - 128);
+        memcpy(dmg + 72, &c, 8);
+        c = XXH3_64bits(dmg, 120);
+        memcpy(dmg + 120, &c, 8);
+        f = fopen(path, "wb");
+        cr_assert_eq(fwrite(dmg, 1, (size_t)size, f), (size_t)size);
+        fclose(f);
+        struct sol *so;
+        cr_assert_eq(sol_open(&rs, path, &so, &e), SOW_E_INPUT, "key %d accepted", which);
+        cr_assert(strstr(e.msg, which ? "a position's key" : "the root's key"), "%s", e.msg);
     }
     free(dmg);
     free(buf);

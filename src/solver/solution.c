@@ -352,6 +352,18 @@ enum sow_status sol_open(const struct ruleset *rs, const char *path, struct sol 
             s->v[i] > s->hi[i])
             BAD("%s: values out of range at position %llu", path, (unsigned long long)i);
     }
+    /* Every key (the root's too) decodes: at most root level seeds (ones
+     * past the state's 2 bits), so each hole finds its closing zero within
+     * the K words (clos_words_for) and clos_unpack never runs off them. */
+    for (uint64_t i = 0; i <= s->n; i++) {
+        const uint64_t *k = i < s->n ? &s->keys[i * (uint64_t)s->K] : s->root;
+        int ones = -__builtin_popcountll(k[0] & 3);
+        for (int j = 0; j < s->K; j++)
+            ones += __builtin_popcountll(k[j]);
+        if (ones > s->root_level)
+            BAD("%s: %s's key holds %d seeds, more than the root's %d", path,
+                i < s->n ? "a position" : "the root", ones, s->root_level);
+    }
     close(fd);
     *out = s;
     return SOW_OK;
