@@ -14,9 +14,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include <unistd.h>
-
 #include "book/book.h"
+#include "container.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -111,21 +110,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     read_book(data, size, "as is");
     if (size < BOOK_HEADER)
         return 0;
-    uint8_t *fixed = malloc(size);
-    if (!fixed)
-        abort();
-    memcpy(fixed, data, size);
-    uint64_t nent, nmov;
-    memcpy(&nent, fixed + 64, 8);
-    memcpy(&nmov, fixed + 72, 8);
+    uint8_t *fixed = fuzz_copy(data, size);
+    uint64_t nent = ct_get64(fixed + 64), nmov = ct_get64(fixed + 72);
     if (nent <= size / 16 && nmov <= size / 4 && BOOK_HEADER + nent * 16 + nmov * 4 == size) {
         /* the payload checksum: the records' XXH3 seeded with the entries' */
         uint64_t c = XXH3_64bits_withSeed(fixed + BOOK_HEADER + nent * 16, nmov * 4,
                                           XXH3_64bits(fixed + BOOK_HEADER, nent * 16));
         memcpy(fixed + 80, &c, 8);
     }
-    uint64_t c = XXH3_64bits(fixed, 88); /* the header's seal */
-    memcpy(fixed + 88, &c, 8);
+    ct_seal(fixed, 88); /* the header's checksum of bytes 0..87 */
     read_book(fixed, size, "checksums fixed");
     free(fixed);
     return 0;

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "sow/position.h"
 #include "sow/rules.h"
@@ -53,6 +55,33 @@ static inline char *fuzz_cstr(const uint8_t *data, size_t size)
     memcpy(s, data, size);
     s[size] = 0;
     return s;
+}
+
+/* The input as a file for readers that take a path: one memfd, made on the
+ * first call, holds data[0..size) at the path returned ("/proc/self/fd/N",
+ * mappable; its length is the input's). */
+static inline const char *fuzz_file(const uint8_t *data, size_t size)
+{
+    static int fd = -1;
+    static char path[64];
+    if (fd < 0) {
+        if ((fd = memfd_create("sow-fuzz-file", 0)) < 0)
+            abort();
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    }
+    if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+        abort();
+    return path;
+}
+
+/* A malloc'd copy of data[0..size), to change (a checksum recomputed). */
+static inline uint8_t *fuzz_copy(const uint8_t *data, size_t size)
+{
+    uint8_t *c = malloc(size ? size : 1);
+    if (!c)
+        abort();
+    memcpy(c, data, size);
+    return c;
 }
 
 /* An error message must be one non-empty line. */

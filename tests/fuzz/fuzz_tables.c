@@ -12,25 +12,18 @@
  * accepted again when the expected rule set and level are named, and its
  * header must describe exactly the file's length, and every value must lie
  * in [-level, level]. */
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "container.h"
 #include "fuzz_common.h"
 #include "tables/tables.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int fd = -1;
-static char path[64];
-
 static void load(const uint8_t *data, size_t size, const char *what)
 {
-    if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
-        abort();
+    const char *path = fuzz_file(data, size);
     struct tb_header h;
     const int8_t *v = NULL;
     void *map = NULL;
@@ -66,21 +59,12 @@ static void load(const uint8_t *data, size_t size, const char *what)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (fd < 0) {
-        if ((fd = memfd_create("sow-fuzz-table", 0)) < 0)
-            abort();
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    }
     load(data, size, "as is");
     if (size >= TB_HEADER_SIZE) {
-        uint8_t *fixed = malloc(size);
-        if (!fixed)
-            abort();
-        memcpy(fixed, data, size);
+        uint8_t *fixed = fuzz_copy(data, size);
         uint64_t c = XXH3_64bits(fixed + TB_HEADER_SIZE, size - TB_HEADER_SIZE);
-        memcpy(fixed + 72, &c, 8);   /* payload checksum (H_CHECKSUM, src/tables/file.c) */
-        c = XXH3_64bits(fixed, 120);
-        memcpy(fixed + 120, &c, 8);  /* header checksum of bytes 0..119 */
+        memcpy(fixed + 72, &c, 8); /* payload checksum (H_CHECKSUM, src/tables/file.c) */
+        ct_seal(fixed, 120);       /* the header's checksum of bytes 0..119 */
         load(fixed, size, "checksums fixed");
         free(fixed);
     }
