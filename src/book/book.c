@@ -189,17 +189,27 @@ enum sow_status book_open(const char *path, const struct ruleset *rs, struct boo
     if (st != SOW_OK)
         return st;
     struct stat sb;
-    uint8_t *buf = NULL;
+    uint8_t h[BOOK_HEADER], *buf = NULL;
+    struct book hb;
+    uint64_t hash;
     if (fstat(fd, &sb)) {
         st = sow_fail(e, SOW_E_IO, "%s: %s", path, strerror(errno));
     } else if (sb.st_size < BOOK_HEADER || sb.st_size > ((off_t)1 << 36)) {
         st = sow_fail(e, SOW_E_INPUT, "%s: not a sow opening book (%lld bytes)", path,
                       (long long)sb.st_size);
-    } else if (!(buf = malloc((size_t)sb.st_size))) {
-        st = sow_fail(e, SOW_E_NOMEM, "%s: out of memory for %lld bytes", path,
-                      (long long)sb.st_size);
-    } else if ((st = read_all(fd, buf, (size_t)sb.st_size, path, e)) == SOW_OK) {
-        st = book_parse(buf, (size_t)sb.st_size, path, rs, b, e);
+    } else if ((st = read_all(fd, h, sizeof h, path, e)) == SOW_OK &&
+               (st = header_get(h, (size_t)sb.st_size, path, &hb, &hash, e)) == SOW_OK) {
+        /* The header first: a file that is not a book of its size (a table
+         * of gigabytes given by mistake) is refused before it is read. */
+        if (!(buf = malloc((size_t)sb.st_size))) {
+            st = sow_fail(e, SOW_E_NOMEM, "%s: out of memory for %lld bytes", path,
+                          (long long)sb.st_size);
+        } else {
+            memcpy(buf, h, sizeof h);
+            st = read_all(fd, buf + sizeof h, (size_t)sb.st_size - sizeof h, path, e);
+            if (st == SOW_OK)
+                st = book_parse(buf, (size_t)sb.st_size, path, rs, b, e);
+        }
     }
     free(buf);
     close(fd);
