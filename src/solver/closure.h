@@ -188,6 +188,14 @@ int clos_words_for(const struct ruleset *rs, int seeds);
 bool clos_pack(const struct ruleset *rs, int K, const sow_position *p, uint64_t *w);
 void clos_unpack(const struct ruleset *rs, int K, const uint64_t *w, sow_position *p);
 uint64_t clos_hash(const uint64_t *w, int K);
+/* The seeds a key holds (its level): the ones past the state's 2 bits. */
+static inline int key_level(const uint64_t *w, int K)
+{
+    int s = __builtin_popcountll(w[0] >> 2);
+    for (int k = 1; k < K; k++)
+        s += __builtin_popcountll(w[k]);
+    return s;
+}
 
 /* Checkpoint files (closure_ckpt.c "checkpoints"), shared with levels.c: DIR/name
  * is a 64-byte header (magic, payload bytes, XXH3-64 of the payload and of

@@ -381,14 +381,6 @@ enum clos_err dk_up(struct clos *c, const struct clos_env *env, int tbmax, int m
 
 /* ---- inline: the hot paths of the key codec, the set and the expansion ---- */
 
-static inline int key_level(const uint64_t *w, int K)
-{
-    int s = __builtin_popcountll(w[0] >> 2);
-    for (int k = 1; k < K; k++)
-        s += __builtin_popcountll(w[k]);
-    return s;
-}
-
 static inline bool same_key(const uint64_t *a, const uint64_t *b, int K)
 {
     uint64_t d = 0;

@@ -346,23 +346,20 @@ enum sow_status sol_open(const struct ruleset *rs, const char *path, struct sol 
     if (used != s->n)
         BAD("%s: set holds %llu positions, header says %llu", path, (unsigned long long)used,
             (unsigned long long)s->n);
+    /* Every key (the root's too) holds at most the root's seeds, so each
+     * hole finds its closing zero within the K words (clos_words_for) and
+     * clos_unpack never runs off them. */
+    const int m = s->root_level;
+    if (key_level(s->root, s->K) > m)
+        BAD("%s: the root's key holds %d seeds, more than the root's %d", path,
+            key_level(s->root, s->K), m);
     for (uint64_t i = 0; i < s->n; i++) {
-        int m = s->root_level;
         if (s->lo[i] < -m || s->hi[i] > m || s->lo[i] > s->hi[i] || s->v[i] < s->lo[i] ||
             s->v[i] > s->hi[i])
             BAD("%s: values out of range at position %llu", path, (unsigned long long)i);
-    }
-    /* Every key (the root's too) decodes: at most root level seeds (ones
-     * past the state's 2 bits), so each hole finds its closing zero within
-     * the K words (clos_words_for) and clos_unpack never runs off them. */
-    for (uint64_t i = 0; i <= s->n; i++) {
-        const uint64_t *k = i < s->n ? &s->keys[i * (uint64_t)s->K] : s->root;
-        int ones = -__builtin_popcountll(k[0] & 3);
-        for (int j = 0; j < s->K; j++)
-            ones += __builtin_popcountll(k[j]);
-        if (ones > s->root_level)
-            BAD("%s: %s's key holds %d seeds, more than the root's %d", path,
-                i < s->n ? "a position" : "the root", ones, s->root_level);
+        int l = key_level(&s->keys[i * (uint64_t)s->K], s->K);
+        if (l > m)
+            BAD("%s: a position's key holds %d seeds, more than the root's %d", path, l, m);
     }
     close(fd);
     *out = s;
