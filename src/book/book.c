@@ -2,7 +2,6 @@
 #include "book.h"
 #include "book/builtin.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,18 +100,13 @@ static enum sow_status header_get(const uint8_t *h, size_t size, const char *pat
     b->nent = ct_get64(h + 64);
     b->nmov = ct_get64(h + 72);
     *hash = ct_get64(h + 80);
-    /* The rule set: a name of lower-case letters, digits and '-', NUL-padded
-     * to the field's end, of a rule set and board sow knows (so that no
-     * message or `book info` line prints what a damaged field holds). */
-    size_t nl = strnlen(b->par.rules, 24);
-    bool named = nl > 0 && nl < 24;
-    for (size_t i = 0; i < 24 && named; i++)
-        named = i < nl ? (islower((unsigned char)h[16 + i]) || isdigit((unsigned char)h[16 + i]) ||
-                          h[16 + i] == '-')
-                       : h[16 + i] == 0;
-    if (!named)
-        return sow_fail(e, SOW_E_INPUT, "%s: damaged book: the rule set field is not a name",
-                        path);
+    /* The rule set: the name of a rule set and board sow knows, as sow
+     * writes it (below), NUL-padded to the field's end, so that no message
+     * or `book info` line prints what a damaged field holds. */
+    for (size_t i = strlen(b->par.rules); i < 24; i++)
+        if (h[16 + i])
+            return sow_fail(e, SOW_E_INPUT, "%s: damaged book: the rule set field is not a name",
+                            path);
     struct ruleset rs;
     struct sow_error re;
     if (rules_init(&rs, b->par.rules, b->par.pits, b->par.seeds, &re) != SOW_OK)
@@ -149,14 +143,11 @@ static enum sow_status check_payload(const struct book *b, const char *path, str
     return SOW_OK;
 }
 
-enum sow_status book_parse(const uint8_t *data, size_t len, const char *name,
-                           const struct ruleset *rs, struct book *b, struct sow_error *e)
+/* After the header (header_get into b): a book of rs (NULL: any), its
+ * arrays allocated for the payload. */
+static enum sow_status payload_alloc(struct book *b, const struct ruleset *rs, const char *name,
+                                     struct sow_error *e)
 {
-    memset(b, 0, sizeof *b);
-    uint64_t hash = 0;
-    enum sow_status st = header_get(data, len, name, b, &hash, e);
-    if (st != SOW_OK)
-        return st;
     if (rs && (strcmp(b->par.rules, rs->name) || b->par.pits != rs->pits ||
                b->par.seeds != rs->seeds))
         return sow_fail(e, SOW_E_INPUT, "%s: a book of %s 2x%d with %d seeds, not %s 2x%d with %d",
@@ -169,15 +160,36 @@ enum sow_status book_parse(const uint8_t *data, size_t len, const char *name,
         return sow_fail(e, SOW_E_NOMEM, "%s: out of memory for %llu entries", name,
                         (unsigned long long)b->nent);
     }
-    memcpy(b->ent, data + BOOK_HEADER, b->nent * sizeof *b->ent);
-    memcpy(b->mov, data + BOOK_HEADER + b->nent * sizeof *b->ent, b->nmov * sizeof *b->mov);
-    if (payload_hash(b) != hash)
-        st = sow_fail(e, SOW_E_INPUT, "%s: damaged book: payload checksum mismatch", name);
-    else
-        st = check_payload(b, name, e);
+    return SOW_OK;
+}
+
+/* The payload in b's arrays against the header's checksum hash, then its
+ * order and ranges (check_payload); b freed if it fails. */
+static enum sow_status payload_verify(struct book *b, uint64_t hash, const char *name,
+                                      struct sow_error *e)
+{
+    enum sow_status st = payload_hash(b) != hash
+                             ? sow_fail(e, SOW_E_INPUT, "%s: damaged book: payload checksum mismatch",
+                                        name)
+                             : check_payload(b, name, e);
     if (st != SOW_OK)
         book_free(b);
     return st;
+}
+
+enum sow_status book_parse(const uint8_t *data, size_t len, const char *name,
+                           const struct ruleset *rs, struct book *b, struct sow_error *e)
+{
+    memset(b, 0, sizeof *b);
+    uint64_t hash = 0;
+    enum sow_status st = header_get(data, len, name, b, &hash, e);
+    if (st == SOW_OK)
+        st = payload_alloc(b, rs, name, e);
+    if (st != SOW_OK)
+        return st;
+    memcpy(b->ent, data + BOOK_HEADER, b->nent * sizeof *b->ent);
+    memcpy(b->mov, data + BOOK_HEADER + b->nent * sizeof *b->ent, b->nmov * sizeof *b->mov);
+    return payload_verify(b, hash, name, e);
 }
 
 enum sow_status book_open(const char *path, const struct ruleset *rs, struct book *b,
@@ -189,29 +201,25 @@ enum sow_status book_open(const char *path, const struct ruleset *rs, struct boo
     if (st != SOW_OK)
         return st;
     struct stat sb;
-    uint8_t h[BOOK_HEADER], *buf = NULL;
-    struct book hb;
+    uint8_t h[BOOK_HEADER];
     uint64_t hash;
+    /* The header first: a file that is not a book of its size (a table of
+     * gigabytes given by mistake) is refused before it is read; then the
+     * payload straight into the book's arrays. */
     if (fstat(fd, &sb)) {
         st = sow_fail(e, SOW_E_IO, "%s: %s", path, strerror(errno));
     } else if (sb.st_size < BOOK_HEADER || sb.st_size > ((off_t)1 << 36)) {
         st = sow_fail(e, SOW_E_INPUT, "%s: not a sow opening book (%lld bytes)", path,
                       (long long)sb.st_size);
     } else if ((st = read_all(fd, h, sizeof h, path, e)) == SOW_OK &&
-               (st = header_get(h, (size_t)sb.st_size, path, &hb, &hash, e)) == SOW_OK) {
-        /* The header first: a file that is not a book of its size (a table
-         * of gigabytes given by mistake) is refused before it is read. */
-        if (!(buf = malloc((size_t)sb.st_size))) {
-            st = sow_fail(e, SOW_E_NOMEM, "%s: out of memory for %lld bytes", path,
-                          (long long)sb.st_size);
-        } else {
-            memcpy(buf, h, sizeof h);
-            st = read_all(fd, buf + sizeof h, (size_t)sb.st_size - sizeof h, path, e);
-            if (st == SOW_OK)
-                st = book_parse(buf, (size_t)sb.st_size, path, rs, b, e);
-        }
+               (st = header_get(h, (size_t)sb.st_size, path, b, &hash, e)) == SOW_OK &&
+               (st = payload_alloc(b, rs, path, e)) == SOW_OK) {
+        if ((st = read_all(fd, b->ent, b->nent * sizeof *b->ent, path, e)) != SOW_OK ||
+            (st = read_all(fd, b->mov, b->nmov * sizeof *b->mov, path, e)) != SOW_OK)
+            book_free(b);
+        else
+            st = payload_verify(b, hash, path, e);
     }
-    free(buf);
     close(fd);
     return st;
 }
