@@ -2,9 +2,8 @@
  * Weights option and sow's compiled-in weights) on arbitrary text.
  *
  * Invariants: a refusal is bad input with one line; accepted weights lie in
- * [-10000, 10000], and written (eval_weights_write, 18
- * holes: those the file did not give are 0) and read again they are the
- * same weights. */
+ * [-10000, 10000], and written (eval_weights_write, 18 holes: those the
+ * file did not give are 0) and read again they are the same weights. */
 #include "fuzz_common.h"
 #include "sow/engine.h"
 
