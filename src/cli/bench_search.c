@@ -64,25 +64,32 @@ static FILE *open_positions(const char *file, char *used, size_t len)
 
 static int load(const char *file, struct bpos *v, int *n)
 {
-    char used[PATH_MAX + 64], line[512];
+    char used[PATH_MAX + 64];
     FILE *f = open_positions(file, used, sizeof used);
     if (!f)
         return cli_bad("bench", "position file %s", used);
-    int k = 0, ln = 0;
-    while (fgets(line, sizeof line, f)) {
+    char *line = NULL; /* (getline: a long comment is one line, not several) */
+    size_t lcap = 0;
+    int k = 0, ln = 0, rc = 0;
+    while (getline(&line, &lcap, f) > 0) {
         ln++;
         char *s = line + strspn(line, " \t");
         if (*s == '#' || *s == '\n' || !*s)
             continue;
-        if (k == BENCH_MAX || sscanf(s, "%31s %d %191s", v[k].rules, &v[k].pits, v[k].pos) != 3) {
-            fclose(f);
-            return cli_bad("bench", "%s:%d: expected 'RULES PITS POSITION'", used, ln);
+        if (k == BENCH_MAX) {
+            rc = cli_bad("bench", "%s:%d: more than %d positions", used, ln, BENCH_MAX);
+            break;
+        }
+        if (sscanf(s, "%31s %d %191s", v[k].rules, &v[k].pits, v[k].pos) != 3) {
+            rc = cli_bad("bench", "%s:%d: expected 'RULES PITS POSITION'", used, ln);
+            break;
         }
         k++;
     }
+    free(line);
     fclose(f);
     *n = k;
-    return 0;
+    return rc;
 }
 
 /* What one pass over the suite measured: totals, and the oware lines alone

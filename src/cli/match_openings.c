@@ -201,9 +201,10 @@ int match_read_openings(struct mctx *M, const char *path, char *err, int errlen)
         snprintf(err, (size_t)errlen, "--openings %s: %s", path, why);
         return -1;
     }
-    char line[4096];
-    int have = 0, ln = 0, need = M->games / 2;
-    while (have < need && fgets(line, sizeof line, f)) {
+    char *line = NULL; /* (getline: a long comment is one line, not several) */
+    size_t lcap = 0;
+    int have = 0, ln = 0, need = M->games / 2, rc = 0;
+    while (have < need && getline(&line, &lcap, f) > 0) {
         ln++;
         line[strcspn(line, "#\r\n")] = 0;
         char *a = line, *b;
@@ -217,19 +218,22 @@ int match_read_openings(struct mctx *M, const char *path, char *err, int errlen)
         struct sow_movelist ml;
         if (pos_parse(&M->rs, a, &M->open[have], &pe) != SOW_OK) {
             snprintf(err, (size_t)errlen, "--openings %s line %d: %s", path, ln, pe.msg);
-            fclose(f);
-            return -1;
+            rc = -1;
+            break;
         }
         rules_generate(&M->rs, &M->open[have], &ml);
         if (!ml.n) {
             snprintf(err, (size_t)errlen, "--openings %s line %d: the game is over there", path,
                      ln);
-            fclose(f);
-            return -1;
+            rc = -1;
+            break;
         }
         M->omargin[have++] = 0;
     }
+    free(line);
     fclose(f);
+    if (rc)
+        return rc;
     if (have < need) {
         snprintf(err, (size_t)errlen, "--openings %s: %d positions, %d games need %d", path, have,
                  M->games, need);

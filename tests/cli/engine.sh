@@ -337,6 +337,11 @@ check "match: --save-openings gives each opening's moves" \
 out=$("$SOW" match --a sow:depth=2 --b greedy --games 6 --openings "$WORK/o.txt" 2>/dev/null)
 check "match: openings of a file claim no number of moves" \
     '[[ $out == *"games    : 6 (3 openings, colours swapped;"* ]]' "$(grep games <<<"$out")"
+# a comment longer than any line buffer is one line, not the start of more
+{ printf '# %05000d\n' 0; cat "$WORK/o.txt"; } >"$WORK/olong.txt"
+out=$("$SOW" match --a sow:depth=2 --b greedy --games 6 --openings "$WORK/olong.txt" 2>&1)
+check "match: --openings with a 5000-character comment line" \
+    '[[ $out == *"games    : 6 (3 openings, colours swapped;"* ]]' "$(head -c 300 <<<"$out")"
 printf '# two\n1,2/3/A\n' >"$WORK/bad.txt"
 "$SOW" match --a sow:depth=2 --b greedy --games 2 --openings "$WORK/bad.txt" >/dev/null 2>"$WORK/err"
 r=$?

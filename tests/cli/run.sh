@@ -1081,9 +1081,14 @@ bad 2 bench movegen --rules nope
 bad 2 bench search --repeat 0
 bad 2 bench search --repeat x
 bad 2 bench search --file "$WORK/missing.txt"
-printf '# two small positions\noware 6 0,0,0,2,1,1/1,0,2,0,0,1/A\njodu 4 1,0,2,0/1,1,0,1/A\n' >"$WORK/bench.txt"
+# (the comment longer than any line buffer: read as one line, not as more)
+{ printf '# two small positions %04000d\n' 0
+  printf 'oware 6 0,0,0,2,1,1/1,0,2,0,0,1/A\njodu 4 1,0,2,0/1,1,0,1/A\n'; } >"$WORK/bench.txt"
 printf 'oware six 1,1/1,1/A\n' >"$WORK/badbench.txt"
 bad 2 bench search --file "$WORK/badbench.txt"
+for i in $(seq 257); do echo 'oware 2 1,1/1,1/A'; done >"$WORK/manybench.txt"
+bad 2 bench search --file "$WORK/manybench.txt"
+check "bench search: a file of 257 positions names the limit" grep -q "257: more than 256 positions" "$err"
 ok bench search --file "$WORK/bench.txt" --repeat 2
 why=OK; grep -q 'Values and nodes identical with 1 and 2 threads: yes' "$out" || why="no identity line"
 report "$why" "bench search: values and nodes identical with 1 and 2 threads"
