@@ -259,6 +259,13 @@ bad 2 perft --depth 1.5
 bad 2 perft --depth 1 --divide=yes
 ok perft --depth 3
 ok perft --depth 2 --divide --rules darra
+# a long count shows, on a terminal, its share done and an ETA each second
+# (script(1) gives it one; stopped by SIGINT after 2.5 s, whatever the build)
+if command -v script >/dev/null; then
+    script -qec "timeout -s INT 2.5 '$SOW' perft --depth 13" /dev/null >"$WORK/perft.tty" 2>&1
+    check "perft: a long count's progress on a terminal" \
+        grep -Eq "perft 13: [0-9]+% of the tree, [0-9]+ s so far, ETA [0-9]+ s" "$WORK/perft.tty"
+fi
 
 # ---- solve ------------------------------------------------------------------
 bad 2 solve --threads 0 "$POS6"
