@@ -7,7 +7,7 @@ Starts `sow serve` on a free loopback port (killed at the end whatever
 happens) and, in the page: loads a permalink and checks the board and the
 value table against the API's JSON; plays a move by clicking its hole;
 back, forward, play best, the mainline, auto-play to the end of a game;
-the rule-set selector; edits a position (and a bad one is refused); imports
+a game against sow with the values hidden; the rule-set selector; edits a position (and a bad one is refused); imports
 an OGN game (oware, and jerin with a FEN) and exports it back; no error in
 the browser's console; no sideways scrolling on a phone's width.  With
 --screenshot, the board of a game in progress is saved there
@@ -244,6 +244,40 @@ def main():
         n_moves = len(page.els("#game button")) - 1
         ok(over and n_moves >= 1 and page.el("#auto").get_attribute("aria-pressed") == "false",
            f"auto-play plays both sides to the end ({n_moves} moves)", page.text("#status"))
+
+        # a game against sow, the values hidden (from a permalink)
+        page.open(f"?rules=oware&pos={pos}&sow=B&hide=1")
+        page.analysed(pos)
+        ok(Select(page.el("#sow-side")).first_selected_option.get_attribute("value") == "B" and
+           page.el("#hide-values").is_selected(), "?sow=B&hide=1 sets sow to play B, values hidden")
+        hidden = page.js("""return [document.querySelectorAll('#board g.val').length,
+            [...document.querySelectorAll('#moves tbody td')].filter(
+                td => td.cellIndex > 0 && td.textContent).length,
+            getComputedStyle(document.querySelector('.legend')).display,
+            getComputedStyle(document.getElementById('mainline-box')).display]""")
+        ok(hidden == [0, 0, "none", "none"] and "value" not in page.text("#status"),
+           "hidden: no value on the board, in the table, the status, the legend or the mainline",
+           f"{hidden} {page.text('#status')}")
+        page.el('#board g.hole[data-hole="A5"]').click()
+        st, a = page.api("/api/oware", pos=after)
+        reply = next(m["pos"] for m in a["moves"] if m["move"] == a["best"])
+        got = page.wait(lambda: page.shown() == reply and len(page.els("#game button")) == 3)
+        ok(got and page.analysed(reply), f"after 5A sow answers for B with its best move {a['best']}",
+           f"{page.shown()} {page.text('#game')}")
+        href = urllib.parse.unquote(page.el("#permalink").get_attribute("href"))
+        ok(href.endswith(f"?rules=oware&pos={reply}&sow=B&hide=1"), "the permalink keeps sow's side",
+           href)
+        page.el("#back").click()
+        page.analysed(after)
+        time.sleep(1.5)
+        ok(page.shown() == after and len(page.els("#game button")) == 3,
+           "walking back to B's move: sow does not play it again", page.text("#game"))
+        page.el("#last").click()
+        page.el("#hide-values").click()
+        ok(page.wait(lambda: page.js("return document.body.dataset.analysed") == reply and
+                     len(page.els("#board g.val")) > 0 and "value" in page.text("#status")),
+           "unhidden: the values are back", page.text("#status"))
+        Select(page.el("#sow-side")).select_by_value("")
 
         # the rule-set selector
         Select(page.el("#rules")).select_by_value("awari")

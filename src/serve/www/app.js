@@ -1,6 +1,7 @@
 /* sow's board page: the position on the board, every legal move with its
  * value from the JSON API, the game so far, the mainline, an editor, game
- * records in OGN, a permalink for every position (?rules=R&pos=TOKEN).
+ * records in OGN, a permalink for every position (?rules=R&pos=TOKEN, and
+ * &sow=A|B&hide=1 for a game against sow with the values hidden).
  *
  * The API (docs/serve.md): GET api/rules (the rule sets), api/R/moves?pos=
  * (the legal moves and the positions they make: cheap, so the board is
@@ -23,6 +24,8 @@
     seq: 0,                  // the position shown (stale answers are dropped)
     ctl: null,               // the analysis under way
     auto: false, autoTimer: null, wantBest: false,
+    sowSide: "",             // "A" or "B": sow answers that side's moves
+    hide: false,             // the values kept from the player
     tokenEdited: false,
   };
 
@@ -136,7 +139,7 @@
         const h = holeOfMove(m.move);
         if (h && !playable[h]) playable[h] = m.move;
       }
-    if (a && !end)
+    if (a && !end && !S.hide)
       for (const m of a.moves) {
         const h = holeOfMove(m.move);
         if (h && !values[h])
@@ -156,7 +159,9 @@
       return `Game over (${end.why}): A ${fmt(sa)} – B ${fmt(sb)}, ${r}.`;
     }
     let t = `${p.side} to move`;
-    if (a) {
+    if (S.hide) {
+      if (sowToMove(p)) t += a ? " · sow plays" : " · sow is thinking…";
+    } else if (a) {
       const o = outcome(L.pos, a.value);
       const how = a.exact ? `exact, ${a.source}` : `estimate, engine depth ${a.depth}`;
       t += ` · value ${sign(a.value)} (${how}) → ${p.side} ${o === "win" ? "wins" : o === "loss" ? "loses" : "draws"}`;
@@ -181,9 +186,9 @@
       return tr;
     };
     if (end) { row([["game over", "muted"]]).firstChild.colSpan = 4; return; }
-    if (!a) {
+    if (!a || S.hide) {
       for (const m of L.moves) {
-        const tr = row([[m.move], ["…"], [""], [""]]);
+        const tr = row([[m.move], [S.hide ? "" : "…"], [""], [""]]);
         tr.dataset.move = m.move;
       }
       return;
@@ -234,7 +239,8 @@
   function permalink() {
     const pos = current();
     const safe = /^[0-9A-Za-z,\/-]+$/.test(pos) ? pos : encodeURIComponent(pos);
-    const url = `?rules=${encodeURIComponent(S.game.rules)}&pos=${safe}`;
+    const url = `?rules=${encodeURIComponent(S.game.rules)}&pos=${safe}` +
+                (S.sowSide ? `&sow=${S.sowSide}` : "") + (S.hide ? "&hide=1" : "");
     $("permalink").href = url;
     $("permalink").textContent = location.origin + location.pathname + url;
     history.replaceState(null, "", url);
@@ -299,7 +305,20 @@
       S.wantBest = false;
       if (a.best) return play(a.best);
     }
-    if (S.auto && a.best) S.autoTimer = setTimeout(() => play(a.best), 600);
+    if ((S.auto || sowToMove(split(pos))) && a.best) S.autoTimer = setTimeout(() => play(a.best), 600);
+  }
+
+  /* sow moves where the side it plays is to move at the end of the game
+   * (walking back through the game only shows it; playing from there goes
+   * on from the new end). */
+  const sowToMove = p => S.sowSide === p.side && S.ply === S.game.moves.length;
+
+  function setOpponent(side, hide) {
+    S.sowSide = side === "A" || side === "B" ? side : "";
+    S.hide = !!hide;
+    $("sow-side").value = S.sowSide;
+    $("hide-values").checked = S.hide;
+    document.body.classList.toggle("hide-values", S.hide);
   }
 
   async function mainline(seq) {
@@ -499,6 +518,11 @@
     $("forward").onclick = () => { if (S.ply < S.game.moves.length) { S.ply++; show(); } };
     $("last").onclick = () => { S.ply = S.game.moves.length; show(); };
     $("best").onclick = () => playBest();
+    $("sow-side").addEventListener("change", () => { setOpponent($("sow-side").value, S.hide); show(); });
+    $("hide-values").addEventListener("change", () => {
+      setOpponent(S.sowSide, $("hide-values").checked);
+      show();
+    });
     $("auto").onclick = () => {
       setAuto(!S.auto);
       if (S.auto) playBest();
@@ -564,6 +588,7 @@
     }
     const q = new URLSearchParams(location.search);
     const rules = q.get("rules") || "oware", pos = q.get("pos");
+    setOpponent(q.get("sow"), q.get("hide") === "1");
     const r = ruleInfo(rules);
     const pits = q.get("pits") ? +q.get("pits") : r.pits, seeds = q.get("seeds") ? +q.get("seeds") : r.seeds;
     try {
