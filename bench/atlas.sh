@@ -47,12 +47,17 @@ mkdir -p "$DATA" "$IMG"
 start=$(date -u '+%Y-%m-%d %H:%M UTC')
 t0=$(date +%s)
 
+# An atlas stopped by Ctrl-C leaves its rows in its CSV: a second run of
+# this script goes on from them (--resume) instead of solving them again.
+resume() { [ -s "$1" ] && echo --resume || true; }
 echo "== atlas, instances with at most 24 seeds (budget $BUDGET s)" >&2
 "$SOW" variants atlas --rules all "${SMALL[@]}" --budget "$BUDGET" --threads "$THREADS" \
-    --tables "$TABLES" --tb-entries "$TB_ENTRIES" --csv "$DATA/atlas_small.csv" >"$DATA/atlas_small.txt"
+    --tables "$TABLES" --tb-entries "$TB_ENTRIES" --csv "$DATA/atlas_small.csv" \
+    $(resume "$DATA/atlas_small.csv") >"$DATA/atlas_small.txt"
 echo "== atlas, larger instances (budget $BIG_BUDGET s)" >&2
 "$SOW" variants atlas --rules all --budget "$BIG_BUDGET" "${BIG[@]}" --threads "$THREADS" \
-    --tables "$TABLES" --tb-entries "$TB_ENTRIES" --csv "$DATA/atlas_big.csv" >"$DATA/atlas_big.txt"
+    --tables "$TABLES" --tb-entries "$TB_ENTRIES" --csv "$DATA/atlas_big.csv" \
+    $(resume "$DATA/atlas_big.csv") >"$DATA/atlas_big.txt"
 {
     cat "$DATA/atlas_small.csv"
     tail -n +2 "$DATA/atlas_big.csv"

@@ -18,7 +18,7 @@ static const char usage[] =
     "usage: sow variants atlas [--rules R,...|all] [--pits LIST] [--seeds LIST] [--budget S]\n"
     "                          [--csv FILE] [--threads T] [--hash MB] [--tables DIR]\n"
     "                          [--no-tables] [--tb-entries N] [--min-total N] [--max-total N]\n"
-    "                          [--verbose]\n"
+    "                          [--verbose] [--resume]\n"
     "       sow variants play  [--rules R,...|all] [--pits N] [--seeds S] [--games N]\n"
     "                          [--seed X] [--engine-depth D] [--random-plies K]\n"
     "                          [--threads T] [--csv FILE] [--lengths FILE]\n"
@@ -38,6 +38,8 @@ static const char usage[] =
     "  board (2 x pits x seeds).  --verbose: the solver's MTD(f) steps on stderr.\n"
     "  CSV header: rules,pits,seeds,value,best,pv_length,nodes,time_ms,status\n"
     "  (best moves joined by spaces; open rows: value LO..HI, best and pv_length '-').\n"
+    "  Ctrl-C with --csv FILE keeps the rows finished in FILE; --resume reads them\n"
+    "  back and solves only the instances FILE lacks (the same command otherwise).\n"
     "\n"
     "play: N games per rule set (default 1000) between random players and, with\n"
     "  --engine-depth D > 0 (default 2), between two alpha-beta engines searching D\n"
@@ -179,6 +181,15 @@ static void atlas_note(void *arg, const char *line)
         fprintf(stderr, "  %s\n", line);
 }
 
+/* A row of an earlier run's CSV (--resume), as read. */
+struct atlas_saved {
+    const char *rules; /* the canonical name, static */
+    int pits, seeds;
+    char value[24], best[160], pv[12];
+    unsigned long long nodes, ms;
+    bool exact, used;
+};
+
 /* One atlas run: its options, the instances they name, the CSV file and
  * the counts of the summary line, shared by the steps below. */
 struct atlas_run {
@@ -186,7 +197,9 @@ struct atlas_run {
     const char *rules_spec, *pits_spec, *seeds_spec, *csv, *tables;
     long threads, hash, tb_entries, max_total, min_total;
     double budget;
-    bool verbose, no_tables;
+    bool verbose, no_tables, resume;
+    struct atlas_saved *saved; /* --resume: the rows read back */
+    int nsaved;
     const char *rules[SOW_FAMILY_COUNT];
     int nrules, pits[SOW_MAX_PITS], npits, seeds[256], nseeds;
     struct outfile out;
@@ -194,7 +207,7 @@ struct atlas_run {
     char *tbuf;
     size_t tlen;
     volatile sig_atomic_t *stop;
-    int total, k, nexact, nopen, nskip;
+    int total, k, nexact, nopen, nskip, ndone; /* ndone: rows written */
     enum sow_status failed; /* the first failure */
 };
 
@@ -223,11 +236,15 @@ static int atlas_parse(struct atlas_run *A, int argc, char **argv)
         {"--max-total", CLI_LONG, &A->max_total, 0, 255, "N", "skip more seeds on the board", 0,
          0},
         {"--verbose", CLI_FLAG, &A->verbose, 0, 0, NULL, "the solver's steps on stderr", 0, 0},
+        {"--resume", CLI_FLAG, &A->resume, 0, 0, NULL,
+         "keep the rows of --csv FILE, solve the rest", 0, 0},
         {0}};
     const struct cli_spec spec = {A->cmd, usage, opts, NULL, 0, NULL};
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
     if (pr)
         return pr;
+    if (A->resume && !A->csv)
+        return cli_bad(A->cmd, "--resume goes on from the rows of a --csv FILE: give --csv");
     if (A->no_tables)
         A->tables = NULL;
     /* a DIR named but not a directory (a FIFO, a device, a file): bad input,
@@ -240,6 +257,157 @@ static int atlas_parse(struct atlas_run *A, int argc, char **argv)
         parse_list(A->cmd, "--seeds", A->seeds_spec, 1, SOW_MAX_SEEDS, A->seeds, &A->nseeds))
         return CLI_BAD;
     return 0;
+}
+
+static const char atlas_header[] = "rules,pits,seeds,value,best,pv_length,nodes,time_ms,status";
+
+static bool in_list(const int *v, int n, int x)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == x)
+            return true;
+    return false;
+}
+
+/* A whole number of digits alone, at most max. */
+static bool atlas_num(const char *s, unsigned long long max, unsigned long long *out)
+{
+    if (!*s || strlen(s) > 19)
+        return false;
+    unsigned long long v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        v = v * 10 + (unsigned)(*s - '0');
+    }
+    *out = v;
+    return v <= max;
+}
+
+/* One CSV row into r (why: what is wrong with it). */
+static bool atlas_parse_row(const struct atlas_run *A, char *line, struct atlas_saved *r,
+                            const char **why)
+{
+    char *f[10];
+    int n = 0;
+    for (char *p = line;; p++) {
+        f[n++] = p;
+        p += strcspn(p, ",");
+        if (!*p || n == 10)
+            break;
+        *p = 0;
+    }
+    *why = "expected the 9 fields of the header";
+    if (n != 9)
+        return false;
+    unsigned long long pits, seeds, pv, x;
+    r->rules = NULL;
+    for (int i = 0; i < A->nrules; i++)
+        if (!strcmp(f[0], A->rules[i]))
+            r->rules = A->rules[i];
+    *why = "a number of holes, seeds, nodes or milliseconds that is not one";
+    if (!atlas_num(f[1], SOW_MAX_PITS, &pits) || !atlas_num(f[2], SOW_MAX_SEEDS, &seeds) ||
+        !atlas_num(f[6], ~0ULL, &r->nodes) || !atlas_num(f[7], ~0ULL, &r->ms))
+        return false;
+    r->pits = (int)pits;
+    r->seeds = (int)seeds;
+    long n_on = 2L * r->pits * r->seeds;
+    *why = "not an instance of this run (another --rules, --pits, --seeds or total)";
+    if (!r->rules || !in_list(A->pits, A->npits, r->pits) ||
+        !in_list(A->seeds, A->nseeds, r->seeds) || n_on > A->max_total || n_on < A->min_total)
+        return false;
+    r->exact = !strcmp(f[8], "exact");
+    int lo, hi, end = 0;
+    const char *v = f[3] + (f[3][0] == '-');
+    *why = "a value, best or pv_length that does not fit its status";
+    if (r->exact) {
+        if (!atlas_num(v, 255, &x) || !atlas_num(f[5], 100000, &pv) || !f[4][0] ||
+            !strcmp(f[4], "-") || strlen(f[4]) >= sizeof r->best)
+            return false;
+        snprintf(r->value, sizeof r->value, "%+d", f[3][0] == '-' ? -(int)x : (int)x);
+    } else {
+        if (strcmp(f[8], "open") || sscanf(f[3], "%d..%d%n", &lo, &hi, &end) != 2 ||
+            f[3][end] || lo > hi || strcmp(f[4], "-") || strcmp(f[5], "-"))
+            return false;
+        snprintf(r->value, sizeof r->value, "%d..%d", lo, hi);
+    }
+    snprintf(r->best, sizeof r->best, "%s", f[4]);
+    snprintf(r->pv, sizeof r->pv, "%s", f[5]);
+    r->used = false;
+    return true;
+}
+
+/* --resume: the rows of the CSV an earlier run of this command left
+ * (interrupted, or complete).  0 or the exit status. */
+static int atlas_resume_read(struct atlas_run *A)
+{
+    int fd;
+    struct sow_error e;
+    if (fio_open_input(A->csv, &fd, &e) != SOW_OK)
+        return cli_bad(A->cmd, "--resume: %s", e.msg);
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        return cli_bad(A->cmd, "--resume %s: %s", A->csv, strerror(errno));
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    int ln = 0, rc = 0;
+    A->saved = calloc((size_t)A->total + 1, sizeof *A->saved);
+    while (!rc && getline(&line, &cap, f) > 0) {
+        ln++;
+        line[strcspn(line, "\r\n")] = 0;
+        const char *why = NULL;
+        if (!A->saved)
+            rc = cli_bad(A->cmd, "--resume %s: out of memory", A->csv);
+        else if (ln == 1 && strcmp(line, atlas_header))
+            rc = cli_bad(A->cmd, "--resume %s: line 1: not the header of an atlas CSV", A->csv);
+        else if (ln == 1)
+            continue;
+        else if (A->nsaved == A->total)
+            rc = cli_bad(A->cmd, "--resume %s: line %d: more rows than this run's %d instances",
+                         A->csv, ln, A->total);
+        else if (!atlas_parse_row(A, line, &A->saved[A->nsaved], &why))
+            rc = cli_bad(A->cmd, "--resume %s: line %d: %s", A->csv, ln, why);
+        else {
+            struct atlas_saved *r = &A->saved[A->nsaved];
+            for (int i = 0; i < A->nsaved && !rc; i++)
+                if (A->saved[i].rules == r->rules && A->saved[i].pits == r->pits &&
+                    A->saved[i].seeds == r->seeds)
+                    rc = cli_bad(A->cmd, "--resume %s: line %d: %s 2x%d/%d a second time",
+                                 A->csv, ln, r->rules, r->pits, r->seeds);
+            A->nsaved++;
+        }
+    }
+    if (!rc && ln == 0)
+        rc = cli_bad(A->cmd, "--resume %s: empty, not an atlas CSV", A->csv);
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/* A row of the earlier run for this instance (--resume), or NULL. */
+static struct atlas_saved *atlas_saved_row(struct atlas_run *A, const char *rules, int pits,
+                                           int seeds)
+{
+    for (int i = 0; i < A->nsaved; i++)
+        if (!strcmp(A->saved[i].rules, rules) && A->saved[i].pits == pits &&
+            A->saved[i].seeds == seeds)
+            return &A->saved[i];
+    return NULL;
+}
+
+/* A row read back, on stdout and in the CSV as it was (its pv column
+ * without the table's r and + marks, which the CSV does not keep). */
+static void atlas_row_saved(struct atlas_run *A, const struct atlas_saved *r, int n)
+{
+    fprintf(A->tab, "%-12s %4d %5d %5d %9s %-18s %5s %14llu %10llu  %s\n", r->rules, r->pits,
+            r->seeds, n, r->value, r->best, r->pv, r->nodes, r->ms, r->exact ? "exact" : "open");
+    if (A->out.f)
+        fprintf(A->out.f, "%s,%d,%d,%s,%s,%s,%llu,%llu,%s\n", r->rules, r->pits, r->seeds,
+                r->value + (r->value[0] == '+'), r->best, r->pv, r->nodes, r->ms,
+                r->exact ? "exact" : "open");
+    *(r->exact ? &A->nexact : &A->nopen) += 1;
 }
 
 /* A solved instance's row on stdout and in the CSV file. */
@@ -294,6 +462,15 @@ static bool atlas_instance(struct atlas_run *A, const char *rules, int pits, int
                                    : e.msg);
         return true;
     }
+    struct atlas_saved *sv = atlas_saved_row(A, rs.name, pits, seeds);
+    if (sv) {
+        fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds per hole: from %s\n", A->k, A->total, rs.name,
+                pits, seeds, A->csv);
+        sv->used = true;
+        atlas_row_saved(A, sv, n);
+        A->ndone++;
+        return true;
+    }
     fprintf(stderr, "[%d/%d] %s 2x%d, %d seeds per hole (%d on the board)...\n", A->k, A->total,
             rs.name, pits, seeds, n);
     struct var_atlas_opts ao = {0};
@@ -315,6 +492,7 @@ static bool atlas_instance(struct atlas_run *A, const char *rules, int pits, int
         return false;
     }
     atlas_row(A, &rs, pits, seeds, n, &r);
+    A->ndone++;
     return true;
 }
 
@@ -336,19 +514,24 @@ static int cmd_atlas(int argc, char **argv)
     if (pr)
         return pr == CLI_HELP ? CLI_OK : pr;
 
-    int rc = out_open(cmd, &A.out, A.csv);
-    if (rc)
+    A.total = A.nrules * A.npits * A.nseeds;
+    int rc = A.resume ? atlas_resume_read(&A) : 0;
+    if (!rc)
+        rc = out_open(cmd, &A.out, A.csv);
+    if (rc) {
+        free(A.saved);
         return rc;
+    }
     if (A.out.f)
-        fprintf(A.out.f, "rules,pits,seeds,value,best,pv_length,nodes,time_ms,status\n");
+        fprintf(A.out.f, "%s\n", atlas_header);
     volatile sig_atomic_t *stop = A.stop = cli_catch_signals(false);
 
-    A.total = A.nrules * A.npits * A.nseeds;
     /* The table is printed whole at the end, after the CSV is in place: a
      * run that fails or is interrupted prints nothing on stdout (its rows
      * went to stderr's progress; docs/cli.md "Exit statuses"). */
     if (!(A.tab = open_memstream(&A.tbuf, &A.tlen))) {
         out_close(cmd, &A.out, false);
+        free(A.saved);
         fprintf(stderr, "sow %s: out of memory\n", cmd);
         return CLI_FAIL;
     }
@@ -360,12 +543,31 @@ static int cmd_atlas(int argc, char **argv)
                 if (!atlas_instance(&A, A.rules[a], A.pits[b], A.seeds[c]))
                     break;
     fclose(A.tab);
+    /* Rows of the file that this run did not reach (interrupted before
+     * them) are kept too, so that a second Ctrl-C loses nothing. */
+    for (int i = 0; i < A.nsaved && A.out.f; i++)
+        if (!A.saved[i].used) {
+            struct atlas_saved *r = &A.saved[i];
+            fprintf(A.out.f, "%s,%d,%d,%s,%s,%s,%llu,%llu,%s\n", r->rules, r->pits, r->seeds,
+                    r->value + (r->value[0] == '+'), r->best, r->pv, r->nodes, r->ms,
+                    r->exact ? "exact" : "open");
+            A.ndone++;
+        }
+    free(A.saved);
     if (*stop || A.failed != SOW_OK) {
         free(A.tbuf);
-        out_close(cmd, &A.out, false);
+        /* Interrupted: the rows finished stay in FILE for --resume. */
+        bool keep = A.failed == SOW_OK && A.out.f;
+        int kr = out_close(cmd, &A.out, keep);
         if (A.failed != SOW_OK)
             return cli_exit_code(A.failed);
-        fprintf(stderr, "sow %s: interrupted (no CSV written)\n", cmd);
+        if (kr)
+            return kr;
+        if (keep)
+            fprintf(stderr, "sow %s: interrupted: %d rows kept in %s (the same command with "
+                    "--resume goes on)\n", cmd, A.ndone, A.csv);
+        else
+            fprintf(stderr, "sow %s: interrupted (no --csv FILE to keep the rows in)\n", cmd);
         return cli_interrupted();
     }
     rc = out_close(cmd, &A.out, true);

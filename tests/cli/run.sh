@@ -685,6 +685,35 @@ check "--csv: no temporary file left" nofiles '*.csv.tmp*'
 bad 2 "${ATLAS[@]}" --csv ''
 bad 2 "${ATLAS[@]}" --csv "$WORK/missing/"$'x\ny.csv'
 
+# Ctrl-C keeps the atlas rows finished in --csv FILE; --resume solves the rest
+# (2x5 with 2 seeds a hole is open at --budget 1: it runs past the SIGINT)
+AR=(variants atlas --rules oware --pits 1-5 --seeds 1-2 --no-tables --budget 1 --csv "$WORK/ar.csv")
+timeout --preserve-status -k 10 -s INT 1.5 "$SOW" "${AR[@]}" >"$out" 2>"$err"
+rc=$?
+kept=$(($(lines "$WORK/ar.csv") - 1))
+check "Ctrl-C during variants atlas exits 130 with the rows kept (rc $rc, $kept rows)" \
+    test "$rc" -eq 130 -a ! -s "$out" -a "$kept" -ge 1 -a "$kept" -lt 10
+check "its last line says how many rows and how to go on" \
+    grep -q "interrupted: $kept rows kept in .*ar.csv (the same command with --resume goes on)" "$err"
+check "atlas: no temporary file left" nofiles '*.csv.tmp*'
+cp "$WORK/ar.csv" "$WORK/ar1.csv"
+ok "${AR[@]}" --resume
+check "atlas --resume: $kept rows read back, the others solved" \
+    test "$(grep -c ': from .*ar.csv$' "$err")" -eq "$kept" -a "$(lines "$WORK/ar.csv")" -eq 11 \
+    -a "$(grep -c ' oware ' <(sed 's/^/ /' "$out"))" -eq 10
+check "atlas --resume: the rows kept come first, as they were" \
+    cmp -s "$WORK/ar1.csv" <(head -n $((kept + 1)) "$WORK/ar.csv")
+bad 2 variants atlas --rules oware --pits 1 --seeds 1 --resume
+bad 2 "${AR[@]/ar.csv/nofile.csv}" --resume
+printf 'rules,pits,seeds,value,best,pv_length,nodes,time_ms,status\nawari,1,1,2,1A,1,3,4,exact\n' >"$WORK/ar2.csv"
+cp "$WORK/ar2.csv" "$WORK/ar3.csv"
+bad 2 "${AR[@]/ar.csv/ar2.csv}" --resume
+check "atlas --resume: a row of another run is refused, naming its line" \
+    grep -q "ar2.csv: line 2: not an instance of this run" "$err"
+check "atlas --resume: the refused file is left as it was" cmp -s "$WORK/ar2.csv" "$WORK/ar3.csv"
+printf 'rules,pits,seeds\n' >"$WORK/ar2.csv"
+bad 2 "${AR[@]/ar.csv/ar2.csv}" --resume
+
 # Disk full: a file that cannot be committed is one error line and exit 1,
 # with nothing on stdout (the tables are printed once the files are in
 # place) and no file or temporary file left; needs root to mount a small
