@@ -17,7 +17,7 @@
 #include "util.h"
 
 static const char usage[] =
-    "usage: sow annotate GAME.ogn [--tables DIR] [--time S] [--threads T] [-o OUT]\n"
+    "usage: sow annotate GAME.ogn [--tables DIR] [--time S] [--threads T] [-o OUT [--resume]]\n"
     "Read a game record (OGN, the format of the Aualé program: docs/ogn.md), replay\n"
     "and check every move, and write the record back with a comment after each\n"
     "move: its value for the player who made it (net seeds he captures from that\n"
@@ -32,12 +32,16 @@ static const char notes[] =
     "the other half, as sow serve answers.  Comments of an earlier sow annotate\n"
     "(they begin with 'sow:') are replaced.  The record goes to stdout, or to OUT\n"
     "(written whole, then renamed into place).  A malformed record is refused with\n"
-    "one line naming the problem and where: FILE:LINE:COLUMN (exit 2).\n";
+    "one line naming the problem and where: FILE:LINE:COLUMN (exit 2).  Ctrl-C with\n"
+    "-o OUT writes the record with the moves annotated so far to OUT; --resume then\n"
+    "keeps OUT's comments (it must hold the same game) and annotates only the moves\n"
+    "that have none.\n";
 
 struct annotate_args {
     const char *file, *tables, *out;
     double seconds;
     long threads;
+    bool resume;
 };
 
 /* The whole file (at most OGN_MAX_TEXT + 1 bytes, so that a longer one is
@@ -123,6 +127,58 @@ static enum sow_status annotate_move(struct ogn_game *g, int i, const struct ana
     return st;
 }
 
+/* --resume: the comments (and marks) of sow annotate in OUT, an earlier
+ * run's record of the same game, copied into g; done[i] set for each move
+ * they annotate.  0 or an exit status after a message. */
+static int resume_from(const char *path, struct ogn_game *g, bool *done, int *ndone)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int r = read_record(path, &text, &len);
+    if (r)
+        return r;
+    struct ogn_game *o = NULL;
+    struct sow_error e;
+    enum sow_status st = ogn_parse(text, len, &o, &e);
+    free(text);
+    if (st != SOW_OK) {
+        cli_bad("annotate", "--resume %s:%s", path, e.msg);
+        return cli_exit_code(st);
+    }
+    /* the same game: rule set, board, start and every move */
+    char why[80] = "";
+    if (strcmp(o->rs.name, g->rs.name) || o->rs.pits != g->rs.pits ||
+        memcmp(&o->start, &g->start, sizeof o->start))
+        snprintf(why, sizeof why, "another rule set, board or start");
+    else if (o->nply != g->nply)
+        snprintf(why, sizeof why, "another game (%d moves, not %d)", o->nply, g->nply);
+    for (int i = 0; !why[0] && i < g->nply; i++)
+        if (o->ply[i].move != g->ply[i].move)
+            snprintf(why, sizeof why, "another game (move %d differs)", i + 1);
+    if (why[0]) {
+        ogn_free(o);
+        return cli_bad("annotate", "--resume %s: %s", path, why);
+    }
+    *ndone = 0;
+    for (int k = 0; k < o->nnotes && st == SOW_OK; k++) {
+        const struct ogn_note *n = &o->notes[k];
+        if (n->ply < 1 || strncmp(n->text, "sow:", 4))
+            continue;
+        int i = n->ply - 1;
+        if (!done[i]) {
+            ogn_drop_notes(g, n->ply, "sow:");
+            memcpy(g->ply[i].mark, o->ply[i].mark, sizeof g->ply[i].mark);
+            done[i] = true;
+            ++*ndone;
+        }
+        st = ogn_add_note(g, n->ply, n->text);
+    }
+    ogn_free(o);
+    if (st != SOW_OK)
+        return cli_bad("annotate", "out of memory");
+    return 0;
+}
+
 int cmd_annotate(int argc, char **argv)
 {
     struct annotate_args a = {.seconds = 1.0, .threads = 1};
@@ -133,6 +189,8 @@ int cmd_annotate(int argc, char **argv)
         {"--threads", CLI_LONG, &a.threads, 1, (double)cli_max_threads(), "T",
          "search threads, default 1", 0, 0},
         {"-o", CLI_STR, &a.out, 0, 0, "OUT", "write the record to OUT, not stdout", 0, 0},
+        {"--resume", CLI_FLAG, &a.resume, 0, 0, NULL,
+         "keep the comments of OUT, annotate the other moves", 0, 0},
         {0}};
     const struct cli_spec spec = {"annotate", usage, opts, notes, 1, "game record"};
     int r = cli_parse(&spec, argc, argv, &a.file, NULL);
@@ -140,6 +198,8 @@ int cmd_annotate(int argc, char **argv)
         return r == CLI_HELP ? CLI_OK : r;
     if (!a.file)
         return cli_bad("annotate", "a game record is needed (see 'sow annotate --help')");
+    if (a.resume && !a.out)
+        return cli_bad("annotate", "--resume goes on from the record of -o OUT: give -o");
     char why[4200];
     if (a.tables && tpath_check(a.tables, why, sizeof why))
         return cli_bad("annotate", "--tables: %s", why);
@@ -156,8 +216,20 @@ int cmd_annotate(int argc, char **argv)
         cli_bad("annotate", "%s:%s", a.file, e.msg);
         return cli_exit_code(st);
     }
+    bool *done = calloc((size_t)g->nply + 1, sizeof *done);
+    int ndone = 0;
+    if (!done) {
+        ogn_free(g);
+        return cli_bad("annotate", "out of memory");
+    }
+    if (a.resume && (r = resume_from(a.out, g, done, &ndone))) {
+        free(done);
+        ogn_free(g);
+        return r;
+    }
     struct tb_set *tb = NULL;
     if (a.tables && tb_open(&g->rs, a.tables, &tb, &e) != SOW_OK) {
+        free(done);
         ogn_free(g);
         cli_bad("annotate", "--tables %s: %s", a.tables, e.msg);
         return cli_exit_code(e.status);
@@ -168,6 +240,7 @@ int cmd_annotate(int argc, char **argv)
     FILE *of = stdout;
     if (a.out) {
         if (fio_out_begin(&out, a.out, NULL, &e) != SOW_OK) {
+            free(done);
             tb_close(tb);
             ogn_free(g);
             cli_bad("annotate", "%s", e.msg);
@@ -175,6 +248,7 @@ int cmd_annotate(int argc, char **argv)
         }
         if (!(of = fio_out_stream(&out))) {
             fio_out_abort(&out);
+            free(done);
             tb_close(tb);
             ogn_free(g);
             cli_bad("annotate", "%s: out of memory", a.out);
@@ -194,27 +268,44 @@ int cmd_annotate(int argc, char **argv)
         cli_bad("annotate", "out of memory");
         rc = CLI_FAIL;
     }
+    if (ndone)
+        fprintf(stderr, "sow annotate: %d of %d moves annotated in %s already\n", ndone, g->nply,
+                a.out);
     double t0 = util_now();
-    for (int i = 0; rc == CLI_OK && i < g->nply; i++) {
+    int todo = g->nply - ndone, analysed = 0;
+    bool interrupted = false;
+    for (int i = 0; rc == CLI_OK && !interrupted && i < g->nply; i++) {
+        if (done[i])
+            continue;
         st = analyse_position(&g->rs, ogn_before(g, i), &ao, an, &e);
         if (st == SOW_OK && *stop)
             st = SOW_E_INTERRUPTED;
         if (st == SOW_OK)
             st = annotate_move(g, i, an);
         if (st == SOW_E_INTERRUPTED) {
-            fprintf(stderr, "sow annotate: interrupted\n");
-            rc = cli_interrupted();
+            interrupted = true;
         } else if (st != SOW_OK) {
             cli_bad("annotate", "move %d: %s", i + 1,
                     st == SOW_E_NOMEM ? "out of memory" : e.msg);
             rc = cli_exit_code(st);
-        } else if (util_now() - t0 >= 2.0) {
-            fprintf(stderr, "sow annotate: move %d of %d (%.1f s)\n", i + 1, g->nply,
-                    util_now() - t0);
+        } else {
+            done[i] = true;
+            ndone++;
+            double spent = util_now() - t0;
+            if (++analysed < todo && spent >= 2.0)
+                fprintf(stderr, "sow annotate: move %d of %d (%.1f s, ETA %.0f s)\n", i + 1,
+                        g->nply, spent, spent / analysed * (todo - analysed));
         }
     }
     free(an);
+    free(done);
     tb_close(tb);
+    /* Interrupted: with -o OUT, the record with the moves annotated so far
+     * goes to OUT (whole) for --resume; on stdout nothing. */
+    if (interrupted && (!a.out || !ndone)) {
+        fprintf(stderr, "sow annotate: interrupted%s\n", a.out ? " (no move annotated)" : "");
+        rc = cli_interrupted();
+    }
     char ver[64];
     snprintf(ver, sizeof ver, "sow %s", sow_version());
     char *s = NULL;
@@ -223,6 +314,7 @@ int cmd_annotate(int argc, char **argv)
         cli_bad("annotate", "out of memory");
         rc = CLI_FAIL;
     }
+    int nply = g->nply;
     ogn_free(g);
     if (rc == CLI_OK) {
         e.msg[0] = 0;
@@ -231,6 +323,12 @@ int cmd_annotate(int argc, char **argv)
                 fio_out_abort(&out);
                 cli_bad("annotate", "%s", e.msg[0] ? e.msg : "write error");
                 rc = CLI_FAIL;
+            } else if (interrupted) {
+                fprintf(stderr,
+                        "sow annotate: interrupted: %d of %d moves annotated in %s (the same "
+                        "command with --resume goes on)\n",
+                        ndone, nply, a.out);
+                rc = cli_interrupted();
             }
         } else if (fwrite(s, 1, n, stdout) != n || fflush(stdout) != 0) {
             cli_bad("annotate", "write error on stdout");

@@ -163,10 +163,43 @@ wait $pid
 rc=$?
 left=$(ls stopped.ogn* 2>/dev/null)
 if [ $rc = 130 ] && [ -z "$left" ]; then
-    ok "Ctrl-C during annotate -o: 130, nothing left"
+    ok "Ctrl-C during annotate -o, no move annotated yet: 130, nothing left"
 else
     notok "Ctrl-C during annotate -o" "exit $rc, left: $left, stderr: $(cat err)"
 fi
+# ... after some moves: they go to OUT, and --resume annotates only the others
+"$SOW" annotate game.ogn --time 0.3 -o part.ogn 2>err &
+pid=$!
+sleep 2.2
+kill -INT $pid
+wait $pid
+rc=$?
+k=$(grep -o '{ sow:' part.ogn 2>/dev/null | wc -l)
+if [ $rc = 130 ] && [ "$k" -ge 1 ] && [ "$k" -lt 12 ] &&
+    grep -q "interrupted: $k of 12 moves annotated in part.ogn" err && [ -z "$(ls part.ogn.* 2>/dev/null)" ]; then
+    ok "Ctrl-C during annotate -o: the $k moves annotated kept in OUT, whole"
+else
+    notok "Ctrl-C during annotate -o after some moves" "exit $rc, $k moves, stderr: $(cat err)"
+fi
+cp part.ogn part1.ogn
+"$SOW" annotate game.ogn --time 0.05 -o part.ogn --resume 2>err
+rc=$?
+notes() { tr '\n' ' ' <"$1" | grep -o '{ sow:[^}]*}'; }
+if [ $rc = 0 ] && [ "$(notes part.ogn | wc -l)" = 12 ] &&
+    [ "$(notes part.ogn | head -n "$k")" = "$(notes part1.ogn)" ] &&
+    grep -q "^sow annotate: $k of 12 moves annotated in part.ogn already" err &&
+    [ "$(strip part.ogn)" = "$(strip game.ogn)" ]; then
+    ok "annotate --resume: the $k comments kept as they were, the other moves annotated"
+else
+    notok "annotate --resume" "exit $rc, stderr: $(cat err)
+$(notes part.ogn)"
+fi
+bad 2 "--resume without -o" annotate game.ogn --resume
+bad 2 "--resume with a missing OUT" annotate game.ogn -o nosuch.ogn --resume
+cp part.ogn part2.ogn
+bad 2 "--resume with OUT of another game" annotate g3.ogn -o part2.ogn --resume
+if cmp -s part.ogn part2.ogn; then ok "--resume refused: OUT left as it was"
+else notok "--resume refused: OUT changed" "$(diff part.ogn part2.ogn | head)"; fi
 
 echo "1..$n"
 [ $failed = 0 ]
