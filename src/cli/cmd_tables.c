@@ -651,12 +651,19 @@ static int tables_verify(int argc, char **argv)
                        rs.pits, n, top + 1);
                 rc = CLI_FAIL;
             }
-        struct tb_build_opts opt = {.threads = (int)o.threads, .stop = stop};
+        /* the level's progress as tables build shows it (a large level is
+         * solved again: minutes), the bar cleared before its result line */
+        struct bar b = {.max_level = top, .tty = isatty(2), .t0 = util_now(), .level = -1,
+                        .fast_hi = -1};
+        struct tb_build_opts opt = {.threads = (int)o.threads, .stop = stop,
+                                    .progress = on_progress, .ctx = &b};
         for (int n = 0; n <= top && !*stop; n++) {
             double t0 = util_now();
             int64_t bad = -1;
             if (tb_verify_level(set, n, &opt, &bad, &e) != SOW_OK)
                 bad = -1;
+            if (b.tty)
+                fputs("\r\033[K", stderr);
             if (bad == 0)
                 printf("ok   %s 2x%d level %d (%.2f s)\n", rs.name, rs.pits, n, util_now() - t0);
             else {

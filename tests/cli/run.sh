@@ -567,6 +567,12 @@ rc=$?
 check "Ctrl-C during tables build exits 130 (got $rc)" test "$rc" -eq 130
 check "interrupted build leaves no temporary file" nofiles '*.tmp'
 ok tables verify "$WORK/int"
+# on a terminal, verify shows each level's progress as build does
+if command -v script >/dev/null; then
+    script -qec "'$SOW' tables verify '$WORK/int'" /dev/null >"$WORK/verify.tty" 2>&1
+    check "tables verify: each level's progress on a terminal" \
+        grep -Eq "level +10/[0-9]+ \[#+\] 100% .*ok   oware 2x6 level 10 " "$WORK/verify.tty"
+fi
 ok tables build --rules oware --seeds 3 --dir "$WORK/int"
 timeout --preserve-status -k 10 -s INT 1 "$SOW" bench tables --rules oware --seeds 20 --threads 1 --keep "$WORK/bint" >"$out" 2>"$err"
 rc=$?
