@@ -669,7 +669,7 @@ Test(compress, raw_and_compressed_probe_identically_damage_detected)
     for (int n = 0; n <= 9; n++) {
         uint64_t E;
         const int8_t *v = tb_level_values(set, n, &E);
-        cr_assert_eq(tbz_write(dz, &rs, n, v, E, 3, 2, &e), SOW_OK, "%s", e.msg);
+        cr_assert_eq(tbz_write(dz, &rs, n, v, E, 3, &(struct tbz_write_opts){.threads = 2}, &e), SOW_OK, "%s", e.msg);
         char path[4200];
         tb_file_name(dz, rs.name, rs.pits, n, path, sizeof path);
         size_t size;

@@ -24,6 +24,7 @@
 #include "sow/analyse.h"
 #include "sow/position.h"
 #include "sow/search.h"
+#include "tables/compress.h"
 #include "tables/tables.h"
 #include "tables/tb_lean.h"
 #include "test_scale.h"
@@ -460,7 +461,7 @@ Test(files, compressed_levels_keep_bounds)
     tb_close(raw);
     for (int n = 0; n <= top; n++) {
         uint64_t r, st;
-        cr_assert_eq(tb_compress_level(&rs, dir, n, 1, &r, &st, NULL, &e), SOW_OK, "%s", e.msg);
+        cr_assert_eq(tb_compress_level(&rs, dir, n, &(struct tbz_write_opts){.threads = 1}, &r, &st, NULL, &e), SOW_OK, "%s", e.msg);
     }
     cr_assert_eq(tb_open(&rs, dir, &z, &e), SOW_OK, "%s", e.msg);
     cr_assert_gt(tb_set_compressed_bytes(z), 0);

@@ -49,7 +49,7 @@ static void make_pair(struct pair *P, const struct ruleset *rs, int top, unsigne
         uint64_t E;
         const int8_t *v = tb_level_values(P->raw, n, &E);
         cr_assert_not_null(v);
-        cr_assert_eq(tbz_write_b(P->dz, rs, n, v, E, 3, b, 1, &e), SOW_OK, "%s", e.msg);
+        cr_assert_eq(tbz_write_b(P->dz, rs, n, v, E, 3, b, &(struct tbz_write_opts){.threads = 1}, &e), SOW_OK, "%s", e.msg);
     }
     cr_assert_eq(tb_open(rs, P->dz, &P->z, &e), SOW_OK, "%s", e.msg);
     cr_assert_eq(tb_max_level(P->z), top);
@@ -357,9 +357,76 @@ Test(zprobe, block_shift_limits)
     struct ruleset rs = rules("oware", 2);
     struct sow_error e;
     int8_t v[4] = {0};
-    cr_assert_eq(tbz_write_b("/nonexistent", &rs, 0, v, 1, 3, TBZ_BSHIFT_MIN - 1, 1, &e),
+    cr_assert_eq(tbz_write_b("/nonexistent", &rs, 0, v, 1, 3, TBZ_BSHIFT_MIN - 1, NULL, &e),
                  SOW_E_INPUT);
-    cr_assert_eq(tbz_write_b("/nonexistent", &rs, 0, v, 1, 3, TBZ_BSHIFT_MAX + 1, 1, &e),
+    cr_assert_eq(tbz_write_b("/nonexistent", &rs, 0, v, 1, 3, TBZ_BSHIFT_MAX + 1, NULL, &e),
                  SOW_E_INPUT);
     cr_assert_null(tbz_cache_new(1 << 20, TBZ_BSHIFT_MAX + 1));
+}
+
+/* A write tells its progress between batches of blocks and stops at the
+ * next batch once asked (Ctrl-C), leaving no file and the raw level as it
+ * was. */
+struct ztell {
+    int calls, stop_after;
+    double last;
+    volatile sig_atomic_t stop;
+};
+
+static void ztell_progress(void *ctx, double frac)
+{
+    struct ztell *t = ctx;
+    cr_assert(frac >= 0 && frac < 1 && (t->calls == 0 ? frac == 0 : frac > t->last),
+              "call %d: %g after %g", t->calls, frac, t->last);
+    t->last = frac;
+    if (++t->calls == t->stop_after)
+        t->stop = 1;
+}
+
+Test(zprobe, write_tells_progress_and_stops)
+{
+    struct ruleset rs = rules("oware", 6);
+    struct sow_error e;
+    char d[32] = "/tmp/sow-test-zstop-XXXXXX";
+    cr_assert(mkdtemp(d));
+    struct tb_build_opts bo = {.threads = 1};
+    cr_assert_eq(tb_build(&rs, d, 8, &bo, &e), SOW_OK, "%s", e.msg);
+    char path[4200], tmp[4300];
+    tb_file_name(d, rs.name, rs.pits, 8, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f);
+    static uint8_t before[1 << 20], after[1 << 20];
+    size_t nb = fread(before, 1, sizeof before, f);
+    fclose(f);
+    struct tb_set *raw;
+    cr_assert_eq(tb_open(&rs, d, &raw, &e), SOW_OK, "%s", e.msg);
+    uint64_t E;
+    const int8_t *v = tb_level_values(raw, 8, &E);
+    cr_assert_not_null(v);
+    /* blocks of 2^8: E / 256 blocks in batches of 32 (one thread) */
+    uint64_t K = (E + 255) / 256, batches = (K + 31) / 32;
+    cr_assert_gt(batches, 4, "level 8: %llu batches", (unsigned long long)batches);
+    struct ztell t = {.stop_after = 3};
+    struct tbz_write_opts wo = {.threads = 1, .stop = &t.stop, .progress = ztell_progress,
+                                .ctx = &t};
+    cr_assert_eq(tbz_write_b(d, &rs, 8, v, E, 3, 8, &wo, &e), SOW_E_INTERRUPTED);
+    cr_assert_eq(t.calls, 3, "stopped at the batch after the flag: %d calls", t.calls);
+    cr_assert(strstr(e.msg, "interrupted"), "%s", e.msg);
+    cr_assert_neq(access(tmp, F_OK), 0, "no temporary file left");
+    f = fopen(path, "rb");
+    cr_assert_not_null(f);
+    size_t na = fread(after, 1, sizeof after, f);
+    fclose(f);
+    cr_assert(na == nb && memcmp(before, after, na) == 0, "the raw level as it was");
+    t = (struct ztell){.stop_after = -1};
+    cr_assert_eq(tbz_write_b(d, &rs, 8, v, E, 3, 8, &wo, &e), SOW_OK, "%s", e.msg);
+    cr_assert_eq((uint64_t)t.calls, batches, "one call a batch: %d of %llu", t.calls,
+                 (unsigned long long)batches);
+    tb_close(raw);
+    struct tb_set *z;
+    cr_assert_eq(tb_open(&rs, d, &z, &e), SOW_OK, "%s", e.msg);
+    cr_assert_null(tb_level_values(z, 8, NULL), "level 8 compressed now");
+    tb_close(z);
+    util_rmdir_flat(d);
 }

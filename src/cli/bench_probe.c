@@ -91,7 +91,8 @@ static bool compress_levels(const struct ruleset *rs, const struct tb_set *raw, 
     for (int n = from; n <= seeds; n++) {
         uint64_t E;
         const int8_t *v = tb_level_values(raw, n, &E);
-        enum sow_status st = tbz_write_b(zdir, rs, n, v, E, TBZ_LEVEL, bs, threads, &e);
+        enum sow_status st = tbz_write_b(zdir, rs, n, v, E, TBZ_LEVEL, bs,
+                                         &(struct tbz_write_opts){.threads = threads}, &e);
         char path[4200];
         tb_file_name(zdir, rs->name, rs->pits, n, path, sizeof path);
         struct tb_header h;

@@ -11,6 +11,7 @@
 #include "fileio.h"
 #include "sow/search.h"
 #include "sow/position.h"
+#include "tables/compress.h"
 #include "tables/tables.h"
 #ifdef SOW_MPI
 #include "tables/tables_mpi.h"
@@ -834,6 +835,19 @@ static int tables_probe(int argc, char **argv)
 
 /* ---- compress ------------------------------------------------------------------ */
 
+/* compress's progress: a level's share written, shown as build's bar */
+struct zbar {
+    struct bar *b;
+    int level;
+    uint64_t entries;
+};
+
+static void on_zprogress(void *ctx, double frac)
+{
+    struct zbar *z = ctx;
+    on_progress(z->b, z->level, z->entries, frac, "compress");
+}
+
 static int tables_compress(int argc, char **argv)
 {
     struct topts o;
@@ -850,6 +864,19 @@ static int tables_compress(int argc, char **argv)
     volatile sig_atomic_t *stop = cli_catch_signals(false);
     int done = 0, skipped = 0;
     double traw = 0, tstored = 0;
+    struct bar b = {.max_level = TB_MAX_LEVEL, .tty = isatty(2), .t0 = util_now(), .level = -1,
+                    .fast_hi = -1};
+    struct zbar zb = {.b = &b};
+    struct tb_index ix;
+    tb_index_init(&ix, &rs);
+    for (int n = TB_MAX_LEVEL; n >= 0 && b.max_level == TB_MAX_LEVEL; n--) {
+        char path[4200]; /* the bar's "level n/top": the highest level present */
+        tb_file_name(o.dir, rs.name, rs.pits, n, path, sizeof path);
+        if (fio_exists(path))
+            b.max_level = n;
+    }
+    const struct tbz_write_opts wo = {.threads = (int)o.threads, .stop = stop,
+                                      .progress = on_zprogress, .ctx = &zb};
     for (int n = 0; n <= TB_MAX_LEVEL && !*stop; n++) {
         char path[4200];
         tb_file_name(o.dir, rs.name, rs.pits, n, path, sizeof path);
@@ -859,8 +886,14 @@ static int tables_compress(int argc, char **argv)
         bool already = false;
         struct sow_error e;
         double t0 = util_now();
-        enum sow_status st =
-            tb_compress_level(&rs, o.dir, n, (int)o.threads, &raw, &stored, &already, &e);
+        zb.level = n;
+        zb.entries = tb_level_entries(&ix, n);
+        enum sow_status st = tb_compress_level(&rs, o.dir, n, &wo, &raw, &stored, &already, &e);
+        if (b.tty && b.level >= 0)
+            fputs("\r\033[K", stderr);
+        b.level = -1;
+        if (st == SOW_E_INTERRUPTED)
+            break;
         if (st != SOW_OK) {
             fprintf(stderr, "sow tables compress: %s\n", e.msg);
             return cli_exit_code(st);

@@ -51,6 +51,7 @@
 #ifndef SOW_TABLES_COMPRESS_H
 #define SOW_TABLES_COMPRESS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -100,18 +101,30 @@ bool tbz_cache_damage(struct tbz_cache *c, struct sow_error *e);
 /* Record damage found otherwise (tb_set_inflate_level), if the first. */
 void tbz_cache_note_damage(struct tbz_cache *c, const struct sow_error *e);
 
+/* How a level is written compressed (NULL: all defaults).  A large level
+ * takes minutes, so the writer can be stopped and can say how far it is. */
+struct tbz_write_opts {
+    int threads;                 /* <= 0: OpenMP's default */
+    volatile sig_atomic_t *stop; /* set asynchronously: stop at the next batch of
+                                    blocks, SOW_E_INTERRUPTED, no file; may be NULL */
+    void (*progress)(void *ctx, double frac); /* the share written, from the
+                                                 calling thread; may be NULL */
+    void *ctx;
+};
+
 /* Write level `level` of rs (values[entries]) compressed into dir, through a
  * temporary file and a rename (replacing a raw file of the same level).
- * SOW_OK, or SOW_E_IO / SOW_E_NOMEM with a one-line reason. */
+ * SOW_OK, or SOW_E_IO / SOW_E_NOMEM / SOW_E_INTERRUPTED with a one-line
+ * reason (and the temporary file removed). */
 enum sow_status tbz_write(const char *dir, const struct ruleset *rs, int level,
-                          const int8_t *values, uint64_t entries, int zlevel, int threads,
-                          struct sow_error *e);
+                          const int8_t *values, uint64_t entries, int zlevel,
+                          const struct tbz_write_opts *wo, struct sow_error *e);
 
 /* tbz_write with blocks of 2^b values (TBZ_BSHIFT_MIN..TBZ_BSHIFT_MAX, else
  * SOW_E_INPUT). */
 enum sow_status tbz_write_b(const char *dir, const struct ruleset *rs, int level,
                             const int8_t *values, uint64_t entries, int zlevel, unsigned b,
-                            int threads, struct sow_error *e);
+                            const struct tbz_write_opts *wo, struct sow_error *e);
 
 /* Check a mapped version-2 file (header fields already checked by the
  * caller: magic, header checksum, names, entries) and fill *z: the stored

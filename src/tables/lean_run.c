@@ -150,15 +150,18 @@ static bool lean_plan(const struct ruleset *rs, uint64_t E, int T, double raw, d
 
 /* Level m of the set, raw, rewritten compressed and loaded so (its checked
  * pages dropped); compressed levels are left as they are. */
-static enum sow_status lean_compress_lower(struct tb_set *set, int m, int threads,
-                                           struct sow_error *e)
+static enum sow_status lean_compress_lower(struct tb_set *set, int m,
+                                           const struct tb_build_opts *opt, struct sow_error *e)
 {
     struct tb_level *lv = &set->lv[m];
     if (lv->z && !lv->v)
         return SOW_OK;
     uint64_t raw, stored;
     tb_set_unload_level(set, m);
-    enum sow_status st = tb_compress_level(&set->rs, set->dir, m, threads, &raw, &stored, NULL, e);
+    /* (a level of a GB takes a minute: Ctrl-C stops it, the file left raw) */
+    const struct tbz_write_opts wo = {.threads = opt ? opt->threads : 0,
+                                      .stop = opt ? opt->stop : NULL};
+    enum sow_status st = tb_compress_level(&set->rs, set->dir, m, &wo, &raw, &stored, NULL, e);
     if (st == SOW_OK)
         st = tb_set_load_level(set, m, e);
     if (st == SOW_OK && lv->map)
@@ -210,7 +213,7 @@ static enum sow_status lean_prepare(struct tb_set *set, int n, const struct tb_b
     for (int m = 0; m < n; m++) {
         if (opt && opt->progress)
             opt->progress(opt->ctx, n, E, raw > 0 ? done / raw : 0, "compress");
-        enum sow_status st = lean_compress_lower(set, m, opt ? opt->threads : 0, e);
+        enum sow_status st = lean_compress_lower(set, m, opt, e);
         if (st != SOW_OK)
             return st;
         done += (double)tb_level_entries(&set->ix, m);
@@ -347,7 +350,7 @@ enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max
         if (rc == SOW_OK && !had)
             rc = tb_set_load_level(set, n, e);
         if (rc == SOW_OK && n < max_level)
-            rc = set->keep_compressed ? lean_compress_lower(set, n, opt ? opt->threads : 0, e)
+            rc = set->keep_compressed ? lean_compress_lower(set, n, opt, e)
                                       : (lean_pin_level(set, n), SOW_OK);
         if (rc != SOW_OK)
             goto out;

@@ -47,6 +47,8 @@
 #include "sow/rules.h"
 #include "tables/tables.h"
 
+struct tbz_write_opts; /* tables/compress.h */
+
 /* True for the rule sets whose unmoves sow sets up (single sowing). */
 bool tb_unmove_supported(const struct ruleset *rs);
 
@@ -98,13 +100,13 @@ enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_se
 /* ---- compressed files (format version 2, docs/tables.md) ---------------- */
 
 /* Rewrite level `level` of rs in dir compressed in independent zstd blocks
- * (temp file and rename; the new file is checked after).  *raw and *stored
+ * (temp file and rename; the new file is checked after; wo as tbz_write's).  *raw and *stored
  * get the raw and compressed sizes.  A file already compressed is checked
  * and left as it is, *already (if not NULL) set to say so.  SOW_OK,
  * SOW_E_INPUT (damaged), SOW_E_IO or SOW_E_NOMEM. */
 enum sow_status tb_compress_level(const struct ruleset *rs, const char *dir, int level,
-                                  int threads, uint64_t *raw, uint64_t *stored, bool *already,
-                                  struct sow_error *e);
+                                  const struct tbz_write_opts *wo, uint64_t *raw,
+                                  uint64_t *stored, bool *already, struct sow_error *e);
 
 /* tb_open, but compressed levels are decompressed into memory (1 byte per
  * position): for what reads whole levels (verify, the builders). */

@@ -37,23 +37,30 @@ static int write_all(int fd, const void *buf, size_t len, off_t at)
 }
 
 enum sow_status tbz_write(const char *dir, const struct ruleset *rs, int level,
-                          const int8_t *values, uint64_t entries, int zlevel, int threads,
-                          struct sow_error *e)
+                          const int8_t *values, uint64_t entries, int zlevel,
+                          const struct tbz_write_opts *wo, struct sow_error *e)
 {
-    return tbz_write_b(dir, rs, level, values, entries, zlevel, TBZ_BSHIFT, threads, e);
+    return tbz_write_b(dir, rs, level, values, entries, zlevel, TBZ_BSHIFT, wo, e);
 }
 
 /* The blocks of values compressed in batches (in parallel, T contexts cc)
  * and written in order from offset *at of fd; each block's raw checksum
- * and stored offset into the index.  -1 with e set on failure. */
+ * and stored offset into the index; wo's stop looked at and its progress
+ * told between batches.  -1 with e set on failure. */
 static int put_blocks(int fd, const char *tmp, int level, const int8_t *values,
                       uint64_t entries, unsigned b, int zlevel, int T, ZSTD_CCtx **cc,
                       uint8_t *index, uint64_t *at, uint8_t *out, size_t *clen, uint64_t batch,
-                      struct sow_error *e)
+                      const struct tbz_write_opts *wo, struct sow_error *e)
 {
     uint64_t bs = (uint64_t)1 << b, K = (entries + bs - 1) >> b;
     size_t cap = ZSTD_compressBound((size_t)bs);
     for (uint64_t k0 = 0; k0 < K; k0 += batch) {
+        if (wo && wo->stop && *wo->stop) {
+            sow_fail(e, SOW_E_INTERRUPTED, "compressing level %d: interrupted", level);
+            return -1;
+        }
+        if (wo && wo->progress)
+            wo->progress(wo->ctx, (double)k0 / (double)K);
         uint64_t k1 = k0 + batch < K ? k0 + batch : K;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(T)
         for (uint64_t k = k0; k < k1; k++) {
@@ -118,8 +125,9 @@ static int stored_sum(int fd, const char *tmp, int level, const uint8_t *index, 
 
 enum sow_status tbz_write_b(const char *dir, const struct ruleset *rs, int level,
                             const int8_t *values, uint64_t entries, int zlevel, unsigned b,
-                            int threads, struct sow_error *e)
+                            const struct tbz_write_opts *wo, struct sow_error *e)
 {
+    int threads = wo ? wo->threads : 0;
     if (b < TBZ_BSHIFT_MIN || b > TBZ_BSHIFT_MAX)
         return sow_fail(e, SOW_E_INPUT, "block shift %u: expected %d..%d", b, TBZ_BSHIFT_MIN,
                         TBZ_BSHIFT_MAX);
@@ -151,9 +159,9 @@ enum sow_status tbz_write_b(const char *dir, const struct ruleset *rs, int level
         goto done;
     uint64_t at = TB_HEADER_SIZE + ilen, sum;
     if (put_blocks(o.fd, tmp, level, values, entries, b, zlevel, T, cc, index, &at, out, clen,
-                   batch, e) < 0 ||
+                   batch, wo, e) < 0 ||
         stored_sum(o.fd, tmp, level, index, ilen, at, out, (size_t)(batch * cap), &sum, e) < 0) {
-        rc = SOW_E_IO;
+        rc = e ? e->status : SOW_E_IO;
         fio_out_abort(&o);
         goto done;
     }
@@ -218,8 +226,8 @@ enum sow_status tbz_all(const struct tbz *z, int8_t *out, int threads, struct so
 }
 
 enum sow_status tb_compress_level(const struct ruleset *rs, const char *dir, int level,
-                                  int threads, uint64_t *raw, uint64_t *stored, bool *already,
-                                  struct sow_error *e)
+                                  const struct tbz_write_opts *wo, uint64_t *raw,
+                                  uint64_t *stored, bool *already, struct sow_error *e)
 {
     char path[4200];
     tb_file_name(dir, rs->name, rs->pits, level, path, sizeof path);
@@ -238,7 +246,7 @@ enum sow_status tb_compress_level(const struct ruleset *rs, const char *dir, int
         *stored = h.stored;
         return SOW_OK;
     }
-    st = tbz_write(dir, rs, level, v, h.entries, TBZ_LEVEL, threads, e);
+    st = tbz_write(dir, rs, level, v, h.entries, TBZ_LEVEL, wo, e);
     tb_file_unmap(map, maplen);
     if (st != SOW_OK)
         return st;
