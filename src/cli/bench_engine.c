@@ -124,6 +124,8 @@ static int bench_parse(struct bench_run *B, int argc, char **argv)
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
     if (pr)
         return pr;
+    if (cli_hash_check("bench engine", "--hash", B->hash))
+        return CLI_BAD;
     char tmsg[600];
     if (B->tables && tpath_check(B->tables, tmsg, sizeof tmsg) < 0)
         return cli_bad("bench engine", "--tables %s", tmsg);

@@ -132,6 +132,8 @@ int bench_rules(int argc, char **argv)
     int pr = cli_parse(&pspec, argc, argv, NULL, NULL);
     if (pr)
         return pr == CLI_HELP ? CLI_OK : pr;
+    if (cli_hash_check(cmd, "--hash", hash))
+        return CLI_BAD;
     const char *names[SOW_FAMILY_COUNT];
     int nnames = 0;
     char buf[256];

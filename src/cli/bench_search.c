@@ -236,6 +236,8 @@ int bench_search(int argc, char **argv)
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
     if (pr)
         return pr == CLI_HELP ? CLI_OK : pr;
+    if (cli_hash_check("bench", "--hash", hash))
+        return CLI_BAD;
     static struct bpos v[BENCH_MAX];
     int n = 0;
     static struct meas m[2 * BENCH_MAX];

@@ -84,6 +84,14 @@ long cli_max_threads(void);
  * unknown), else the one-line refusal's exit code, naming how much there is. */
 int cli_memory_check(const char *cmd, double gb);
 
+/* Transposition tables: the largest this machine takes in MiB (3/4 of its
+ * memory, at most cap), and the check of a size asked for (what: the
+ * option, as "--hash"): 0, or the one-line refusal's exit code saying what
+ * fits.  A table too large is refused before any work, not found out when
+ * its allocation fails. */
+long cli_hash_max(long cap);
+int cli_hash_check(const char *cmd, const char *what, long mb);
+
 /* Install the SIGINT and SIGTERM handlers; returns the flag they set.  With
  * second_kills, a second signal ends the process at once (commands that
  * write no file).  One flag per process: a handler cannot be given a context. */

@@ -56,6 +56,8 @@ static int build(int argc, char **argv)
         return r == CLI_HELP ? CLI_OK : r;
     if (!out)
         return cli_bad("book build", "--out FILE is needed");
+    if (cli_hash_check("book build", "--hash", hash))
+        return CLI_BAD;
     if ((r = cli_game_setup("book build", &g)))
         return r;
     struct book_build_opts o = {.plies = (int)plies,

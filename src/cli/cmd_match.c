@@ -181,6 +181,15 @@ static int match_setup_players(struct mctx *M, struct match_args *a)
     if (match_parse_spec(a->sa, &M->spec[0], err, sizeof err) < 0 ||
         match_parse_spec(a->sb, &M->spec[1], err, sizeof err) < 0)
         return cli_bad("match", "%s", err);
+    /* the in-process players' transposition tables: each game under way
+     * holds one a player */
+    long at_once = a->conc < a->games ? a->conc : a->games, mb = 0;
+    for (int k = 0; k < 2; k++)
+        if (M->spec[k].kind == P_SOW || M->spec[k].kind == P_THRESHOLD)
+            mb += (long)M->spec[k].hash * at_once;
+    if (mb && cli_hash_check("match", "the players' tables (hash= of each, a game at once):",
+                             mb))
+        return CLI_BAD;
     M->cpu_clock = !strcmp(a->clock, "cpu");
     /* under a clock each move's time is the clock's share (timeman.h) */
     M->tc = a->tc != NULL;

@@ -222,11 +222,8 @@ static int solve_parse(int argc, char **argv, struct solve_args *a)
         return r;
     bool bounded = a->have_depth || a->have_time;
     double ram = util_phys_memory();
-    if (ram > 0 && (double)a->hash * 1048576.0 > 0.75 * ram)
-        return cli_bad("solve",
-                       "--hash %ld MiB does not fit: this machine has %.0f MiB, at most %.0f MiB "
-                       "(3/4 of it) can go to the table",
-                       a->hash, ram / 1048576.0, 0.75 * ram / 1048576.0);
+    if (cli_hash_check("solve", "--hash", a->hash))
+        return CLI_BAD;
     if (a->have_depth && a->have_time)
         return cli_bad("solve", "--depth and --time exclude each other");
     if (a->levels >= 0 && bounded)

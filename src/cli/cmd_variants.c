@@ -243,6 +243,8 @@ static int atlas_parse(struct atlas_run *A, int argc, char **argv)
     int pr = cli_parse(&spec, argc, argv, NULL, NULL);
     if (pr)
         return pr;
+    if (cli_hash_check(A->cmd, "--hash", A->hash))
+        return CLI_BAD;
     if (A->resume && !A->csv)
         return cli_bad(A->cmd, "--resume goes on from the rows of a --csv FILE: give --csv");
     if (A->no_tables)

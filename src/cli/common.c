@@ -22,6 +22,25 @@ int cli_memory_check(const char *cmd, double gb)
     return 0;
 }
 
+long cli_hash_max(long cap)
+{
+    double ram = util_phys_memory();
+    if (ram > 0 && 0.75 * ram / 1048576.0 < (double)cap)
+        cap = (long)(0.75 * ram / 1048576.0);
+    return cap < 1 ? 1 : cap;
+}
+
+int cli_hash_check(const char *cmd, const char *what, long mb)
+{
+    double ram = util_phys_memory();
+    if (ram > 0 && (double)mb * 1048576.0 > 0.75 * ram)
+        return cli_bad(cmd,
+                       "%s %ld MiB does not fit: this machine has %.0f MiB, at most %.0f MiB "
+                       "(3/4 of it) can go to the table",
+                       what, mb, ram / 1048576.0, 0.75 * ram / 1048576.0);
+    return 0;
+}
+
 int cli_bad(const char *cmd, const char *fmt, ...)
 {
     /* Messages quote arguments: control characters in them (a newline in a

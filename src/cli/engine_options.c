@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cli.h"
 #include "engine_proto.h"
 #include "book/builtin.h"
 #include "tables_path.h"
@@ -160,11 +161,7 @@ bool proto_parse_dec(const char *s, long long lo, long long hi, long long *out)
  * that is less (setoption refuses more, so `uci` must not offer more). */
 static long hash_max(void)
 {
-    double ram = util_phys_memory();
-    long hi = 65536;
-    if (ram > 0 && 0.75 * ram / 1048576.0 < (double)hi)
-        hi = (long)(0.75 * ram / 1048576.0);
-    return hi < 1 ? 1 : hi;
+    return cli_hash_max(65536);
 }
 
 /* The range of Pits or Seeds (pits true: Pits) that rules_init accepts

@@ -285,6 +285,24 @@ bad 2 solve --time 0 "$POS6"
 bad 2 solve --depth 3 --time 1 "$POS6"
 bad 2 solve --hash 1048576 "$POS6"
 bad 2 solve --hash 100000 "$POS6"
+# every command that makes a transposition table refuses one larger than
+# 3/4 of the machine's memory up front, saying what fits (here where 64 GiB
+# is more than that; match's two players at 64 GiB each, two games at once)
+ram_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo 2>/dev/null)
+if [ -n "$ram_mb" ] && [ $((ram_mb * 3 / 4)) -lt 65536 ]; then
+    for c in "bench engine --rules oware --depth 1" "bench search" \
+        "book build --rules oware --out $WORK/hash.book --plies 1 --depth 2" \
+        "variants atlas --rules oware --pits 1 --seeds 1 --no-tables"; do
+        # shellcheck disable=SC2086
+        bad 2 $c --hash 65536
+        check "$c --hash 65536: says what fits" grep -q "does not fit: this machine has" "$err"
+    done
+fi
+if [ -n "$ram_mb" ] && [ $((ram_mb * 3 / 4)) -lt 262144 ]; then
+    bad 2 match --a sow:hash=65536 --b threshold:hash=65536 --games 2
+    check "match: the players' tables together, a game at once" \
+        grep -q "262144 MiB does not fit" "$err"
+fi
 ok solve "$POS6"
 ok solve --json --moves "$POS6"
 ok solve --threads 2 "$POS6"
