@@ -65,6 +65,14 @@ const char *tpath_default_usable(char *note, size_t len)
 enum sow_status tpath_open(const struct ruleset *rs, const char *path, long cache_mb,
                            struct tb_set **out, struct sow_error *e)
 {
+    /* a cache sized as the transposition tables are: refused up front */
+    double ram = util_phys_memory();
+    *out = NULL;
+    if (cache_mb > 0 && ram > 0 && (double)cache_mb * 1048576.0 > 0.75 * ram)
+        return sow_fail(e, SOW_E_TOO_BIG,
+                        "a block cache of %ld MiB does not fit: this machine has %.0f MiB, at "
+                        "most %.0f MiB (3/4 of it) can go to it",
+                        cache_mb, ram / 1048576.0, 0.75 * ram / 1048576.0);
     enum sow_status st = tb_open(rs, path, out, e);
     if (st != SOW_OK || cache_mb <= 0)
         return st;

@@ -109,6 +109,15 @@ check_st "solve --depth 1 --no-tables: not exact, no tables named" $? "$(cat "$W
 "$SOW" solve "$POS" --time 0.5 --tables "$HI:$LO" --table-cache 1 --json >"$WORK/out" 2>"$WORK/err"
 grep -q "\"value\":$V,\"exact\":true" "$WORK/out"
 check_st "solve --time --tables HI:LO --table-cache 1: exact ($V)" $? "$(cat "$WORK/out" "$WORK/err")"
+# a cache larger than 3/4 of the machine's memory: refused up front (exit 2)
+ram_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo 2>/dev/null)
+if [ -n "$ram_mb" ] && [ $((ram_mb * 3 / 4)) -lt 1048576 ]; then
+    "$SOW" solve "$POS" --time 0.5 --tables "$HI:$LO" --table-cache 1048576 >"$WORK/out" 2>"$WORK/err"
+    r=$?
+    [ $r = 2 ] && [ ! -s "$WORK/out" ] && [ "$(wc -l <"$WORK/err")" = 1 ] &&
+        grep -q "a block cache of 1048576 MiB does not fit: this machine has" "$WORK/err"
+    check_st "solve --table-cache 1048576: exit 2, one line saying what fits" $? "rc $r: $(cat "$WORK/err")"
+fi
 for bad in "$LO::$HI" "$LO:$WORK/none" "$LO:/dev/null"; do
     "$SOW" solve "$POS" --depth 1 --tables "$bad" >"$WORK/out" 2>"$WORK/err"
     r=$?
