@@ -399,16 +399,22 @@ static struct atlas_saved *atlas_saved_row(struct atlas_run *A, const char *rule
     return NULL;
 }
 
-/* A row read back, on stdout and in the CSV as it was (its pv column
- * without the table's r and + marks, which the CSV does not keep). */
+/* A row read back, into the CSV as it was. */
+static void atlas_csv_saved(FILE *f, const struct atlas_saved *r)
+{
+    fprintf(f, "%s,%d,%d,%s,%s,%s,%llu,%llu,%s\n", r->rules, r->pits, r->seeds,
+            r->value + (r->value[0] == '+'), r->best, r->pv, r->nodes, r->ms,
+            r->exact ? "exact" : "open");
+}
+
+/* A row read back, on stdout and in the CSV (its pv column without the
+ * table's r and + marks, which the CSV does not keep). */
 static void atlas_row_saved(struct atlas_run *A, const struct atlas_saved *r, int n)
 {
     fprintf(A->tab, "%-12s %4d %5d %5d %9s %-18s %5s %14llu %10llu  %s\n", r->rules, r->pits,
             r->seeds, n, r->value, r->best, r->pv, r->nodes, r->ms, r->exact ? "exact" : "open");
     if (A->out.f)
-        fprintf(A->out.f, "%s,%d,%d,%s,%s,%s,%llu,%llu,%s\n", r->rules, r->pits, r->seeds,
-                r->value + (r->value[0] == '+'), r->best, r->pv, r->nodes, r->ms,
-                r->exact ? "exact" : "open");
+        atlas_csv_saved(A->out.f, r);
     *(r->exact ? &A->nexact : &A->nopen) += 1;
 }
 
@@ -549,10 +555,7 @@ static int cmd_atlas(int argc, char **argv)
      * them) are kept too, so that a second Ctrl-C loses nothing. */
     for (int i = 0; i < A.nsaved && A.out.f; i++)
         if (!A.saved[i].used) {
-            struct atlas_saved *r = &A.saved[i];
-            fprintf(A.out.f, "%s,%d,%d,%s,%s,%s,%llu,%llu,%s\n", r->rules, r->pits, r->seeds,
-                    r->value + (r->value[0] == '+'), r->best, r->pv, r->nodes, r->ms,
-                    r->exact ? "exact" : "open");
+            atlas_csv_saved(A.out.f, &A.saved[i]);
             A.ndone++;
         }
     free(A.saved);
