@@ -38,8 +38,10 @@ static const char usage[] =
     "         builders read compressed lower levels decompressed)\n"
     "  stats  [--rules R] [--pits N] --seeds n [--dir DIR] [--json]\n"
     "         counts of values > 0, = 0, < 0 and the histogram of level n\n"
-    "  verify [DIR] [--threads T] checksums, then every level recomputed from the levels\n"
-    "         below and checked entry by entry against its successors\n"
+    "  verify [DIR] [--threads T] [--memory GB] checksums, then every level recomputed\n"
+    "         from the levels below and checked entry by entry against its successors;\n"
+    "         a level that does not fit --memory (default 3/4 of RAM) is not checked\n"
+    "         and says what it needs (exit 2)\n"
     "  probe  [--rules R] [--pits N] [--dir DIR | --solution FILE] POS\n"
     "         the value of POS and of each of its moves\n"
     "DIR defaults to $SOW_TABLES, else ./tables.  Rule set default oware, 2x6.\n"
@@ -370,7 +372,8 @@ static char **list_dir(const char *dir, int *count)
 static int list_tables(const char *cmd, int argc, char **argv, struct topts *o, char ***names,
                        int *count)
 {
-    int r = parse(cmd, argc, argv, o, true, T_THREADS | T_DIR);
+    bool verify = !strcmp(cmd, "tables verify"); /* (it solves levels again) */
+    int r = parse(cmd, argc, argv, o, true, T_THREADS | T_DIR | (verify ? T_MEMORY : 0));
     if (r)
         return r == CLI_HELP ? CLI_OK : r;
     if (cli_check_dir(cmd, o->dir))
@@ -656,15 +659,42 @@ static int tables_verify(int argc, char **argv)
          * solved again: minutes), the bar cleared before its result line */
         struct bar b = {.max_level = top, .tty = isatty(2), .t0 = util_now(), .level = -1,
                         .fast_hi = -1};
-        struct tb_build_opts opt = {.threads = (int)o.threads, .stop = stop,
-                                    .progress = on_progress, .ctx = &b};
+        struct tb_build_opts opt = {.threads = (int)o.threads, .memory_bytes = o.memory,
+                                    .stop = stop, .progress = on_progress, .ctx = &b};
+        /* A level is solved again beside every level, held raw: one that
+         * does not fit the memory is not checked (that is not damage),
+         * and the levels above it need more. */
+        struct tb_index ix;
+        tb_index_init(&ix, &rs);
+        double held = 0;
+        for (int n = 0; n <= top; n++)
+            held += (double)tb_level_entries(&ix, n);
+        const char *by, *raise;
+        double limit = tb_memory_limit(&opt, &by, &raise);
         for (int n = 0; n <= top && !*stop; n++) {
-            double t0 = util_now();
+            double t0 = util_now(), E = (double)tb_level_entries(&ix, n);
+            double need = tb_level_memory(&ix, n) + 3 * E + held;
+            if (need > limit) {
+                cli_bad("tables verify",
+                        "%s 2x%d level %d not checked: it needs about %.3g GB but %s is %.3g GB "
+                        "(%s); levels up to %d are checked",
+                        rs.name, rs.pits, n, need / 1e9, by, limit / 1e9, raise, n - 1);
+                if (rc == CLI_OK)
+                    rc = CLI_BAD;
+                break;
+            }
             int64_t bad = -1;
-            if (tb_verify_level(set, n, &opt, &bad, &e) != SOW_OK)
-                bad = -1;
+            enum sow_status vs = tb_verify_level(set, n, &opt, &bad, &e);
             if (b.tty)
                 fputs("\r\033[K", stderr);
+            if (vs == SOW_E_NOMEM || vs == SOW_E_TOO_BIG) {
+                cli_bad("tables verify", "%s 2x%d level %d not checked: %s", rs.name, rs.pits, n,
+                        e.msg);
+                rc = cli_exit_code(vs);
+                break;
+            }
+            if (vs != SOW_OK)
+                bad = -1;
             if (bad == 0)
                 printf("ok   %s 2x%d level %d (%.2f s)\n", rs.name, rs.pits, n, util_now() - t0);
             else {

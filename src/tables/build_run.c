@@ -23,6 +23,24 @@ static double machine_memory(void)
     return pages > 0 && psize > 0 ? (double)pages * (double)psize : 4e9;
 }
 
+double tb_memory_limit(const struct tb_build_opts *opt, const char **by, const char **raise)
+{
+    double limit = opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * machine_memory();
+    /* An address-space limit (ulimit -v) refuses like --memory, up front and
+     * saying what fits (docs/cli.md "Exit statuses"); the workspace is reserved
+     * as address space, hence the margin. */
+    *by = "the memory limit";
+    *raise = "--memory";
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+        0.75 * (double)as.rlim_cur < limit) {
+        limit = 0.75 * (double)as.rlim_cur;
+        *by = "3/4 of the address-space limit";
+        *raise = "ulimit -v";
+    }
+    return limit;
+}
+
 /* Another builder holds the directory: say so once through the progress
  * callback (level -1, the phase is the message). */
 static void build_waiting(void *ctx)
@@ -83,18 +101,8 @@ static enum sow_status fast_build(const struct ruleset *rs, const char *dir, int
         return sow_fail(e, SOW_E_NOMEM, "out of memory");
     }
     uint64_t maxE = 0;
-    double limit = opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * machine_memory();
-    /* An address-space limit (ulimit -v) refuses like --memory, up front and
-     * saying what fits (docs/cli.md "Exit statuses"); the workspace is reserved
-     * as address space, hence the margin. */
-    const char *by = "the memory limit", *raise = "--memory";
-    struct rlimit as;
-    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
-        0.75 * (double)as.rlim_cur < limit) {
-        limit = 0.75 * (double)as.rlim_cur;
-        by = "3/4 of the address-space limit";
-        raise = "ulimit -v";
-    }
+    const char *by, *raise;
+    double limit = tb_memory_limit(opt, &by, &raise);
     /* Existing levels are checked completely; missing ones must fit. */
     double lower_bytes = 0;
     bool missing[TB_MAX_LEVEL + 1] = {0};
