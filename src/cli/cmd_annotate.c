@@ -83,6 +83,25 @@ static int read_record(const char *path, char **text, size_t *len)
     return 0;
 }
 
+/* The record at path read and replayed into *g (a refusal's message begins
+ * with what, then FILE:LINE:COLUMN).  0 or an exit status after a message. */
+static int load_record(const char *path, const char *what, struct ogn_game **g)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int r = read_record(path, &text, &len);
+    if (r)
+        return r;
+    struct sow_error e;
+    enum sow_status st = ogn_parse(text, len, g, &e);
+    free(text);
+    if (st != SOW_OK) {
+        cli_bad("annotate", "%s%s:%s", what, path, e.msg);
+        return cli_exit_code(st);
+    }
+    return 0;
+}
+
 /* "+2", "-4", "0" */
 static void signed_value(char *buf, size_t len, int v)
 {
@@ -132,19 +151,11 @@ static enum sow_status annotate_move(struct ogn_game *g, int i, const struct ana
  * they annotate.  0 or an exit status after a message. */
 static int resume_from(const char *path, struct ogn_game *g, bool *done, int *ndone)
 {
-    char *text = NULL;
-    size_t len = 0;
-    int r = read_record(path, &text, &len);
+    struct ogn_game *o = NULL;
+    int r = load_record(path, "--resume ", &o);
     if (r)
         return r;
-    struct ogn_game *o = NULL;
-    struct sow_error e;
-    enum sow_status st = ogn_parse(text, len, &o, &e);
-    free(text);
-    if (st != SOW_OK) {
-        cli_bad("annotate", "--resume %s:%s", path, e.msg);
-        return cli_exit_code(st);
-    }
+    enum sow_status st = SOW_OK;
     /* the same game: rule set, board, start and every move */
     char why[80] = "";
     if (strcmp(o->rs.name, g->rs.name) || o->rs.pits != g->rs.pits ||
@@ -204,18 +215,11 @@ int cmd_annotate(int argc, char **argv)
     if (a.tables && tpath_check(a.tables, why, sizeof why))
         return cli_bad("annotate", "--tables: %s", why);
 
-    char *text = NULL;
-    size_t len = 0;
-    if ((r = read_record(a.file, &text, &len)))
-        return r;
     struct ogn_game *g = NULL;
+    if ((r = load_record(a.file, "", &g)))
+        return r;
     struct sow_error e;
-    enum sow_status st = ogn_parse(text, len, &g, &e);
-    free(text);
-    if (st != SOW_OK) {
-        cli_bad("annotate", "%s:%s", a.file, e.msg);
-        return cli_exit_code(st);
-    }
+    enum sow_status st;
     bool *done = calloc((size_t)g->nply + 1, sizeof *done);
     int ndone = 0;
     if (!done) {

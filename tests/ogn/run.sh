@@ -155,12 +155,18 @@ head -c 1048577 /dev/zero | tr '\0' ' ' >big.ogn
 bad 2 "a record over 1 MiB" annotate big.ogn
 
 # ---- Ctrl-C: no output file, no temporary file -----------------------------------
-"$SOW" annotate game.ogn --time 5 -o stopped.ogn 2>err &
-pid=$!
-sleep 1
-kill -INT $pid
-wait $pid
-rc=$?
+# interrupt SECS ARGS...: sow ARGS... stopped by SIGINT after SECS; rc its status
+interrupt() {
+    local secs=$1 pid
+    shift
+    "$SOW" "$@" 2>err &
+    pid=$!
+    sleep "$secs"
+    kill -INT $pid
+    wait $pid
+    rc=$?
+}
+interrupt 1 annotate game.ogn --time 5 -o stopped.ogn
 left=$(ls stopped.ogn* 2>/dev/null)
 if [ $rc = 130 ] && [ -z "$left" ]; then
     ok "Ctrl-C during annotate -o, no move annotated yet: 130, nothing left"
@@ -168,12 +174,7 @@ else
     notok "Ctrl-C during annotate -o" "exit $rc, left: $left, stderr: $(cat err)"
 fi
 # ... after some moves: they go to OUT, and --resume annotates only the others
-"$SOW" annotate game.ogn --time 0.3 -o part.ogn 2>err &
-pid=$!
-sleep 2.2
-kill -INT $pid
-wait $pid
-rc=$?
+interrupt 2.2 annotate game.ogn --time 0.3 -o part.ogn
 k=$(grep -o '{ sow:' part.ogn 2>/dev/null | wc -l)
 if [ $rc = 130 ] && [ "$k" -ge 1 ] && [ "$k" -lt 12 ] &&
     grep -q "interrupted: $k of 12 moves annotated in part.ogn" err && [ -z "$(ls part.ogn.* 2>/dev/null)" ]; then
