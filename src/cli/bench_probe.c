@@ -5,6 +5,7 @@
  * the same random positions through tb_probe, the solver's and the engine's
  * probe.  Times are wall (monotonic) and the probing thread's CPU seconds:
  * on a shared machine the CPU figure is the comparable one. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,17 +83,21 @@ static void print_pass(const char *what, const struct pass *p, size_t n, const c
 }
 
 /* Levels 0..seeds of raw compressed into zdir with blocks of 2^bs values,
- * their raw and stored bytes printed.  false after a message. */
+ * their raw and stored bytes printed.  false after a message, or when
+ * *stop is set (Ctrl-C: the caller says so). */
 static bool compress_levels(const struct ruleset *rs, const struct tb_set *raw, const char *zdir,
-                            int from, int seeds, unsigned bs, int threads)
+                            int from, int seeds, unsigned bs, int threads,
+                            volatile sig_atomic_t *stop)
 {
     struct sow_error e;
     uint64_t sraw = 0, sz = 0;
+    const struct tbz_write_opts wo = {.threads = threads, .stop = stop};
     for (int n = from; n <= seeds; n++) {
         uint64_t E;
         const int8_t *v = tb_level_values(raw, n, &E);
-        enum sow_status st = tbz_write_b(zdir, rs, n, v, E, TBZ_LEVEL, bs,
-                                         &(struct tbz_write_opts){.threads = threads}, &e);
+        enum sow_status st = tbz_write_b(zdir, rs, n, v, E, TBZ_LEVEL, bs, &wo, &e);
+        if (st == SOW_E_INTERRUPTED)
+            return false;
         char path[4200];
         tb_file_name(zdir, rs->name, rs->pits, n, path, sizeof path);
         struct tb_header h;
@@ -157,7 +162,8 @@ static bool time_top_blocks(const struct ruleset *rs, const struct tb_index *ix,
  * (or values that differ). */
 static bool bench_shift(const struct ruleset *rs, const struct tb_set *raw,
                         const sow_position *pos, size_t np, int from, int seeds, unsigned bs,
-                        int threads, double cache_mb, const struct pass *rp)
+                        int threads, double cache_mb, const struct pass *rp,
+                        volatile sig_atomic_t *stop)
 {
     struct sow_error e;
     char zdir[] = "/tmp/sow-bench-probe-XXXXXX";
@@ -166,7 +172,7 @@ static bool bench_shift(const struct ruleset *rs, const struct tb_set *raw,
         return false;
     }
     printf("block shift %u (%u values a block), zstd level %d:\n", bs, 1u << bs, TBZ_LEVEL);
-    if (!compress_levels(rs, raw, zdir, from, seeds, bs, threads)) {
+    if (!compress_levels(rs, raw, zdir, from, seeds, bs, threads, stop) || *stop) {
         util_rmdir_flat(zdir);
         return false;
     }
@@ -180,6 +186,11 @@ static bool bench_shift(const struct ruleset *rs, const struct tb_set *raw,
         return false;
     }
     if (!time_top_blocks(rs, tb_set_index(raw), zdir, seeds, bs)) {
+        tb_close(zs);
+        util_rmdir_flat(zdir);
+        return false;
+    }
+    if (*stop) {
         tb_close(zs);
         util_rmdir_flat(zdir);
         return false;
@@ -283,6 +294,8 @@ int bench_probe(int argc, char **argv)
                            shifts, TBZ_BSHIFT_MIN, TBZ_BSHIFT_MAX);
         bs[nbs++] = (unsigned)b;
     }
+    /* Ctrl-C: the temporary directories (levels, GBs at large N) removed */
+    volatile sig_atomic_t *stop = cli_catch_signals(false);
     char tmpraw[] = "/tmp/sow-bench-probe-XXXXXX";
     const char *rawdir = dir;
     int rc = CLI_FAIL;
@@ -294,11 +307,12 @@ int bench_probe(int argc, char **argv)
             return CLI_FAIL;
         }
         rawdir = tmpraw;
-        struct tb_build_opts bo = {.threads = (int)threads};
+        struct tb_build_opts bo = {.threads = (int)threads, .stop = stop};
         double t0 = util_now();
         st = tb_build(&rs, rawdir, (int)seeds, &bo, &e);
         if (st != SOW_OK) {
-            fprintf(stderr, "sow bench probe: %s\n", e.msg);
+            if (st != SOW_E_INTERRUPTED)
+                fprintf(stderr, "sow bench probe: %s\n", e.msg);
             rc = cli_exit_code(st);
             goto out;
         }
@@ -333,8 +347,8 @@ int bench_probe(int argc, char **argv)
            (unsigned long long)total);
     print_pass("raw", &rp, np, "");
     for (int b = 0; b < nbs; b++)
-        if (!bench_shift(&rs, raw, pos, np, from, (int)seeds, bs[b], (int)threads, cache_mb,
-                         &rp))
+        if (*stop || !bench_shift(&rs, raw, pos, np, from, (int)seeds, bs[b], (int)threads,
+                                  cache_mb, &rp, stop))
             goto out;
     rc = CLI_OK;
 out:
@@ -342,5 +356,9 @@ out:
     tb_close(raw);
     if (!dir)
         util_rmdir_flat(tmpraw);
+    if (*stop) {
+        fprintf(stderr, "sow bench probe: interrupted\n");
+        return cli_interrupted();
+    }
     return rc;
 }
