@@ -55,7 +55,8 @@ static bool same_files(const struct ruleset *rs, const char *a, const char *b, i
 
 /* mpirun -np R self tables build ...; stderr into log.  Exit status or -1. */
 static int run_ranks(const char *self, const struct ruleset *rs, int ranks, long seeds,
-                     long threads, const char *builder, const char *dir, const char *log)
+                     long threads, const char *builder, const char *dir, const char *log,
+                     volatile sig_atomic_t *stop)
 {
     char np[24], se[24], th[24], pi[24], me[24];
     snprintf(np, sizeof np, "%d", ranks);
@@ -118,10 +119,18 @@ static int run_ranks(const char *self, const struct ruleset *rs, int ranks, long
         fprintf(stderr, "mpirun: %s\n", strerror(errno));
         _exit(127);
     }
+    /* Stopped (a signal to this process alone, not to its group as Ctrl-C
+     * sends it): mpirun told to end the job, once */
     int ws;
-    while (waitpid(pid, &ws, 0) < 0)
+    bool told = false;
+    while (waitpid(pid, &ws, 0) < 0) {
         if (errno != EINTR)
             return -1;
+        if (*stop && !told) {
+            kill(pid, SIGTERM);
+            told = true;
+        }
+    }
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 }
 
@@ -144,6 +153,9 @@ int bench_tables_mpi(const char *rules, long pits, long seeds, long threads, con
                            ranks);
         rlist[nr++] = (int)r;
     }
+    /* Ctrl-C (the ranks, in this process group, get it too): the builds
+     * stop, the temporary directory is removed, exit 130 */
+    volatile sig_atomic_t *stop = cli_catch_signals(false);
     char list[512];
     cli_rules_csv(rules, list, sizeof list);
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
@@ -166,23 +178,25 @@ int bench_tables_mpi(const char *rules, long pits, long seeds, long threads, con
         int bld = strcmp(builder, "fast") == 0 ? TB_BUILDER_FAST
                   : strcmp(builder, "lean") == 0 ? TB_BUILDER_LEAN
                                                  : TB_BUILDER_AUTO;
-        struct tb_build_opts opt = {.threads = (int)(threads > 0 ? threads : 1), .builder = bld};
+        struct tb_build_opts opt = {.threads = (int)(threads > 0 ? threads : 1), .builder = bld,
+                                    .stop = stop};
         printf("%s 2x%ld levels 0..%ld, %ld thread(s) per rank, --builder %s, %ld cores:\n",
                rs.name, pits, seeds, threads > 0 ? threads : 1, builder,
                sysconf(_SC_NPROCESSORS_ONLN));
         double t0 = util_now();
         st = tb_build(&rs, ref, (int)seeds, &opt, &e);
-        if (st != SOW_OK) {
-            fprintf(stderr, "sow bench tables: %s\n", e.msg);
-            return CLI_FAIL;
-        }
-        printf("  one process (no MPI)  %8.2f s\n", util_now() - t0);
-        fflush(stdout);
         int rc = CLI_OK;
-        for (int k = 0; k < nr && rc == CLI_OK; k++) {
+        if (st != SOW_OK && !*stop) {
+            fprintf(stderr, "sow bench tables: %s\n", e.msg);
+            rc = CLI_FAIL;
+        } else if (st == SOW_OK) {
+            printf("  one process (no MPI)  %8.2f s\n", util_now() - t0);
+            fflush(stdout);
+        }
+        for (int k = 0; k < nr && rc == CLI_OK && !*stop; k++) {
             snprintf(dir, sizeof dir, "%s/r%d", base, rlist[k]);
             double c0 = child_cpu(), w0 = util_now();
-            int x = run_ranks(self, &rs, rlist[k], seeds, threads, builder, dir, log);
+            int x = run_ranks(self, &rs, rlist[k], seeds, threads, builder, dir, log, stop);
             double wall = util_now() - w0, cpu = child_cpu() - c0;
             char line[1024] = "";
             FILE *f = fopen(log, "r");
@@ -192,7 +206,12 @@ int bench_tables_mpi(const char *rules, long pits, long seeds, long threads, con
                     snprintf(line, sizeof line, "%s", buf + 5);
             if (f)
                 fclose(f);
+            if (*stop) {
+                util_rmdir_flat(dir);
+                break;
+            }
             if (x != 0 || !line[0]) {
+                util_rmdir_flat(dir);
                 fprintf(stderr, "sow bench tables: mpirun -np %d failed (status %d); its log:\n",
                         rlist[k], x);
                 f = fopen(log, "r");
@@ -228,6 +247,10 @@ int bench_tables_mpi(const char *rules, long pits, long seeds, long threads, con
         util_rmdir_flat(ref);
         unlink(log);
         rmdir(base);
+        if (*stop) {
+            fprintf(stderr, "sow bench tables: interrupted\n");
+            return cli_interrupted();
+        }
         if (rc != CLI_OK)
             return rc;
     }

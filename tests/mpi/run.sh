@@ -369,6 +369,30 @@ if "${MPI[@]}" -np 3 "$SOW" tables build --seeds 12 --dir "$d" --threads 2 --bui
 else
     bad "rerun after Ctrl-C"; tail -5 "$T/log"
 fi
+# sow bench tables --mpi stopped by SIGINT to it alone (kill, not a
+# terminal's Ctrl-C to the group) while the ranks build: it ends mpirun's
+# job, removes its temporary directory and exits 130; no rank is left.
+benchdirs() { find /tmp -maxdepth 1 -name 'sow-bench-mpi-*' 2>/dev/null | sort; }
+before=$(benchdirs)
+"$SOW" bench tables --mpi --rules oware --seeds 15 --ranks 2 >"$T/bm.out" 2>"$T/bm.err" &
+pid=$!
+for _ in $(seq 600); do
+    [ -n "$(comm -13 <(echo "$before") <(benchdirs | sed 's|$|/r2|' | xargs -r ls -d 2>/dev/null || true))" ] &&
+        break
+    sleep 0.1
+done
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+sleep 1
+after=$(benchdirs)
+if [ "$rc" = 130 ] && [ "$before" = "$after" ] && [ "$(cat "$T/bm.err")" = "sow bench tables: interrupted" ] &&
+    ! pgrep -f "tables build --rules oware --pits 6 --seeds 15 .*sow-bench-mpi" >/dev/null; then
+    ok "bench tables --mpi, SIGINT while the ranks build: exit 130, no directory or rank left"
+else
+    bad "bench tables --mpi interrupted: exit $rc, left: $(comm -13 <(echo "$before") <(echo "$after") || true)"
+    tail -3 "$T/bm.err"
+fi
 # Levels past 2^31 entries (docs/distributed.md "Indices"): a level whose
 # slices would not fit 31-bit local indices is refused before anything is
 # built (exit 2, one line naming the ranks it needs, nothing on stdout, no
