@@ -26,6 +26,21 @@ size_t util_path_next(const char **p, char *dir, size_t len)
     return l;
 }
 
+const char *util_tmpdir(void)
+{
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}
+
+bool util_mkdtemp(char *buf, size_t len, const char *prefix)
+{
+    if ((size_t)snprintf(buf, len, "%s/%s-XXXXXX", util_tmpdir(), prefix) >= len) {
+        errno = ENAMETOOLONG;
+        return false;
+    }
+    return mkdtemp(buf) != NULL;
+}
+
 void util_rmdir_flat(const char *dir)
 {
     DIR *d = opendir(dir);

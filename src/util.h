@@ -3,6 +3,7 @@
 #ifndef SOW_UTIL_H
 #define SOW_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,6 +63,13 @@ void util_huge(void *p, size_t len);
  * moved past it and its ':'.  Returns the name's length in the path: 0
  * for an empty name ("a::b"), which callers skip.  Call while **p. */
 size_t util_path_next(const char **p, char *dir, size_t len);
+
+/* The directory for temporary files: $TMPDIR, else /tmp. */
+const char *util_tmpdir(void);
+
+/* A new directory "prefix-XXXXXX" in util_tmpdir() (mkdtemp), its path in
+ * buf[len]; false if it cannot be made (errno set). */
+bool util_mkdtemp(char *buf, size_t len, const char *prefix);
 
 /* Remove a flat directory: its files (not subdirectories), then itself.
  * For scratch directories of benches and tests; errors are ignored. */

@@ -167,9 +167,10 @@ int bench_tables_mpi(const char *rules, long pits, long seeds, long threads, con
             cli_bad("bench tables", "%s", e.msg);
             return cli_exit_code(st);
         }
-        char base[] = "/tmp/sow-bench-mpi-XXXXXX";
-        if (!mkdtemp(base)) {
-            fprintf(stderr, "sow bench tables: cannot create a temporary directory\n");
+        char base[4096];
+        if (!util_mkdtemp(base, sizeof base, "sow-bench-mpi")) {
+            fprintf(stderr, "sow bench tables: cannot create a temporary directory in %s: %s\n",
+                    util_tmpdir(), strerror(errno));
             return CLI_FAIL;
         }
         char ref[4200], dir[4200], log[4200];

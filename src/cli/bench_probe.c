@@ -5,6 +5,7 @@
  * the same random positions through tb_probe, the solver's and the engine's
  * probe.  Times are wall (monotonic) and the probing thread's CPU seconds:
  * on a shared machine the CPU figure is the comparable one. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,9 +167,10 @@ static bool bench_shift(const struct ruleset *rs, const struct tb_set *raw,
                         volatile sig_atomic_t *stop)
 {
     struct sow_error e;
-    char zdir[] = "/tmp/sow-bench-probe-XXXXXX";
-    if (!mkdtemp(zdir)) {
-        fprintf(stderr, "sow bench probe: cannot create a temporary directory\n");
+    char zdir[4096];
+    if (!util_mkdtemp(zdir, sizeof zdir, "sow-bench-probe")) {
+        fprintf(stderr, "sow bench probe: cannot create a temporary directory in %s: %s\n",
+                util_tmpdir(), strerror(errno));
         return false;
     }
     printf("block shift %u (%u values a block), zstd level %d:\n", bs, 1u << bs, TBZ_LEVEL);
@@ -296,14 +298,15 @@ int bench_probe(int argc, char **argv)
     }
     /* Ctrl-C: the temporary directories (levels, GBs at large N) removed */
     volatile sig_atomic_t *stop = cli_catch_signals(false);
-    char tmpraw[] = "/tmp/sow-bench-probe-XXXXXX";
+    char tmpraw[4096];
     const char *rawdir = dir;
     int rc = CLI_FAIL;
     struct tb_set *raw = NULL;
     sow_position *pos = NULL;
     if (!dir) {
-        if (!mkdtemp(tmpraw)) {
-            fprintf(stderr, "sow bench probe: cannot create a temporary directory\n");
+        if (!util_mkdtemp(tmpraw, sizeof tmpraw, "sow-bench-probe")) {
+            fprintf(stderr, "sow bench probe: cannot create a temporary directory in %s: %s\n",
+                    util_tmpdir(), strerror(errno));
             return CLI_FAIL;
         }
         rawdir = tmpraw;

@@ -161,7 +161,7 @@ int bench_tables(int argc, char **argv)
             cli_bad("bench tables", "%s", e.msg);
             return cli_exit_code(st);
         }
-        char dir[4096] = "/tmp/sow-bench-tables-XXXXXX";
+        char dir[4096];
         if (keep) {
             if (snprintf(dir, sizeof dir, "%s/%s", keep, rs.name) >= (int)sizeof dir)
                 return cli_bad("bench tables", "--keep '%s': path too long", keep);
@@ -169,8 +169,9 @@ int bench_tables(int argc, char **argv)
                 (mkdir(dir, 0777) != 0 && errno != EEXIST))
                 return cli_bad("bench tables", "--keep: cannot create %s: %s", dir,
                                strerror(errno));
-        } else if (!mkdtemp(dir)) {
-            fprintf(stderr, "sow bench tables: cannot create a temporary directory\n");
+        } else if (!util_mkdtemp(dir, sizeof dir, "sow-bench-tables")) {
+            fprintf(stderr, "sow bench tables: cannot create a temporary directory in %s: %s\n",
+                    util_tmpdir(), strerror(errno));
             return CLI_FAIL;
         }
         struct bt b;

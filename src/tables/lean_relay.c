@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lean_relay.h"
+#include "util.h"
 
 #define LREL_CHUNK 131072 /* pairs per read while sorting (1 MB) */
 #define LREL_SORT_THREADS 4 /* superbuckets sorted at once, at most */
@@ -17,10 +18,7 @@
 
 static const char *tmp_dir(const char *dir)
 {
-    if (dir && *dir)
-        return dir;
-    const char *t = getenv("TMPDIR");
-    return t && *t ? t : "/tmp";
+    return dir && *dir ? dir : util_tmpdir();
 }
 
 /* A temporary file in dir, unlinked at once (freed when closed). */

@@ -1173,10 +1173,10 @@ check "bench probe: compressed and raw agree for both block sizes" \
     test "$(grep -c 'compressed and raw agree' "$out")" -eq 2
 # Ctrl-C (here while levels 0..18 are built): exit 130, one line, and the
 # temporary directory of the levels removed
-before=$(ls -d /tmp/sow-bench-probe-* 2>/dev/null | sort)
+before=$(ls -d "${TMPDIR:-/tmp}"/sow-bench-probe-* 2>/dev/null | sort)
 timeout --preserve-status -k 10 -s INT 1.5 "$SOW" bench probe --seeds 18 >"$out" 2>"$err"
 rc=$?
-after=$(ls -d /tmp/sow-bench-probe-* 2>/dev/null | sort)
+after=$(ls -d "${TMPDIR:-/tmp}"/sow-bench-probe-* 2>/dev/null | sort)
 check "Ctrl-C during bench probe: exit 130, one line, no temporary directory left (rc $rc)" \
     test "$rc" -eq 130 -a "$(lines "$err")" -eq 1 -a "$before" = "$after"
 # --top-only: the top level alone, over lower levels found compressed

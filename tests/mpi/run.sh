@@ -371,8 +371,9 @@ else
 fi
 # sow bench tables --mpi stopped by SIGINT to it alone (kill, not a
 # terminal's Ctrl-C to the group) while the ranks build: it ends mpirun's
-# job, removes its temporary directory and exits 130; no rank is left.
-benchdirs() { find /tmp -maxdepth 1 -name 'sow-bench-mpi-*' 2>/dev/null | sort; }
+# job, removes its temporary directory (in $TMPDIR) and exits 130; no rank
+# is left.
+benchdirs() { find "$TMPDIR" -maxdepth 1 -name 'sow-bench-mpi-*' 2>/dev/null | sort; }
 before=$(benchdirs)
 "$SOW" bench tables --mpi --rules oware --seeds 15 --ranks 2 >"$T/bm.out" 2>"$T/bm.err" &
 pid=$!
