@@ -268,7 +268,7 @@ if command -v script >/dev/null; then
         >"$WORK/perft.tty" 2>&1 &
     spid=$!
     for _ in $(seq 600); do grep -Eq "$PT" "$WORK/perft.tty" && break; sleep 0.1; done
-    kill -INT "$(cat "$WORK/perft.pid")" 2>/dev/null
+    kill -TERM "$(cat "$WORK/perft.pid")" 2>/dev/null # (a background job ignores SIGINT)
     wait "$spid"
     check "perft: a long count's progress on a terminal" grep -Eq "$PT" "$WORK/perft.tty"
 fi
