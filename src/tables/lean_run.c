@@ -148,10 +148,28 @@ static bool lean_plan(const struct ruleset *rs, uint64_t E, int T, double raw, d
     return false;
 }
 
+/* The "compress" phase of level n's progress while its lower levels are
+ * rewritten: done of raw positions before the level being written, which
+ * holds size of them. */
+struct lower_tell {
+    const struct tb_build_opts *opt;
+    int n;
+    uint64_t E;
+    double done, raw, size;
+};
+
+static void lower_progress(void *ctx, double frac)
+{
+    const struct lower_tell *t = ctx;
+    t->opt->progress(t->opt->ctx, t->n, t->E, (t->done + frac * t->size) / t->raw, "compress");
+}
+
 /* Level m of the set, raw, rewritten compressed and loaded so (its checked
- * pages dropped); compressed levels are left as they are. */
+ * pages dropped); compressed levels are left as they are.  tell: the
+ * writing's progress as level tell->n's (NULL: none). */
 static enum sow_status lean_compress_lower(struct tb_set *set, int m,
-                                           const struct tb_build_opts *opt, struct sow_error *e)
+                                           const struct tb_build_opts *opt,
+                                           struct lower_tell *tell, struct sow_error *e)
 {
     struct tb_level *lv = &set->lv[m];
     if (lv->z && !lv->v)
@@ -160,7 +178,9 @@ static enum sow_status lean_compress_lower(struct tb_set *set, int m,
     tb_set_unload_level(set, m);
     /* (a level of a GB takes a minute: Ctrl-C stops it, the file left raw) */
     const struct tbz_write_opts wo = {.threads = opt ? opt->threads : 0,
-                                      .stop = opt ? opt->stop : NULL};
+                                      .stop = opt ? opt->stop : NULL,
+                                      .progress = tell ? lower_progress : NULL,
+                                      .ctx = tell};
     enum sow_status st = tb_compress_level(&set->rs, set->dir, m, &wo, &raw, &stored, NULL, e);
     if (st == SOW_OK)
         st = tb_set_load_level(set, m, e);
@@ -209,14 +229,16 @@ static enum sow_status lean_prepare(struct tb_set *set, int n, const struct tb_b
                  n, (tb_lean_memory(&set->rs, E, T, 0) + raw + extra) / 1e9, budget(opt) / 1e9);
         opt->progress(opt->ctx, -1, 0, 0, note);
     }
-    double done = 0;
+    struct lower_tell tell = {.opt = opt, .n = n, .E = E, .raw = raw};
+    bool telling = opt && opt->progress && raw > 0;
     for (int m = 0; m < n; m++) {
-        if (opt && opt->progress)
-            opt->progress(opt->ctx, n, E, raw > 0 ? done / raw : 0, "compress");
-        enum sow_status st = lean_compress_lower(set, m, opt, e);
+        tell.size = (double)tb_level_entries(&set->ix, m);
+        if (telling)
+            opt->progress(opt->ctx, n, E, tell.done / raw, "compress");
+        enum sow_status st = lean_compress_lower(set, m, opt, telling ? &tell : NULL, e);
         if (st != SOW_OK)
             return st;
-        done += (double)tb_level_entries(&set->ix, m);
+        tell.done += tell.size;
     }
     lower_bytes(set, n, &raw, &stored); /* now the stored sizes */
     if (!lean_plan(&set->rs, E, T, raw, stored, extra, budget(opt), opt, &p))
@@ -350,7 +372,7 @@ enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max
         if (rc == SOW_OK && !had)
             rc = tb_set_load_level(set, n, e);
         if (rc == SOW_OK && n < max_level)
-            rc = set->keep_compressed ? lean_compress_lower(set, n, opt, e)
+            rc = set->keep_compressed ? lean_compress_lower(set, n, opt, NULL, e)
                                       : (lean_pin_level(set, n), SOW_OK);
         if (rc != SOW_OK)
             goto out;
