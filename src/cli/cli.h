@@ -84,11 +84,16 @@ long cli_max_threads(void);
  * unknown), else the one-line refusal's exit code, naming how much there is. */
 int cli_memory_check(const char *cmd, double gb);
 
-/* Transposition tables: the largest this machine takes in MiB (3/4 of its
- * memory, at most cap), and the check of a size asked for (what: the
- * option, as "--hash"): 0, or the one-line refusal's exit code saying what
- * fits.  A table too large is refused before any work, not found out when
- * its allocation fails. */
+/* The MiB a table in memory (transposition table, tables' block cache) may
+ * take: 3/4 of the machine's memory, 0 where that is unknown (no limit);
+ * the machine's MiB in *ram_mb if not NULL. */
+double cli_table_room(double *ram_mb);
+
+/* Transposition tables: the largest this machine takes in MiB (the room,
+ * at most cap), and the check of a size asked for (what: the option, as
+ * "--hash"): 0, or the one-line refusal's exit code saying what fits.  A
+ * table too large is refused before any work, not found out when its
+ * allocation fails. */
 long cli_hash_max(long cap);
 int cli_hash_check(const char *cmd, const char *what, long mb);
 

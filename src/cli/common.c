@@ -22,22 +22,30 @@ int cli_memory_check(const char *cmd, double gb)
     return 0;
 }
 
+double cli_table_room(double *ram_mb)
+{
+    double ram = util_phys_memory() / 1048576.0;
+    if (ram_mb)
+        *ram_mb = ram;
+    return ram > 0 ? 0.75 * ram : 0;
+}
+
 long cli_hash_max(long cap)
 {
-    double ram = util_phys_memory();
-    if (ram > 0 && 0.75 * ram / 1048576.0 < (double)cap)
-        cap = (long)(0.75 * ram / 1048576.0);
+    double room = cli_table_room(NULL);
+    if (room > 0 && room < (double)cap)
+        cap = (long)room;
     return cap < 1 ? 1 : cap;
 }
 
 int cli_hash_check(const char *cmd, const char *what, long mb)
 {
-    double ram = util_phys_memory();
-    if (ram > 0 && (double)mb * 1048576.0 > 0.75 * ram)
+    double ram, room = cli_table_room(&ram);
+    if (room > 0 && (double)mb > room)
         return cli_bad(cmd,
                        "%s %ld MiB does not fit: this machine has %.0f MiB, at most %.0f MiB "
                        "(3/4 of it) can go to the table",
-                       what, mb, ram / 1048576.0, 0.75 * ram / 1048576.0);
+                       what, mb, ram, room);
     return 0;
 }
 

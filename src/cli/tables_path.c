@@ -1,4 +1,5 @@
 /* Tables paths: one or more directories separated by ':' (tables_path.h). */
+#include "cli.h"
 #include "tables_path.h"
 #include "util.h"
 
@@ -66,13 +67,13 @@ enum sow_status tpath_open(const struct ruleset *rs, const char *path, long cach
                            struct tb_set **out, struct sow_error *e)
 {
     /* a cache sized as the transposition tables are: refused up front */
-    double ram = util_phys_memory();
+    double ram, room = cli_table_room(&ram);
     *out = NULL;
-    if (cache_mb > 0 && ram > 0 && (double)cache_mb * 1048576.0 > 0.75 * ram)
+    if (cache_mb > 0 && room > 0 && (double)cache_mb > room)
         return sow_fail(e, SOW_E_TOO_BIG,
                         "a block cache of %ld MiB does not fit: this machine has %.0f MiB, at "
                         "most %.0f MiB (3/4 of it) can go to it",
-                        cache_mb, ram / 1048576.0, 0.75 * ram / 1048576.0);
+                        cache_mb, ram, room);
     enum sow_status st = tb_open(rs, path, out, e);
     if (st != SOW_OK || cache_mb <= 0)
         return st;

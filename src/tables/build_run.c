@@ -17,15 +17,15 @@
 #include "lean.h"
 #include "util.h"
 
-static double machine_memory(void)
+double tb_memory_budget(const struct tb_build_opts *opt)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-    return pages > 0 && psize > 0 ? (double)pages * (double)psize : 4e9;
+    double ram = util_phys_memory();
+    return opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * (ram > 0 ? ram : 4e9);
 }
 
 double tb_memory_limit(const struct tb_build_opts *opt, const char **by, const char **raise)
 {
-    double limit = opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * machine_memory();
+    double limit = tb_memory_budget(opt);
     /* An address-space limit (ulimit -v) refuses like --memory, up front and
      * saying what fits (docs/cli.md "Exit statuses"); the workspace is reserved
      * as address space, hence the margin. */

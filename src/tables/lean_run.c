@@ -56,12 +56,6 @@ enum sow_status tb_lean_solve_level(const struct ruleset *rs, const struct tb_se
     return rc;
 }
 
-static double budget(const struct tb_build_opts *opt)
-{
-    double ram = util_phys_memory();
-    return opt && opt->memory_bytes > 0 ? opt->memory_bytes : 0.75 * (ram > 0 ? ram : 4e9);
-}
-
 /* A lower level, read at random by the exits of every level above it: kept
  * in anonymous memory on huge pages instead of the file's 4 KB page-cache
  * pages (over GBs of lower levels the TLB misses grow with the level).  Same
@@ -214,7 +208,7 @@ static enum sow_status lean_prepare(struct tb_set *set, int n, const struct tb_b
     lower_bytes(set, n, &raw, &stored);
     wk->squeeze = 0;
     wk->zcap = 0;
-    lean_plan(&set->rs, E, T, raw, stored, extra, budget(opt), opt, &p);
+    lean_plan(&set->rs, E, T, raw, stored, extra, tb_memory_budget(opt), opt, &p);
     if (!p.z)
         return SOW_OK; /* raw fits */
     set->keep_compressed = true;
@@ -226,7 +220,7 @@ static enum sow_status lean_prepare(struct tb_set *set, int n, const struct tb_b
         snprintf(note, sizeof note,
                  "level %d needs about %.3g GB over its lower levels raw, more than the limit "
                  "(%.3g GB): they are rewritten compressed and kept so",
-                 n, (tb_lean_memory(&set->rs, E, T, 0) + raw + extra) / 1e9, budget(opt) / 1e9);
+                 n, (tb_lean_memory(&set->rs, E, T, 0) + raw + extra) / 1e9, tb_memory_budget(opt) / 1e9);
         opt->progress(opt->ctx, -1, 0, 0, note);
     }
     struct lower_tell tell = {.opt = opt, .n = n, .E = E, .raw = raw};
@@ -241,11 +235,11 @@ static enum sow_status lean_prepare(struct tb_set *set, int n, const struct tb_b
         tell.done += tell.size;
     }
     lower_bytes(set, n, &raw, &stored); /* now the stored sizes */
-    if (!lean_plan(&set->rs, E, T, raw, stored, extra, budget(opt), opt, &p))
+    if (!lean_plan(&set->rs, E, T, raw, stored, extra, tb_memory_budget(opt), opt, &p))
         return sow_fail(e, SOW_E_TOO_BIG,
                         "level %d needs about %.3g GB with the lean builder over its lower "
                         "levels compressed, but the memory limit is %.3g GB (--memory)",
-                        n, p.need / 1e9, budget(opt) / 1e9);
+                        n, p.need / 1e9, tb_memory_budget(opt) / 1e9);
     wk->squeeze = p.squeeze;
     wk->zcap = p.zcap;
     return SOW_OK;
@@ -291,7 +285,7 @@ enum sow_status tb_lean_check(const struct ruleset *rs, const char *dir, int max
     if (!ix)
         return sow_fail(e, SOW_E_NOMEM, "out of memory");
     tb_index_init(ix, rs);
-    double limit = budget(opt), lower = 0;
+    double limit = tb_memory_budget(opt), lower = 0;
     enum sow_status rc = SOW_OK;
     for (int n = 0; n <= max_level && rc == SOW_OK; n++) {
         uint64_t E = tb_level_entries(ix, n);
@@ -329,7 +323,7 @@ enum sow_status tb_lean_build(const struct ruleset *rs, const char *dir, int max
                 raw += (double)tb_level_entries(&set->ix, m);
             uint64_t E = tb_level_entries(&set->ix, n);
             lean_plan(rs, E, tb_lean_threads(opt, E), raw, LZ_GUESS * raw,
-                      opt && opt->bounds ? 2.0 * (double)E : 0, budget(opt), opt, &p);
+                      opt && opt->bounds ? 2.0 * (double)E : 0, tb_memory_budget(opt), opt, &p);
             set->keep_compressed = p.z;
             break;
         }
@@ -405,7 +399,7 @@ int tb_lean_fast_to(const struct ruleset *rs, const char *dir, int max_level,
     if (!ix)
         return -1;
     tb_index_init(ix, rs);
-    double limit = budget(opt), lower = 0;
+    double limit = tb_memory_budget(opt), lower = 0;
     int fast_to = max_level;
     bool any = false; /* a missing level below it */
     for (int n = 0; n <= max_level; n++) {

@@ -76,8 +76,11 @@ enum tb_builder { TB_BUILDER_AUTO = 0, TB_BUILDER_FAST, TB_BUILDER_LEAN };
 double tb_level_memory(const struct tb_index *ix, int level);
 
 /* The bytes a build may use: opt's memory_bytes (--memory), else 3/4 of
- * the machine's memory, lowered to 3/4 of an address-space limit (ulimit
- * -v); *by says which of them it is and *raise how to raise it. */
+ * the machine's memory (of 4 GB where it is unknown). */
+double tb_memory_budget(const struct tb_build_opts *opt);
+
+/* tb_memory_budget lowered to 3/4 of an address-space limit (ulimit -v);
+ * *by says which of them it is and *raise how to raise it. */
 double tb_memory_limit(const struct tb_build_opts *opt, const char **by, const char **raise);
 
 /* Build every missing level 0..max_level of rs into dir (created if needed;
