@@ -168,10 +168,10 @@ static enum sow_status payload_alloc(struct book *b, const struct ruleset *rs, c
 static enum sow_status payload_verify(struct book *b, uint64_t hash, const char *name,
                                       struct sow_error *e)
 {
-    enum sow_status st = payload_hash(b) != hash
-                             ? sow_fail(e, SOW_E_INPUT, "%s: damaged book: payload checksum mismatch",
-                                        name)
-                             : check_payload(b, name, e);
+    enum sow_status st =
+        payload_hash(b) != hash
+            ? sow_fail(e, SOW_E_INPUT, "%s: damaged book: payload checksum mismatch", name)
+            : check_payload(b, name, e);
     if (st != SOW_OK)
         book_free(b);
     return st;

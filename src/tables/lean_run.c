@@ -220,7 +220,8 @@ static enum sow_status lean_prepare(struct tb_set *set, int n, const struct tb_b
         snprintf(note, sizeof note,
                  "level %d needs about %.3g GB over its lower levels raw, more than the limit "
                  "(%.3g GB): they are rewritten compressed and kept so",
-                 n, (tb_lean_memory(&set->rs, E, T, 0) + raw + extra) / 1e9, tb_memory_budget(opt) / 1e9);
+                 n, (tb_lean_memory(&set->rs, E, T, 0) + raw + extra) / 1e9,
+                 tb_memory_budget(opt) / 1e9);
         opt->progress(opt->ctx, -1, 0, 0, note);
     }
     struct lower_tell tell = {.opt = opt, .n = n, .E = E, .raw = raw};
