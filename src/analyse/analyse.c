@@ -3,7 +3,6 @@
  * order of the moves and the JSON. */
 #include "sow/analyse.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +11,7 @@
 #include "analyse/jsonbuf.h"
 #include "sow/position.h"
 #include "util.h"
+#include "watch.h"
 
 /* The exact try's lowest levels in memory by default: far below sow solve's,
  * since every concurrent caller (sow serve's requests) builds its own; the
@@ -23,63 +23,12 @@
 
 /* ---- the exact try's deadline ---------------------------------------------- */
 
-/* The exact solver has no clock: a watch thread sets its stop flag at the
+/* The exact solver has no clock: a watch (watch.h) sets its stop flag at the
  * deadline or when the caller's stop is set. */
-struct watch {
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool done, running;
-    double until;
-    volatile sig_atomic_t flag;
-    volatile sig_atomic_t *stop;
-};
-
-static void *watch_run(void *arg)
+static bool caller_stop(void *arg)
 {
-    struct watch *w = arg;
-    pthread_mutex_lock(&w->mu);
-    while (!w->done) {
-        if (util_now() >= w->until || (w->stop && *w->stop)) {
-            w->flag = 1;
-            break;
-        }
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 20 * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&w->cv, &w->mu, &ts);
-    }
-    pthread_mutex_unlock(&w->mu);
-    return NULL;
-}
-
-static void watch_start(struct watch *w, double seconds, volatile sig_atomic_t *stop)
-{
-    memset(w, 0, sizeof *w);
-    pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->cv, NULL);
-    w->until = util_now() + seconds;
-    w->stop = stop;
-    w->running = pthread_create(&w->th, NULL, watch_run, w) == 0;
-    if (!w->running)
-        w->flag = 1; /* no watch, no unbounded solve: straight to the engine */
-}
-
-static void watch_end(struct watch *w)
-{
-    if (w->running) {
-        pthread_mutex_lock(&w->mu);
-        w->done = true;
-        pthread_cond_signal(&w->cv);
-        pthread_mutex_unlock(&w->mu);
-        pthread_join(w->th, NULL);
-    }
-    pthread_cond_destroy(&w->cv);
-    pthread_mutex_destroy(&w->mu);
+    volatile sig_atomic_t *stop = arg;
+    return stop && *stop;
 }
 
 /* ---- the tries ---------------------------------------------------------------- */
@@ -116,7 +65,7 @@ static enum sow_status try_exact(const struct ruleset *rs, const sow_position *p
                                  struct analysis *a, struct sow_error *e)
 {
     struct watch w;
-    watch_start(&w, seconds, o->stop);
+    watch_start(&w, CLOCK_MONOTONIC, util_now() + seconds, caller_stop, (void *)o->stop);
     struct search_opts so = {
         .threads = o->threads > 0 ? o->threads : 1,
         .tb = o->tb,
