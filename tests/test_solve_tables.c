@@ -95,12 +95,7 @@ static void check(const char *name, int pits, int levels, int above)
     search_free(b);
     search_free(c);
     tb_close(tb);
-    for (int n = 0; n <= levels; n++) {
-        char path[512];
-        tb_file_name(dir, rs.name, rs.pits, n, path, sizeof path);
-        unlink(path);
-    }
-    rmdir(dir);
+    util_rmdir_flat(dir); /* the level files and the builder's lock */
 }
 
 #define SOLVE_TABLES(id, name)                                                                    \
