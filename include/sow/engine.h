@@ -149,7 +149,15 @@ struct engine_opts {
      * every move and reply, within the root's limits; none under
      * engine_limits.infinite or no limit at all. */
     bool swindle;
+    /* At a root the tables hold, where no exit keeps its value and the
+     * levels hold no bounds for its children, the exact solver's closure of
+     * the root tells which move keeps it (docs/engine.md "Tables at the
+     * root"): at most this many positions (0: ENGINE_ROOT_CLOSURE, < 0:
+     * never), at most half of the move's time, kept for the next roots. */
+    long long root_closure;
 };
+
+#define ENGINE_ROOT_CLOSURE 4000000
 
 /* Limits of one search; zero fields are "none". */
 struct engine_limits {

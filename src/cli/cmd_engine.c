@@ -109,6 +109,7 @@ int cmd_engine(int argc, char **argv)
     P->threads = 1;
     P->own_book = true;
     P->swindle = PROTO_SWINDLE;
+    P->root_closure = ENGINE_ROOT_CLOSURE / 1000;
     proto_default_tables(P, true);
     /* book moves vary from one session to the next (equal moves) */
     P->book_rng = (uint64_t)getpid() * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(util_now() * 1e9);

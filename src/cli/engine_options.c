@@ -123,7 +123,8 @@ int proto_ensure_engine(struct proto *P)
     load_book(P);
     struct engine_opts o = {.threads = (int)P->threads, .hash_mb = (unsigned)P->hash,
                             .tb = P->tb, .weights = P->have_weights ? &P->weights : NULL,
-                            .solution = P->sol, .swindle = P->swindle};
+                            .solution = P->sol, .swindle = P->swindle,
+                            .root_closure = P->root_closure ? 1000LL * P->root_closure : -1};
     struct sow_error ee;
     if (engine_new(&P->rs, &o, &P->e, &ee) != SOW_OK) {
         ERR(P, "%s", ee.msg);
@@ -184,6 +185,13 @@ static void rules_range(const struct proto *P, bool pits, long *lo, long *hi)
 }
 
 /* The range of the spin option name (Hash, Threads, Pits, Seeds). */
+/* RootClosure's largest value: thousands of positions whose closure (64
+ * bytes each, engine.h) fits where Hash would. */
+static long root_closure_max(void)
+{
+    return hash_max() * (1048576 / 64) / 1000;
+}
+
 static void spin_range(const struct proto *P, const char *name, long *lo, long *hi)
 {
     *lo = 1;
@@ -219,6 +227,8 @@ void proto_uci(struct proto *P)
     proto_say(P, "option name Weights type string default <empty>");
     proto_say(P, "option name Ponder type check default false");
     proto_say(P, "option name Swindle type check default %s", PROTO_SWINDLE ? "true" : "false");
+    proto_say(P, "option name RootClosure type spin default %d min 0 max %ld",
+              ENGINE_ROOT_CLOSURE / 1000, root_closure_max());
     proto_say(P, "option name OwnBook type check default true");
     proto_say(P, "option name Book type string default <builtin>");
     proto_say(P, "option name BookMargin type spin default 0 min 0 max 10000");
@@ -266,12 +276,17 @@ static void setoption_number(struct proto *P, const char *name, const char *v)
         return;
     }
     bool hash = !strcasecmp(name, "Hash"), thr = !strcasecmp(name, "Threads"),
-         pits = !strcasecmp(name, "Pits"), tcache = !strcasecmp(name, "TableCache");
+         pits = !strcasecmp(name, "Pits"), tcache = !strcasecmp(name, "TableCache"),
+         rclos = !strcasecmp(name, "RootClosure");
     /* Pits and Seeds: the full range here, rules_init's message below says
      * why a count in it does not fit the other one; TableCache 0 is the
      * default size */
-    long lo = tcache ? 0 : 1,
-         hi = hash || tcache ? hash_max() : thr ? 256 : pits ? SOW_MAX_PITS : SOW_MAX_SEEDS;
+    long lo = tcache || rclos ? 0 : 1,
+         hi = hash || tcache ? hash_max()
+              : rclos        ? root_closure_max()
+              : thr          ? 256
+              : pits         ? SOW_MAX_PITS
+                             : SOW_MAX_SEEDS;
     if (!proto_parse_dec(v, lo, hi, &xx)) {
         ERR(P, "setoption %s: '%s' is not a decimal integer in %ld..%ld%s", name, v, lo, hi,
             (hash || tcache) && hi < 65536 ? " (3/4 of this machine's memory)" : "");
@@ -286,6 +301,9 @@ static void setoption_number(struct proto *P, const char *name, const char *v)
         P->dirty = true;
     } else if (thr) {
         P->threads = x;
+        P->dirty = true;
+    } else if (rclos) {
+        P->root_closure = x;
         P->dirty = true;
     } else {
         long old = pits ? P->pits : P->seeds;
@@ -441,7 +459,7 @@ void proto_setoption(struct proto *P, char *args)
     if (!setoption_split(P, args, &name, &v))
         return;
     if (!strcasecmp(name, "Hash") || !strcasecmp(name, "Threads") ||
-        !strcasecmp(name, "TableCache") ||
+        !strcasecmp(name, "TableCache") || !strcasecmp(name, "RootClosure") ||
         !strcasecmp(name, "Pits") || !strcasecmp(name, "Seeds"))
         setoption_number(P, name, v);
     else if (!strcasecmp(name, "Rules"))

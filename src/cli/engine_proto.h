@@ -58,6 +58,8 @@ struct proto {
     struct eval_weights weights;
     bool own_book;              /* OwnBook: play from the opening book (default true) */
     bool swindle;               /* Swindle: engine_opts.swindle (default PROTO_SWINDLE) */
+    long root_closure;          /* RootClosure: engine_opts.root_closure, thousands
+                                   of positions (0: none) */
     char book_file[1024];       /* Book: a book file, or "" for sow's own (book/builtin.h) */
     long book_margin;           /* BookMargin: choose among moves this close to the best */
     /* state */

@@ -42,6 +42,8 @@ struct pspec {
                                   rule set's default (engine_lmr_default) */
     int qdepth;                /* qs=N: capture-search plies below the leaves */
     bool swindle;              /* swindle=0|1: engine_opts.swindle */
+    long long root_closure;    /* rootclosure=K: engine_opts.root_closure, K thousand
+                                  positions (0 given: -1, none; not given: 0) */
     struct eval_weights w;
     char cmd[1024];
     char text[1100];

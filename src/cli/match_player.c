@@ -315,7 +315,8 @@ int player_open(struct mctx *M, int who, struct player *pl, char *err, int errle
         struct engine_opts o = {.threads = sp->threads, .hash_mb = sp->hash, .tb = M->tb[who],
                                 .weights = sp->have_weights ? &sp->w : NULL,
                                 .solution = M->sol[who], .lmr = sp->lmr,
-                                .qdepth = sp->qdepth, .swindle = sp->swindle};
+                                .qdepth = sp->qdepth, .swindle = sp->swindle,
+                                .root_closure = sp->root_closure};
         struct sow_error ee;
         if (engine_new(&M->rs, &o, &pl->e, &ee) != SOW_OK) {
             snprintf(err, (size_t)errlen, "%s", ee.msg);
@@ -600,6 +601,9 @@ int match_parse_spec(const char *s, struct pspec *sp, char *err, int errlen)
             sp->qdepth = (int)x;
         else if (!strcmp(kv, "swindle") && num && (x == 0 || x == 1) && sp->kind == P_SOW)
             sp->swindle = x == 1;
+        else if (!strcmp(kv, "rootclosure") && num && x >= 0 && x <= 1e6 && x == (int)x &&
+                 sp->kind == P_SOW)
+            sp->root_closure = x ? 1000LL * (long long)x : -1;
         else if (!strcmp(kv, "solution") && sp->kind == P_SOW && *v)
             sp->solution = strdup(v);
         else if (!strcmp(kv, "book") && sp->kind == P_SOW && *v)

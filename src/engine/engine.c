@@ -17,6 +17,7 @@
  * path: graph-history interaction), so neither is anything resting on them.
  */
 #include "engine_internal.h"
+#include "solver/closure.h"
 
 /* ---- construction ---- */
 
@@ -140,6 +141,7 @@ void engine_free(struct engine *e)
         }
     free(e->th);
     tb_mem_free(e->mem);
+    clos_free(e->clos);
     tt_free(e->tt);
     pthread_mutex_destroy(&e->mu);
     pthread_mutex_destroy(&e->ls_mu);
@@ -183,38 +185,6 @@ void engine_stop(struct engine *e)
 uint64_t engine_nodes(const struct engine *e)
 {
     return e->total_nodes;
-}
-
-/* The root inside the tables: its value, and an exit (a move that
- * captures, or ends the game) reaching it, if there is one: it is played
- * at once.  A value reached only by moves that stay in the level is left
- * to the search (no *best): equal values do not say which of them makes
- * progress, and the game's history may end one by repetition. */
-static bool root_from_tables(struct engine *e, const sow_position *p,
-                             const struct sow_movelist *ml, int *value, sow_move *best)
-{
-    const struct ruleset *rs = e->rs;
-    *best = SOW_MOVE_NONE;
-    if (!tb_probe(e->set, p, value))
-        return false;
-    int n = seeds_on_board(rs, p);
-    for (int i = 0; i < ml->n; i++) {
-        const struct sow_child *ch = &ml->c[i];
-        int net = ch->captured[p->side] - ch->captured[!p->side], v, mv;
-        struct sow_movelist cm;
-        rs->generate(rs, &ch->pos, &cm, NULL, NULL);
-        if (cm.n == 0)
-            mv = net - (cm.settle[ch->pos.side] - cm.settle[!ch->pos.side]);
-        else if (seeds_on_board(rs, &ch->pos) != n && tb_probe(e->set, &ch->pos, &v))
-            mv = net - v;
-        else
-            continue;
-        if (mv == *value) {
-            *best = ch->move;
-            break;
-        }
-    }
-    return true;
 }
 
 static void *helper_main(void *arg)
@@ -272,7 +242,7 @@ static int history_from(const struct ruleset *rs, const sow_position *p, int np,
 /* Every move's exact value is known (rootv, a move tbbest reaching it): the
  * answer with no search. */
 static void answer_known(struct engine *e, const struct sow_movelist *ml, int rootv,
-                         sow_move tbbest, struct engine_result *r)
+                         sow_move tbbest, uint64_t nodes, struct engine_result *r)
 {
     r->info.depth = 1;
     r->info.score = 100 * rootv;
@@ -280,7 +250,9 @@ static void answer_known(struct engine *e, const struct sow_movelist *ml, int ro
     r->info.pv_len = 1;
     r->info.pv[0] = tbbest;
     r->info.tb_hits = (uint64_t)ml->n + 1;
+    r->info.nodes = nodes;
     r->info.seconds = util_now() - e->t0;
+    e->total_nodes += nodes;
     r->best = tbbest;
     if (e->info_cb)
         e->info_cb(e->info_arg, &r->info);
@@ -414,14 +386,16 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     e->t0 = util_now(); /* rates and times from here; the deadline counts the levels too */
     int rootv = 0;
     sow_move tbbest = SOW_MOVE_NONE;
-    bool root_tb = np <= e->tbmax && root_from_tables(e, p, &ml, &rootv, &tbbest);
+    uint64_t cnodes = 0;
+    bool root_tb = np <= e->tbmax &&
+                   eng_root_known(e, p, &ml, hist, from, nhist, lim, &rootv, &tbbest, &cnodes);
     /* A solution file answers a root with no earlier position of its level
      * in the game (engine_know.h). */
     if (!(root_tb && tbbest != SOW_MOVE_NONE) && e->o.solution && from == nhist &&
         know_root(e->o.solution, p, &ml, &rootv, &tbbest))
         root_tb = true;
     if (root_tb && tbbest != SOW_MOVE_NONE) {
-        answer_known(e, &ml, rootv, tbbest, r);
+        answer_known(e, &ml, rootv, tbbest, cnodes, r);
         eng_swindle(e, p, &ml, hist, nhist, lim, r);
         return;
     }
@@ -434,5 +408,7 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     eng_iterate(e->th[0]);
     threads_join(e, started, r);
     result_assemble(e, p, &ml, root_tb, rootv, r);
+    r->info.nodes += cnodes; /* a closure that did not tell the move */
+    e->total_nodes += cnodes;
     eng_swindle(e, p, &ml, hist, nhist, lim, r);
 }

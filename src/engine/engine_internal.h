@@ -3,6 +3,8 @@
  *
  *   engine.c            construction, the API, engine_search: the root,
  *      |                its tables and history, the helper threads
+ *      |-- engine_root.c       a root the tables hold: the move that keeps
+ *      |                       its value (bounds, or the root's closure)
  *      |-- engine_swindle.c    at a proven root, the move that keeps the
  *      |                       value and leaves the opponent the fewest
  *      |                       replies keeping his
@@ -49,6 +51,8 @@
 #define BUSY_SLOTS 16384
 #define BUSY_DEMOTE ((int64_t)1 << 50)
 #endif
+
+struct clos;
 
 struct ethr {
     struct engine *e;
@@ -129,6 +133,10 @@ struct engine {
     struct engine_info last;
     bool have_last;
     double t0;
+    /* engine_root.c: the last root closure built (NULL: none yet), and
+     * whether it is solved (it answers the roots it holds) */
+    struct clos *clos;
+    bool clos_solved;
 };
 
 static inline int seeds_on_board(const struct ruleset *rs, const sow_position *p)
@@ -139,6 +147,17 @@ static inline int seeds_on_board(const struct ruleset *rs, const sow_position *p
 /* ---- engine_tree.c ---- */
 
 int eng_root_search(struct ethr *t, int alpha, int beta, int depth, bool *proven);
+
+/* ---- engine_root.c ---- */
+
+/* p (moves ml; the game's history at its level hist[from..nhist)) in the
+ * tables: true, its value, and in *best a move keeping it where one is
+ * known (else SOW_MOVE_NONE: the search chooses); nodes of a closure
+ * built for it added to *nodes.  false if the tables do not hold p. */
+bool eng_root_known(struct engine *e, const sow_position *p, const struct sow_movelist *ml,
+                    const sow_position *hist, int from, int nhist,
+                    const struct engine_limits *lim, int *value, sow_move *best,
+                    uint64_t *nodes);
 
 /* ---- engine_swindle.c ---- */
 
