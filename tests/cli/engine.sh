@@ -178,7 +178,7 @@ check "nothing on stderr" '[ ! -s "$WORK/stderr" ]' "$(head -3 "$WORK/stderr")"
 # which oware 2x6 cannot hold).  Hash is set back before isready builds.
 spins=$(printf 'uci\nquit\n' | timeout 10 "$SOW" engine 2>&1 |
         awk '$4 == "type" && $5 == "spin" {print $3, $7, $9, $11}')
-check "uci: six spin options advertised" '[ "$(wc -l <<<"$spins")" -eq 6 ]' "$spins"
+check "uci: seven spin options advertised" '[ "$(wc -l <<<"$spins")" -eq 7 ]' "$spins"
 while read -r name def lo hi; do
     out=$(printf 'setoption name %s value %s\nsetoption name %s value %s\nsetoption name %s value %s\nsetoption name %s value %s\nisready\nquit\n' \
           "$name" "$lo" "$name" "$def" "$name" "$hi" "$name" "$def" | timeout 20 "$SOW" engine 2>&1)
