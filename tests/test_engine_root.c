@@ -60,12 +60,30 @@ static int values(const struct ruleset *rs, const struct tb_set *ref, const sow_
     return first;
 }
 
+/* The moves worth V that stay in the level, less those into a position of
+ * hist (nh of them): their count, and in *only the first. */
+static int kept_inlevel(const struct sow_movelist *ml, const int *mv, const bool *ex, int V,
+                        const sow_position *hist, int nh, int *only)
+{
+    int n = 0;
+    *only = -1;
+    for (int i = 0; i < ml->n; i++) {
+        bool rep = false;
+        for (int j = 0; j < nh; j++)
+            rep |= rules_same_position(&ml->c[i].pos, &hist[j]);
+        if (!ex[i] && mv[i] == V && !rep && n++ == 0)
+            *only = i;
+    }
+    return n;
+}
+
 /* Roots of level `top` with levels 0..top in memory, bounds included: where
- * an exit keeps the value the engine plays the first such exit, else the
- * first move keeping it; both at once (no node searched), the value
- * reported proven.  With that move's position in the game's history (it
- * would repeat), the engine plays another move keeping the value where
- * there is one, else searches. */
+ * an exit keeps the value the engine plays the first such exit at once
+ * (no node searched); else where one move in the level keeps it, that move
+ * at once; where several do, the search chooses among them alone.  The
+ * value is reported proven.  With a move's position in the game's history
+ * (it would repeat), that move is never played while another keeps the
+ * value. */
 Test(engine_root, bounds_answer_at_once, .timeout = 120)
 {
     const char *names[] = {"oware", "awari", "jodu", "darra"};
@@ -79,8 +97,8 @@ Test(engine_root, bounds_answer_at_once, .timeout = 120)
         struct engine *e = engine_of(&rs, &eo);
         const struct tb_index *ix = tb_set_index(tb);
         uint64_t E = tb_level_entries(ix, top);
-        int at_once = 0, inlevel = 0, other = 0, searched = 0;
-        for (int k = 0; k < 200; k++) {
+        int at_once = 0, one = 0, among = 0, avoided = 0;
+        for (int k = 0; k < 300; k++) {
             sow_position p;
             tb_position_of(ix, top, rnd() % E, &p);
             struct sow_movelist ml;
@@ -100,7 +118,6 @@ Test(engine_root, bounds_answer_at_once, .timeout = 120)
             cr_assert_geq(b, 0, "%s: illegal move", rs.name);
             cr_assert(res.info.proven && res.info.score == 100 * V, "%s: score %d, value %d",
                       rs.name, res.info.score, V);
-            cr_assert_eq(res.info.nodes, 0, "%s: searched, although the bounds tell", rs.name);
             cr_assert_eq(mv[b], V, "%s: the move's value %d is not the root's %d", rs.name, mv[b],
                          V);
             if (exit_best) {
@@ -110,34 +127,41 @@ Test(engine_root, bounds_answer_at_once, .timeout = 120)
                     if (ex[i] && mv[i] == V)
                         fe = i;
                 cr_assert_eq(b, fe, "%s: not the first exit worth %d", rs.name, V);
+                cr_assert_eq(res.info.nodes, 0, "%s: searched, although an exit keeps %d",
+                             rs.name, V);
                 continue;
             }
-            inlevel++;
-            cr_assert_eq(b, first, "%s: not the first move worth %d", rs.name, V);
+            int only, n = kept_inlevel(&ml, mv, ex, V, NULL, 0, &only);
+            if (n == 1) {
+                one++;
+                cr_assert_eq(b, only);
+                cr_assert_eq(res.info.nodes, 0, "%s: searched, although one move keeps %d",
+                             rs.name, V);
+            } else {
+                among++;
+                cr_assert_gt(res.info.nodes, 0, "%s: %d moves keep %d, none searched", rs.name,
+                             n, V);
+            }
             /* the move's position already in the game: it would repeat */
             sow_position hist[1] = {ml.c[b].pos};
+            if (kept_inlevel(&ml, mv, ex, V, hist, 1, &only) == 0)
+                continue;
             engine_clear(e);
             engine_search(e, &p, hist, 1, &lim, &res);
             int nb = rules_find_move(&ml, res.best);
             cr_assert_geq(nb, 0, "%s: illegal move", rs.name);
-            int next = -1;
-            for (int i = b + 1; i < ml.n && next < 0; i++)
-                if (mv[i] == V && !rules_same_position(&ml.c[i].pos, &hist[0]))
-                    next = i;
-            if (next >= 0) {
-                other++;
-                cr_assert_eq(nb, next, "%s: with the repetition, not the next move worth %d",
-                             rs.name, V);
-                cr_assert_eq(res.info.nodes, 0);
-            } else {
-                searched++;
-                cr_assert_gt(res.info.nodes, 0, "%s: answered at once, only a repetition is "
-                             "known to keep %d", rs.name, V);
-            }
+            cr_assert_neq(nb, b, "%s: played into a repetition while another move keeps %d",
+                          rs.name, V);
+            cr_assert_eq(mv[nb], V, "%s: with the repetition, a move worth %d, not %d", rs.name,
+                         mv[nb], V);
+            avoided++;
         }
-        cr_assert_gt(inlevel, 0, "%s: no root kept by an in-level move alone", rs.name);
-        cr_log_info("%s: %d exits at once, %d in-level moves at once; with the repetition %d "
-                    "others, %d searched", rs.name, at_once, inlevel, other, searched);
+        cr_assert_gt(one, 0, "%s: no root kept by one in-level move alone", rs.name);
+        cr_assert_gt(among, 0, "%s: no root kept by several in-level moves", rs.name);
+        cr_assert_gt(avoided, 0, "%s: no repetition avoided", rs.name);
+        cr_log_info("%s: %d exits at once, %d single in-level moves at once, %d searched among "
+                    "the moves keeping the value; %d repetitions avoided",
+                    rs.name, at_once, one, among, avoided);
         engine_free(e);
         tb_mem_free(mem);
     }
@@ -160,9 +184,9 @@ static struct tb_set *files_without_bounds(const struct ruleset *rs, int top, ch
 }
 
 /* Roots of the top level of tables without bounds: the root's closure
- * tells the move (every move the engine plays keeps the value, as the
- * twin finds it from the builder's bounds), where no exit does; nothing
- * is searched.  With the closure off (root_closure < 0) or too small for
+ * tells the moves that keep the value (every move the engine plays keeps
+ * it, as the twin finds it from the builder's bounds), where no exit does;
+ * where one move does, nothing is searched.  With the closure off (root_closure < 0) or too small for
  * it (1 position) the search chooses, still a legal move, the value
  * reported.  The closure kept from one root answers the next roots it
  * holds. */
@@ -208,8 +232,10 @@ Test(engine_root, closure_tells_the_move, .timeout = 120)
             if (exit_best)
                 continue;
             closed++;
-            cr_assert_eq(res.info.depth, 1, "%s: searched, although the closure tells",
-                         rs.name);
+            int only;
+            if (kept_inlevel(&ml, mv, ex, V, NULL, 0, &only) == 1)
+                cr_assert_eq(res.info.depth, 1, "%s: searched, although the closure tells",
+                             rs.name);
             engine_search(off, &p, NULL, 0, &lim, &res);
             cr_assert_geq(rules_find_move(&ml, res.best), 0);
             cr_assert(res.info.proven && res.info.score == 100 * V);

@@ -384,11 +384,11 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     int from = history_from(rs, p, np, hist, nhist);
     grow_levels(e, np);
     e->t0 = util_now(); /* rates and times from here; the deadline counts the levels too */
-    int rootv = 0;
-    sow_move tbbest = SOW_MOVE_NONE;
-    uint64_t cnodes = 0;
-    bool root_tb = np <= e->tbmax &&
-                   eng_root_known(e, p, &ml, hist, from, nhist, lim, &rootv, &tbbest, &cnodes);
+    struct root_known k;
+    bool root_tb = np <= e->tbmax && eng_root_known(e, p, &ml, hist, from, nhist, lim, &k);
+    int rootv = root_tb ? k.value : 0;
+    sow_move tbbest = root_tb ? k.best : SOW_MOVE_NONE;
+    uint64_t cnodes = root_tb ? k.nodes : 0;
     /* A solution file answers a root with no earlier position of its level
      * in the game (engine_know.h). */
     if (!(root_tb && tbbest != SOW_MOVE_NONE) && e->o.solution && from == nhist &&
@@ -399,6 +399,11 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
         eng_swindle(e, p, &ml, hist, nhist, lim, r);
         return;
     }
+    /* The moves known to keep the tables' value, if two or more: the
+     * search's root plays one of them (engine_tree.c) */
+    e->root_filter = root_tb && k.ncand > 1;
+    if (e->root_filter)
+        memcpy(e->root_allow, k.allow, sizeof e->root_allow);
     e->one_move = ml.n == 1;
     int maxd = lim->depth > 0 ? lim->depth : ENGINE_MAX_PLY - 1;
     if (maxd > ENGINE_MAX_PLY - 1)
@@ -408,7 +413,16 @@ void engine_search(struct engine *e, const sow_position *p, const sow_position *
     eng_iterate(e->th[0]);
     threads_join(e, started, r);
     result_assemble(e, p, &ml, root_tb, rootv, r);
-    r->info.nodes += cnodes; /* a closure that did not tell the move */
+    if (e->root_filter && !eng_root_allows(e, r->best)) { /* stopped before a move */
+        for (int i = 0; i < ml.n; i++)
+            if (eng_root_allows(e, ml.c[i].move)) {
+                r->best = r->info.pv[0] = ml.c[i].move;
+                r->info.pv_len = 1;
+                break;
+            }
+    }
+    e->root_filter = false;
+    r->info.nodes += cnodes; /* a closure that did not tell the move alone */
     e->total_nodes += cnodes;
     eng_swindle(e, p, &ml, hist, nhist, lim, r);
 }

@@ -137,7 +137,16 @@ struct engine {
      * whether it is solved (it answers the roots it holds) */
     struct clos *clos;
     bool clos_solved;
+    /* The root's moves the search may play (root_known.allow), if
+     * root_filter; read by every thread at ply 0. */
+    bool root_filter;
+    uint64_t root_allow[4];
 };
+
+static inline bool eng_root_allows(const struct engine *e, sow_move m)
+{
+    return (e->root_allow[m >> 6] >> (m & 63)) & 1;
+}
 
 static inline int seeds_on_board(const struct ruleset *rs, const sow_position *p)
 {
@@ -150,14 +159,26 @@ int eng_root_search(struct ethr *t, int alpha, int beta, int depth, bool *proven
 
 /* ---- engine_root.c ---- */
 
+/* What the tables tell of a root (eng_root_known). */
+struct root_known {
+    int value;                     /* V(p) */
+    sow_move best;                 /* a move to play at once, or SOW_MOVE_NONE */
+    /* The moves known to keep V that stay in the level and do not repeat
+     * a position of the game (bit m of allow[m / 64] for move m): where
+     * there are two or more, the search chooses among them alone; 0: not
+     * known, the search chooses among all. */
+    int ncand;
+    uint64_t allow[4];
+    uint64_t nodes;                /* of a closure built for the root */
+};
+
+_Static_assert(sizeof(sow_move) == 1, "root_known.allow has a bit for every move");
+
 /* p (moves ml; the game's history at its level hist[from..nhist)) in the
- * tables: true, its value, and in *best a move keeping it where one is
- * known (else SOW_MOVE_NONE: the search chooses); nodes of a closure
- * built for it added to *nodes.  false if the tables do not hold p. */
+ * tables: true and *k filled; false if the tables do not hold p. */
 bool eng_root_known(struct engine *e, const sow_position *p, const struct sow_movelist *ml,
                     const sow_position *hist, int from, int nhist,
-                    const struct engine_limits *lim, int *value, sow_move *best,
-                    uint64_t *nodes);
+                    const struct engine_limits *lim, struct root_known *k);
 
 /* ---- engine_swindle.c ---- */
 

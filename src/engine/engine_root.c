@@ -15,11 +15,16 @@
  * with tables 0..24: V = 3; 2A keeps it, the search at 0.2 s played 6A,
  * worth 1).
  *
- * The pick: the first exit worth V(p) (it makes progress), else the first
- * move worth V(p) in generation order, as the exact solver's principal
- * variation walks.  A move whose child repeats a position of the game's
- * history at this level is never picked here (the repetition rule ends the
- * game there): if only such moves keep V(p), the search chooses. */
+ * The pick: the first exit worth V(p), at once (it makes progress).  Else
+ * the moves that stay in the level worth V(p), less those whose position
+ * the game already had at this level (the repetition rule would end it
+ * there): one is played at once; among two or more the search chooses
+ * (root_known.allow), since equal values do not tell which of them makes
+ * progress toward an exit the mover can force (a move that keeps the
+ * force is worth V(p) however long it waits; docs/rules.md "Value of a
+ * position"), and the search sees the game's repetitions and prefers a
+ * line reaching the exit (known_inlevel).  None: the search chooses among
+ * all the moves, as it does where the values are not known. */
 #include "engine_internal.h"
 #include "solver/closure.h"
 #include "watch.h"
@@ -174,29 +179,33 @@ static bool closure_build(struct engine *e, const sow_position *p,
 
 bool eng_root_known(struct engine *e, const sow_position *p, const struct sow_movelist *ml,
                     const sow_position *hist, int from, int nhist,
-                    const struct engine_limits *lim, int *value, sow_move *best,
-                    uint64_t *nodes)
+                    const struct engine_limits *lim, struct root_known *k)
 {
-    *best = SOW_MOVE_NONE;
-    if (!tb_probe(e->set, p, value))
+    memset(k, 0, sizeof *k);
+    k->best = SOW_MOVE_NONE;
+    if (!tb_probe(e->set, p, &k->value))
         return false;
     int vals[SOW_MAX_PITS + 1];
     bool known[SOW_MAX_PITS + 1], exit[SOW_MAX_PITS + 1];
     int unknown = table_values(e, p, ml, vals, known, exit);
     for (int i = 0; i < ml->n; i++) /* an exit: progress */
-        if (known[i] && exit[i] && vals[i] == *value) {
-            *best = ml->c[i].move;
+        if (known[i] && exit[i] && vals[i] == k->value) {
+            k->best = ml->c[i].move;
             return true;
         }
     if (unknown && !closure_values(e, p, ml, vals, known)) {
-        if (e->o.root_closure < 0 || !closure_build(e, p, lim, nodes) ||
+        if (e->o.root_closure < 0 || !closure_build(e, p, lim, &k->nodes) ||
             !closure_values(e, p, ml, vals, known))
             return true;
     }
     for (int i = 0; i < ml->n; i++)
-        if (known[i] && vals[i] == *value && !in_history(&ml->c[i].pos, hist, from, nhist)) {
-            *best = ml->c[i].move;
-            break;
+        if (known[i] && vals[i] == k->value && !in_history(&ml->c[i].pos, hist, from, nhist)) {
+            sow_move m = ml->c[i].move;
+            k->allow[m >> 6] |= 1ULL << (m & 63);
+            if (k->ncand++ == 0)
+                k->best = m;
         }
+    if (k->ncand > 1) /* the search chooses among them */
+        k->best = SOW_MOVE_NONE;
     return true;
 }

@@ -515,6 +515,13 @@ static inline __attribute__((always_inline)) int search_t(struct ethr *t, const 
     int best = -ENGINE_INF - 1, a0 = alpha;
     sow_move bestm = SOW_MOVE_NONE;
     bool allproven = true, bestproven = false;
+    /* At a root whose moves the tables sort (engine_root.c), only those
+     * keeping its value are searched; ks counts the moves searched, which
+     * PVS and the reductions go by.  The root's table entry then holds the
+     * best of them: harmless, since below the root its position is only
+     * ever met as a repetition, settled before any probe. */
+    const bool filtered = ply == 0 && e->root_filter;
+    int ks = 0;
     for (int k = 0;; k++) {
         const struct sow_child *ch;
         uint64_t chk;
@@ -529,14 +536,16 @@ static inline __attribute__((always_inline)) int search_t(struct ethr *t, const 
                 break;
             ch = next_child(t, ml, okey, k, NW, kids_probe, abd, &nexti, &nextk, &chk);
         }
+        if (filtered && !eng_root_allows(e, ch->move))
+            continue;
         /* (oware and awari: only the mover captures) */
         const int cap_own = ch->captured[side], cap_opp = ow6 ? 0 : ch->captured[!side];
         int d = 100 * (cap_own - cap_opp);
         const int cn = n - cap_own - cap_opp;
         bool cp;
         bump(&t->nodes);
-        sc = search_child(t, ch, chk, cn, d, alpha, beta, depth, ply, k, leaves, abd, &cp,
-                              shape);
+        sc = search_child(t, ch, chk, cn, d, alpha, beta, depth, ply, ks++, leaves, abd, &cp,
+                          shape);
         if (t->abort) {
             *proven = false;
             return 0;
