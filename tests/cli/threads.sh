@@ -112,6 +112,12 @@ t "engine: threshold twin --depth 6, 2 threads" solve --threads 2 --depth 6 --th
 t "engine: match, 2 games at once, 2-thread engines" match --a sow:depth=4,threads=2 --b greedy --games 4 --concurrency 2
 printf 'setoption name Threads value 2\nisready\nposition startpos\ngo infinite\nstop\ngo depth 9\nisready\nquit\n' >"$WORK/proto"
 t "engine: protocol, go infinite then stop, 2 threads" engine <"$WORK/proto"
+# a root the tables hold, told by its closure (no bounds files): the
+# closure's OpenMP threads under its watch, then the search among the moves
+# kept; and a stop arriving while the closure is built
+t "engine: table root told by its closure, 2 threads" solve --threads 2 --time 3 --tables "$TB" 0,2,4,0,0,2/0,0,0,0,0,0/A
+printf 'setoption name Threads value 2\nsetoption name Tables value %s\nisready\nposition pos 0,2,4,0,0,2/0,0,0,0,0,0/A\ngo infinite\nstop\nisready\nquit\n' "$TB" >"$WORK/proto"
+t "engine: protocol, stop during a table root's closure, 2 threads" engine <"$WORK/proto"
 # engine-speed: superseded iterations (Lazy SMP) and the lockstep turns
 t "engine: bench --threads 2 (supersede, adopt)" bench engine --rules oware,jodu --depth 9 --threads 2
 t "engine: bench --threads 2 --lockstep" bench engine --rules oware,darra --depth 9 --threads 2 --lockstep
