@@ -16,7 +16,7 @@ static void *watch_run(void *arg)
     pthread_mutex_lock(&w->mu);
     while (!w->done) {
         if ((w->until > 0 && seconds_on(w->clock) >= w->until) || (w->quit && w->quit(w->arg))) {
-            w->flag = 1;
+            __atomic_store_n(&w->flag, 1, __ATOMIC_RELAXED); /* read by other threads */
             break;
         }
         /* (the condition variable's clock is the realtime one: only the

@@ -14,7 +14,9 @@
  * unbounded work.
  *
  * Thread-safety: one caller starts and ends a watch; the flag is written by
- * the watch's thread and read by any; quit runs on the watch's thread and
+ * the watch's thread with a relaxed atomic store, to be read by any thread
+ * with a relaxed atomic load (watch_fired; clos_stopped and the relay
+ * cache's stop test read their flag so); quit runs on the watch's thread and
  * must be safe there (read atomics or sig_atomic_t flags). */
 #ifndef SOW_WATCH_H
 #define SOW_WATCH_H
@@ -35,6 +37,12 @@ struct watch {
     void *arg;
     volatile sig_atomic_t flag;   /* set once: the deadline passed, or quit */
 };
+
+/* Has the watch set its flag?  (Any thread.) */
+static inline bool watch_fired(const struct watch *w)
+{
+    return __atomic_load_n(&w->flag, __ATOMIC_RELAXED) != 0;
+}
 
 void watch_start(struct watch *w, clockid_t clock, double until, bool (*quit)(void *arg),
                  void *arg);

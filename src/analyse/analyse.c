@@ -74,7 +74,7 @@ static enum sow_status try_exact(const struct ruleset *rs, const sow_position *p
         .memory = o->memory,
     };
     struct search_ctx *s;
-    enum sow_status st = w.flag ? SOW_E_INTERRUPTED : search_new(rs, &so, &s, e);
+    enum sow_status st = watch_fired(&w) ? SOW_E_INTERRUPTED : search_new(rs, &so, &s, e);
     if (st == SOW_OK) {
         struct search_result r;
         st = search_solve(s, p, &r);
@@ -82,7 +82,7 @@ static enum sow_status try_exact(const struct ruleset *rs, const sow_position *p
             st = search_last_error(s)->status;
         /* a stop may cut a relay short and leave a move out: nothing computed
          * then is used (rules_cache_set_stop) */
-        if (st == SOW_OK && w.flag)
+        if (st == SOW_OK && watch_fired(&w))
             st = SOW_E_INTERRUPTED;
         if (st == SOW_OK)
             take_exact(a, &r);

@@ -163,7 +163,7 @@ static bool closure_build(struct engine *e, const sow_position *p,
         .max_nodes = (uint64_t)cap,
         .memory = cap * ROOT_CLOSURE_BYTES,
     };
-    enum clos_err r = w.flag ? CLOS_STOPPED : clos_build(e->clos, &env, p);
+    enum clos_err r = watch_fired(&w) ? CLOS_STOPPED : clos_build(e->clos, &env, p);
     watch_end(&w);
     for (int i = 0; i < T; i++)
         *nodes += cnt[T + i];

@@ -94,5 +94,6 @@ void rules_cache_set_stop(struct sow_relay_cache *c, volatile sig_atomic_t *stop
 
 bool relay_cache_stopped(const struct sow_relay_cache *c)
 {
-    return c && c->stop && *c->stop;
+    /* (atomic: a watch thread may set it, watch.h; a signal handler too) */
+    return c && c->stop && __atomic_load_n(c->stop, __ATOMIC_RELAXED);
 }

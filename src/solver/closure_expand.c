@@ -73,7 +73,8 @@ static void expand_group(struct clos *c, const struct clos_env *env, uint64_t i0
 
 bool clos_stopped(const struct clos_env *env)
 {
-    return env->stop && *env->stop;
+    /* (atomic: a watch thread may set it, watch.h; a signal handler too) */
+    return env->stop && __atomic_load_n(env->stop, __ATOMIC_RELAXED);
 }
 
 void clos_say(const struct clos_env *env, double *last, bool force, const char *fmt, ...)
