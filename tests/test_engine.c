@@ -14,20 +14,7 @@
 
 #define TWIN_SEED 0x243F6A8885A308D3ULL
 #include "test_twin.h"
-
-static void init_rules(struct ruleset *rs, const char *name, int pits)
-{
-    struct sow_error re;
-    cr_assert_eq(rules_init(rs, name, pits, -1, &re), SOW_OK, "%s: %s", name, re.msg);
-}
-
-static struct engine *engine_of(const struct ruleset *rs, const struct engine_opts *o)
-{
-    struct engine *e;
-    struct sow_error ee;
-    cr_assert_eq(engine_new(rs, o, &e, &ee), SOW_OK, "%s: engine_new: %s", rs->name, ee.msg);
-    return e;
-}
+#include "test_engines.h"
 
 static struct engine *new_engine(const struct ruleset *rs, const struct tb_set *tb, long long mem,
                                  int threads)

@@ -9,6 +9,7 @@
 #include "test_scale.h"
 #include "engine/engine_fast.h"
 #include "engine/engine_pick.h"
+#include "test_engines.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 
@@ -18,12 +19,6 @@ static uint64_t rnd(void)
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return rng;
-}
-
-static void init_rules(struct ruleset *rs, const char *name, int pits)
-{
-    struct sow_error re;
-    cr_assert_eq(rules_init(rs, name, pits, -1, &re), SOW_OK, "%s: %s", name, re.msg);
 }
 
 /* A random position: seeds dropped into random holes (often one row
