@@ -153,7 +153,8 @@ struct engine_opts {
      * levels hold no bounds for its children, the exact solver's closure of
      * the root tells which move keeps it (docs/engine.md "Tables at the
      * root"): at most this many positions (0: ENGINE_ROOT_CLOSURE, < 0:
-     * never), at most half of the move's time, kept for the next roots. */
+     * never), at most half of the move's time (500 k positions in a search
+     * limited by depth or nodes alone), kept for the next roots. */
     long long root_closure;
 };
 

@@ -34,6 +34,10 @@
  * a second on oware 2x6: a cap it should reach in about the share). */
 #define ROOT_CLOSURE_SHARE 0.5
 #define ROOT_CLOSURE_RATE 1500000.0
+/* The cap of a search limited by depth or nodes alone, which its caller
+ * expects to last about what its depth says: a closure refused at the cap
+ * has expanded about that many positions first (a few tenths of a second). */
+#define ROOT_CLOSURE_UNTIMED 500000.0
 /* Bytes the closure may hold per position of its cap (about 33 are used
  * on oware 2x6; the rest is headroom for the level phase). */
 #define ROOT_CLOSURE_BYTES 64.0
@@ -126,6 +130,8 @@ static bool closure_build(struct engine *e, const sow_position *p,
     double share = ROOT_CLOSURE_SHARE * t;
     if (t > 0 && share * ROOT_CLOSURE_RATE < cap)
         cap = share * ROOT_CLOSURE_RATE;
+    if (t <= 0 && !lim->infinite && ROOT_CLOSURE_UNTIMED < cap)
+        cap = ROOT_CLOSURE_UNTIMED;
     if (lim->nodes && (double)lim->nodes < cap)
         cap = (double)lim->nodes;
     if (cap < 1)
