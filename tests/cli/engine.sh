@@ -447,12 +447,13 @@ done
 # lets its flag fall (a program whose go reaches sow engine 1 s late, on a
 # 0.5 s clock) loses every game on time.
 out=$(timeout 60 "$SOW" match --a sow --b "cmd:tee -a $WORK/tcin.txt | $SOW engine" --games 2 \
-      --tc 3000+100 --out "$WORK/tc.txt" 2>/dev/null)
+      --tc 3000+100 --out "$WORK/tc.txt" 2>"$WORK/tc.err")
+# (its stderr kept: a failure shows the match's last lines)
 check "match --tc: played by the clock, which the header and summary name" \
     '[[ $out == *"clock    : 3000 ms a player a game, 100 ms more a move (--tc)"* ]] &&
      [[ $out =~ "clock    : left as a game ended, a "[0-9.]+" s on average (least "[0-9.]+" s), b "[0-9.]+" s (least "[0-9.]+" s), over the 2 games of this run" ]] &&
      grep -q "; tc 3000+100 ms;" "$WORK/tc.txt" && [ "$(grep -c "^game" "$WORK/tc.txt")" -eq 2 ] &&
-     ! grep -q forfeits "$WORK/tc.txt"' "$out"
+     ! grep -q forfeits "$WORK/tc.txt"' "${out:-(no output) $(tail -2 "$WORK/tc.err")}"
 check "match --tc: a program gets the clocks with go (both full at its first move)" \
     'grep -q "^go wtime 3000 btime 3000 winc 100 binc 100$" "$WORK/tcin.txt" &&
      [ "$(grep -c "^go wtime" "$WORK/tcin.txt")" -ge 4 ] &&

@@ -1216,8 +1216,10 @@ fake() { # fake NAME 'what it does on go'
 fake hang 'while :; do sleep 1; done'
 fake segv 'kill -SEGV $$'
 fake illegal 'echo "bestmove 9Z"'
-left() { # left NAME: true if a program of that script still runs (then ended)
+left() { # left NAME: true if a program of that script still runs (then ended;
+    # what ps says of it goes out first as a TAP comment, the failure's detail)
     local p; p=$(pgrep -f "$WORK/$1.sh") || return 1
+    ps -o pid=,ppid=,pgid=,stat=,etime=,args= -p "${p//$'\n'/,}" 2>&1 | sed 's/^/# left running: /'
     # shellcheck disable=SC2086
     kill -KILL $p 2>/dev/null; return 0
 }
