@@ -8,7 +8,6 @@
  * work is lost for them except through the transposition table, which is why
  * the bounded phase gets a quarter of the budget on top.
  */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,66 +18,23 @@
 #include "tables/tables.h"
 #include "util.h"
 #include "variants/variants.h"
+#include "watch.h"
 
-/* ---- watchdog: sets *flag at a deadline or when the user stops ---- */
+/* ---- watchdog: the solver's stop flag set at a deadline or when the user
+ * stops (watch.h) ---- */
 
-struct watchdog {
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    volatile int flag;       /* the stop flag the solver watches */
-    volatile int *user;      /* user interrupt, may be NULL */
-    double deadline;         /* util_now() seconds, 0 = none */
-    bool quit, fired, running;
-};
-
-static void *watchdog_main(void *arg)
+static bool user_quit(void *arg)
 {
-    struct watchdog *w = arg;
-    pthread_mutex_lock(&w->mu);
-    while (!w->quit) {
-        double now = util_now();
-        if ((w->deadline > 0 && now >= w->deadline) || (w->user && *w->user)) {
-            w->fired = true;
-            w->flag = 1;
-            break;
-        }
-        /* poll the user flag every 20 ms (it is set from a signal handler) */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        long ns = ts.tv_nsec + 20 * 1000000L;
-        ts.tv_sec += ns / 1000000000L;
-        ts.tv_nsec = ns % 1000000000L;
-        pthread_cond_timedwait(&w->cv, &w->mu, &ts);
-    }
-    pthread_mutex_unlock(&w->mu);
-    return NULL;
+    volatile int *user = arg;
+    return user && *user;
 }
 
-static int watchdog_start(struct watchdog *w, double seconds, volatile int *user)
+/* -1 if the watch's thread could not be started. */
+static int watchdog_start(struct watch *w, double seconds, volatile int *user)
 {
-    memset(w, 0, sizeof *w);
-    w->user = user;
-    w->deadline = seconds > 0 ? util_now() + seconds : 0;
-    pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->cv, NULL);
-    if (pthread_create(&w->th, NULL, watchdog_main, w) != 0)
-        return -1;
-    w->running = true;
-    return 0;
-}
-
-static void watchdog_stop(struct watchdog *w)
-{
-    if (w->running) {
-        pthread_mutex_lock(&w->mu);
-        w->quit = true;
-        pthread_cond_signal(&w->cv);
-        pthread_mutex_unlock(&w->mu);
-        pthread_join(w->th, NULL);
-    }
-    pthread_mutex_destroy(&w->mu);
-    pthread_cond_destroy(&w->cv);
+    watch_start(w, CLOCK_MONOTONIC, seconds > 0 ? util_now() + seconds : 0, user_quit,
+                (void *)user);
+    return w->running ? 0 : -1;
 }
 
 static bool user_stopped(const struct var_atlas_opts *o)
@@ -216,7 +172,7 @@ struct atlas_solve {
     int n; /* seeds on the board */
     struct sow_movelist ml;
     struct tb_set *tb;
-    struct watchdog wd;
+    struct watch wd;
     struct search_opts so;
     struct search_ctx *s;
 };
@@ -279,7 +235,7 @@ static enum sow_status solve_start(struct atlas_solve *A)
     so->progress_arg = (void *)o;
     struct sow_error se;
     if (search_new(A->rs, so, &A->s, &se) != SOW_OK) {
-        watchdog_stop(&A->wd);
+        watch_end(&A->wd);
         tb_close(A->tb);
         return sow_fail(A->e, se.status, "%s", se.msg);
     }
@@ -300,7 +256,7 @@ static enum sow_status solve_best_moves(struct atlas_solve *A, const struct sear
     /* Every first move achieving the value.  The value is already exact,
      * so give this listing the budget again rather than lose it. */
     int vals[SOW_MAX_PITS + 1];
-    watchdog_stop(&A->wd);
+    watch_end(&A->wd);
     watchdog_start(&A->wd, o->budget, o->stop);
     uint64_t n0, h0, n1, h1;
     search_counters(A->s, &n0, &h0);
@@ -333,7 +289,7 @@ static enum sow_status solve_bounded(struct atlas_solve *A)
     struct var_atlas_result *r = A->r;
     const int n = A->n;
     search_free(A->s);
-    watchdog_stop(&A->wd);
+    watch_end(&A->wd);
     double tl = o->budget > 0 ? o->budget / 4 : 1;
     if (tl < 1)
         tl = 1;
@@ -341,7 +297,7 @@ static enum sow_status solve_bounded(struct atlas_solve *A)
     A->so.time_limit = tl;
     struct sow_error se;
     if (search_new(A->rs, &A->so, &A->s, &se) != SOW_OK) {
-        watchdog_stop(&A->wd);
+        watch_end(&A->wd);
         tb_close(A->tb);
         return sow_fail(A->e, se.status, "%s", se.msg);
     }
@@ -412,7 +368,7 @@ enum sow_status var_atlas_solve(const struct ruleset *rs, const struct var_atlas
         r->interrupted = true;
         st = sow_fail(e, SOW_E_INTERRUPTED, "interrupted");
     }
-    watchdog_stop(&A.wd);
+    watch_end(&A.wd);
     search_free(A.s);
     tb_close(A.tb);
     r->seconds = util_now() - A.t0;
